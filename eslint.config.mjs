@@ -1,0 +1,13 @@
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'loader/**/target/', 'fleetbench-results/', '**/*.js', '**/*.mjs', 'dist/'],
+  },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+);
