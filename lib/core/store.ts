@@ -72,9 +72,10 @@ export function parseStoreUri(uri: string, field = 'uri'): StoreLocation {
     return { scheme: 's3', bucket, prefix };
   }
   if (uri.startsWith('file://')) {
-    let dir: string;
+    let dir = '';
     try {
-      dir = decodeURIComponent(new URL(uri).pathname);
+      const url = new URL(uri);
+      if (url.host === '' || url.host === 'localhost') dir = decodeURIComponent(url.pathname);
     } catch {
       dir = '';
     }
