@@ -1,0 +1,167 @@
+/**
+ * `fleetbench cost <input.json> [--prices <book>] [--json]`: the monthly cost of a target at a
+ * throughput. The input is one object (or an array of them, to compare targets):
+ * `{ "target": <run-spec target>, "throughput": { "readsPerSec", "writesPerSec" },
+ *    "itemBytes"?: n, "dataset"?: {...}, "storageGb"?: n, "utilization"?: f, "freeTier"?: b }`.
+ */
+import * as fs from 'node:fs';
+import { Command } from 'commander';
+import { InputError } from '../../core/errors';
+import {
+  CostReport,
+  DynamoCostReport,
+  PriceBook,
+  builtInBookIds,
+  headlineTotals,
+  loadPriceBook,
+  monthlyCost,
+} from '../../core/cost';
+
+interface CostOptions {
+  prices?: string;
+  json?: boolean;
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError([{ path: file, message: `cannot read: ${(e as Error).message}` }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InputError([{ path: file, message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+}
+
+function inFile(file: string, where: string, fn: () => CostReport): CostReport {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof InputError) {
+      throw new InputError(
+        e.issues.map((i) => ({
+          path: [file + where, i.path].filter(Boolean).join(': '),
+          message: i.message,
+        })),
+      );
+    }
+    throw e;
+  }
+}
+
+export interface CostDocument {
+  priceBook: string;
+  results: CostReport[];
+  /** For each ordered pair of results and pricing model, how many times more the first costs. */
+  ratios: { a: string; b: string; ratio: number }[];
+}
+
+/** Monthly cost of one input, or of a list of inputs with the ratios between them. */
+export function costDocument(data: unknown, book: PriceBook, file = 'input'): CostReport | CostDocument {
+  if (!Array.isArray(data)) return inFile(file, '', () => monthlyCost(data, book));
+  if (data.length === 0)
+    throw new InputError([{ path: file, message: 'expected a cost input or a non-empty array of them' }]);
+  const results = data.map((d, i) => inFile(file, `[${i}]`, () => monthlyCost(d, book)));
+  const named: { name: string; usd: number }[] = [];
+  results.forEach((r, i) => {
+    const label = r.target.id ?? `[${i}]`;
+    for (const [model, usd] of Object.entries(headlineTotals(r))) {
+      named.push({ name: model === 'total' ? label : `${label} ${model}`, usd });
+    }
+  });
+  const ratios: CostDocument['ratios'] = [];
+  for (const a of named) {
+    for (const b of named) {
+      if (a !== b && b.usd > 0)
+        ratios.push({ a: a.name, b: b.name, ratio: Math.round((a.usd / b.usd) * 1000) / 1000 });
+    }
+  }
+  return { priceBook: book.id, results, ratios };
+}
+
+const usd = (x: number | undefined) =>
+  x === undefined
+    ? '-'
+    : `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+function renderOne(r: CostReport): string {
+  const out: string[] = [];
+  const name = `${r.target.kind}${r.target.id ? ` "${r.target.id}"` : ''}`;
+  out.push(`${name} — price book ${r.priceBook} (${r.priceBookDate}), ${r.hoursPerMonth} h/month`);
+  const ops = r.throughput;
+  out.push(
+    `throughput: ${ops.readsPerSec.toLocaleString('en-US')} reads/s + ${ops.writesPerSec.toLocaleString('en-US')} writes/s`,
+  );
+  if (r.target.kind === 'dynamodb') {
+    const d = r as DynamoCostReport;
+    out.push(
+      `item ${d.itemBytes} B (${d.itemBytesFrom}): ${d.units.writeUnitsPerWrite} write unit(s) per write, ` +
+        `${d.units.readUnitsPerRead} read unit(s) per ${d.readConsistency} read; storage ${d.storageGb} GB`,
+    );
+    const rows: [string, Record<string, number>][] = [
+      [
+        `provisioned (${d.capacity.needed.wcu.toLocaleString('en-US')} WCU, ${d.capacity.needed.rcu.toLocaleString('en-US')} RCU)`,
+        d.monthly.provisioned,
+      ],
+    ];
+    if (d.monthly.provisionedAsConfigured && d.capacity.configured) {
+      rows.push([
+        `provisioned as configured (${d.capacity.configured.wcu.toLocaleString('en-US')} WCU, ${d.capacity.configured.rcu.toLocaleString('en-US')} RCU)`,
+        d.monthly.provisionedAsConfigured,
+      ]);
+    }
+    rows.push(['on-demand', d.monthly.onDemand]);
+    for (const [label, m] of rows) {
+      out.push(
+        `  ${label}: writes ${usd(m.writes)} + reads ${usd(m.reads)} + storage ${usd(m.storage)} = ${usd(m.total)}/month`,
+      );
+    }
+    out.push(
+      `  per billion ops: provisioned ${usd(d.perBillionOps.provisioned)}, on-demand ${usd(d.perBillionOps.onDemand)}`,
+    );
+  } else {
+    const parts = Object.entries(r.monthly)
+      .filter(([k]) => k !== 'total')
+      .map(([k, v]) => `${k} ${usd(v)}`)
+      .join(' + ');
+    out.push(`  monthly: ${parts} = ${usd(r.monthly.total)}/month`);
+    if ('perBillionOps' in r) out.push(`  per billion ops: ${usd(r.perBillionOps)}`);
+  }
+  return out.join('\n');
+}
+
+export function renderCost(doc: CostReport | CostDocument): string {
+  if (!('results' in doc)) return renderOne(doc) + '\n';
+  const ratioLines = doc.ratios.map((x) => `  ${x.a} / ${x.b} = ${x.ratio}`);
+  return (
+    doc.results.map(renderOne).join('\n\n') +
+    (ratioLines.length ? `\n\nratios:\n${ratioLines.join('\n')}` : '') +
+    '\n'
+  );
+}
+
+export function register(program: Command): void {
+  program
+    .command('cost')
+    .description(
+      'Monthly cost of a target at a throughput (DynamoDB provisioned and on-demand, EC2 clusters, external services).',
+    )
+    .argument(
+      '<input>',
+      'cost input JSON file: {target, throughput, itemBytes|dataset, storageGb}, or an array of them',
+    )
+    .option(
+      '--prices <book>',
+      `price book id (${builtInBookIds().join(', ')}) or path to a book JSON file; default: the newest`,
+    )
+    .option('--json', 'print JSON')
+    .action((input: string, opts: CostOptions) => {
+      const book = loadPriceBook(opts.prices);
+      const doc = costDocument(readJson(input), book, input);
+      if (opts.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+      else process.stdout.write(renderCost(doc));
+    });
+}

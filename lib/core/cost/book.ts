@@ -1,0 +1,196 @@
+/**
+ * Price books: dated, sourced price lists kept as data files (lib/core/cost/books/*.json), and the
+ * loader that validates them. A book that does not validate is an InputError naming the file and
+ * the field. The default book is the newest (by its `date`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { InputError, Issue } from '../errors';
+import { Q } from './decimal';
+
+export const BOOKS_DIR = path.join(__dirname, 'books');
+
+const DATE = /^\d{4}(-\d{2}(-\d{2})?)?$/;
+const DECIMAL_STRING = /^\d+(\.\d+)?$/;
+
+const priceSchema = z.strictObject({
+  usd: z
+    .union([
+      z.string().regex(DECIMAL_STRING, 'expected a decimal string such as "0.00065"'),
+      z.number().nonnegative(),
+    ])
+    .describe('price in US dollars per unit'),
+  unit: z.string().min(1),
+  region: z.string().min(1),
+  date: z.string().regex(DATE, 'expected a date YYYY, YYYY-MM or YYYY-MM-DD'),
+  source: z.string().min(1),
+  note: z.string().optional(),
+});
+
+const dynamoClassSchema = z.strictObject({
+  wcuHour: priceSchema,
+  rcuHour: priceSchema,
+  wruPerMillion: priceSchema,
+  rruPerMillion: priceSchema,
+  storageGbMonth: priceSchema,
+});
+
+const bookSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, ".", "_" or "-"'),
+  title: z.string().min(1),
+  date: z.string().regex(DATE, 'expected a date YYYY, YYYY-MM or YYYY-MM-DD'),
+  currency: z.literal('USD'),
+  hoursPerMonth: z.number().positive().max(744),
+  notes: z.array(z.string()).optional(),
+  dynamodb: z.strictObject({
+    standard: dynamoClassSchema,
+    standardIa: dynamoClassSchema.optional(),
+    freeTier: z.strictObject({
+      storageGb: z.number().nonnegative(),
+      wcu: z.number().int().nonnegative(),
+      rcu: z.number().int().nonnegative(),
+      source: z.string().min(1),
+    }),
+  }),
+  ec2: z.record(
+    z.string().regex(/^[a-z0-9-]+\.[a-z0-9]+$/, 'expected an instance type like c5.2xlarge'),
+    priceSchema,
+  ),
+  ebs: z.strictObject({ gp3GbMonth: priceSchema }),
+  pipeline: z.strictObject({
+    stepFunctionsPerThousandTransitions: priceSchema,
+    lambdaPerGbSecond: priceSchema,
+    lambdaPerMillionRequests: priceSchema,
+    cloudWatchPerMetricMonth: priceSchema,
+    cloudWatchPerThousandRequests: priceSchema,
+    s3PerGbMonth: priceSchema,
+    s3PerThousandPuts: priceSchema,
+    s3PerThousandGets: priceSchema,
+    athenaPerTbScanned: priceSchema,
+  }),
+});
+
+export type Price = z.infer<typeof priceSchema>;
+export type DynamoClassPrices = z.infer<typeof dynamoClassSchema>;
+export type PriceBookData = z.infer<typeof bookSchema>;
+
+/** A validated price book, with the file it came from. */
+export interface PriceBook extends PriceBookData {
+  file: string;
+}
+
+/** The exact dollar amount of a price. */
+export function usd(p: Price): Q {
+  return Q.of(p.usd);
+}
+
+function dotted(p: PropertyKey[]): string {
+  return p
+    .map((k) => (typeof k === 'number' ? `[${k}]` : String(k)))
+    .join('.')
+    .replace(/\.\[/g, '[');
+}
+
+/** Validate a parsed book; `file` is used to name the source in errors. */
+export function parsePriceBook(data: unknown, file: string): PriceBook {
+  const r = bookSchema.safeParse(data);
+  if (!r.success) {
+    const issues: Issue[] = r.error.issues.map((i) => ({
+      path: `${file} (${dotted(i.path) || 'top level'})`,
+      message: i.message,
+    }));
+    throw new InputError(issues);
+  }
+  const expected = path.basename(file).replace(/\.json$/, '');
+  if (path.dirname(path.resolve(file)) === BOOKS_DIR && r.data.id !== expected) {
+    throw new InputError([
+      { path: `${file} (id)`, message: `expected "${expected}" to match the file name` },
+    ]);
+  }
+  return { ...r.data, file };
+}
+
+/** Read and validate a book from a JSON file. */
+export function readPriceBook(file: string): PriceBook {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError([{ path: file, message: `cannot read price book: ${(e as Error).message}` }]);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new InputError([{ path: file, message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+  return parsePriceBook(data, file);
+}
+
+/** Ids of the books shipped with fleetbench, oldest first. */
+export function builtInBookIds(): string[] {
+  return builtInBooks().map((b) => b.id);
+}
+
+let cache: PriceBook[] | undefined;
+function builtInBooks(): PriceBook[] {
+  if (!cache) {
+    cache = fs
+      .readdirSync(BOOKS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => readPriceBook(path.join(BOOKS_DIR, f)))
+      .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.id.localeCompare(b.id)));
+  }
+  return cache;
+}
+
+/**
+ * A price book by built-in id (e.g. "2023-seed") or by path to a JSON file; without a reference,
+ * the newest built-in book.
+ */
+export function loadPriceBook(ref?: string): PriceBook {
+  const books = builtInBooks();
+  if (ref === undefined || ref === '') return books[books.length - 1];
+  const hit = books.find((b) => b.id === ref);
+  if (hit) return hit;
+  if (ref.endsWith('.json') || ref.includes('/') || ref.includes(path.sep)) return readPriceBook(ref);
+  throw new InputError([
+    {
+      path: '--prices',
+      message: `unknown price book "${ref}"; expected one of ${books.map((b) => b.id).join(', ')} or a path to a .json book`,
+    },
+  ]);
+}
+
+/** Prices of a DynamoDB table class, or an InputError if the book has none for it. */
+export function dynamoPrices(
+  book: PriceBook,
+  tableClass: 'standard' | 'standard-ia' = 'standard',
+): DynamoClassPrices {
+  if (tableClass === 'standard') return book.dynamodb.standard;
+  const ia = book.dynamodb.standardIa;
+  if (!ia) {
+    throw new InputError([
+      {
+        path: 'tableClass',
+        message: `price book "${book.id}" (${book.file}) has no prices for table class standard-ia`,
+      },
+    ]);
+  }
+  return ia;
+}
+
+/** Hourly on-demand price of an EC2 instance type, or an InputError naming the book. */
+export function ec2HourlyPrice(book: PriceBook, instanceType: string, fieldPath = 'instanceType'): Q {
+  const p = book.ec2[instanceType];
+  if (!p) {
+    throw new InputError([
+      {
+        path: fieldPath,
+        message: `price book "${book.id}" has no price for instance type "${instanceType}"; it has ${Object.keys(book.ec2).join(', ')} (give the price in the input, or use a book that has it)`,
+      },
+    ]);
+  }
+  return usd(p);
+}

@@ -1,0 +1,5 @@
+export * from './decimal';
+export * from './capacity';
+export * from './book';
+export * from './monthly';
+export * from './report';

@@ -1,0 +1,332 @@
+/**
+ * Monthly cost of one target at a measured (or intended) throughput: the document the
+ * `fleetbench cost` command prints. Target fields follow the run spec's names (lib/core/spec),
+ * declared here structurally so the cost model needs only the fields it prices.
+ */
+import { z } from 'zod';
+import { InputError, Issue } from '../errors';
+import { PriceBook, dynamoPrices, ec2HourlyPrice, usd } from './book';
+import {
+  Consistency,
+  readUnitsPerRead,
+  storageGbForItems,
+  writeUnitsPerWrite,
+  ycsbItemBytes,
+} from './capacity';
+import { Q } from './decimal';
+import {
+  costPerOps,
+  costRatio,
+  dynamoOnDemand,
+  dynamoProvisioned,
+  ec2Cluster,
+  externalService,
+  provisionedCapacityFor,
+  roundLines,
+  totalOf,
+} from './monthly';
+
+// ---- the input -------------------------------------------------------------------------------
+
+const nonNeg = z.number().nonnegative();
+
+const dynamoTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('dynamodb'),
+  billing: z
+    .discriminatedUnion('mode', [
+      z.looseObject({
+        mode: z.literal('provisioned'),
+        rcu: z.number().int().positive(),
+        wcu: z.number().int().positive(),
+      }),
+      z.looseObject({ mode: z.literal('on-demand') }),
+    ])
+    .optional(),
+  tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
+  consistentReads: z.boolean().default(false),
+  keyAttribute: z.string().min(1).default('p'),
+});
+
+const scyllaTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('scylla-ec2'),
+  nodes: z.number().int().positive().default(3),
+  instanceType: z.string().min(1).default('i4i.2xlarge'),
+  /** EBS gp3 GB per node, when the nodes use EBS rather than (or besides) instance storage. */
+  ebsGb: nonNeg.optional(),
+  /** Overrides the price book's hourly price for the instance type. */
+  usdPerHour: nonNeg.optional(),
+});
+
+const externalTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('external'),
+  price: z.union([z.strictObject({ usdPerHour: nonNeg }), z.strictObject({ usdPerMonth: nonNeg })]),
+});
+
+export const CostInputSchema = z.strictObject({
+  target: z.discriminatedUnion('kind', [dynamoTarget, scyllaTarget, externalTarget]),
+  throughput: z.strictObject({ readsPerSec: nonNeg.default(0), writesPerSec: nonNeg.default(0) }),
+  /** DynamoDB item size in bytes; else computed from `dataset` as YCSB writes it. */
+  itemBytes: z.number().int().positive().optional(),
+  dataset: z
+    .looseObject({
+      recordCount: z.number().int().nonnegative().optional(),
+      fieldCount: z.number().int().positive().default(10),
+      fieldLength: z.number().int().positive().default(100),
+      /** Length of a YCSB key value ("user" + up to 19 digits = 23 bytes by default). */
+      keyBytes: z.number().int().positive().optional(),
+    })
+    .optional(),
+  /** Stored GB; else recordCount × (item size + 100 bytes) from `dataset`. */
+  storageGb: nonNeg.optional(),
+  /** Target utilisation when sizing provisioned capacity for the throughput (1 = none; 0.7 = auto scaling's default). */
+  utilization: z.number().gt(0).max(1).default(1),
+  /** Transactional reads and writes (double units). */
+  transactional: z.boolean().default(false),
+  /** Take off DynamoDB's always-free 25 GB, 25 WCU and 25 RCU. Off by default, as in the seeds. */
+  freeTier: z.boolean().default(false),
+});
+
+export type CostInput = z.input<typeof CostInputSchema>;
+type ParsedInput = z.output<typeof CostInputSchema>;
+
+function zodIssues(err: z.ZodError, prefix: string): Issue[] {
+  return err.issues.map((i) => ({
+    path: [prefix, ...i.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))]
+      .filter(Boolean)
+      .join('.')
+      .replace(/\.\[/g, '['),
+    message: i.message,
+  }));
+}
+
+export function parseCostInput(data: unknown, where = ''): ParsedInput {
+  const r = CostInputSchema.safeParse(data);
+  if (!r.success) throw new InputError(zodIssues(r.error, where));
+  return r.data;
+}
+
+// ---- the output ------------------------------------------------------------------------------
+
+type Lines<K extends string> = Record<K | 'total', number>;
+
+export interface DynamoCostReport {
+  priceBook: string;
+  priceBookDate: string;
+  hoursPerMonth: number;
+  target: { id?: string; kind: 'dynamodb' };
+  itemBytes: number;
+  itemBytesFrom: 'itemBytes' | 'dataset';
+  readConsistency: Consistency;
+  transactional: boolean;
+  units: { writeUnitsPerWrite: number; readUnitsPerRead: number };
+  throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
+  storageGb: number;
+  capacity: {
+    /** Capacity the throughput needs at the given utilisation (what `monthly.provisioned` prices). */
+    needed: { wcu: number; rcu: number; utilization: number };
+    /** The target's own provisioned capacity, when it has one. */
+    configured?: { wcu: number; rcu: number };
+  };
+  monthly: {
+    provisioned: Lines<'writes' | 'reads' | 'storage'>;
+    provisionedAsConfigured?: Lines<'writes' | 'reads' | 'storage'>;
+    onDemand: Lines<'writes' | 'reads' | 'storage'>;
+  };
+  perMillionOps: { provisioned?: number; onDemand?: number };
+  perBillionOps: { provisioned?: number; onDemand?: number };
+  onDemandOverProvisioned?: number;
+}
+
+export interface ClusterCostReport {
+  priceBook: string;
+  priceBookDate: string;
+  hoursPerMonth: number;
+  target: { id?: string; kind: 'scylla-ec2' | 'external' };
+  throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
+  pricing: Record<string, number | string>;
+  monthly: { total: number } & Record<string, number>;
+  perMillionOps?: number;
+  perBillionOps?: number;
+}
+
+export type CostReport = DynamoCostReport | ClusterCostReport;
+
+function money(q: Q | undefined): number | undefined {
+  return q === undefined ? undefined : q.toUsd();
+}
+
+/** A figure with more precision than cents (for per-million costs that may be fractions of a cent). */
+function fine(q: Q | undefined): number | undefined {
+  return q === undefined ? undefined : Math.round(q.toNumber() * 1e6) / 1e6;
+}
+
+function itemBytesOf(
+  input: ParsedInput,
+  keyAttribute: string,
+): { bytes: number; from: 'itemBytes' | 'dataset' } {
+  if (input.itemBytes !== undefined) return { bytes: input.itemBytes, from: 'itemBytes' };
+  if (input.dataset) {
+    return {
+      bytes: ycsbItemBytes({
+        fieldCount: input.dataset.fieldCount,
+        fieldLength: input.dataset.fieldLength,
+        keyBytes: input.dataset.keyBytes,
+        keyAttribute,
+      }),
+      from: 'dataset',
+    };
+  }
+  throw new InputError([
+    { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the YCSB item size from' },
+  ]);
+}
+
+function storageGbOf(input: ParsedInput, itemBytes: number): Q {
+  if (input.storageGb !== undefined) return Q.of(input.storageGb);
+  if (input.dataset?.recordCount !== undefined)
+    return storageGbForItems(input.dataset.recordCount, itemBytes);
+  throw new InputError([
+    { path: 'storageGb', message: 'expected storageGb, or dataset.recordCount to compute it from' },
+  ]);
+}
+
+/** Monthly cost of one target at a throughput, priced with a book. */
+export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
+  const input = parseCostInput(raw);
+  const t = input.target;
+  const reads = Q.of(input.throughput.readsPerSec);
+  const writes = Q.of(input.throughput.writesPerSec);
+  const ops = reads.add(writes);
+  const throughput = { ...input.throughput, opsPerSec: ops.toNumber() };
+  const hoursPerMonth = book.hoursPerMonth;
+  const head = { priceBook: book.id, priceBookDate: book.date, hoursPerMonth };
+
+  if (t.kind === 'dynamodb') {
+    const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+    const item = itemBytesOf(input, t.keyAttribute);
+    const consistency: Consistency = input.transactional
+      ? 'transactional'
+      : t.consistentReads
+        ? 'strong'
+        : 'eventual';
+    const units = {
+      writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
+      readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
+    };
+    const storageGb = storageGbOf(input, item.bytes);
+    const needed = provisionedCapacityFor(input.throughput, units, input.utilization);
+    const provisioned = dynamoProvisioned({
+      wcu: needed.wcu,
+      rcu: needed.rcu,
+      storageGb,
+      book,
+      prices,
+      freeTier: input.freeTier,
+    });
+    const onDemand = dynamoOnDemand({
+      throughput: input.throughput,
+      ...units,
+      storageGb,
+      book,
+      prices,
+      freeTier: input.freeTier,
+    });
+    const configured =
+      t.billing?.mode === 'provisioned'
+        ? dynamoProvisioned({
+            wcu: t.billing.wcu,
+            rcu: t.billing.rcu,
+            storageGb,
+            book,
+            prices,
+            freeTier: input.freeTier,
+          })
+        : undefined;
+    const pTotal = totalOf({ ...provisioned });
+    const oTotal = totalOf({ ...onDemand });
+    const report: DynamoCostReport = {
+      ...head,
+      target: { id: t.id, kind: 'dynamodb' },
+      itemBytes: item.bytes,
+      itemBytesFrom: item.from,
+      readConsistency: consistency,
+      transactional: input.transactional,
+      units,
+      throughput,
+      storageGb: Math.round(storageGb.toNumber() * 1e6) / 1e6,
+      capacity: {
+        needed: { wcu: Number(needed.wcu), rcu: Number(needed.rcu), utilization: input.utilization },
+        ...(t.billing?.mode === 'provisioned'
+          ? { configured: { wcu: t.billing.wcu, rcu: t.billing.rcu } }
+          : {}),
+      },
+      monthly: {
+        provisioned: roundLines({ ...provisioned }),
+        ...(configured ? { provisionedAsConfigured: roundLines({ ...configured }) } : {}),
+        onDemand: roundLines({ ...onDemand }),
+      },
+      perMillionOps: {
+        provisioned: fine(costPerOps(pTotal, ops, hoursPerMonth, 1e6)),
+        onDemand: fine(costPerOps(oTotal, ops, hoursPerMonth, 1e6)),
+      },
+      perBillionOps: {
+        provisioned: money(costPerOps(pTotal, ops, hoursPerMonth, 1e9)),
+        onDemand: money(costPerOps(oTotal, ops, hoursPerMonth, 1e9)),
+      },
+      onDemandOverProvisioned: fine(costRatio(oTotal, pTotal)),
+    };
+    return report;
+  }
+
+  let lines: Record<string, Q>;
+  let pricing: Record<string, number | string>;
+  if (t.kind === 'scylla-ec2') {
+    const perHour =
+      t.usdPerHour !== undefined
+        ? Q.of(t.usdPerHour)
+        : ec2HourlyPrice(book, t.instanceType, 'target.instanceType');
+    const c = ec2Cluster({
+      nodes: t.nodes,
+      usdPerHour: perHour,
+      hours: hoursPerMonth,
+      hoursPerMonth,
+      ebsGbPerNode: t.ebsGb,
+      ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth),
+    });
+    lines = t.ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes };
+    pricing = {
+      nodes: t.nodes,
+      instanceType: t.instanceType,
+      usdPerNodeHour: perHour.toNumber(),
+      usdPerNodeHourFrom: t.usdPerHour !== undefined ? 'target.usdPerHour' : `price book ${book.id}`,
+      ...(t.ebsGb ? { ebsGbPerNode: t.ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
+    };
+  } else {
+    const p = t.price as { usdPerHour?: number; usdPerMonth?: number };
+    lines = { service: externalService({ ...p, hours: hoursPerMonth, hoursPerMonth }) };
+    pricing = p.usdPerHour !== undefined ? { usdPerHour: p.usdPerHour } : { usdPerMonth: p.usdPerMonth! };
+  }
+  const total = totalOf(lines);
+  const report: ClusterCostReport = {
+    ...head,
+    target: { id: t.id, kind: t.kind },
+    throughput,
+    pricing,
+    monthly: roundLines(lines) as { total: number } & Record<string, number>,
+    perMillionOps: fine(costPerOps(total, ops, hoursPerMonth, 1e6)),
+    perBillionOps: money(costPerOps(total, ops, hoursPerMonth, 1e9)),
+  };
+  return report;
+}
+
+/** The headline monthly totals of a report, by pricing model. */
+export function headlineTotals(r: CostReport): Record<string, number> {
+  if (r.target.kind === 'dynamodb') {
+    const d = r as DynamoCostReport;
+    return { provisioned: d.monthly.provisioned.total, onDemand: d.monthly.onDemand.total };
+  }
+  return { total: (r as ClusterCostReport).monthly.total };
+}
