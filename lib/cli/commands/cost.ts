@@ -9,7 +9,6 @@ import { Command } from 'commander';
 import { InputError } from '../../core/errors';
 import {
   CostReport,
-  DynamoCostReport,
   PriceBook,
   builtInBookIds,
   headlineTotals,
@@ -95,8 +94,8 @@ function renderOne(r: CostReport): string {
   out.push(
     `throughput: ${ops.readsPerSec.toLocaleString('en-US')} reads/s + ${ops.writesPerSec.toLocaleString('en-US')} writes/s`,
   );
-  if (r.target.kind === 'dynamodb') {
-    const d = r as DynamoCostReport;
+  if (r.kind === 'dynamodb') {
+    const d = r;
     out.push(
       `item ${d.itemBytes} B (${d.itemBytesFrom}): ${d.units.writeUnitsPerWrite} write unit(s) per write, ` +
         `${d.units.readUnitsPerRead} read unit(s) per ${d.readConsistency} read; storage ${d.storageGb} GB`,
@@ -128,7 +127,7 @@ function renderOne(r: CostReport): string {
       .map(([k, v]) => `${k} ${usd(v)}`)
       .join(' + ');
     out.push(`  monthly: ${parts} = ${usd(r.monthly.total)}/month`);
-    if ('perBillionOps' in r) out.push(`  per billion ops: ${usd(r.perBillionOps)}`);
+    out.push(`  per billion ops: ${usd(r.perBillionOps)}`);
   }
   return out.join('\n');
 }

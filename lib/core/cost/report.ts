@@ -113,6 +113,7 @@ export function parseCostInput(data: unknown, where = ''): ParsedInput {
 type Lines<K extends string> = Record<K | 'total', number>;
 
 export interface DynamoCostReport {
+  kind: 'dynamodb';
   priceBook: string;
   priceBookDate: string;
   hoursPerMonth: number;
@@ -141,6 +142,7 @@ export interface DynamoCostReport {
 }
 
 export interface ClusterCostReport {
+  kind: 'scylla-ec2' | 'external';
   priceBook: string;
   priceBookDate: string;
   hoursPerMonth: number;
@@ -248,6 +250,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
     const pTotal = totalOf({ ...provisioned });
     const oTotal = totalOf({ ...onDemand });
     const report: DynamoCostReport = {
+      kind: 'dynamodb',
       ...head,
       target: { id: t.id, kind: 'dynamodb' },
       itemBytes: item.bytes,
@@ -311,6 +314,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
   }
   const total = totalOf(lines);
   const report: ClusterCostReport = {
+    kind: t.kind,
     ...head,
     target: { id: t.id, kind: t.kind },
     throughput,
@@ -324,9 +328,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
 
 /** The headline monthly totals of a report, by pricing model. */
 export function headlineTotals(r: CostReport): Record<string, number> {
-  if (r.target.kind === 'dynamodb') {
-    const d = r as DynamoCostReport;
-    return { provisioned: d.monthly.provisioned.total, onDemand: d.monthly.onDemand.total };
-  }
-  return { total: (r as ClusterCostReport).monthly.total };
+  if (r.kind === 'dynamodb')
+    return { provisioned: r.monthly.provisioned.total, onDemand: r.monthly.onDemand.total };
+  return { total: r.monthly.total };
 }
