@@ -1,0 +1,192 @@
+package dev.fleetbench.ycsb;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import site.ycsb.DBException;
+
+/**
+ * The binding's properties, parsed and checked once. Every problem names the property and what was expected.
+ * Defaults are documented in loader/ycsb-binding/README.md; keep the two in step.
+ */
+public final class BindingConfig {
+  public static final String TABLE = "table";
+  public static final String KEY_ATTRIBUTE = "dynamodb.keyAttribute";
+  public static final String REGION = "dynamodb.region";
+  public static final String ENDPOINT = "dynamodb.endpoint";
+  public static final String CONSISTENT_READS = "dynamodb.consistentReads";
+  public static final String MAX_CONNECTIONS = "dynamodb.maxConnections";
+  public static final String CONNECTION_TIMEOUT_MS = "dynamodb.connectionTimeoutMs";
+  public static final String API_CALL_TIMEOUT_MS = "dynamodb.apiCallTimeoutMs";
+  public static final String MAX_RETRIES = "dynamodb.maxRetries";
+  public static final String RETRY_BASE_DELAY_MS = "dynamodb.retryBaseDelayMs";
+  public static final String RETRY_MAX_DELAY_MS = "dynamodb.retryMaxDelayMs";
+  public static final String INJECT_DELAY_US = "fleetbench.injectDelayUs";
+
+  static final String DEFAULT_TABLE = "usertable";
+  static final String DEFAULT_KEY_ATTRIBUTE = "p";
+  static final String DEFAULT_REGION = "us-east-1";
+  static final int MIN_DEFAULT_MAX_CONNECTIONS = 50;
+
+  public final String table;
+  public final String keyAttribute;
+  public final String region;
+  /** Empty: the SDK's regional endpoint. One or more: requests are spread round robin. */
+  public final List<URI> endpoints;
+  public final boolean consistentReads;
+  public final int maxConnections;
+  public final int connectionTimeoutMs;
+  public final int apiCallTimeoutMs;
+  public final int maxRetries;
+  public final int retryBaseDelayMs;
+  public final int retryMaxDelayMs;
+  public final long injectDelayUs;
+
+  private BindingConfig(Properties p, List<String> problems) {
+    table = text(p, TABLE, DEFAULT_TABLE, problems);
+    keyAttribute = text(p, KEY_ATTRIBUTE, DEFAULT_KEY_ATTRIBUTE, problems);
+    region = regionOf(p);
+    endpoints = endpointsOf(p.getProperty(ENDPOINT, ""), problems);
+    consistentReads = bool(p, CONSISTENT_READS, false, problems);
+    int threads = intOr(p.getProperty("threadcount"), 1);
+    maxConnections = integer(p, MAX_CONNECTIONS, Math.max(MIN_DEFAULT_MAX_CONNECTIONS, threads), 1, problems);
+    connectionTimeoutMs = integer(p, CONNECTION_TIMEOUT_MS, 2_000, 1, problems);
+    apiCallTimeoutMs = integer(p, API_CALL_TIMEOUT_MS, 10_000, 1, problems);
+    maxRetries = integer(p, MAX_RETRIES, 3, 0, problems);
+    retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, problems);
+    retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, problems);
+    injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, problems);
+  }
+
+  /** Parses and validates; throws a DBException listing every bad property. */
+  public static BindingConfig from(Properties p) throws DBException {
+    List<String> problems = new ArrayList<>();
+    BindingConfig c = new BindingConfig(p, problems);
+    if (!problems.isEmpty()) {
+      throw new DBException("fleetbench DynamoDB binding: bad properties:\n  " + String.join("\n  ", problems));
+    }
+    return c;
+  }
+
+  /** True if every endpoint is on this machine (loopback), e.g. DynamoDB Local. */
+  public boolean endpointsAreLocal() {
+    if (endpoints.isEmpty()) {
+      return false;
+    }
+    for (URI u : endpoints) {
+      String h = u.getHost().toLowerCase(Locale.ROOT);
+      boolean local = h.equals("localhost") || h.startsWith("127.") || h.equals("[::1]") || h.equals("::1");
+      if (!local) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A key that identifies clients that can be shared between DB instances of one process. */
+  String clientKey() {
+    return String.join("|", region, endpoints.toString(), Integer.toString(maxConnections),
+        Integer.toString(connectionTimeoutMs), Integer.toString(apiCallTimeoutMs));
+  }
+
+  private static String regionOf(Properties p) {
+    String r = p.getProperty(REGION, "").trim();
+    if (r.isEmpty()) {
+      // Never ask the instance metadata service: the planner always sets dynamodb.region on AWS.
+      r = firstNonEmpty(System.getProperty("aws.region"), System.getenv("AWS_REGION"),
+          System.getenv("AWS_DEFAULT_REGION"), DEFAULT_REGION);
+    }
+    return r;
+  }
+
+  private static String firstNonEmpty(String... values) {
+    for (String v : values) {
+      if (v != null && !v.trim().isEmpty()) {
+        return v.trim();
+      }
+    }
+    return "";
+  }
+
+  static List<URI> endpointsOf(String raw, List<String> problems) {
+    List<URI> out = new ArrayList<>();
+    if (raw.trim().isEmpty()) {
+      return Collections.emptyList();
+    }
+    String[] parts = raw.split(",");
+    for (int i = 0; i < parts.length; i++) {
+      String s = parts[i].trim();
+      String where = ENDPOINT + "[" + i + "]";
+      if (s.isEmpty()) {
+        problems.add(where + ": empty entry in '" + raw + "'; expected comma-separated http(s) URLs");
+        continue;
+      }
+      try {
+        URI u = new URI(s);
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || u.getHost() == null) {
+          problems.add(where + ": '" + s + "' is not an http(s) URL with a host, e.g. http://10.0.0.5:8000");
+          continue;
+        }
+        out.add(u);
+      } catch (URISyntaxException e) {
+        problems.add(where + ": '" + s + "' is not a URL (" + e.getMessage() + ")");
+      }
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  private static String text(Properties p, String name, String dflt, List<String> problems) {
+    String v = p.getProperty(name, dflt).trim();
+    if (v.isEmpty()) {
+      problems.add(name + ": must not be empty");
+    }
+    return v;
+  }
+
+  private static boolean bool(Properties p, String name, boolean dflt, List<String> problems) {
+    String v = p.getProperty(name);
+    if (v == null || v.trim().isEmpty()) {
+      return dflt;
+    }
+    String t = v.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("true")) {
+      return true;
+    }
+    if (t.equals("false")) {
+      return false;
+    }
+    problems.add(name + ": '" + v + "' is not true or false");
+    return dflt;
+  }
+
+  private static int integer(Properties p, String name, int dflt, int min, List<String> problems) {
+    String v = p.getProperty(name);
+    if (v == null || v.trim().isEmpty()) {
+      return dflt;
+    }
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n < min) {
+        problems.add(name + ": " + n + " is below the minimum " + min);
+        return dflt;
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      problems.add(name + ": '" + v + "' is not an integer");
+      return dflt;
+    }
+  }
+
+  private static int intOr(String v, int dflt) {
+    try {
+      return v == null ? dflt : Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      return dflt;
+    }
+  }
+}
