@@ -1,0 +1,104 @@
+import type { Command } from 'commander';
+import { planRun, type Plan } from '../../core/plan';
+import { loadSpecFile, printWarnings } from '../spec-file';
+import { table } from '../table';
+
+export function register(program: Command): void {
+  program
+    .command('plan')
+    .description('expand a run spec into cells, load ranges and loader sizing')
+    .argument('<spec>', 'run spec JSON file')
+    .option('--json', 'print one JSON document on stdout')
+    .option('--run-id <id>', 'run id used in table names', 'plan')
+    .action((file: string, opts: { json?: boolean; runId: string }) => {
+      const { spec, warnings } = loadSpecFile(file);
+      const plan = planRun(spec, { runId: opts.runId });
+      const allWarnings = [...warnings, ...plan.warnings];
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ ...plan, warnings: allWarnings }, null, 2) + '\n');
+        return;
+      }
+      printWarnings(allWarnings);
+      process.stdout.write(renderPlan(plan));
+    });
+}
+
+export function renderPlan(plan: Plan): string {
+  const lines: string[] = [];
+  lines.push(
+    `Plan for "${plan.specName}": ${plan.cells.length} cell(s), ${formatDuration(plan.cellSeconds)} of measurement`,
+  );
+  lines.push('');
+  lines.push("Sizing (Little's Law: concurrency = ops/s × latency × headroom)");
+  lines.push(
+    table(
+      [
+        'target',
+        'max ops/s',
+        'latency ms',
+        'headroom',
+        'needed',
+        'loaders',
+        'proc/loader',
+        'threads/proc',
+        'threads',
+      ],
+      Object.entries(plan.sizing).map(([id, s]) => [
+        id,
+        s.maxTargetOpsPerSec.toLocaleString('en-US'),
+        String(s.expectedLatencyMs),
+        String(s.headroom),
+        s.requiredConcurrency.toLocaleString('en-US'),
+        String(s.loaders),
+        String(s.processesPerLoader),
+        String(s.threadsPerProcess),
+        s.totalThreads.toLocaleString('en-US'),
+      ]),
+    ),
+  );
+  lines.push(`Loader fleet: ${plan.fleet.loaders} × ${plan.fleet.instanceType}`);
+  lines.push('');
+  if (plan.load) {
+    lines.push(
+      `Load phase: ${plan.load.recordCount.toLocaleString('en-US')} records into ${plan.load.targets.join(', ')} ` +
+        `by ${plan.load.processes.length} process(es)`,
+    );
+  } else lines.push('Load phase: none');
+  lines.push('');
+  lines.push(
+    table(
+      [
+        '#',
+        'cell',
+        'target',
+        'distribution',
+        'read',
+        'update',
+        'ops/s',
+        'duration s',
+        'warm-up s',
+        'processes',
+      ],
+      plan.cells.map((c) => [
+        String(c.index + 1),
+        c.id,
+        c.target,
+        c.distributionLabel,
+        String(c.readProportion),
+        String(c.updateProportion),
+        c.targetOpsPerSec.toLocaleString('en-US'),
+        String(c.durationSeconds),
+        String(c.warmupSeconds),
+        String(c.processes.length),
+      ]),
+    ),
+  );
+  return lines.join('\n') + '\n';
+}
+
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return h ? `${h}h ${m}m` : m ? `${m}m ${s}s` : `${s}s`;
+}

@@ -1,0 +1,258 @@
+/**
+ * The run spec: one zod schema, the single source of truth. The JSON Schema in
+ * `schema/run-spec.schema.json` is generated from it (`npm run schema`); a test fails when it is stale.
+ *
+ * Structural rules live here; rules that need the whole document (proportions per cell, duplicate
+ * ids, YCSB's int range, ...) live in `./semantic.ts`.
+ */
+import { z } from 'zod';
+
+const id = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9-]{0,31}$/,
+    'a lower-case id: a letter, then letters, digits or "-", at most 32 characters',
+  );
+
+const positiveInt = z.number().int().positive();
+const fraction01Open = z.number().gt(0).lt(1);
+
+/** Default expected latencies (ms) used for Little's Law sizing when a target does not give one. */
+export const DEFAULT_EXPECTED_LATENCY_MS = {
+  // the seed study measured ~6.2 ms mean for DynamoDB under load
+  dynamodb: 6,
+  'scylla-ec2': 2,
+  external: 5,
+} as const;
+
+const targetCommon = {
+  id,
+  /** Mean latency assumed for loader sizing (Little's Law), in milliseconds. */
+  expectedLatencyMs: z.number().positive().max(60_000).optional(),
+};
+
+export const DynamoDbBilling = z.discriminatedUnion('mode', [
+  z.strictObject({
+    mode: z.literal('provisioned'),
+    rcu: positiveInt.max(40_000_000),
+    wcu: positiveInt.max(40_000_000),
+  }),
+  z.strictObject({
+    mode: z.literal('on-demand'),
+    maxReadRequestUnits: positiveInt.optional(),
+    maxWriteRequestUnits: positiveInt.optional(),
+  }),
+]);
+
+export const DynamoDbTarget = z.strictObject({
+  ...targetCommon,
+  kind: z.literal('dynamodb'),
+  billing: DynamoDbBilling,
+  /** Pre-warmed throughput at table creation (WarmThroughput), units per second. */
+  warmThroughput: z
+    .strictObject({
+      readUnitsPerSecond: positiveInt.optional(),
+      writeUnitsPerSecond: positiveInt.optional(),
+    })
+    .optional(),
+  tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
+  consistentReads: z.boolean().default(false),
+  /** Reuse a preloaded table (not created, loaded or deleted by the run). */
+  existingTable: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.-]{3,255}$/, 'a DynamoDB table name: 3-255 of a-z A-Z 0-9 _ . -')
+    .optional(),
+  keyAttribute: z.string().min(1).max(255).default('p'),
+  /** Allow cells whose throughput exceeds the provisioned capacity (throttling studies). */
+  allowOverdrive: z.boolean().default(false),
+});
+
+const ec2InstanceType = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as "i4i.2xlarge"');
+
+export const ScyllaEc2Target = z.strictObject({
+  ...targetCommon,
+  kind: z.literal('scylla-ec2'),
+  nodes: positiveInt.max(100).default(3),
+  instanceType: ec2InstanceType.default('i4i.2xlarge'),
+  /** An AMI id, or a ScyllaDB version whose official AMI is looked up by owner and name. */
+  ami: z
+    .union([
+      z.strictObject({
+        id: z.string().regex(/^ami-[0-9a-f]{8,17}$/, 'an AMI id such as "ami-0123456789abcdef0"'),
+      }),
+      z.strictObject({ scyllaVersion: z.string().regex(/^\d+\.\d+(\.\d+)?$/, 'a version such as "2024.1"') }),
+    ])
+    .default({ scyllaVersion: '2025.1' }),
+  /** Which API the loaders use. */
+  api: z.enum(['alternator', 'cql']).default('alternator'),
+  alternator: z
+    .strictObject({
+      port: z.number().int().min(1).max(65535).default(8000),
+      writeIsolation: z
+        .enum(['always_use_lwt', 'only_rmw_uses_lwt', 'forbid_rmw', 'unsafe_rmw'])
+        .default('only_rmw_uses_lwt'),
+    })
+    .optional(),
+  cql: z
+    .strictObject({
+      port: z.number().int().min(1).max(65535).default(9042),
+      consistency: z.enum(['ONE', 'QUORUM', 'LOCAL_QUORUM', 'ALL']).default('QUORUM'),
+    })
+    .optional(),
+  replicationFactor: positiveInt.max(10).default(3),
+  ebsGb: positiveInt.optional(),
+});
+
+export const ExternalTarget = z.strictObject({
+  ...targetCommon,
+  kind: z.literal('external'),
+  protocol: z.enum(['dynamodb', 'cql']),
+  endpoints: z.array(z.string().min(1)).min(1),
+  region: z.string().optional(),
+  table: z.string().min(1).optional(),
+  /** Secrets Manager ARN holding credentials; never credentials in plain text. */
+  credentialsSecretArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:secretsmanager:/, 'a Secrets Manager secret ARN')
+    .optional(),
+  price: z.union([
+    z.strictObject({ usdPerHour: z.number().nonnegative() }),
+    z.strictObject({ usdPerMonth: z.number().nonnegative() }),
+  ]),
+});
+
+export const Target = z.discriminatedUnion('kind', [DynamoDbTarget, ScyllaEc2Target, ExternalTarget]);
+
+export const HotspotDistribution = z.strictObject({
+  type: z.literal('hotspot'),
+  /** Fraction of the data in the hot set (YCSB hotspotdatafraction). */
+  dataFraction: fraction01Open,
+  /** Fraction of operations that go to the hot set (YCSB hotspotopnfraction). */
+  opFraction: fraction01Open,
+});
+
+export const SIMPLE_DISTRIBUTIONS = ['uniform', 'zipfian', 'latest', 'sequential', 'exponential'] as const;
+
+/** YCSB's defaults for hotspotdatafraction / hotspotopnfraction, used by the plain "hotspot" name. */
+export const YCSB_HOTSPOT_DEFAULTS = { dataFraction: 0.2, opFraction: 0.8 } as const;
+
+/**
+ * A distribution: a name ("zipfian"; plain "hotspot" means YCSB's defaults 0.2/0.8), or an object
+ * with a `type` and, for hotspot, its fractions.
+ */
+export const Distribution = z.union([
+  z.enum([...SIMPLE_DISTRIBUTIONS, 'hotspot']),
+  z.discriminatedUnion('type', [z.strictObject({ type: z.enum(SIMPLE_DISTRIBUTIONS) }), HotspotDistribution]),
+]);
+
+export const Proportions = z.strictObject({
+  read: z.number().min(0).max(1).default(0),
+  update: z.number().min(0).max(1).default(0),
+  insert: z.number().min(0).max(1).default(0),
+  scan: z.number().min(0).max(1).default(0),
+  readModifyWrite: z.number().min(0).max(1).default(0),
+});
+
+export const Staircase = z.strictObject({
+  start: positiveInt,
+  stop: positiveInt,
+  step: positiveInt,
+});
+
+export const Workload = z.strictObject({
+  /** A YCSB core workload (a-f) whose proportions and distribution are the defaults. */
+  base: z.enum(['a', 'b', 'c', 'd', 'e', 'f']).default('a'),
+  /** Explicit operation proportions; override the base workload's. */
+  proportions: Proportions.optional(),
+  /** Sweep of read proportions; each cell's update proportion is what remains. */
+  readProportions: z.array(z.number().min(0).max(1)).min(1).optional(),
+  /** Throughput targets (ops/s for the whole fleet): a list, or a staircase {start, stop, step}. */
+  targetOpsPerSec: z.union([z.array(positiveInt).min(1), Staircase]),
+  distributions: z.array(Distribution).min(1).optional(),
+  durationSeconds: positiveInt.max(7 * 24 * 3600),
+  warmupSeconds: z.number().int().min(0).default(0),
+  cooldownSeconds: z.number().int().min(0).default(0),
+  /** Which latency YCSB records: intended (coordinated-omission corrected), op (service time) or both. */
+  measurement: z.enum(['intended', 'op', 'both']).default('both'),
+  /** YCSB status and HDR interval length in seconds. */
+  statusIntervalSeconds: positiveInt.max(3600).default(10),
+  /** Extra YCSB properties passed to every run-phase process (cannot override managed ones). */
+  extraProperties: z.record(z.string(), z.string()).optional(),
+});
+
+export const Dataset = z.strictObject({
+  recordCount: positiveInt,
+  fieldCount: positiveInt.max(1000).default(10),
+  fieldLength: positiveInt.max(400_000).default(100),
+  load: z.boolean().default(true),
+  /** Throughput cap for the load phase (ops/s for the whole fleet); unthrottled when absent. */
+  loadTargetOpsPerSec: positiveInt.optional(),
+});
+
+export const Loaders = z.strictObject({
+  instanceType: ec2InstanceType.default('c5.2xlarge'),
+  count: z.union([z.literal('auto'), positiveInt.max(500)]).default('auto'),
+  processesPerLoader: positiveInt.max(64).default(3),
+  threadsPerProcess: positiveInt.max(4096).default(60),
+  /** Multiplier on Little's Law concurrency. */
+  headroom: z.number().min(1).max(10).default(1.25),
+});
+
+export const Budget = z.strictObject({
+  maxUsd: z.number().positive(),
+});
+
+export const Schedule = z.strictObject({
+  /** An EventBridge Scheduler expression: cron(...) or rate(...). */
+  expression: z
+    .string()
+    .regex(/^(cron|rate)\(.+\)$/, 'an EventBridge Scheduler expression: cron(...) or rate(...)'),
+  timezone: z.string().default('UTC'),
+});
+
+export const RunSpecSchema = z.strictObject({
+  $schema: z.string().optional(),
+  name: z
+    .string()
+    .regex(
+      /^[a-z][a-z0-9-]{0,39}$/,
+      'a lower-case name: a letter, then letters, digits or "-", at most 40 characters',
+    ),
+  description: z.string().max(1000).optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'an AWS region such as "us-east-1"')
+    .default('us-east-1'),
+  tags: z.record(z.string().min(1).max(128), z.string().max(256)).default({}),
+  targets: z.array(Target).min(1),
+  dataset: Dataset,
+  workload: Workload,
+  loaders: Loaders.default(Loaders.parse({})),
+  budget: Budget.optional(),
+  schedule: Schedule.optional(),
+});
+
+export type RunSpec = z.output<typeof RunSpecSchema>;
+export type RunSpecInput = z.input<typeof RunSpecSchema>;
+export type Target = z.output<typeof Target>;
+export type DynamoDbTarget = z.output<typeof DynamoDbTarget>;
+export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
+export type ExternalTarget = z.output<typeof ExternalTarget>;
+export type Distribution = z.output<typeof Distribution>;
+export type Proportions = z.output<typeof Proportions>;
+export type TargetKind = Target['kind'];
+
+/** The JSON Schema for console users and editors, generated from the zod schema. */
+export function runSpecJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(RunSpecSchema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return {
+    ...schema,
+    title: 'fleetbench run spec',
+    $id: 'https://fleetbench.dev/schema/run-spec.schema.json',
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * Validation of a run spec: structure (zod), then rules that need the whole document. Every
+ * problem is reported at once as `<json path>: <expected, found>`; warnings do not stop a run.
+ */
+import { InputError, type Issue } from '../errors';
+import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
+import { RunSpecSchema, type RunSpec } from './schema';
+import { jsonPath, toIssues } from './errors';
+import {
+  PROPORTION_SUM_TOLERANCE,
+  distributionInfo,
+  distributionsOf,
+  operationMixes,
+  proportionSum,
+  throughputSteps,
+} from './workload';
+
+export interface Validated {
+  spec: RunSpec;
+  warnings: string[];
+}
+
+/** Parses JSON text; a syntax error names the line and column. */
+export function parseSpecText(text: string, source = 'spec'): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const msg = (err as Error).message;
+    const m = /position (\d+)/.exec(msg);
+    if (m) {
+      const pos = Number(m[1]);
+      const before = text.slice(0, pos);
+      const line = before.split('\n').length;
+      const col = pos - before.lastIndexOf('\n');
+      throw new InputError([{ path: `${source}:${line}:${col}`, message: `not valid JSON: ${msg}` }]);
+    }
+    throw new InputError([{ path: source, message: `not valid JSON: ${msg}` }]);
+  }
+}
+
+/** Validates a parsed spec document; throws InputError listing every problem. */
+export function validateSpec(data: unknown): Validated {
+  const parsed = RunSpecSchema.safeParse(data, { reportInput: true });
+  if (!parsed.success) {
+    throw new InputError(toIssues(parsed.error.issues, RunSpecSchema, data));
+  }
+  const spec = normalise(parsed.data);
+  const issues: Issue[] = [];
+  const warnings: string[] = [];
+  semanticChecks(spec, issues, warnings);
+  if (issues.length) throw new InputError(issues);
+  return { spec, warnings };
+}
+
+function normalise(spec: RunSpec): RunSpec {
+  return {
+    ...spec,
+    targets: spec.targets.map((t) => {
+      if (t.kind !== 'scylla-ec2' || t.alternator || t.cql) return t;
+      return t.api === 'alternator'
+        ? { ...t, alternator: { port: 8000, writeIsolation: 'only_rmw_uses_lwt' as const } }
+        : { ...t, cql: { port: 9042, consistency: 'QUORUM' as const } };
+    }),
+  };
+}
+
+const fmt = (x: number) => x.toLocaleString('en-US');
+
+function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void {
+  const w = spec.workload;
+
+  // targets: unique ids, protocol settings
+  const seen = new Map<string, number>();
+  spec.targets.forEach((t, i) => {
+    const prev = seen.get(t.id);
+    if (prev !== undefined)
+      issues.push({
+        path: `targets[${i}].id`,
+        message: `duplicate target id "${t.id}" (already used by targets[${prev}])`,
+      });
+    else seen.set(t.id, i);
+    if (t.kind === 'scylla-ec2') {
+      if (t.api === 'alternator' && !t.alternator)
+        issues.push({
+          path: `targets[${i}].alternator`,
+          message: 'required when api is "alternator": Alternator settings, found nothing',
+        });
+      if (t.api === 'cql' && !t.cql)
+        issues.push({
+          path: `targets[${i}].cql`,
+          message: 'required when api is "cql": CQL settings, found nothing',
+        });
+      if (t.replicationFactor > t.nodes)
+        issues.push({
+          path: `targets[${i}].replicationFactor`,
+          message: `expected at most the node count (${t.nodes}), found ${t.replicationFactor}`,
+        });
+    }
+    if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
+      warnings.push(
+        `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
+      );
+  });
+
+  // time window
+  if (w.warmupSeconds + w.cooldownSeconds >= w.durationSeconds) {
+    const path = w.cooldownSeconds > 0 ? 'workload.cooldownSeconds' : 'workload.warmupSeconds';
+    issues.push({
+      path,
+      message:
+        `expected warmupSeconds${w.cooldownSeconds > 0 ? ' + cooldownSeconds' : ''} to be less than durationSeconds ` +
+        `(${w.durationSeconds}), found ${w.warmupSeconds + w.cooldownSeconds}`,
+    });
+  }
+
+  // proportions
+  if (w.proportions && !w.readProportions) {
+    const sum = proportionSum(w.proportions);
+    if (Math.abs(sum - 1) > PROPORTION_SUM_TOLERANCE)
+      issues.push({
+        path: 'workload.proportions',
+        message: `expected proportions summing to 1 (±1e-9), found ${+sum.toFixed(12)}`,
+      });
+  }
+  if (w.readProportions) {
+    operationMixes(w).forEach((m) => {
+      const p = m.proportions;
+      const others = p.insert + p.scan + p.readModifyWrite;
+      if (p.update < -PROPORTION_SUM_TOLERANCE) {
+        issues.push({
+          path: `workload.readProportions[${m.sweepIndex}]`,
+          message:
+            `expected a read proportion of at most ${+(1 - others).toFixed(12)} (insert + scan + readModifyWrite ` +
+            `take ${+others.toFixed(12)}), found ${p.read}; the cell's proportions would not sum to 1`,
+        });
+      } else if (Math.abs(proportionSum(p) - 1) > PROPORTION_SUM_TOLERANCE) {
+        issues.push({
+          path: `workload.readProportions[${m.sweepIndex}]`,
+          message: `expected the cell's proportions to sum to 1 (±1e-9), found ${proportionSum(p)}`,
+        });
+      }
+    });
+    const dup = firstDuplicate(w.readProportions);
+    if (dup !== null)
+      issues.push({
+        path: `workload.readProportions[${dup}]`,
+        message: `duplicate read proportion ${w.readProportions[dup]}`,
+      });
+  }
+
+  // throughput steps
+  const t = w.targetOpsPerSec;
+  if (!Array.isArray(t) && t.stop < t.start)
+    issues.push({
+      path: 'workload.targetOpsPerSec.stop',
+      message: `expected at least start (${fmt(t.start)}), found ${fmt(t.stop)}`,
+    });
+  if (!Array.isArray(t) && (t.stop - t.start) / t.step + 1 > 1000)
+    issues.push({
+      path: 'workload.targetOpsPerSec.step',
+      message: `expected at most 1,000 steps, found ${fmt(Math.floor((t.stop - t.start) / t.step) + 1)}`,
+    });
+  if (Array.isArray(t)) {
+    const dup = firstDuplicate(t);
+    if (dup !== null)
+      issues.push({
+        path: `workload.targetOpsPerSec[${dup}]`,
+        message: `duplicate throughput target ${fmt(t[dup]!)}`,
+      });
+  }
+
+  // distributions must give distinct cells
+  const labels = distributionsOf(w).map((d) => distributionInfo(d).label);
+  const dupDist = firstDuplicate(labels);
+  if (dupDist !== null)
+    issues.push({
+      path: `workload.distributions[${dupDist}]`,
+      message: `duplicate distribution ${labels[dupDist]}`,
+    });
+
+  // extra properties may not override managed ones
+  for (const key of Object.keys(w.extraProperties ?? {})) {
+    if ((MANAGED_PROPERTIES as readonly string[]).includes(key))
+      issues.push({
+        path: jsonPath(['workload', 'extraProperties', key]),
+        message: `"${key}" is set by fleetbench from the spec; use the spec field instead`,
+      });
+  }
+
+  // YCSB's int range
+  const rc = spec.dataset.recordCount;
+  if (rc > YCSB_INT_MAX)
+    issues.push({
+      path: 'dataset.recordCount',
+      message: `expected at most ${fmt(YCSB_INT_MAX)}: YCSB 0.17.0 parses insertcount (which defaults to recordcount in the run phase) as a 32-bit int, found ${fmt(rc)}`,
+    });
+
+  // tags: AWS reserves the aws: prefix
+  for (const key of Object.keys(spec.tags)) {
+    if (key.toLowerCase().startsWith('aws:'))
+      issues.push({
+        path: jsonPath(['tags', key]),
+        message: 'tag keys starting with "aws:" are reserved by AWS',
+      });
+  }
+
+  // sizing-dependent checks
+  if (issues.length === 0) {
+    const steps = throughputSteps(w);
+    const maxOps = Math.max(...steps);
+    const minOps = Math.min(...steps);
+    let maxProcesses = 0;
+    spec.targets.forEach((target, i) => {
+      const s = sizeTarget(spec, target, maxOps);
+      maxProcesses = Math.max(maxProcesses, s.totalProcesses);
+      if (minOps < s.totalProcesses)
+        issues.push({
+          path: Array.isArray(t)
+            ? `workload.targetOpsPerSec[${t.indexOf(minOps)}]`
+            : 'workload.targetOpsPerSec.start',
+          message:
+            `expected at least one op/s per YCSB process: ${fmt(minOps)} ops/s cannot be split over the ` +
+            `${s.totalProcesses} processes of target "${target.id}" (a process with target 0 runs unthrottled)`,
+        });
+      if (s.loaders > 200)
+        warnings.push(
+          `targets[${i}]: ${s.loaders} loaders needed for ${fmt(maxOps)} ops/s; check expectedLatencyMs and loaders.threadsPerProcess`,
+        );
+    });
+    if (spec.dataset.load) {
+      const loadProcesses = Math.max(1, maxProcesses);
+      const perProcess = Math.ceil(rc / loadProcesses);
+      if (perProcess > YCSB_INT_MAX)
+        issues.push({
+          path: 'dataset.recordCount',
+          message: `expected at most ${fmt(YCSB_INT_MAX)} records per load process (YCSB's int range), found ${fmt(perProcess)} over ${loadProcesses} processes`,
+        });
+    }
+  }
+}
+
+function firstDuplicate<T>(xs: readonly T[]): number | null {
+  const seen = new Set<T>();
+  for (let i = 0; i < xs.length; i++) {
+    if (seen.has(xs[i]!)) return i;
+    seen.add(xs[i]!);
+  }
+  return null;
+}

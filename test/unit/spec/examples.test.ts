@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSpecText, validateSpec } from '../../../lib/core/spec';
+import { planRun } from '../../../lib/core/plan';
+import { renderSchema, SCHEMA_FILE } from '../../../lib/cli/commands/schema';
+
+const dir = join(__dirname, '..', '..', '..', 'examples');
+const examples = readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+describe('examples', () => {
+  it('include the three the project promises', () => {
+    expect(examples).toEqual(
+      expect.arrayContaining(['quickstart.json', 'scylla-vs-dynamodb.json', 'nightly-regression.json']),
+    );
+  });
+
+  it.each(examples)('%s validates and plans', (file) => {
+    const { spec } = validateSpec(parseSpecText(readFileSync(join(dir, file), 'utf8'), file));
+    const plan = planRun(spec);
+    expect(plan.cells.length).toBeGreaterThan(0);
+  });
+
+  it('scylla-vs-dynamodb expresses the seed 000 study', () => {
+    const { spec } = validateSpec(JSON.parse(readFileSync(join(dir, 'scylla-vs-dynamodb.json'), 'utf8')));
+    expect(spec.dataset.recordCount).toBe(1_000_000_000);
+    const ddb = spec.targets.find((t) => t.kind === 'dynamodb')!;
+    expect(ddb).toMatchObject({
+      billing: { mode: 'provisioned', rcu: 200000, wcu: 250000 },
+      consistentReads: true,
+    });
+    expect(spec.targets.find((t) => t.kind === 'scylla-ec2')).toMatchObject({
+      nodes: 3,
+      instanceType: 'i4i.2xlarge',
+    });
+    expect(spec.loaders).toMatchObject({
+      instanceType: 'c5.2xlarge',
+      processesPerLoader: 3,
+      threadsPerProcess: 60,
+    });
+    expect(spec.workload.distributions).toContainEqual({
+      type: 'hotspot',
+      dataFraction: 0.013,
+      opFraction: 0.95,
+    });
+  });
+});
+
+describe('JSON Schema', () => {
+  it('the checked-in schema/run-spec.schema.json is up to date (run `npm run schema`)', () => {
+    expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(renderSchema());
+  });
+
+  it('describes the target kinds', () => {
+    const text = renderSchema();
+    for (const kind of ['dynamodb', 'scylla-ec2', 'external']) expect(text).toContain(`"${kind}"`);
+  });
+});
