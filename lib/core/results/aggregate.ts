@@ -1,0 +1,332 @@
+/**
+ * The cell aggregator: merges the HDR interval logs of every process of every loader as histograms
+ * (never averaging percentiles) over the measured window, and derives throughput, status counts,
+ * error rate, throttled attempts, good ops/s, attainment and a time series.
+ *
+ * Window (all times epoch ms):
+ *   cellStart   = earliest manifest startMs (or, with no manifest at all, the earliest interval start)
+ *   cellEnd     = latest manifest endMs (or, with none, the latest interval end)
+ *   window      = [cellStart + warm-up, cellEnd − cool-down)
+ *   An interval belongs to the window when its absolute START lies in it (StartTime + StartTimestamp,
+ *   truncated to ms as HistogramLogReader does): an interval straddling the warm-up boundary is left out
+ *   whole, one straddling the cool-down boundary is counted whole. Nothing is pro-rated.
+ *   measuredSeconds = (latest end − earliest start of the counted intervals) / 1000: the span in which
+ *   the counted operations happened; every ops/s figure divides by it.
+ *
+ * Time series: every interval (warm-up and cool-down included) goes to bucket
+ * floor((start − windowStart) / seriesMs) — buckets are aligned on the window start across all
+ * processes, negative ones are warm-up. Per bucket and name: count, count ÷ bucket seconds, p50, p99, max.
+ */
+import { InputError } from '../errors';
+import { Histogram } from '../hdr/histogram';
+import { V2Decoder } from '../hdr/decode';
+import { decodeInterval, parseIntervalLog, ParsedLog } from '../hdr/log';
+import { CellInput } from './input';
+import { BASE_OPS, classifyName, isIgnoredName } from './names';
+import * as fs from 'node:fs';
+
+export interface AggregateOptions {
+  warmupSeconds?: number;
+  cooldownSeconds?: number;
+  /** the cell's throughput target (ops/s), for attainment */
+  targetOpsPerSec?: number;
+  /** time-series bucket length, default 10 s */
+  seriesSeconds?: number;
+  /** reads a log's text; defaults to fs.readFileSync */
+  readText?: (path: string) => string;
+}
+
+/** Latency statistics in µs, HdrHistogram semantics. */
+export interface LatencyStats {
+  count: number;
+  mean: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  p9999: number;
+}
+
+export interface OpStats extends LatencyStats {
+  /** count ÷ measuredSeconds */
+  throughput: number;
+}
+
+export interface SeriesPoint {
+  count: number;
+  opsPerSec: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface SeriesBucket {
+  /** bucket start, epoch ms */
+  startMs: number;
+  /** seconds from the window start (negative: warm-up) */
+  offsetSeconds: number;
+  /** bucket start lies inside the measured window */
+  inWindow: boolean;
+  ops: Record<string, SeriesPoint>;
+}
+
+export interface CellWindow {
+  cellStartMs: number;
+  cellEndMs: number;
+  startMs: number;
+  endMs: number;
+  warmupSeconds: number;
+  cooldownSeconds: number;
+  /** earliest start / latest end of the intervals counted (null when none) */
+  measuredStartMs: number | null;
+  measuredEndMs: number | null;
+  measuredSeconds: number;
+}
+
+export interface CellAggregate {
+  window: CellWindow;
+  /** every measurement name seen (Intended-, -FAILED, -THROTTLED included), window only */
+  ops: Record<string, OpStats>;
+  /** op families for the cells table: READ, UPDATE, ALL (= all base ops), service and intended */
+  families: Record<string, { service: LatencyStats; intended: LatencyStats }>;
+  /** Σ of `Return=` lines over all processes' summaries (YCSB reports them for the whole run) */
+  statuses: Record<string, Record<string, number>>;
+  /** successful base-op operations in the window (Σ READ, UPDATE, INSERT, SCAN, DELETE counts) */
+  goodOps: number;
+  /** failed base-op operations in the window (Σ <OP>-FAILED / <OP>-<STATUS> counts) */
+  failedOps: number;
+  /** throttled attempts in the window (Σ <OP>-THROTTLED counts) */
+  throttledAttempts: number;
+  achievedOpsPerSec: number;
+  goodOpsPerSec: number;
+  /** failedOps ÷ (goodOps + failedOps); null when no operation was counted */
+  errorRate: number | null;
+  targetOpsPerSec: number | null;
+  /** goodOpsPerSec ÷ target; null without a target */
+  attainment: number | null;
+  incomplete: string[];
+  processes: { label: string; loader: number; process: number; exitCode: number | null; host?: string }[];
+  loaders: number;
+  intervalsRead: number;
+  intervalsCounted: number;
+  series: SeriesBucket[];
+}
+
+export const REPORTED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99] as const;
+
+export function latencyStats(h: Histogram): LatencyStats {
+  const [p50, p90, p95, p99, p999, p9999] = h.valuesAtPercentiles(REPORTED_PERCENTILES);
+  return { count: h.totalCount, mean: h.mean, min: h.min, max: h.max, p50, p90, p95, p99, p999, p9999 };
+}
+
+interface LoadedLog {
+  log: ParsedLog;
+  name: string;
+}
+
+export function aggregateCell(input: CellInput, options: AggregateOptions = {}): CellAggregate {
+  const warmupSeconds = nonNegative(options.warmupSeconds ?? 0, 'warmupSeconds');
+  const cooldownSeconds = nonNegative(options.cooldownSeconds ?? 0, 'cooldownSeconds');
+  const seriesSeconds = options.seriesSeconds ?? 10;
+  if (!(seriesSeconds > 0)) throw new InputError([{ path: 'seriesSeconds', message: 'must be > 0' }]);
+  const seriesMs = seriesSeconds * 1000;
+  const target = options.targetOpsPerSec;
+  if (target !== undefined && !(target > 0 && Number.isFinite(target))) {
+    throw new InputError([{ path: 'targetOpsPerSec', message: 'must be a positive number' }]);
+  }
+  const readText = options.readText ?? ((p: string) => fs.readFileSync(p, 'utf8'));
+
+  // 1. parse every log (texts only; histograms are decoded name by name below)
+  const byName = new Map<string, LoadedLog[]>();
+  let firstStart = Infinity;
+  let lastEnd = -Infinity;
+  for (const proc of input.processes) {
+    for (const lf of proc.logs) {
+      if (isIgnoredName(lf.name)) continue;
+      const log = parseIntervalLog(readText(lf.path), lf.path);
+      for (const iv of log.intervals) {
+        if (iv.startMs < firstStart) firstStart = iv.startMs;
+        if (iv.endMs > lastEnd) lastEnd = iv.endMs;
+      }
+      const list = byName.get(lf.name) ?? [];
+      list.push({ log, name: lf.name });
+      byName.set(lf.name, list);
+    }
+  }
+
+  // 2. the window
+  const manifests = input.processes.map((p) => p.manifest).filter((m) => m !== null);
+  const cellStartMs = manifests.length ? Math.min(...manifests.map((m) => m.startMs)) : firstStart;
+  const cellEndMs = manifests.length ? Math.max(...manifests.map((m) => m.endMs)) : lastEnd;
+  const startMs = cellStartMs + warmupSeconds * 1000;
+  const endMs = cellEndMs - cooldownSeconds * 1000;
+  if (Number.isFinite(cellStartMs) && endMs <= startMs) {
+    throw new InputError([
+      {
+        path: input.dir,
+        message:
+          `warm-up ${warmupSeconds} s and cool-down ${cooldownSeconds} s leave no measured window ` +
+          `(the cell ran ${(cellEndMs - cellStartMs) / 1000} s)`,
+      },
+    ]);
+  }
+
+  // 3. merge, name by name (bounded memory: one name's series at a time)
+  const decoder = new V2Decoder();
+  const ops: Record<string, OpStats> = {};
+  const totals = new Map<string, Histogram>();
+  const seriesByBucket = new Map<number, Record<string, SeriesPoint>>();
+  let measuredStart = Infinity;
+  let measuredEnd = -Infinity;
+  let intervalsRead = 0;
+  let intervalsCounted = 0;
+  for (const name of [...byName.keys()].sort()) {
+    let total: Histogram | null = null;
+    const buckets = new Map<number, Histogram>();
+    for (const { log } of byName.get(name)!) {
+      for (const iv of log.intervals) {
+        const d = decodeInterval(decoder, log.file, iv);
+        intervalsRead++;
+        total ??= new Histogram(d);
+        if (!total.sameLayout(d)) {
+          throw new InputError([
+            {
+              path: `${log.file}:${iv.line}`,
+              message:
+                `histogram layout (lowest ${d.lowestDiscernibleValue}, ${d.significantDigits} digits) differs from ` +
+                `other ${name} intervals (lowest ${total.lowestDiscernibleValue}, ${total.significantDigits} digits)`,
+            },
+          ]);
+        }
+        if (iv.startMs >= startMs && iv.startMs < endMs) {
+          total.addSparse(d.indices, d.counts, d.n);
+          intervalsCounted++;
+          if (iv.startMs < measuredStart) measuredStart = iv.startMs;
+          if (iv.endMs > measuredEnd) measuredEnd = iv.endMs;
+        }
+        const b = Math.floor((iv.startMs - startMs) / seriesMs);
+        let bh = buckets.get(b);
+        if (!bh) buckets.set(b, (bh = new Histogram(d)));
+        bh.addSparse(d.indices, d.counts, d.n);
+      }
+    }
+    if (!total) continue;
+    totals.set(name, total);
+    for (const [b, h] of buckets) {
+      const point = seriesByBucket.get(b) ?? {};
+      const [p50, p99] = h.valuesAtPercentiles([50, 99]);
+      point[name] = { count: h.totalCount, opsPerSec: h.totalCount / seriesSeconds, p50, p99, max: h.max };
+      seriesByBucket.set(b, point);
+    }
+  }
+  const measuredSeconds = intervalsCounted > 0 ? (measuredEnd - measuredStart) / 1000 : 0;
+  const perSec = (n: number): number => (measuredSeconds > 0 ? n / measuredSeconds : 0);
+
+  let goodOps = 0;
+  let failedOps = 0;
+  let throttledAttempts = 0;
+  for (const [name, h] of totals) {
+    const stats = latencyStats(h);
+    ops[name] = { ...stats, throughput: perSec(stats.count) };
+    const info = classifyName(name);
+    if (info.intended) continue;
+    if (info.kind === 'ok') goodOps += stats.count;
+    else if (info.kind === 'failed') failedOps += stats.count;
+    else if (info.kind === 'throttled') throttledAttempts += stats.count;
+  }
+
+  // 4. families
+  const families: CellAggregate['families'] = {};
+  const family = (names: readonly string[]): { service: LatencyStats; intended: LatencyStats } => {
+    const merge = (prefix: string): LatencyStats => {
+      let acc: Histogram | null = null;
+      for (const n of names) {
+        const h = totals.get(prefix + n);
+        if (!h) continue;
+        acc ??= new Histogram(h);
+        acc.add(h);
+      }
+      return latencyStats(acc ?? new Histogram());
+    };
+    return { service: merge(''), intended: merge('Intended-') };
+  };
+  families.READ = family(['READ']);
+  families.UPDATE = family(['UPDATE']);
+  families.ALL = family(BASE_OPS);
+
+  // 5. statuses from the summaries
+  const statuses: Record<string, Record<string, number>> = {};
+  for (const proc of input.processes) {
+    for (const [op, s] of Object.entries(proc.summary?.ops ?? {})) {
+      if (isIgnoredName(op)) continue;
+      for (const [status, n] of Object.entries(s.returns)) {
+        const per = (statuses[op] ??= {});
+        per[status] = (per[status] ?? 0) + n;
+      }
+    }
+  }
+
+  // 6. incomplete
+  const incomplete = input.processes.flatMap((p) => p.problems);
+  const loaders = new Set(input.processes.map((p) => p.loader)).size;
+
+  const series = [...seriesByBucket.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([b, o]) => {
+      const bucketStart = startMs + b * seriesMs;
+      return {
+        startMs: bucketStart,
+        offsetSeconds: b * seriesSeconds,
+        inWindow: bucketStart >= startMs && bucketStart < endMs,
+        ops: o,
+      };
+    });
+
+  const attempted = goodOps + failedOps;
+  const goodOpsPerSec = perSec(goodOps);
+  return {
+    window: {
+      cellStartMs,
+      cellEndMs,
+      startMs,
+      endMs,
+      warmupSeconds,
+      cooldownSeconds,
+      measuredStartMs: intervalsCounted > 0 ? measuredStart : null,
+      measuredEndMs: intervalsCounted > 0 ? measuredEnd : null,
+      measuredSeconds,
+    },
+    ops,
+    families,
+    statuses,
+    goodOps,
+    failedOps,
+    throttledAttempts,
+    achievedOpsPerSec: perSec(attempted),
+    goodOpsPerSec,
+    errorRate: attempted > 0 ? failedOps / attempted : null,
+    targetOpsPerSec: target ?? null,
+    attainment: target !== undefined ? goodOpsPerSec / target : null,
+    incomplete,
+    processes: input.processes.map((p) => ({
+      label: p.label,
+      loader: p.loader,
+      process: p.process,
+      exitCode: p.manifest?.exitCode ?? null,
+      ...(p.manifest?.host ? { host: p.manifest.host } : {}),
+    })),
+    loaders,
+    intervalsRead,
+    intervalsCounted,
+    series,
+  };
+}
+
+function nonNegative(v: number, name: string): number {
+  if (!(v >= 0 && Number.isFinite(v)))
+    throw new InputError([{ path: name, message: 'must be a number >= 0' }]);
+  return v;
+}

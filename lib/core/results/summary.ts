@@ -1,0 +1,112 @@
+/**
+ * YCSB end-of-run summaries: the JSON array exporter (`JSONArrayMeasurementsExporter`, an array of
+ * `{metric, measurement, value}`) and the text form (`[METRIC], MEASUREMENT, VALUE` lines).
+ *
+ * What is kept: `[OVERALL]` runtime and throughput, and per operation `Operations` and every `Return=`
+ * line. `[X], Operations` counts successes only (failed latencies are under `X-FAILED`); the attempted
+ * operations of X are Σ of its `Return=` lines.
+ */
+import { InputError } from '../errors';
+
+export interface OpSummary {
+  /** `[X], Operations`: latency samples of X (successful operations only for base ops) */
+  operations?: number;
+  /** `[X], Return=<STATUS>, n` */
+  returns: Record<string, number>;
+}
+
+export interface YcsbSummary {
+  runtimeMs?: number;
+  throughput?: number;
+  ops: Record<string, OpSummary>;
+}
+
+interface Entry {
+  metric: string;
+  measurement: string;
+  value: number;
+}
+
+/** Parses summary text, JSON array or text form chosen by the first non-blank character. */
+export function parseSummary(text: string, file: string): YcsbSummary {
+  const trimmed = text.trimStart();
+  if (trimmed.length === 0) throw new InputError([{ path: file, message: 'summary is empty' }]);
+  return trimmed.startsWith('[{') || trimmed.startsWith('[\n') || /^\[\s*(\{|\])/.test(trimmed)
+    ? fromEntries(parseJsonArray(text, file))
+    : fromEntries(parseText(text, file));
+}
+
+function parseJsonArray(text: string, file: string): Entry[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new InputError([{ path: file, message: `summary is not valid JSON: ${(err as Error).message}` }]);
+  }
+  if (!Array.isArray(doc)) {
+    throw new InputError([{ path: file, message: 'expected a JSON array of {metric, measurement, value}' }]);
+  }
+  const issues: { path: string; message: string }[] = [];
+  const out: Entry[] = [];
+  doc.forEach((e: unknown, i) => {
+    const o = e as Record<string, unknown>;
+    if (!o || typeof o !== 'object') {
+      issues.push({ path: `${file}[${i}]`, message: 'expected an object {metric, measurement, value}' });
+      return;
+    }
+    if (typeof o.metric !== 'string')
+      issues.push({ path: `${file}[${i}].metric`, message: 'expected a string' });
+    if (typeof o.measurement !== 'string') {
+      issues.push({ path: `${file}[${i}].measurement`, message: 'expected a string' });
+    }
+    // Jackson writes NaN/Infinity unquoted, which JSON.parse rejects; a quoted form is tolerated.
+    const value = typeof o.value === 'string' ? Number(o.value) : o.value;
+    if (typeof value !== 'number') issues.push({ path: `${file}[${i}].value`, message: 'expected a number' });
+    if (typeof o.metric === 'string' && typeof o.measurement === 'string' && typeof value === 'number') {
+      out.push({ metric: o.metric, measurement: o.measurement, value });
+    }
+  });
+  if (issues.length) throw new InputError(issues);
+  return out;
+}
+
+function parseText(text: string, file: string): Entry[] {
+  const out: Entry[] = [];
+  const lines = text.split('\n');
+  lines.forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    if (!line.startsWith('[')) return; // stdout may carry other lines (binding output, warnings)
+    const m = /^\[([^\]]+)\], ([^,]+), (.*)$/.exec(line);
+    if (!m) return; // status lines "[READ: Count=..." and the like are not summary lines
+    const value = Number(m[3].trim());
+    if (m[3].trim() === '' || (Number.isNaN(value) && m[3].trim() !== 'NaN')) {
+      throw new InputError([
+        { path: `${file}:${i + 1}`, message: `expected a number after "[${m[1]}], ${m[2]}, "` },
+      ]);
+    }
+    out.push({ metric: m[1], measurement: m[2], value });
+  });
+  if (out.length === 0) {
+    throw new InputError([{ path: file, message: 'no "[METRIC], MEASUREMENT, VALUE" summary lines found' }]);
+  }
+  return out;
+}
+
+function fromEntries(entries: Entry[]): YcsbSummary {
+  const s: YcsbSummary = { ops: {} };
+  for (const { metric, measurement, value } of entries) {
+    if (metric === 'OVERALL') {
+      if (measurement === 'RunTime(ms)') s.runtimeMs = value;
+      else if (measurement === 'Throughput(ops/sec)') s.throughput = value;
+      continue;
+    }
+    if (measurement === 'Operations') {
+      (s.ops[metric] ??= { returns: {} }).operations = value;
+    } else if (measurement.startsWith('Return=')) {
+      const op = (s.ops[metric] ??= { returns: {} });
+      const status = measurement.slice('Return='.length);
+      op.returns[status] = (op.returns[status] ?? 0) + value;
+    }
+  }
+  return s;
+}
