@@ -1,0 +1,125 @@
+/**
+ * The loader agent's command line (bundled by esbuild to loader/agent/dist/agent.js):
+ *
+ *   node agent.js <job.json | file:///…/job.json | s3://bucket/…/job.json>
+ *        [--bundle <dir>] [--classpath <cp>] [--work-dir <dir>] [--keep-work-dir] [--progress plain|emf]
+ *
+ * Environment: FLEETBENCH_BUNDLE (the loader bundle directory, `<dir>/lib/*.jar`),
+ * FLEETBENCH_PROGRESS=emf (CloudWatch EMF progress on AWS), JAVA_HOME.
+ * Exit codes: 0 all processes succeeded; 1 a process failed (named on stderr) or an internal
+ * error; 2 a bad job or bad flags (nothing was started); 130/143 stopped by SIGINT/SIGTERM.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { InputError } from '../../../lib/core/errors';
+import { openStore } from '../../../lib/aws/s3-store';
+import { loadJob } from './job';
+import { runJob } from './run-job';
+
+const USAGE =
+  'usage: agent <job.json | file:///…/job.json | s3://bucket/…/job.json> [--bundle <dir>] [--classpath <cp>] ' +
+  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf]';
+
+/** The YCSB classpath of a loader bundle directory: `<dir>/lib/*` (or `<dir>/*` when it holds the jars). */
+export function bundleClasspath(dir: string, field = '--bundle'): string {
+  const abs = path.resolve(dir);
+  const jarsIn = (d: string): boolean =>
+    existsSync(d) && statSync(d).isDirectory() && readdirSync(d).some((f) => f.endsWith('.jar'));
+  if (jarsIn(path.join(abs, 'lib'))) return path.join(abs, 'lib', '*');
+  if (jarsIn(abs)) return path.join(abs, '*');
+  throw new InputError([
+    { path: field, message: `${abs} is not a loader bundle (no jars in it or in its lib/)` },
+  ]);
+}
+
+export async function agentMain(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    stoppedBy ??= sig;
+    process.stderr.write(`agent: ${sig} received, stopping every YCSB process\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          bundle: { type: 'string' },
+          classpath: { type: 'string' },
+          'work-dir': { type: 'string' },
+          'keep-work-dir': { type: 'boolean' },
+          progress: { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      });
+    } catch (err) {
+      throw new InputError(`${(err as Error).message}\n${USAGE}`);
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    if (positionals.length !== 1)
+      throw new InputError([{ path: 'job', message: `exactly one job expected\n${USAGE}` }]);
+    const progress = values.progress ?? (process.env.FLEETBENCH_PROGRESS === 'emf' ? 'emf' : 'plain');
+    if (progress !== 'plain' && progress !== 'emf') {
+      throw new InputError([{ path: '--progress', message: `must be plain or emf, got "${progress}"` }]);
+    }
+    // Validate the job before looking for Java or the bundle: a bad job fails at once.
+    const { job } = await loadJob(positionals[0], (uri) => openStore(uri));
+    let classpath = values.classpath;
+    if (!classpath) {
+      const bundle = values.bundle ?? process.env.FLEETBENCH_BUNDLE;
+      if (!bundle) {
+        throw new InputError([
+          {
+            path: '--bundle',
+            message: 'the loader bundle is needed: pass --bundle <dir> or set FLEETBENCH_BUNDLE',
+          },
+        ]);
+      }
+      classpath = bundleClasspath(bundle, values.bundle ? '--bundle' : 'FLEETBENCH_BUNDLE');
+    }
+    const result = await runJob(job, {
+      classpath,
+      openStore: (uri) => openStore(uri),
+      workDir: values['work-dir'],
+      keepWorkDir: values['keep-work-dir'],
+      progressFormat: progress,
+      signal: controller.signal,
+      onSpawn: (proc, pid) => process.stderr.write(`agent: proc-${proc} pid ${pid}\n`),
+    });
+    process.stdout.write(
+      JSON.stringify({ ok: result.ok, outputPrefix: result.outputPrefix, failed: result.failed }) + '\n',
+    );
+    if (stoppedBy) return stoppedBy === 'SIGINT' ? 130 : 143;
+    if (!result.ok) {
+      process.stderr.write(
+        `agent: failed processes: ${result.failed.map((f) => `proc-${f.process} (${f.reason})`).join('; ')}\n`,
+      );
+      return 1;
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof InputError) {
+      process.stderr.write(`agent: invalid input:\n${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`agent: error: ${(err as Error)?.stack ?? String(err)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+if (require.main === module) {
+  agentMain(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,402 @@
+/**
+ * Runs one job: P YCSB JVMs side by side, live progress, a hard deadline, and the upload of every
+ * process's raw outputs. Used by the agent's CLI (on a loader, or as a child process of the local
+ * mode) and in-process by the local runner.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { ObjectStore, joinKey } from '../../../lib/core/store';
+import { Job, validateJob } from './job';
+import { ProgressContext, ProgressReport, ProgressTracker, formatEmf, formatPlain } from './progress';
+import { toPropertiesText } from './properties';
+import { Summary, judgeProcess, opTotals, parseStatusLine, parseSummary } from './ycsb-output';
+
+export const YCSB_MAIN_CLASS = 'site.ycsb.Client';
+export const JSON_ARRAY_EXPORTER = 'site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter';
+
+export interface AgentDeps {
+  /** The Java classpath holding YCSB core, HdrHistogram 2.1.12+ and the bindings (e.g. `<bundle>/lib/*`). */
+  classpath: string;
+  /** Opens the object store an URI names (S3 or a directory). */
+  openStore: (uri: string) => ObjectStore;
+  /** The java executable; default `$JAVA_HOME/bin/java` or `java`. */
+  java?: string;
+  /** Local scratch directory; default a fresh temporary one, removed after a successful upload. */
+  workDir?: string;
+  keepWorkDir?: boolean;
+  /** Progress lines (stdout on a loader). */
+  out?: (line: string) => void;
+  /** The agent's log (stderr on a loader). */
+  log?: (line: string) => void;
+  /** `emf` prints CloudWatch Embedded Metric Format documents instead of plain lines. */
+  progressFormat?: 'plain' | 'emf';
+  /** Aborting kills every JVM (SIGTERM, then SIGKILL) and uploads what they left. */
+  signal?: AbortSignal;
+  host?: string;
+  /** Extra environment for the JVMs (e.g. AWS credentials for DynamoDB Local). */
+  env?: NodeJS.ProcessEnv;
+  /** Called when a JVM has started (tests use it to watch pids). */
+  onSpawn?: (proc: number, pid: number) => void;
+}
+
+export interface ProcessManifest {
+  runId: string;
+  cellId: string;
+  loader: number;
+  process: number;
+  phase: 'load' | 'run';
+  host: string;
+  pid: number | null;
+  command: string[];
+  exitCode: number | null;
+  signal: string | null;
+  killed: 'deadline' | 'aborted' | null;
+  startMs: number;
+  endMs: number;
+  /** Counts of operations by op and return status, from the summary. */
+  counts: Record<string, Record<string, number>>;
+  operations: number;
+  /** `[NAME], Operations` of every measurement in the summary (incl. -FAILED and Intended-). */
+  measurements: Record<string, number>;
+  files: string[];
+  error: string | null;
+}
+
+export interface JobResult {
+  ok: boolean;
+  outputPrefix: string;
+  failed: { process: number; reason: string }[];
+  manifests: ProcessManifest[];
+}
+
+/** Every JVM any job in this Node process has started and that has not exited yet. */
+const liveChildren = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Last line of defence: whatever way this process ends, no JVM outlives it.
+  process.once('exit', () => {
+    for (const c of liveChildren) {
+      try {
+        c.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+export function defaultJava(): string {
+  return process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+}
+
+interface Running {
+  index: number;
+  dir: string;
+  command: string[];
+  child: ChildProcess;
+  startMs: number;
+  endMs?: number;
+  exitCode: number | null;
+  signal: string | null;
+  killed: 'deadline' | 'aborted' | null;
+  done: Promise<void>;
+}
+
+/** Runs a job document (validated here again, so in-process callers get the same checks). */
+export async function runJob(jobDoc: unknown, deps: AgentDeps): Promise<JobResult> {
+  const job: Job = await validateJob(jobDoc);
+  if (!deps.classpath) throw new Error('runJob: deps.classpath is empty (build the loader bundle first)');
+  const log = deps.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  const out = deps.out ?? ((l: string) => process.stdout.write(l + '\n'));
+  const host = deps.host ?? os.hostname();
+  const store = deps.openStore(job.outputPrefix);
+  const tag = `loader-${job.loaderIndex}`;
+
+  const ownWorkDir = !deps.workDir;
+  const workDir =
+    deps.workDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), `fleetbench-agent-${job.runId}-`)));
+  installExitHook();
+
+  const ctx: ProgressContext = {
+    runId: job.runId,
+    cellId: job.cellId,
+    loaderIndex: job.loaderIndex,
+    phase: job.phase,
+    processCount: job.processes.length,
+  };
+  const emit = (r: ProgressReport): void =>
+    out(deps.progressFormat === 'emf' ? formatEmf(ctx, r) : formatPlain(ctx, r));
+
+  const startAll = Date.now();
+  const tracker = new ProgressTracker(startAll);
+  const procs: Running[] = [];
+  let lastReport = startAll;
+  const running = (): number => procs.filter((p) => p.endMs === undefined).length;
+  const report = (): void => {
+    lastReport = Date.now();
+    emit(tracker.take(lastReport, running()));
+  };
+
+  for (let j = 0; j < job.processes.length; j++) {
+    const dir = path.join(workDir, `proc-${j}`);
+    await fs.rm(dir, { recursive: true, force: true });
+    await fs.mkdir(dir, { recursive: true });
+    const files = await writeProperties(job, j, dir);
+    const command = [
+      ...job.jvmArgs,
+      '-cp',
+      deps.classpath,
+      YCSB_MAIN_CLASS,
+      '-db',
+      job.db,
+      '-s',
+      ...files.flatMap((f) => ['-P', f]),
+      job.phase === 'load' ? '-load' : '-t',
+    ];
+    procs.push(
+      startProcess(j, dir, deps.java ?? defaultJava(), command, deps, log, tag, tracker, running, report),
+    );
+  }
+  log(`[${tag}] started ${procs.length} YCSB process(es) for ${job.phase} of ${job.runId}/${job.cellId}`);
+
+  // Progress: a report once every running process has a fresh status line, or after 1.5 intervals.
+  const intervalMs = job.statusIntervalSeconds * 1000;
+  const ticker = setInterval(
+    () => {
+      if (Date.now() - lastReport >= intervalMs * 1.5 && tracker.freshCount() > 0) report();
+    },
+    Math.min(1000, intervalMs / 2),
+  );
+
+  // Deadline and abort: SIGTERM every running JVM, SIGKILL after killAfterSeconds.
+  const killTimers: NodeJS.Timeout[] = [];
+  const killAll = (why: 'deadline' | 'aborted'): void => {
+    const victims = procs.filter((p) => p.endMs === undefined);
+    if (!victims.length) return;
+    log(
+      `[${tag}] ${why === 'deadline' ? 'deadline reached' : 'stopping'}: SIGTERM to ${victims.map((p) => `proc-${p.index}`).join(', ')}`,
+    );
+    for (const p of victims) {
+      p.killed ??= why;
+      p.child.kill('SIGTERM');
+    }
+    killTimers.push(
+      setTimeout(() => {
+        for (const p of victims) {
+          if (p.endMs === undefined) {
+            log(`[${tag}] proc-${p.index} ignored SIGTERM: SIGKILL`);
+            p.child.kill('SIGKILL');
+          }
+        }
+      }, job.killAfterSeconds * 1000),
+    );
+  };
+  const deadlineMs = (job.durationSeconds + job.graceSeconds) * 1000;
+  const deadline = setTimeout(() => killAll('deadline'), deadlineMs);
+  const onAbort = (): void => killAll('aborted');
+  if (deps.signal?.aborted) onAbort();
+  deps.signal?.addEventListener('abort', onAbort);
+
+  try {
+    await Promise.all(procs.map((p) => p.done));
+  } finally {
+    clearTimeout(deadline);
+    clearInterval(ticker);
+    for (const t of killTimers) clearTimeout(t);
+    deps.signal?.removeEventListener('abort', onAbort);
+  }
+  if (tracker.freshCount() > 0) report();
+
+  // Judge and upload each process.
+  const manifests: ProcessManifest[] = [];
+  for (const p of procs) {
+    manifests.push(await finishProcess(job, p, store, host));
+  }
+  const failed = manifests
+    .filter((m) => m.error)
+    .map((m) => ({ process: m.process, reason: m.error as string }));
+  for (const f of failed) log(`[${tag}] proc-${f.process} FAILED: ${f.reason}`);
+  for (const m of manifests) {
+    if (!m.error)
+      log(`[${tag}] proc-${m.process} ok: ${m.operations} operations in ${m.endMs - m.startMs} ms`);
+  }
+  if (ownWorkDir && !deps.keepWorkDir) await fs.rm(workDir, { recursive: true, force: true });
+  return { ok: failed.length === 0, outputPrefix: store.uri, failed, manifests };
+}
+
+/** Writes the defaults file and the per-process file; returns every -P file in order. */
+async function writeProperties(job: Job, j: number, dir: string): Promise<string[]> {
+  const props = job.processes[j];
+  const defaults: Record<string, string | number> = {
+    workload: 'site.ycsb.workloads.CoreWorkload',
+    'measurement.interval': 'both',
+  };
+  const own: Record<string, string | number | boolean> = { ...props };
+  if (job.phase === 'run' && !('maxexecutiontime' in props))
+    own.maxexecutiontime = Math.ceil(job.durationSeconds);
+  Object.assign(own, {
+    measurementtype: 'hdrhistogram',
+    'hdrhistogram.fileoutput': true,
+    'hdrhistogram.output.path': dir + path.sep,
+    exporter: JSON_ARRAY_EXPORTER,
+    exportfile: path.join(dir, 'summary.json'),
+    'status.interval': job.statusIntervalSeconds,
+  });
+  const defaultsFile = path.join(dir, 'defaults.properties');
+  const ownFile = path.join(dir, 'process.properties');
+  await fs.writeFile(
+    defaultsFile,
+    toPropertiesText(defaults, 'fleetbench agent defaults (job property files override)'),
+  );
+  await fs.writeFile(
+    ownFile,
+    toPropertiesText(
+      own,
+      `fleetbench ${job.runId}/${job.cellId} loader-${job.loaderIndex} proc-${j} (${job.phase})`,
+    ),
+  );
+  return [defaultsFile, ...job.propertyFiles, ownFile];
+}
+
+function startProcess(
+  index: number,
+  dir: string,
+  java: string,
+  command: string[],
+  deps: AgentDeps,
+  log: (l: string) => void,
+  tag: string,
+  tracker: ProgressTracker,
+  running: () => number,
+  report: () => void,
+): Running {
+  const child = spawn(java, command, {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...deps.env },
+  });
+  liveChildren.add(child);
+  const p: Running = {
+    index,
+    dir,
+    command: [java, ...command],
+    child,
+    startMs: Date.now(),
+    exitCode: null,
+    signal: null,
+    killed: null,
+    done: Promise.resolve(),
+  };
+  if (child.pid !== undefined) deps.onSpawn?.(index, child.pid);
+
+  const stderrLog = createWriteStream(path.join(dir, 'stderr.log'));
+  const stdoutLog = createWriteStream(path.join(dir, 'stdout.log'));
+  child.stderr?.pipe(stderrLog);
+  child.stdout?.pipe(stdoutLog);
+  const prefix = `[${tag}/proc-${index}]`;
+  if (child.stderr) {
+    readline.createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
+      const status = parseStatusLine(line);
+      if (status) {
+        log(`${prefix} ${line}`);
+        tracker.add(index, status);
+        if (tracker.freshCount() >= running()) report();
+      } else if (/Exception|Error|error:|Invalid|Could not|Missing property/.test(line)) {
+        log(`${prefix} ${line}`);
+      }
+    });
+  }
+  const closed = (s: NodeJS.WritableStream): Promise<void> =>
+    new Promise((resolve) => {
+      s.once('finish', () => resolve());
+      s.once('error', () => resolve());
+    });
+  const exited = new Promise<void>((resolve) => {
+    child.once('error', (err) => {
+      // spawn failure (e.g. java not found): no 'close' follows for a process that never started
+      stderrLog.end(`agent: cannot start ${java}: ${err.message}\n`);
+      stdoutLog.end();
+      p.exitCode = null;
+      p.signal = null;
+      p.endMs ??= Date.now();
+      liveChildren.delete(child);
+      resolve();
+    });
+    child.once('close', (code, signal) => {
+      p.exitCode = code;
+      p.signal = signal;
+      p.endMs ??= Date.now();
+      liveChildren.delete(child);
+      resolve();
+    });
+  });
+  p.done = exited.then(() => Promise.all([closed(stderrLog), closed(stdoutLog)])).then(() => undefined);
+  return p;
+}
+
+async function finishProcess(
+  job: Job,
+  p: Running,
+  store: ObjectStore,
+  host: string,
+): Promise<ProcessManifest> {
+  let summary: Summary | { error: string };
+  try {
+    summary = parseSummary(await fs.readFile(path.join(p.dir, 'summary.json'), 'utf8'));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    summary = { error: e.code === 'ENOENT' ? 'summary.json was not written' : e.message };
+  }
+  const props = job.processes[p.index];
+  const expectedInserts =
+    job.phase === 'load' ? Number(props.insertcount ?? props.recordcount ?? Number.NaN) : undefined;
+  const error = judgeProcess({
+    phase: job.phase,
+    exitCode: p.exitCode,
+    signal: p.signal,
+    killed: p.killed ?? undefined,
+    summary,
+    expectedInserts: Number.isFinite(expectedInserts) ? expectedInserts : undefined,
+    maxErrorFraction: job.maxErrorFraction,
+  });
+
+  const names = (await fs.readdir(p.dir)).sort();
+  const uploads = names.filter(
+    (n) => n.endsWith('.hdr') || n === 'summary.json' || n === 'stderr.log' || n === 'process.properties',
+  );
+  if (names.includes('stdout.log') && (await fs.stat(path.join(p.dir, 'stdout.log'))).size > 0)
+    uploads.push('stdout.log');
+  const prefix = joinKey(`loader-${job.loaderIndex}`, `proc-${p.index}`);
+  for (const n of uploads) await store.putFile(joinKey(prefix, n), path.join(p.dir, n));
+
+  const ok = 'error' in summary ? undefined : summary;
+  const manifest: ProcessManifest = {
+    runId: job.runId,
+    cellId: job.cellId,
+    loader: job.loaderIndex,
+    process: p.index,
+    phase: job.phase,
+    host,
+    pid: p.child.pid ?? null,
+    command: p.command,
+    exitCode: p.exitCode,
+    signal: p.signal,
+    killed: p.killed,
+    startMs: p.startMs,
+    endMs: p.endMs ?? Date.now(),
+    counts: ok ? Object.fromEntries(Object.entries(ok.returns).filter(([op]) => op !== 'CLEANUP')) : {},
+    operations: ok ? opTotals(ok).total : 0,
+    measurements: ok ? ok.operations : {},
+    files: [...uploads, 'manifest.json'],
+    error: error ?? null,
+  };
+  // The manifest goes last: its presence means the process's upload is complete.
+  await store.putJson(joinKey(prefix, 'manifest.json'), manifest);
+  return manifest;
+}

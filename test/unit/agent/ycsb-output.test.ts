@@ -1,0 +1,182 @@
+/** Parsing YCSB 0.17.0 output; the literal lines are real YCSB output quoted in shared/reference/ycsb.md. */
+import {
+  judgeProcess,
+  opTotals,
+  parseStatusLine,
+  parseSummary,
+  Summary,
+} from '../../../loader/agent/src/ycsb-output';
+import { toPropertiesText } from '../../../loader/agent/src/properties';
+import { ProgressTracker, formatEmf, formatPlain } from '../../../loader/agent/src/progress';
+
+const RUN_LINE =
+  '2026-11-22 10:06:34:401 1 sec: 1989 operations; 1981 current ops/sec; est completion in 1 second [READ: Count=992, Max=4987, Min=0, Avg=620.9, 90=1132, 99=2679, 99.9=4399, 99.99=4987] [UPDATE: Count=862, Max=6243, Min=0, Avg=594.86, 90=1131, 99=2647, 99.9=5703, 99.99=6243] [Intended-READ: Count=869, Max=21311, Min=47, Avg=1270.68, 90=1877, 99=13839, 99.9=20463, 99.99=21311] [Intended-UPDATE: Count=849, Max=19919, Min=61, Avg=1307.57, 90=2465, 99=15831, 99.9=19343, 99.99=19919] ';
+const FIRST_LINE =
+  '2026-11-22 10:06:24:633 0 sec: 170 operations; ∞ current ops/sec; est completion in 0 second [INSERT: Count=189, Max=10175, Min=0, Avg=752.43, 90=1167, 99=6183, 99.9=10175, 99.99=10175] ';
+
+describe('status lines', () => {
+  test('run-phase line with four measurements', () => {
+    const s = parseStatusLine(RUN_LINE);
+    expect(s).toBeDefined();
+    expect(s!.elapsedSeconds).toBe(1);
+    expect(s!.totalOps).toBe(1989);
+    expect(s!.currentOpsPerSec).toBe(1981);
+    expect(Object.keys(s!.ops)).toEqual(['READ', 'UPDATE', 'Intended-READ', 'Intended-UPDATE']);
+    expect(s!.ops.READ).toEqual({
+      count: 992,
+      maxUs: 4987,
+      minUs: 0,
+      avgUs: 620.9,
+      p90Us: 1132,
+      p99Us: 2679,
+      p999Us: 4399,
+      p9999Us: 4987,
+    });
+    expect(s!.ops['Intended-UPDATE'].p99Us).toBe(15831);
+  });
+
+  test('first line: infinite current throughput', () => {
+    const s = parseStatusLine(FIRST_LINE)!;
+    expect(s.currentOpsPerSec).toBe(Infinity);
+    expect(s.ops.INSERT.count).toBe(189);
+    expect(s.ops.INSERT.p99Us).toBe(6183);
+  });
+
+  test('label prefix, no current throughput (0 ops), no fragments', () => {
+    const s = parseStatusLine(
+      'loader-1 2026-11-22 10:06:24:633 0 sec: 0 operations; est completion in 3 seconds ',
+    )!;
+    expect(s.totalOps).toBe(0);
+    expect(s.currentOpsPerSec).toBeUndefined();
+    expect(s.ops).toEqual({});
+  });
+
+  test('other stderr lines are not status lines', () => {
+    for (const l of [
+      'YCSB Client 0.17.0',
+      'Loading workload...',
+      'Starting test.',
+      'Maximum execution time specified as: 20 secs',
+    ]) {
+      expect(parseStatusLine(l)).toBeUndefined();
+    }
+  });
+});
+
+const summaryOf = (entries: [string, string, number][]): string =>
+  JSON.stringify(entries.map(([metric, measurement, value]) => ({ metric, measurement, value })));
+
+describe('summary', () => {
+  const text = summaryOf([
+    ['OVERALL', 'RunTime(ms)', 1509],
+    ['OVERALL', 'Throughput(ops/sec)', 1988.0715705765408],
+    ['TOTAL_GCs', 'Count', 0],
+    ['READ', 'Operations', 17],
+    ['READ', 'Return=OK', 17],
+    ['READ', 'Return=NOT_FOUND', 2],
+    ['READ', 'Return=ERROR', 1],
+    ['READ-FAILED', 'Operations', 3],
+    ['CLEANUP', 'Operations', 4],
+    ['UPDATE', 'Return=OK', 10],
+    ['Intended-READ', 'Operations', 17],
+  ]);
+
+  test('counts by op/status and measurement operations', () => {
+    const s = parseSummary(text);
+    expect(s.runtimeMs).toBe(1509);
+    expect(s.returns).toEqual({ READ: { OK: 17, NOT_FOUND: 2, ERROR: 1 }, UPDATE: { OK: 10 } });
+    expect(s.operations).toEqual({ READ: 17, 'READ-FAILED': 3, CLEANUP: 4, 'Intended-READ': 17 });
+    expect(opTotals(s)).toEqual({
+      total: 30,
+      ok: 27,
+      errors: 1,
+      byStatus: { OK: 27, NOT_FOUND: 2, ERROR: 1 },
+    });
+  });
+
+  test('not a JSON array -> error', () => {
+    expect(() => parseSummary('{} {}')).toThrow(/not valid JSON/);
+    expect(() => parseSummary('{}')).toThrow(/not a JSON array/);
+  });
+});
+
+describe('judging a process', () => {
+  const ok: Summary = { returns: { READ: { OK: 100 }, UPDATE: { OK: 90, ERROR: 10 } }, operations: {} };
+  const base = { phase: 'run' as const, exitCode: 0, signal: null, maxErrorFraction: 0.5 };
+
+  test('healthy', () => {
+    expect(judgeProcess({ ...base, summary: ok })).toBeUndefined();
+  });
+  test('exit code 0 but every op failed', () => {
+    expect(judgeProcess({ ...base, summary: { returns: { READ: { ERROR: 5 } }, operations: {} } })).toBe(
+      'all 5 operations failed (ERROR=5)',
+    );
+  });
+  test('ERROR dominating', () => {
+    const r = judgeProcess({ ...base, summary: { returns: { READ: { OK: 4, ERROR: 6 } }, operations: {} } });
+    expect(r).toMatch(/^6 of 10 operations returned an error/);
+  });
+  test('throttles and not-found are outcomes, not errors', () => {
+    const s = { returns: { READ: { OK: 1, THROTTLED: 50, NOT_FOUND: 50 } }, operations: {} };
+    expect(judgeProcess({ ...base, summary: s })).toBeUndefined();
+  });
+  test('no summary / no operations / exit code / deadline', () => {
+    expect(judgeProcess({ ...base, summary: { error: 'summary.json was not written' } })).toBe(
+      'no usable summary (summary.json was not written)',
+    );
+    expect(judgeProcess({ ...base, summary: { returns: { CLEANUP: { OK: 4 } }, operations: {} } })).toBe(
+      'no operations were executed',
+    );
+    expect(judgeProcess({ ...base, exitCode: 1, summary: ok })).toBe('exit code 1');
+    expect(judgeProcess({ ...base, exitCode: 143, killed: 'deadline', summary: { error: 'x' } })).toBe(
+      'killed at the deadline; exit code 143; no usable summary (x)',
+    );
+  });
+  test('load phase: every expected insert must succeed', () => {
+    const s = { returns: { INSERT: { OK: 9990, ERROR: 1 } }, operations: {} };
+    expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 10000, summary: s })).toBe(
+      'inserted 9990 of 10000 records',
+    );
+    expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 9990, summary: s })).toBeUndefined();
+  });
+});
+
+describe('progress', () => {
+  test('sums ops/s of fresh lines and keeps the worst p99 per op', () => {
+    const t = new ProgressTracker(1000);
+    t.add(0, parseStatusLine(RUN_LINE)!);
+    t.add(1, parseStatusLine(RUN_LINE.replace('1981 current', '19 current').replace('99=2679', '99=9000'))!);
+    const r = t.take(11000, 2);
+    expect(r.opsPerSec).toBe(2000);
+    expect(r.totalOps).toBe(3978);
+    expect(r.reporting).toBe(2);
+    expect(r.ops.READ).toEqual({ count: 1984, p99MaxUs: 9000 });
+    expect(t.freshCount()).toBe(0);
+    const ctx = { runId: 'r', cellId: 'c', loaderIndex: 3, phase: 'run' as const, processCount: 2 };
+    expect(formatPlain(ctx, r)).toBe(
+      '[progress] run=r cell=c loader=3 phase=run t=10s procs=2/2 ops/s=2000 total=3978 | READ 1984 p99<=9000us, UPDATE 1724 p99<=2647us',
+    );
+    const emf = JSON.parse(formatEmf(ctx, r));
+    expect(emf._aws.Timestamp).toBe(11000);
+    expect(emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toEqual([
+      'OpsPerSecond',
+      'P99Us_Intended-READ',
+      'P99Us_Intended-UPDATE',
+      'P99Us_READ',
+      'P99Us_UPDATE',
+    ]);
+    // every metric named in the EMF directive has a value at the top level (EMF requirement)
+    for (const m of emf._aws.CloudWatchMetrics[0].Metrics) expect(typeof emf[m.Name]).toBe('number');
+    for (const d of emf._aws.CloudWatchMetrics[0].Dimensions[0]) expect(typeof emf[d]).toBe('string');
+    expect(emf.OpsPerSecond).toBe(2000);
+    expect(emf.P99Us_READ).toBe(9000);
+  });
+});
+
+describe('properties text', () => {
+  test('escapes separators, leading spaces, non-ASCII; integers without exponent', () => {
+    expect(toPropertiesText({ 'a.b': 'x=y:z', c: ' lead', d: 'é', e: 2000000000, f: true, g: 0.5 })).toBe(
+      'a.b=x\\=y\\:z\nc=\\ lead\nd=\\u00e9\ne=2000000000\nf=true\ng=0.5\n',
+    );
+  });
+});
