@@ -1,0 +1,291 @@
+/**
+ * The run report: one self-contained HTML file (inline CSS and SVG, no scripts, no network) with
+ * the seeds' charts — latency percentiles against read ratio and against throughput target per
+ * distribution — latency and ops/s over time per cell, attainment, and the cost comparison.
+ */
+import { barChart, escapeXml, fmtNum, lineChart, type Series } from './svg';
+
+export interface ReportLatency {
+  p50: number | null;
+  p99: number | null;
+  p999: number | null;
+}
+
+export interface ReportCell {
+  cellId: string;
+  target: string;
+  distribution: string;
+  readProportion: number;
+  targetOpsPerSec: number;
+  achievedOpsPerSec: number | null;
+  goodOpsPerSec: number | null;
+  attainment: number | null;
+  /** Intended (coordinated-omission corrected) latency over all operations, µs. */
+  intended: ReportLatency;
+  /** Service-time latency over all operations, µs. */
+  service: ReportLatency;
+  errors: number;
+  throttles: number;
+  monthlyCostProvisionedUsd: number | null;
+  monthlyCostOnDemandUsd: number | null;
+  monthlyCostUsd: number | null;
+  incomplete: string | null;
+}
+
+export interface ReportPoint {
+  /** Seconds since the cell's measured window began. */
+  t: number;
+  opsPerSec: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+export interface ReportHistory {
+  metric: string;
+  unit: string;
+  points: [number, number][];
+  changes: number[];
+}
+
+export interface ReportData {
+  runId: string;
+  specName: string;
+  startedAt: string;
+  status: string;
+  cells: ReportCell[];
+  series: Record<string, ReportPoint[]>;
+  history?: ReportHistory[];
+  notes?: string[];
+}
+
+const ms = (us: number | null) => (us === null ? null : us / 1000);
+const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
+const usd = (x: number | null) =>
+  x === null ? '–' : `$${x.toLocaleString('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
+const num = (x: number | null, digits = 1) =>
+  x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits });
+
+function uniq<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+function percentileSeries(
+  cells: ReportCell[],
+  x: (c: ReportCell) => number,
+  seriesKey: (c: ReportCell) => string,
+): Series[] {
+  const out: Series[] = [];
+  for (const key of uniq(cells.map(seriesKey))) {
+    const group = cells.filter((c) => seriesKey(c) === key);
+    for (const [label, pick] of [
+      ['P50', (c: ReportCell) => c.intended.p50],
+      ['P99', (c: ReportCell) => c.intended.p99],
+      ['P99.9', (c: ReportCell) => c.intended.p999],
+    ] as const) {
+      const points = group
+        .filter((c) => pick(c) !== null)
+        .map((c) => [x(c), ms(pick(c))!] as [number, number]);
+      if (points.length) out.push({ name: `${key} ${label}`, points });
+    }
+  }
+  return out;
+}
+
+export function renderReport(d: ReportData): string {
+  const sections: string[] = [];
+  const dists = uniq(d.cells.map((c) => c.distribution));
+  const throughputs = uniq(d.cells.map((c) => c.targetOpsPerSec)).sort((a, b) => a - b);
+  const reads = uniq(d.cells.map((c) => c.readProportion)).sort((a, b) => a - b);
+
+  // Summary table
+  sections.push('<h2>Cells</h2>');
+  sections.push(
+    '<table class="cells"><thead><tr><th>cell</th><th>target</th><th>distribution</th><th>read</th><th>target ops/s</th>' +
+      '<th>achieved ops/s</th><th>good ops/s</th><th>attainment</th><th>intended P50 ms</th><th>P99 ms</th><th>P99.9 ms</th>' +
+      '<th>errors</th><th>throttles</th><th>$/month provisioned</th><th>$/month on-demand</th><th>$/month</th></tr></thead><tbody>' +
+      d.cells
+        .map(
+          (c) =>
+            `<tr${c.incomplete ? ' class="incomplete"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incomplete)}">incomplete</span>` : ''}</td>` +
+            `<td>${escapeXml(c.target)}</td><td>${escapeXml(c.distribution)}</td><td>${c.readProportion}</td>` +
+            `<td>${num(c.targetOpsPerSec, 0)}</td><td>${num(c.achievedOpsPerSec)}</td><td>${num(c.goodOpsPerSec)}</td><td>${pct(c.attainment)}</td>` +
+            `<td>${num(ms(c.intended.p50), 3)}</td><td>${num(ms(c.intended.p99), 3)}</td><td>${num(ms(c.intended.p999), 3)}</td>` +
+            `<td>${c.errors}</td><td>${c.throttles}</td><td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
+        )
+        .join('') +
+      '</tbody></table>',
+  );
+
+  // Seeds' charts per distribution
+  for (const dist of dists) {
+    const cells = d.cells.filter((c) => c.distribution === dist);
+    sections.push(`<h2>Distribution: ${escapeXml(dist)}</h2><div class="grid">`);
+    for (const ops of throughputs.slice(-3)) {
+      const atOps = cells.filter((c) => c.targetOpsPerSec === ops);
+      if (atOps.length === 0) continue;
+      sections.push(
+        lineChart({
+          id: `latency-vs-read-${dist}-${ops}`,
+          title: `Intended latency vs read ratio — ${dist}, ${fmtNum(ops)} ops/s target`,
+          xLabel: 'read proportion',
+          yLabel: 'latency (ms)',
+          series: percentileSeries(
+            atOps,
+            (c) => c.readProportion,
+            (c) => c.target,
+          ),
+          logY: true,
+          categoricalX: reads.length > 1,
+        }),
+      );
+    }
+    for (const r of reads) {
+      const atRead = cells.filter((c) => c.readProportion === r);
+      if (atRead.length === 0) continue;
+      sections.push(
+        lineChart({
+          id: `latency-vs-target-${dist}-${r}`,
+          title: `Intended latency vs throughput target — ${dist}, read ${r}`,
+          xLabel: 'target ops/s',
+          yLabel: 'latency (ms)',
+          series: percentileSeries(
+            atRead,
+            (c) => c.targetOpsPerSec,
+            (c) => c.target,
+          ),
+          logY: true,
+        }),
+      );
+      sections.push(
+        lineChart({
+          id: `ops-vs-target-${dist}-${r}`,
+          title: `Good ops/s vs target ("asked vs performed") — ${dist}, read ${r}`,
+          xLabel: 'target ops/s',
+          yLabel: 'good ops/s',
+          series: [
+            ...uniq(atRead.map((c) => c.target)).map((t) => ({
+              name: t,
+              points: atRead
+                .filter((c) => c.target === t && c.goodOpsPerSec !== null)
+                .map((c) => [c.targetOpsPerSec, c.goodOpsPerSec!] as [number, number]),
+            })),
+            {
+              name: 'target',
+              points: atRead.map((c) => [c.targetOpsPerSec, c.targetOpsPerSec] as [number, number]),
+            },
+          ],
+        }),
+      );
+    }
+    sections.push('</div>');
+  }
+
+  // Attainment
+  sections.push('<h2>Attainment (good ops/s ÷ target)</h2>');
+  sections.push(
+    barChart({
+      id: 'attainment',
+      title: 'Attainment per cell',
+      unit: '%',
+      bars: d.cells.map((c) => ({
+        label: c.cellId,
+        value: c.attainment === null ? NaN : c.attainment * 100,
+        group: c.target,
+      })),
+    }),
+  );
+
+  // Over time
+  sections.push('<h2>Over time</h2><div class="grid">');
+  for (const c of d.cells) {
+    const pts = d.series[c.cellId] ?? [];
+    sections.push(
+      lineChart({
+        id: `time-ops-${c.cellId}`,
+        title: `${c.cellId}: ops/s over time`,
+        xLabel: 'seconds',
+        yLabel: 'ops/s',
+        series: [{ name: 'ops/s', points: pts.map((p) => [p.t, p.opsPerSec] as [number, number]) }],
+        height: 240,
+      }),
+    );
+    sections.push(
+      lineChart({
+        id: `time-latency-${c.cellId}`,
+        title: `${c.cellId}: latency over time`,
+        xLabel: 'seconds',
+        yLabel: 'latency (ms)',
+        series: [
+          {
+            name: 'P50',
+            points: pts.filter((p) => p.p50 !== null).map((p) => [p.t, ms(p.p50)!] as [number, number]),
+          },
+          {
+            name: 'P99',
+            points: pts.filter((p) => p.p99 !== null).map((p) => [p.t, ms(p.p99)!] as [number, number]),
+          },
+        ],
+        logY: true,
+        height: 240,
+      }),
+    );
+  }
+  sections.push('</div>');
+
+  // Cost
+  sections.push('<h2>Monthly cost at the measured throughput</h2>');
+  const costBars = d.cells.flatMap((c) => [
+    ...(c.monthlyCostProvisionedUsd !== null
+      ? [{ label: `${c.cellId} provisioned`, value: c.monthlyCostProvisionedUsd, group: 'provisioned' }]
+      : []),
+    ...(c.monthlyCostOnDemandUsd !== null
+      ? [{ label: `${c.cellId} on-demand`, value: c.monthlyCostOnDemandUsd, group: 'on-demand' }]
+      : []),
+    ...(c.monthlyCostProvisionedUsd === null && c.monthlyCostOnDemandUsd === null && c.monthlyCostUsd !== null
+      ? [{ label: c.cellId, value: c.monthlyCostUsd, group: 'fixed' }]
+      : []),
+  ]);
+  sections.push(
+    costBars.length
+      ? barChart({ id: 'cost', title: 'Monthly cost (USD)', unit: 'USD', bars: costBars })
+      : '<p>No cost figures.</p>',
+  );
+
+  if (d.history?.length) {
+    sections.push('<h2>History</h2><div class="grid">');
+    for (const h of d.history)
+      sections.push(
+        lineChart({
+          id: `history-${h.metric}`,
+          title: `${h.metric} over runs`,
+          xLabel: 'run',
+          yLabel: h.unit,
+          series: [{ name: h.metric, points: h.points, marks: h.changes }],
+          height: 240,
+        }),
+      );
+    sections.push('</div>');
+  }
+
+  const notes = (d.notes ?? []).map((n) => `<li>${escapeXml(n)}</li>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>fleetbench — ${escapeXml(d.specName)} — ${escapeXml(d.runId)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
+td:first-child,th:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
+tr.incomplete{background:#fff4e5}.flag{color:#b45309;font-weight:600}
+.grid{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0}figcaption{font-weight:600;font-size:13px}
+.tick{font-size:10px;fill:#555}.axis{font-size:11px;fill:#333}.legend{font-size:11px}
+</style></head><body>
+<h1>fleetbench report — ${escapeXml(d.specName)}</h1>
+<p>Run <code>${escapeXml(d.runId)}</code>, started ${escapeXml(d.startedAt)}, status <strong>${escapeXml(d.status)}</strong>.
+Latencies are intended (coordinated-omission corrected) unless marked service time; percentiles are merged from every process's HdrHistogram, never averaged.</p>
+${notes ? `<ul class="notes">${notes}</ul>` : ''}
+${sections.join('\n')}
+</body></html>
+`;
+}
