@@ -1,0 +1,115 @@
+/**
+ * `fleetbench aggregate <dir> [--warmup-seconds N] [--cooldown-seconds N] [--target-ops N] [--series] [--json]`:
+ * merges the HDR interval logs of every `loader-<i>/proc-<j>/` under <dir> (one cell) and prints
+ * per-operation latency (µs), throughput, status counts, good ops/s, attainment and what is missing.
+ */
+import { Command } from 'commander';
+import { InputError } from '../../core/errors';
+import { readCellDir } from '../../core/results/input';
+import { aggregateCell, CellAggregate } from '../../core/results/aggregate';
+
+interface AggregateFlags {
+  warmupSeconds?: string;
+  cooldownSeconds?: string;
+  targetOps?: string;
+  series?: boolean;
+  json?: boolean;
+}
+
+function number(flag: string, v: string | undefined, positive: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || (positive ? n <= 0 : n < 0)) {
+    throw new InputError([
+      { path: flag, message: `expected a number ${positive ? '> 0' : '>= 0'}, got "${v}"` },
+    ]);
+  }
+  return n;
+}
+
+/** The `--json` document. */
+export function aggregateDocument(agg: CellAggregate, withSeries = false): Record<string, unknown> {
+  const doc: Record<string, unknown> = {
+    ops: agg.ops,
+    statuses: agg.statuses,
+    goodOpsPerSec: agg.goodOpsPerSec,
+    ...(agg.attainment !== null ? { attainment: agg.attainment } : {}),
+    incomplete: agg.incomplete,
+    achievedOpsPerSec: agg.achievedOpsPerSec,
+    errorRate: agg.errorRate,
+    throttledAttempts: agg.throttledAttempts,
+    window: agg.window,
+    processes: agg.processes.length,
+    loaders: agg.loaders,
+  };
+  if (withSeries) doc.series = agg.series;
+  return doc;
+}
+
+function fmt(v: number, digits = 0): string {
+  return v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function table(agg: CellAggregate): string {
+  const lines: string[] = [];
+  const w = agg.window;
+  lines.push(
+    `window: ${new Date(w.startMs).toISOString()} .. ${new Date(w.endMs).toISOString()} ` +
+      `(warm-up ${w.warmupSeconds} s, cool-down ${w.cooldownSeconds} s), measured ${fmt(w.measuredSeconds, 3)} s, ` +
+      `${agg.processes.length} processes on ${agg.loaders} loaders`,
+  );
+  const head = ['op', 'count', 'ops/s', 'mean', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'p99.99', 'max'];
+  const rows = Object.entries(agg.ops).map(([name, s]) => [
+    name,
+    fmt(s.count),
+    fmt(s.throughput, 1),
+    fmt(s.mean, 1),
+    ...[s.min, s.p50, s.p90, s.p95, s.p99, s.p999, s.p9999, s.max].map((x) => fmt(x)),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]): string =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  lines.push('latency in µs', line(head), ...rows.map(line));
+  for (const [op, per] of Object.entries(agg.statuses)) {
+    lines.push(
+      `${op} returns (whole run): ${Object.entries(per)
+        .map(([s, n]) => `${s}=${n}`)
+        .join(' ')}`,
+    );
+  }
+  lines.push(
+    `good ops/s ${fmt(agg.goodOpsPerSec, 1)}, achieved ops/s ${fmt(agg.achievedOpsPerSec, 1)}, ` +
+      `error rate ${agg.errorRate === null ? 'n/a' : fmt(agg.errorRate * 100, 3) + ' %'}, ` +
+      `throttled attempts ${agg.throttledAttempts}` +
+      (agg.attainment !== null
+        ? `, attainment ${fmt(agg.attainment * 100, 1)} % of ${agg.targetOpsPerSec} ops/s`
+        : ''),
+  );
+  lines.push(agg.incomplete.length ? `INCOMPLETE:\n  ${agg.incomplete.join('\n  ')}` : 'complete');
+  return lines.join('\n') + '\n';
+}
+
+export function register(program: Command): void {
+  program
+    .command('aggregate')
+    .description(
+      'merge the HDR interval logs of every loader-<i>/proc-<j>/ of one cell into exact percentiles',
+    )
+    .argument('<dir>', 'directory of loader-<i>/proc-<j>/ outputs (*.hdr, summary.json, manifest.json)')
+    .option('--warmup-seconds <n>', 'exclude intervals starting in the first N seconds of the cell', '0')
+    .option('--cooldown-seconds <n>', 'exclude intervals starting in the last N seconds of the cell', '0')
+    .option('--target-ops <n>', "the cell's throughput target in ops/s (gives attainment)")
+    .option('--series', 'include the 10 s time series in the JSON document')
+    .option('--json', 'print one JSON document')
+    .action((dir: string, flags: AggregateFlags) => {
+      const targetOpsPerSec = number('--target-ops', flags.targetOps, true);
+      const agg = aggregateCell(readCellDir(dir), {
+        warmupSeconds: number('--warmup-seconds', flags.warmupSeconds, false),
+        cooldownSeconds: number('--cooldown-seconds', flags.cooldownSeconds, false),
+        ...(targetOpsPerSec !== undefined ? { targetOpsPerSec } : {}),
+      });
+      if (flags.json)
+        process.stdout.write(JSON.stringify(aggregateDocument(agg, flags.series), null, 2) + '\n');
+      else process.stdout.write(table(agg));
+    });
+}

@@ -1,0 +1,189 @@
+/**
+ * Builds table rows (see schema.ts) from aggregation results, validates them against the table
+ * definition and serialises them as JSON lines.
+ */
+import { CellAggregate, LatencyStats } from './aggregate';
+import { FAMILIES, FAMILY_STATS, STATUS_COLUMNS, TableDef, tableDef } from './schema';
+
+export type Row = Record<string, string | number | boolean | null>;
+
+export interface RunMeta {
+  runId: string;
+  specName: string;
+  /** run start, epoch ms (gives run_date) */
+  startedAtMs: number;
+}
+
+export interface CellMeta extends RunMeta {
+  cellId: string;
+  targetId: string;
+  targetKind: string;
+  distribution: string;
+  readProportion: number;
+  updateProportion: number;
+}
+
+export interface CellCosts {
+  monthlyCostProvisionedUsd?: number | null;
+  monthlyCostOnDemandUsd?: number | null;
+  monthlyCostUsd?: number | null;
+}
+
+export function runDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+function partition(meta: RunMeta): Row {
+  return { run_date: runDate(meta.startedAtMs), spec_name: meta.specName };
+}
+
+function familyStat(s: LatencyStats, stat: (typeof FAMILY_STATS)[number]): number | null {
+  if (stat === 'count') return s.count;
+  if (s.count === 0) return null;
+  return s[stat];
+}
+
+export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCosts = {}): Row {
+  const row: Row = {
+    ...partition(meta),
+    run_id: meta.runId,
+    cell_id: meta.cellId,
+    target_id: meta.targetId,
+    target_kind: meta.targetKind,
+    distribution: meta.distribution,
+    read_proportion: meta.readProportion,
+    update_proportion: meta.updateProportion,
+    target_ops_per_sec: agg.targetOpsPerSec,
+    window_start_ms: agg.window.startMs,
+    window_end_ms: agg.window.endMs,
+    measured_seconds: agg.window.measuredSeconds,
+    warmup_seconds: agg.window.warmupSeconds,
+    cooldown_seconds: agg.window.cooldownSeconds,
+    loaders: agg.loaders,
+    processes: agg.processes.length,
+    achieved_ops_per_sec: agg.achievedOpsPerSec,
+    good_ops_per_sec: agg.goodOpsPerSec,
+    attainment: agg.attainment,
+  };
+  for (const f of FAMILIES) {
+    const fam = agg.families[f.key];
+    for (const kind of ['service', 'intended'] as const) {
+      for (const s of FAMILY_STATS) {
+        const name = s === 'count' ? `${f.prefix}_${kind}_count` : `${f.prefix}_${kind}_${s}_us`;
+        row[name] = familyStat(fam[kind], s);
+      }
+    }
+  }
+  const named = new Set<string>(STATUS_COLUMNS.map((s) => s.status));
+  for (const s of STATUS_COLUMNS) row[s.column] = 0;
+  row.status_other = 0;
+  for (const per of Object.values(agg.statuses)) {
+    for (const [status, n] of Object.entries(per)) {
+      const c = STATUS_COLUMNS.find((x) => x.status === status);
+      if (c) row[c.column] = (row[c.column] as number) + n;
+      else if (!named.has(status)) row.status_other = (row.status_other as number) + n;
+    }
+  }
+  row.errors = agg.failedOps;
+  row.error_rate = agg.errorRate;
+  row.throttled_attempts = agg.throttledAttempts;
+  row.incomplete = agg.incomplete.length > 0;
+  row.incomplete_reason = agg.incomplete.length ? agg.incomplete.join('; ') : null;
+  const monthly = costs.monthlyCostUsd ?? null;
+  row.monthly_cost_provisioned_usd = costs.monthlyCostProvisionedUsd ?? null;
+  row.monthly_cost_on_demand_usd = costs.monthlyCostOnDemandUsd ?? null;
+  row.monthly_cost_usd = monthly;
+  // a month of good operations at the achieved rate: 30 days × 86,400 s (the cost model's month)
+  const monthlyOps = agg.goodOpsPerSec * 30 * 86_400;
+  row.cost_per_million_ops_usd = monthly !== null && monthlyOps > 0 ? monthly / (monthlyOps / 1e6) : null;
+  return validateRow(tableDef('cells'), row);
+}
+
+export function buildIntervalRows(meta: CellMeta, agg: CellAggregate, bucketSeconds = 10): Row[] {
+  const rows: Row[] = [];
+  for (const b of agg.series) {
+    for (const [op, p] of Object.entries(b.ops).sort((x, y) => x[0].localeCompare(y[0]))) {
+      rows.push(
+        validateRow(tableDef('intervals'), {
+          ...partition(meta),
+          run_id: meta.runId,
+          cell_id: meta.cellId,
+          op,
+          bucket_start_ms: b.startMs,
+          offset_seconds: b.offsetSeconds,
+          bucket_seconds: bucketSeconds,
+          in_window: b.inWindow,
+          count: p.count,
+          ops_per_sec: p.opsPerSec,
+          p50_us: p.p50,
+          p99_us: p.p99,
+          max_us: p.max,
+        }),
+      );
+    }
+  }
+  return rows;
+}
+
+export interface RunSummaryInput extends RunMeta {
+  endedAtMs: number | null;
+  status: 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'RUNNING';
+  mode: 'aws' | 'local';
+  region: string | null;
+  priceBook: string | null;
+  cellsTotal: number;
+  runCostEstimateUsd: number | null;
+}
+
+export function buildRunRow(run: RunSummaryInput, cellRows: Row[]): Row {
+  return validateRow(tableDef('runs'), {
+    ...partition(run),
+    run_id: run.runId,
+    started_at_ms: run.startedAtMs,
+    ended_at_ms: run.endedAtMs,
+    status: run.status,
+    mode: run.mode,
+    region: run.region,
+    price_book: run.priceBook,
+    cells_total: run.cellsTotal,
+    cells_incomplete: cellRows.filter((r) => r.incomplete === true).length,
+    run_cost_estimate_usd: run.runCostEstimateUsd,
+  });
+}
+
+/** Checks a row has exactly the table's columns (and partition keys) with the declared types. */
+export function validateRow(table: TableDef, row: Row): Row {
+  const problems: string[] = [];
+  const cols = [...table.partitionKeys, ...table.columns];
+  const known = new Set(cols.map((c) => c.name));
+  for (const k of Object.keys(row)) if (!known.has(k)) problems.push(`${k}: not a column of ${table.name}`);
+  for (const c of cols) {
+    const v = row[c.name];
+    if (v === undefined) problems.push(`${c.name}: missing`);
+    else if (v === null) {
+      if (!c.nullable) problems.push(`${c.name}: null in a non-nullable column`);
+    } else if (c.type === 'string' && typeof v !== 'string') problems.push(`${c.name}: expected a string`);
+    else if (c.type === 'boolean' && typeof v !== 'boolean') problems.push(`${c.name}: expected a boolean`);
+    else if (c.type === 'bigint' && !(typeof v === 'number' && Number.isSafeInteger(v))) {
+      problems.push(`${c.name}: expected an integer`);
+    } else if (c.type === 'double' && !(typeof v === 'number' && Number.isFinite(v))) {
+      problems.push(`${c.name}: expected a finite number`);
+    }
+  }
+  if (problems.length) throw new Error(`invalid ${table.name} row: ${problems.join('; ')}`);
+  return row;
+}
+
+/** JSON lines, columns in table order. */
+export function toJsonLines(table: TableDef, rows: Row[]): string {
+  const order = [...table.columns, ...table.partitionKeys].map((c) => c.name);
+  return (
+    rows.map((r) => JSON.stringify(Object.fromEntries(order.map((k) => [k, r[k]])))).join('\n') +
+    (rows.length ? '\n' : '')
+  );
+}
+
+/** Object key of a table file: `tables/<table>/run_date=…/spec_name=…/<file>.jsonl`. */
+export function tableObjectKey(table: TableDef, meta: RunMeta, file: string): string {
+  return `tables/${table.name}/run_date=${runDate(meta.startedAtMs)}/spec_name=${encodeURIComponent(meta.specName)}/${file}.jsonl`;
+}

@@ -1,0 +1,52 @@
+/**
+ * Renders docs/results-schema.md from the table definitions in schema.ts.
+ * Regenerate: `npm run docs:results-schema` (a unit test fails when the file is stale).
+ */
+import { TABLES } from './schema';
+
+export const RESULTS_SCHEMA_DOC = 'docs/results-schema.md';
+
+export function renderSchemaMarkdown(): string {
+  const out: string[] = [
+    '# Result tables',
+    '',
+    '<!-- Generated from lib/core/results/schema.ts by `npm run docs:results-schema`; do not edit. -->',
+    '',
+    'Rows are JSON lines under `tables/<table>/run_date=<YYYY-MM-DD>/spec_name=<name>/` (same keys in S3',
+    'and in the local results directory); Glue tables (Athena) and the local DuckDB views are generated',
+    'from the same definitions. Times are epoch milliseconds, latencies microseconds (HdrHistogram',
+    '`getValueAtPercentile` semantics over the merged histograms of every process of every loader);',
+    'a nullable column holds `null` when the value is not known.',
+    '',
+    'How the aggregator fills them (see `lib/core/results/aggregate.ts`):',
+    '',
+    '- The measured window is `[cell start + warm-up, cell end − cool-down)`, cell start/end being the earliest',
+    '  `startMs` / latest `endMs` of the process manifests. An HDR interval is counted when its absolute',
+    '  start (log `StartTime` + interval start) lies in the window: an interval straddling the warm-up',
+    '  boundary is left out whole, one straddling the cool-down boundary is counted whole.',
+    '- `measured_seconds` = latest end − earliest start of the counted intervals; all ops/s divide by it.',
+    "- Status counts (`status_*`) are YCSB's `Return=` totals over the whole run (YCSB reports no per-interval",
+    '  statuses); `errors`, `error_rate` and `throttled_attempts` come from the HDR logs of the window.',
+    '- A cell is `incomplete` when a process has no manifest, a non-zero exit code, no summary or no logs.',
+    '',
+  ];
+  for (const t of TABLES) {
+    out.push(`## \`${t.name}\``, '', t.description, '');
+    out.push('| column | type | nullable | description |', '| --- | --- | --- | --- |');
+    for (const c of t.partitionKeys) {
+      out.push(`| \`${c.name}\` | ${c.type} | no | partition key: ${c.description} |`);
+    }
+    for (const c of t.columns) {
+      out.push(`| \`${c.name}\` | ${c.type} | ${c.nullable ? 'yes' : 'no'} | ${c.description} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+if (require.main === module) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require('node:fs') as typeof import('node:fs');
+  fs.writeFileSync(RESULTS_SCHEMA_DOC, renderSchemaMarkdown());
+  process.stdout.write(`wrote ${RESULTS_SCHEMA_DOC}\n`);
+}

@@ -1,0 +1,207 @@
+/**
+ * The result tables, defined once. From these definitions come the Glue table columns (AWS), the DuckDB
+ * views (local mode), `docs/results-schema.md`, and the row validation in `rows.ts`.
+ *
+ * Rows are JSON lines under `tables/<table>/run_date=<YYYY-MM-DD>/spec_name=<name>/<file>.jsonl`. Each row
+ * also carries its partition values as fields (Athena's JSON SerDe ignores them; DuckDB reads them).
+ * Times are epoch milliseconds (bigint); latencies are microseconds; null means "not known".
+ */
+
+export type ColumnType = 'string' | 'bigint' | 'double' | 'boolean';
+
+export interface Column {
+  name: string;
+  /** Athena / Glue type (DuckDB: string→VARCHAR, bigint→BIGINT, double→DOUBLE, boolean→BOOLEAN) */
+  type: ColumnType;
+  nullable: boolean;
+  description: string;
+}
+
+export interface TableDef {
+  name: 'runs' | 'cells' | 'intervals';
+  description: string;
+  partitionKeys: Column[];
+  columns: Column[];
+}
+
+const col = (name: string, type: ColumnType, description: string, nullable = false): Column => ({
+  name,
+  type,
+  nullable,
+  description,
+});
+
+const PARTITION_KEYS: Column[] = [
+  col('run_date', 'string', 'UTC date the run started, YYYY-MM-DD'),
+  col('spec_name', 'string', "the run spec's name"),
+];
+
+/** Op families reported as columns of `cells`: prefix and what it merges. */
+export const FAMILIES = [
+  { key: 'READ', prefix: 'read', what: 'READ' },
+  { key: 'UPDATE', prefix: 'update', what: 'UPDATE' },
+  { key: 'ALL', prefix: 'all', what: 'all base operations (READ, UPDATE, INSERT, SCAN, DELETE)' },
+] as const;
+
+export const FAMILY_STATS = ['count', 'mean', 'p50', 'p90', 'p99', 'p999', 'p9999', 'max'] as const;
+
+/** Statuses with their own column in `cells`; any other Return= status adds to status_other. */
+export const STATUS_COLUMNS = [
+  { status: 'OK', column: 'status_ok' },
+  { status: 'ERROR', column: 'status_error' },
+  { status: 'NOT_FOUND', column: 'status_not_found' },
+  { status: 'THROTTLED', column: 'status_throttled' },
+] as const;
+
+function familyColumns(): Column[] {
+  const out: Column[] = [];
+  for (const f of FAMILIES) {
+    for (const kind of ['service', 'intended'] as const) {
+      const timing =
+        kind === 'service'
+          ? 'service time (call to return)'
+          : 'intended time (from the scheduled start; Intended-)';
+      for (const s of FAMILY_STATS) {
+        if (s === 'count') {
+          out.push(
+            col(`${f.prefix}_${kind}_count`, 'bigint', `successful ${f.what} operations timed (${kind})`),
+          );
+          continue;
+        }
+        const label =
+          s === 'mean'
+            ? 'mean'
+            : s === 'max'
+              ? 'maximum'
+              : `${s.slice(1, 3)}${s.length > 3 ? '.' + s.slice(3) : ''}th percentile`;
+        out.push(
+          col(
+            `${f.prefix}_${kind}_${s}_us`,
+            'double',
+            `${label} ${timing} of successful ${f.what}, µs`,
+            true,
+          ),
+        );
+      }
+    }
+  }
+  return out;
+}
+
+export const TABLES: readonly TableDef[] = [
+  {
+    name: 'runs',
+    description: 'One row per benchmark run.',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'unique id of the run'),
+      col('started_at_ms', 'bigint', 'run start, epoch ms'),
+      col('ended_at_ms', 'bigint', 'run end, epoch ms', true),
+      col('status', 'string', 'SUCCEEDED, FAILED, ABORTED or RUNNING'),
+      col('mode', 'string', 'aws or local'),
+      col('region', 'string', 'AWS region (null in local mode)', true),
+      col('price_book', 'string', 'id of the price book used for costs', true),
+      col('cells_total', 'bigint', 'cells in the plan'),
+      col('cells_incomplete', 'bigint', 'cells marked incomplete'),
+      col('run_cost_estimate_usd', 'double', 'estimated AWS cost of the run itself', true),
+    ],
+  },
+  {
+    name: 'cells',
+    description:
+      'One row per cell (target × distribution × read ratio × throughput target): the merged HDR logs of ' +
+      'every process of every loader over the measured window.',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'the run'),
+      col('cell_id', 'string', 'the cell, unique within the run'),
+      col('target_id', 'string', 'the target system id from the spec'),
+      col('target_kind', 'string', 'dynamodb, scylla-alternator, scylla-cql, external, dynamodb-local, ...'),
+      col('distribution', 'string', 'request distribution: uniform, zipfian, hotspot, ...'),
+      col('read_proportion', 'double', 'YCSB readproportion'),
+      col('update_proportion', 'double', 'YCSB updateproportion'),
+      col('target_ops_per_sec', 'double', 'throughput target of the cell (null: unthrottled)', true),
+      col('window_start_ms', 'bigint', 'measured window start (cell start + warm-up), epoch ms'),
+      col('window_end_ms', 'bigint', 'measured window end (cell end − cool-down), epoch ms'),
+      col('measured_seconds', 'double', 'span of the counted intervals; divisor of every ops/s'),
+      col('warmup_seconds', 'double', 'warm-up excluded'),
+      col('cooldown_seconds', 'double', 'cool-down excluded'),
+      col('loaders', 'bigint', 'loader instances with output'),
+      col('processes', 'bigint', 'YCSB processes with output'),
+      col('achieved_ops_per_sec', 'double', '(successful + failed operations) ÷ measured_seconds'),
+      col('good_ops_per_sec', 'double', 'successful operations ÷ measured_seconds'),
+      col('attainment', 'double', 'good_ops_per_sec ÷ target_ops_per_sec', true),
+      ...familyColumns(),
+      ...STATUS_COLUMNS.map((s) =>
+        col(s.column, 'bigint', `Σ Return=${s.status} over all processes (whole run, as YCSB reports it)`),
+      ),
+      col('status_other', 'bigint', 'Σ of every other Return= status (whole run)'),
+      col('errors', 'bigint', 'failed operations in the window (Σ <OP>-FAILED latency samples)'),
+      col('error_rate', 'double', 'errors ÷ (successful + failed operations) in the window', true),
+      col('throttled_attempts', 'bigint', 'throttled attempts in the window (Σ <OP>-THROTTLED samples)'),
+      col('incomplete', 'boolean', 'a loader or process is missing or failed'),
+      col('incomplete_reason', 'string', 'which loaders/processes and why, "; "-separated', true),
+      col('monthly_cost_provisioned_usd', 'double', 'cost model: provisioned capacity, per month', true),
+      col('monthly_cost_on_demand_usd', 'double', 'cost model: on-demand, per month', true),
+      col('monthly_cost_usd', 'double', 'cost model: the pricing the target uses, per month', true),
+      col('cost_per_million_ops_usd', 'double', 'monthly_cost_usd per million good operations', true),
+    ],
+  },
+  {
+    name: 'intervals',
+    description:
+      'Time series: one row per cell, 10 s bucket (aligned on the window start across processes) and ' +
+      'measurement name; warm-up buckets included (in_window false).',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'the run'),
+      col('cell_id', 'string', 'the cell'),
+      col('op', 'string', 'YCSB measurement name (READ, UPDATE-FAILED, Intended-READ, READ-THROTTLED, ...)'),
+      col('bucket_start_ms', 'bigint', 'bucket start, epoch ms'),
+      col('offset_seconds', 'double', 'bucket start − window start (negative: warm-up)'),
+      col('bucket_seconds', 'double', 'bucket length'),
+      col('in_window', 'boolean', 'the bucket starts inside the measured window'),
+      col('count', 'bigint', 'operations (latency samples) in the bucket'),
+      col('ops_per_sec', 'double', 'count ÷ bucket_seconds'),
+      col('p50_us', 'double', 'median latency, µs'),
+      col('p99_us', 'double', '99th percentile latency, µs'),
+      col('max_us', 'double', 'maximum latency, µs'),
+    ],
+  },
+];
+
+export function tableDef(name: TableDef['name']): TableDef {
+  const t = TABLES.find((x) => x.name === name);
+  if (!t) throw new Error(`unknown table ${name}`);
+  return t;
+}
+
+/** Glue `StorageDescriptor.Columns` / `PartitionKeys` shapes. */
+export function glueColumns(name: TableDef['name']): {
+  columns: { Name: string; Type: string; Comment: string }[];
+  partitionKeys: { Name: string; Type: string; Comment: string }[];
+} {
+  const t = tableDef(name);
+  const g = (c: Column) => ({ Name: c.name, Type: c.type, Comment: c.description.slice(0, 255) });
+  return { columns: t.columns.map(g), partitionKeys: t.partitionKeys.map(g) };
+}
+
+const DUCKDB_TYPES: Record<ColumnType, string> = {
+  string: 'VARCHAR',
+  bigint: 'BIGINT',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+};
+
+/** `CREATE VIEW` over the JSON lines of a table below `root` (hive partitioning from the path). */
+export function duckdbViewSql(name: TableDef['name'], root: string): string {
+  const t = tableDef(name);
+  const cols = [...t.columns, ...t.partitionKeys]
+    .map((c) => `'${c.name}': '${DUCKDB_TYPES[c.type]}'`)
+    .join(', ');
+  const glob = `${root.replace(/\/$/, '')}/tables/${name}/**/*.jsonl`.replace(/'/g, "''");
+  return (
+    `CREATE OR REPLACE VIEW ${name} AS SELECT * FROM read_json('${glob}', ` +
+    `format = 'newline_delimited', columns = {${cols}}, hive_partitioning = false)`
+  );
+}
