@@ -2,7 +2,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'loader/**/target/', 'fleetbench-results/', '**/*.js', '**/*.mjs', 'dist/'],
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      'coverage/',
+      'loader/**/target/',
+      'fleetbench-results/',
+      '**/*.js',
+      '**/*.mjs',
+      'dist/',
+    ],
   },
   ...tseslint.configs.recommended,
   {

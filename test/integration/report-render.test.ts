@@ -81,7 +81,7 @@ describe('HTML report in headless Chromium', () => {
       figs.map((f) => {
         const svg = f.querySelector('svg');
         const lines = [...f.querySelectorAll('path.line, rect.bar')].map((p) =>
-          (p as SVGGraphicsElement).getBBox(),
+          (p as unknown as { getBBox(): { width: number; height: number } }).getBBox(),
         );
         return {
           id: f.getAttribute('data-chart'),
