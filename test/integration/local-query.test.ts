@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { NAMED_QUERIES } from '../../lib/core/queries';
+import { tableDef, type TableDef } from '../../lib/core/results/schema';
+import { tableObjectKey, toJsonLines, validateRow, type Row } from '../../lib/core/results/rows';
+import { openLocalDb } from '../../lib/local/query';
+import { InputError } from '../../lib/core/errors';
+
+/** A row with every column of the table: nulls where allowed, zeros/empties otherwise, then `values`. */
+function row(t: TableDef, values: Row): Row {
+  const r: Row = {};
+  for (const c of [...t.partitionKeys, ...t.columns]) {
+    r[c.name] = c.nullable ? null : c.type === 'string' ? '' : c.type === 'boolean' ? false : 0;
+  }
+  return validateRow(t, { ...r, ...values });
+}
+
+function writeTable(
+  dir: string,
+  t: TableDef,
+  meta: { runId: string; specName: string; startedAtMs: number },
+  rows: Row[],
+) {
+  const file = join(dir, tableObjectKey(t, meta, meta.runId));
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, toJsonLines(t, rows));
+}
+
+describe('local SQL over the result tables (DuckDB)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetbench-query-'));
+  const cells = tableDef('cells');
+  const runs = tableDef('runs');
+  const runsMeta = [
+    { runId: 'r1', specName: 'nightly', startedAtMs: Date.UTC(2026, 10, 20) },
+    { runId: 'r2', specName: 'nightly', startedAtMs: Date.UTC(2026, 10, 21) },
+    { runId: 'r3', specName: 'nightly', startedAtMs: Date.UTC(2026, 10, 22) },
+  ];
+  const p99 = { r1: 10_000, r2: 12_000, r3: 22_000 } as Record<string, number>;
+  for (const m of runsMeta) {
+    const part = { run_date: new Date(m.startedAtMs).toISOString().slice(0, 10), spec_name: m.specName };
+    writeTable(dir, runs, m, [
+      row(runs, {
+        ...part,
+        run_id: m.runId,
+        started_at_ms: m.startedAtMs,
+        status: 'SUCCEEDED',
+        mode: 'local',
+        cells_total: 1,
+      }),
+    ]);
+    writeTable(dir, cells, m, [
+      row(cells, {
+        ...part,
+        run_id: m.runId,
+        cell_id: 'ddb.zipfian.r50.t300',
+        target_id: 'ddb',
+        distribution: 'zipfian',
+        read_proportion: 0.5,
+        update_proportion: 0.5,
+        target_ops_per_sec: 300,
+        good_ops_per_sec: 299,
+        attainment: 299 / 300,
+        all_intended_p99_us: p99[m.runId]!,
+        monthly_cost_provisioned_usd: 12.5,
+      }),
+    ]);
+  }
+
+  it('exposes runs, cells and intervals with the Athena column names', async () => {
+    const db = await openLocalDb(dir);
+    try {
+      const rows = await db.query('SELECT run_id, all_intended_p99_us, spec_name FROM cells ORDER BY run_id');
+      expect(rows).toEqual([
+        { run_id: 'r1', all_intended_p99_us: 10000, spec_name: 'nightly' },
+        { run_id: 'r2', all_intended_p99_us: 12000, spec_name: 'nightly' },
+        { run_id: 'r3', all_intended_p99_us: 22000, spec_name: 'nightly' },
+      ]);
+      // no interval rows written: the view exists and is empty
+      expect(await db.query('SELECT count(*) AS n FROM intervals')).toEqual([{ n: '0' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('runs every named query; latest-run-vs-previous compares r3 with the mean of r1 and r2', async () => {
+    const db = await openLocalDb(dir);
+    try {
+      for (const q of NAMED_QUERIES) expect((await db.query(q.sql)).length).toBeGreaterThan(0);
+      const [latest] = await db.query(NAMED_QUERIES.find((q) => q.name === 'latest-run-vs-previous')!.sql);
+      expect(latest).toMatchObject({
+        latest_run_id: 'r3',
+        latest_p99_ms: 22,
+        previous_mean_p99_ms: 11,
+        previous_runs: '2',
+        p99_change: 1,
+      });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('bad SQL is an input error naming the problem', async () => {
+    const db = await openLocalDb(dir);
+    try {
+      await expect(db.query('SELECT nope FROM cells')).rejects.toThrow(InputError);
+    } finally {
+      db.close();
+    }
+  });
+});
