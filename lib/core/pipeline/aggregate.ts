@@ -1,0 +1,136 @@
+/**
+ * AggregateCell: merge the raw outputs of every loader of a cell (HDR interval logs, summaries,
+ * manifests) into result rows (tables `cells` and `intervals`), write them under `tables/`, keep
+ * a small result.json per cell, and send the cell's metrics. The merging itself is
+ * lib/core/results (histograms, never averaged percentiles).
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { CellPlan } from '../plan';
+import type { MetricDatum, MetricsSink, ObjectStore } from '../ports';
+import { InputError } from '../errors';
+import { aggregateCell as mergeCell } from '../results/aggregate';
+import { readCellDir } from '../results/input';
+import {
+  buildCellRow,
+  buildIntervalRows,
+  tableObjectKey,
+  toJsonLines,
+  type CellCosts,
+  type CellMeta,
+  type Row,
+} from '../results/rows';
+import { tableDef } from '../results/schema';
+import { cellKey, checkRun, readPlan, type RunContext } from './context';
+
+export interface CellResult {
+  cellId: string;
+  row: Row;
+}
+
+export interface AggregateDeps {
+  store: ObjectStore;
+  metrics: MetricsSink;
+  /** Monthly cost of the target at the cell's achieved rate; without it the cost columns are null. */
+  cellCosts?: (cell: CellPlan, achievedOpsPerSec: number) => CellCosts;
+}
+
+/** Copies every object under `prefix` into `dir` (same relative paths). */
+export async function downloadPrefix(store: ObjectStore, prefix: string, dir: string): Promise<number> {
+  const keys = await store.list(prefix);
+  for (const key of keys) {
+    const rel = key.slice(prefix.length).replace(/^\/+/, '');
+    const file = path.join(dir, ...rel.split('/'));
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, await store.get(key));
+  }
+  return keys.length;
+}
+
+/** The cell's CloudWatch metrics (namespace Fleetbench; dimensions target, distribution, read ratio). */
+export function cellMetrics(
+  cell: CellPlan,
+  row: Row,
+): { dimensions: Record<string, string>; data: MetricDatum[] } {
+  const num = (k: string): number | null => (typeof row[k] === 'number' ? (row[k] as number) : null);
+  const data: MetricDatum[] = [];
+  const add = (name: string, v: number | null, unit: MetricDatum['unit']): void => {
+    if (v !== null && Number.isFinite(v)) data.push({ name, value: v, unit });
+  };
+  add('IntendedP50', num('all_intended_p50_us'), 'Microseconds');
+  add('IntendedP99', num('all_intended_p99_us'), 'Microseconds');
+  add('IntendedP999', num('all_intended_p999_us'), 'Microseconds');
+  add('Throughput', num('achieved_ops_per_sec'), 'Count/Second');
+  add('GoodThroughput', num('good_ops_per_sec'), 'Count/Second');
+  const att = num('attainment');
+  add('Attainment', att === null ? null : att * 100, 'Percent');
+  add('Errors', num('errors'), 'Count');
+  add('Throttles', num('throttled_attempts'), 'Count');
+  add('MonthlyCostProvisioned', num('monthly_cost_provisioned_usd'), 'None');
+  add('MonthlyCostOnDemand', num('monthly_cost_on_demand_usd'), 'None');
+  return {
+    dimensions: {
+      Target: cell.target,
+      Distribution: cell.distributionLabel,
+      ReadRatio: String(cell.readProportion),
+    },
+    data,
+  };
+}
+
+export async function aggregateCellStep(
+  input: { run: unknown; index: number },
+  deps: AggregateDeps,
+): Promise<{ index: number; next: number; cellId: string; incomplete: boolean }> {
+  const run: RunContext = checkRun(input.run);
+  const plan = await readPlan(deps.store, run.runId);
+  const cell = plan.cells[input.index];
+  if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
+  const dir = await mkdtemp(path.join(tmpdir(), 'fleetbench-agg-'));
+  try {
+    const rawPrefix = cellKey(run.runId, cell.id, 'raw');
+    const n = await downloadPrefix(deps.store, rawPrefix, dir);
+    if (n === 0) {
+      throw new InputError([
+        { path: deps.store.uriOf(rawPrefix), message: 'no loader output for this cell' },
+      ]);
+    }
+    const agg = mergeCell(readCellDir(dir), {
+      warmupSeconds: cell.warmupSeconds,
+      cooldownSeconds: cell.cooldownSeconds,
+      targetOpsPerSec: cell.targetOpsPerSec,
+    });
+    const meta: CellMeta = {
+      runId: run.runId,
+      specName: run.specName,
+      startedAtMs: run.startedAtMs,
+      cellId: cell.id,
+      targetId: cell.target,
+      targetKind: cell.targetKind,
+      distribution: cell.distributionLabel,
+      readProportion: cell.readProportion,
+      updateProportion: cell.updateProportion,
+    };
+    const costs = deps.cellCosts ? deps.cellCosts(cell, agg.achievedOpsPerSec) : {};
+    const row = buildCellRow(meta, agg, costs);
+    const intervals = buildIntervalRows(meta, agg);
+    const cells = tableDef('cells');
+    const ints = tableDef('intervals');
+    const file = `${run.runId}.${cell.id}`;
+    await deps.store.put(tableObjectKey(cells, meta, file), toJsonLines(cells, [row]));
+    await deps.store.put(tableObjectKey(ints, meta, file), toJsonLines(ints, intervals));
+    const result: CellResult = { cellId: cell.id, row };
+    await deps.store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
+    const m = cellMetrics(cell, row);
+    await deps.metrics.put(m.dimensions, m.data);
+    return {
+      index: input.index,
+      next: input.index + 1,
+      cellId: cell.id,
+      incomplete: row.incomplete === true,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

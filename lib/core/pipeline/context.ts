@@ -1,0 +1,98 @@
+/**
+ * The small JSON the state machine carries between steps, and the object-store layout of a run.
+ * Payloads stay small: everything large (the spec, the plan, job documents, raw outputs, rows) lives
+ * in the object store and the state only holds the run id, counts and pointers.
+ */
+import { InputError } from '../errors';
+import type { Plan } from '../plan';
+import type { RunSpec } from '../spec';
+import type { ObjectStore } from '../store';
+
+/** What Plan returns; every later step receives it as `run`. */
+export interface RunContext {
+  runId: string;
+  specName: string;
+  /** The results store's root URI (s3://bucket or file:///dir). */
+  storeUri: string;
+  startedAtMs: number;
+  cellCount: number;
+  /** Targets loaded before the cells (ids, in order); empty when there is no load phase. */
+  loadTargets: string[];
+  loaders: number;
+  instanceType: string;
+  /** Tables per target; `owned` tables are created and deleted by the run. */
+  tables: { target: string; name: string; owned: boolean }[];
+  /** Epoch seconds after which the janitor may remove anything of this run. */
+  expiresAt: number;
+  scheduleName?: string;
+}
+
+/** A command in flight (load phase or one cell), as StartLoad/StartCell return it. */
+export interface PhaseJob {
+  phase: 'load' | 'run';
+  /** load: index into run.loadTargets; run: cell index */
+  index: number;
+  commandIds: string[];
+  instances: number;
+  startedAtMs: number;
+  /** When the phase should end if all goes well. */
+  expectedEndMs: number;
+  /** After this the command is cancelled and the step fails. */
+  deadlineMs: number;
+  /** How long the state machine waits before the next check (Wait.secondsPath). */
+  waitSeconds: number;
+  done: boolean;
+}
+
+export const runKey = (runId: string, ...rest: string[]): string => ['runs', runId, ...rest].join('/');
+export const specKey = (runId: string): string => runKey(runId, 'spec.json');
+export const planKey = (runId: string): string => runKey(runId, 'plan.json');
+export const contextKey = (runId: string): string => runKey(runId, 'context.json');
+export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
+export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
+export const summaryKey = (runId: string): string => runKey(runId, 'summary.json');
+export const cellKey = (runId: string, cellId: string, ...rest: string[]): string =>
+  runKey(runId, 'cells', cellId, ...rest);
+export const loadKey = (runId: string, target: string, ...rest: string[]): string =>
+  runKey(runId, 'load', target, ...rest);
+
+/**
+ * A run id from an execution name: lower-case letters, digits and '-', at most 40 characters, so it
+ * fits table names (`fleetbench-<spec>-<target>-<runId>`), tags and object keys.
+ */
+export function runIdFromExecutionName(name: string): string {
+  const id = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  if (!/^[a-z0-9]/.test(id)) {
+    throw new InputError([
+      { path: 'executionName', message: `"${name}" gives no usable run id (needs letters or digits)` },
+    ]);
+  }
+  return id;
+}
+
+export async function readPlan(store: ObjectStore, runId: string): Promise<Plan> {
+  return (await store.getJson(planKey(runId))) as Plan;
+}
+
+export async function readSpec(store: ObjectStore, runId: string): Promise<RunSpec> {
+  return (await store.getJson(specKey(runId))) as RunSpec;
+}
+
+/** Validates the `run` object a step received (it comes from the state machine's state). */
+export function checkRun(run: unknown, field = 'run'): RunContext {
+  const r = run as Partial<RunContext> | undefined;
+  const issues: { path: string; message: string }[] = [];
+  if (!r || typeof r !== 'object') throw new InputError([{ path: field, message: 'missing run context' }]);
+  if (typeof r.runId !== 'string' || r.runId === '')
+    issues.push({ path: `${field}.runId`, message: 'missing' });
+  if (typeof r.storeUri !== 'string') issues.push({ path: `${field}.storeUri`, message: 'missing' });
+  if (typeof r.cellCount !== 'number') issues.push({ path: `${field}.cellCount`, message: 'missing' });
+  if (!Array.isArray(r.tables)) issues.push({ path: `${field}.tables`, message: 'missing' });
+  if (issues.length) throw new InputError(issues);
+  return r as RunContext;
+}

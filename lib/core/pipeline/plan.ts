@@ -1,0 +1,139 @@
+/**
+ * Plan: validate the spec, expand it into cells, check what the AWS pipeline can run, refuse runs
+ * that would exceed the budget or the execution-history limit, refuse a scheduled run while the
+ * previous run of the same schedule is still going, then write spec.json, plan.json and
+ * context.json to the object store and return the small RunContext.
+ */
+import { InputError, type Issue } from '../errors';
+import { planRun, type Plan } from '../plan';
+import { validateSpec, type RunSpec } from '../spec';
+import type { Clock, ObjectStore, RunRegistry } from '../ports';
+import { contextKey, planKey, runIdFromExecutionName, specKey, type RunContext } from './context';
+import { historyBudget, phaseTimes } from './timing';
+
+export interface PlanInput {
+  /** `$$.Execution.Name`; the run id is derived from it. */
+  executionName: string;
+  /** The run spec inline (console / schedules) ... */
+  spec?: unknown;
+  /** ... or the key of a spec already in the results store. */
+  specKey?: string;
+  /** Set by schedules: the schedule's name (overlapping runs of it are refused). */
+  scheduleName?: string;
+}
+
+export interface PlanDeps {
+  store: ObjectStore;
+  clock: Clock;
+  /** Needed only for scheduled runs. */
+  runs?: RunRegistry;
+  /** The run's own AWS cost estimate in USD (for `budget.maxUsd`); without it the budget is not checked. */
+  estimateRunUsd?: (spec: RunSpec, plan: Plan) => number;
+}
+
+/** A scheduled run refused because the previous run of the same schedule is still running. */
+export class ScheduleOverlapError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScheduleOverlapError';
+  }
+}
+
+export async function plan(input: PlanInput, deps: PlanDeps): Promise<RunContext> {
+  if (!input || typeof input.executionName !== 'string') {
+    throw new InputError([
+      { path: 'executionName', message: 'missing (the state machine passes $$.Execution.Name)' },
+    ]);
+  }
+  const runId = runIdFromExecutionName(input.executionName);
+  let raw: unknown = input.spec;
+  if (raw === undefined && input.specKey) raw = await deps.store.getJson(input.specKey);
+  if (raw === undefined || raw === null) {
+    throw new InputError([
+      { path: 'spec', message: 'the execution input needs "spec" (the run spec object) or "specKey"' },
+    ]);
+  }
+  if (typeof raw === 'string') {
+    throw new InputError([
+      { path: 'spec', message: 'must be a JSON object, not a string (paste the spec itself)' },
+    ]);
+  }
+  const { spec, warnings } = validateSpec(raw);
+
+  const issues: Issue[] = [];
+  spec.targets.forEach((t, i) => {
+    if (t.kind === 'scylla-ec2') {
+      issues.push({
+        path: `targets[${i}].kind`,
+        message:
+          'scylla-ec2 targets are not provisioned by the AWS pipeline yet; use "external" with its endpoints',
+      });
+    }
+  });
+  if (issues.length) throw new InputError(issues);
+
+  const p = planRun(spec, { runId });
+  const budget = historyBudget(p, spec);
+  if (budget.events > budget.limit) {
+    throw new InputError([
+      {
+        path: 'workload',
+        message:
+          `the plan has ${p.cells.length} cells; at up to ${budget.perCell} history events per cell the run could ` +
+          `reach ${budget.events} events, above the ${budget.limit} this pipeline allows (Step Functions stops at ` +
+          `25,000): split the spec into smaller runs (fewer read proportions, distributions or throughput steps)`,
+      },
+    ]);
+  }
+  if (spec.budget && deps.estimateRunUsd) {
+    const usd = deps.estimateRunUsd(spec, p);
+    if (usd > spec.budget.maxUsd) {
+      throw new InputError([
+        {
+          path: 'budget.maxUsd',
+          message: `the run is estimated at $${usd.toFixed(2)}, above the budget of $${spec.budget.maxUsd}`,
+        },
+      ]);
+    }
+  }
+
+  if (input.scheduleName) {
+    if (!deps.runs) throw new Error('plan: a scheduled run needs the run registry');
+    const others = (await deps.runs.running()).filter(
+      (r) => r.scheduleName === input.scheduleName && r.name !== input.executionName,
+    );
+    if (others.length) {
+      throw new ScheduleOverlapError(
+        `schedule ${input.scheduleName}: the previous run (${others.map((o) => o.name).join(', ')}) is still running; ` +
+          'this run was not started',
+      );
+    }
+  }
+
+  const now = deps.clock.nowMs();
+  const times = phaseTimes(p, spec);
+  const ctx: RunContext = {
+    runId,
+    specName: spec.name,
+    storeUri: deps.store.uri,
+    startedAtMs: now,
+    cellCount: p.cells.length,
+    loadTargets: p.load ? p.load.targets : [],
+    loaders: p.fleet.loaders,
+    instanceType: p.fleet.instanceType,
+    tables: spec.targets
+      .filter((t) => t.kind === 'dynamodb')
+      .map((t) => ({
+        target: t.id,
+        name: p.tables[t.id]!,
+        owned: !(t.kind === 'dynamodb' && t.existingTable),
+      })),
+    // the janitor may clean up after 1.5 × the worst case, plus an hour
+    expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
+    ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),
+  };
+  await deps.store.putJson(specKey(runId), spec);
+  await deps.store.putJson(planKey(runId), { ...p, warnings: [...warnings, ...p.warnings] });
+  await deps.store.putJson(contextKey(runId), ctx);
+  return ctx;
+}

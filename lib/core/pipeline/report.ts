@@ -1,0 +1,128 @@
+/**
+ * Report: the run row (table `runs`), summary.json (per cell: the headline numbers), and a
+ * notification. Cells without a result (never aggregated) count as incomplete.
+ */
+import { NotFoundError } from '../store';
+import type { Clock, Notifier, ObjectStore } from '../ports';
+import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/rows';
+import { tableDef } from '../results/schema';
+import { cellKey, checkRun, readPlan, summaryKey } from './context';
+import type { CellResult } from './aggregate';
+
+export interface RunSummary {
+  runId: string;
+  specName: string;
+  status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  startedAtMs: number;
+  endedAtMs: number;
+  cells: {
+    cellId: string;
+    target: string;
+    distribution: string;
+    readProportion: number;
+    targetOpsPerSec: number;
+    achievedOpsPerSec: number | null;
+    attainment: number | null;
+    intendedP50Us: number | null;
+    intendedP99Us: number | null;
+    intendedP999Us: number | null;
+    errors: number | null;
+    throttles: number | null;
+    monthlyCostProvisionedUsd: number | null;
+    monthlyCostOnDemandUsd: number | null;
+    incomplete: boolean;
+  }[];
+}
+
+const n = (r: Row | undefined, k: string): number | null =>
+  r && typeof r[k] === 'number' ? (r[k] as number) : null;
+
+export async function report(
+  input: { run: unknown; status?: 'SUCCEEDED' | 'FAILED' | 'ABORTED'; region?: string | null },
+  deps: { store: ObjectStore; notifier: Notifier; clock: Clock },
+): Promise<{ runId: string; cells: number; incomplete: number; summaryUri: string }> {
+  const run = checkRun(input.run);
+  const plan = await readPlan(deps.store, run.runId);
+  const rows: (Row | undefined)[] = [];
+  for (const cell of plan.cells) {
+    try {
+      rows.push(((await deps.store.getJson(cellKey(run.runId, cell.id, 'result.json'))) as CellResult).row);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      rows.push(undefined);
+    }
+  }
+  const status = input.status ?? 'SUCCEEDED';
+  const endedAtMs = deps.clock.nowMs();
+  const present = rows.filter((r): r is Row => r !== undefined);
+  const runRow = buildRunRow(
+    {
+      runId: run.runId,
+      specName: run.specName,
+      startedAtMs: run.startedAtMs,
+      endedAtMs,
+      status,
+      mode: run.storeUri.startsWith('s3://') ? 'aws' : 'local',
+      region: input.region ?? null,
+      priceBook: null,
+      cellsTotal: plan.cells.length,
+      runCostEstimateUsd: null,
+    },
+    present,
+  );
+  // cells never aggregated are incomplete too
+  runRow.cells_incomplete = (runRow.cells_incomplete as number) + (rows.length - present.length);
+  const runs = tableDef('runs');
+  await deps.store.put(tableObjectKey(runs, run, run.runId), toJsonLines(runs, [runRow]));
+  const summary: RunSummary = {
+    runId: run.runId,
+    specName: run.specName,
+    status,
+    startedAtMs: run.startedAtMs,
+    endedAtMs,
+    cells: plan.cells.map((c, i) => {
+      const r = rows[i];
+      return {
+        cellId: c.id,
+        target: c.target,
+        distribution: c.distributionLabel,
+        readProportion: c.readProportion,
+        targetOpsPerSec: c.targetOpsPerSec,
+        achievedOpsPerSec: n(r, 'achieved_ops_per_sec'),
+        attainment: n(r, 'attainment'),
+        intendedP50Us: n(r, 'all_intended_p50_us'),
+        intendedP99Us: n(r, 'all_intended_p99_us'),
+        intendedP999Us: n(r, 'all_intended_p999_us'),
+        errors: n(r, 'errors'),
+        throttles: n(r, 'throttled_attempts'),
+        monthlyCostProvisionedUsd: n(r, 'monthly_cost_provisioned_usd'),
+        monthlyCostOnDemandUsd: n(r, 'monthly_cost_on_demand_usd'),
+        incomplete: !r || r.incomplete === true,
+      };
+    }),
+  };
+  await deps.store.putJson(summaryKey(run.runId), summary);
+  const incomplete = summary.cells.filter((c) => c.incomplete).length;
+  const lines = summary.cells.map(
+    (c) =>
+      `${c.cellId}: ${c.achievedOpsPerSec === null ? 'no result' : `${Math.round(c.achievedOpsPerSec)} ops/s`}` +
+      (c.intendedP99Us === null ? '' : `, intended P99 ${(c.intendedP99Us / 1000).toFixed(2)} ms`) +
+      (c.incomplete ? ' (incomplete)' : ''),
+  );
+  await deps.notifier.publish(
+    `fleetbench ${run.specName} ${run.runId}: ${status}`.slice(0, 99),
+    [
+      `Run ${run.runId} of ${run.specName}: ${status}, ${plan.cells.length} cells, ${incomplete} incomplete.`,
+      '',
+      ...lines,
+      '',
+      `Summary: ${deps.store.uriOf(summaryKey(run.runId))}`,
+    ].join('\n'),
+  );
+  return {
+    runId: run.runId,
+    cells: plan.cells.length,
+    incomplete,
+    summaryUri: deps.store.uriOf(summaryKey(run.runId)),
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The state machine's Task states and the pipeline function each runs. The CDK construct builds the
+ * definition from this table (state names are stable: the local runner maps them to local
+ * implementations and a test checks every Task state of the definition is covered).
+ */
+export const TASK_STATES = {
+  Plan: 'plan',
+  ProvisionTarget: 'provisionTarget',
+  ProvisionFleet: 'provisionFleet',
+  WaitReady: 'waitReady',
+  StartLoad: 'startLoad',
+  CheckLoad: 'checkLoad',
+  ConfigureCell: 'configureCell',
+  StartCell: 'startCell',
+  CheckCell: 'checkCell',
+  AggregateCell: 'aggregateCell',
+  Report: 'report',
+  Teardown: 'teardown',
+  TeardownAfterFailure: 'teardown',
+} as const;
+
+export type TaskStateName = keyof typeof TASK_STATES;
+export type StepName = (typeof TASK_STATES)[TaskStateName];
+
+/** Every step with a Lambda (one function per step; the two teardown states share one). */
+export const STEP_NAMES: readonly StepName[] = [...new Set(Object.values(TASK_STATES))];
+
+/** Lambda entry file (under lambdas/) per step. */
+export const STEP_ENTRIES: Record<StepName, string> = {
+  plan: 'plan.ts',
+  provisionTarget: 'provision-target.ts',
+  provisionFleet: 'provision-fleet.ts',
+  waitReady: 'wait-ready.ts',
+  startLoad: 'start-load.ts',
+  checkLoad: 'check-phase.ts',
+  configureCell: 'configure-cell.ts',
+  startCell: 'start-cell.ts',
+  checkCell: 'check-phase.ts',
+  aggregateCell: 'aggregate-cell.ts',
+  report: 'report.ts',
+  teardown: 'teardown.ts',
+};

@@ -1,0 +1,126 @@
+/**
+ * Teardown (end of every run, every Catch, and the abort rule) and the scheduled Janitor.
+ * Teardown is idempotent: it finds the run's loaders by tag and its tables by the run context (or,
+ * when Plan never finished, by the run tag), removes what is there and records what it did.
+ */
+import { NotFoundError } from '../store';
+import {
+  TABLE_PREFIX,
+  TAG_EXPIRES_AT,
+  TAG_RUN_ID,
+  type Clock,
+  type FleetAdmin,
+  type Notifier,
+  type ObjectStore,
+  type TableAdmin,
+} from '../ports';
+import { InputError } from '../errors';
+import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
+
+export interface TeardownInput {
+  /** The run context when Plan succeeded. */
+  run?: RunContext | null;
+  /** Otherwise the execution name (the run id is derived from it). */
+  executionName?: string;
+  /** The caught error ({Error, Cause} from Step Functions), or the abort status. */
+  error?: { Error?: string; Cause?: string } | null;
+  /** FAILED / TIMED_OUT / ABORTED when started by the abort rule. */
+  status?: string;
+}
+
+export interface TeardownResult {
+  runId: string;
+  terminated: string[];
+  deletedTables: string[];
+  keptTables: string[];
+  failed: boolean;
+}
+
+export async function teardown(
+  input: TeardownInput,
+  deps: { store: ObjectStore; tables: TableAdmin; fleet: FleetAdmin; clock: Clock; notifier?: Notifier },
+): Promise<TeardownResult> {
+  let runId = input.run?.runId;
+  if (!runId) {
+    if (!input.executionName) {
+      throw new InputError([
+        { path: 'run', message: 'teardown needs the run context or the execution name' },
+      ]);
+    }
+    runId = runIdFromExecutionName(input.executionName);
+  }
+  let run: RunContext | null = input.run ?? null;
+  if (!run) {
+    try {
+      run = (await deps.store.getJson(contextKey(runId))) as RunContext;
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+
+  const instances = (await deps.fleet.list({ runId })).filter((i) => i.state !== 'terminated');
+  const terminated = instances.map((i) => i.id);
+  if (terminated.length) await deps.fleet.terminate(terminated);
+
+  const deletedTables: string[] = [];
+  const keptTables: string[] = [];
+  const owned = new Set<string>();
+  if (run) {
+    for (const t of run.tables) t.owned ? owned.add(t.name) : keptTables.push(t.name);
+  } else {
+    // Plan did not finish: anything tagged with this run id is ours
+    for (const t of await deps.tables.listTables(TABLE_PREFIX))
+      if (t.tags[TAG_RUN_ID] === runId) owned.add(t.name);
+  }
+  for (const name of owned) if (await deps.tables.deleteTable(name)) deletedTables.push(name);
+
+  const failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
+  const result: TeardownResult = { runId, terminated, deletedTables, keptTables, failed };
+  await deps.store.putJson(teardownKey(runId), { ...result, atMs: deps.clock.nowMs() });
+  if (failed) {
+    const failure = {
+      runId,
+      status: input.status ?? 'FAILED',
+      error: input.error?.Error ?? null,
+      cause: input.error?.Cause ?? null,
+      atMs: deps.clock.nowMs(),
+    };
+    await deps.store.putJson(failureKey(runId), failure);
+    if (deps.notifier) {
+      await deps.notifier.publish(
+        `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
+        `Run ${runId} ended ${failure.status}: ${failure.error ?? ''} ${failure.cause ?? ''}\n` +
+          `Teardown terminated ${terminated.length} loaders and deleted ${deletedTables.length} tables.`,
+      );
+    }
+  }
+  return result;
+}
+
+export interface JanitorResult {
+  terminated: string[];
+  deletedTables: string[];
+}
+
+/** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
+export async function janitor(deps: {
+  tables: TableAdmin;
+  fleet: FleetAdmin;
+  clock: Clock;
+}): Promise<JanitorResult> {
+  const nowS = deps.clock.nowMs() / 1000;
+  const expired = (tags: Record<string, string>): boolean => {
+    const v = Number(tags[TAG_EXPIRES_AT]);
+    return Number.isFinite(v) && v > 0 && v < nowS;
+  };
+  const terminated = (await deps.fleet.list({}))
+    .filter((i) => i.state !== 'terminated' && expired(i.tags))
+    .map((i) => i.id);
+  if (terminated.length) await deps.fleet.terminate(terminated);
+  const deletedTables: string[] = [];
+  for (const t of await deps.tables.listTables(TABLE_PREFIX)) {
+    if (t.tags[TAG_RUN_ID] && expired(t.tags) && (await deps.tables.deleteTable(t.name)))
+      deletedTables.push(t.name);
+  }
+  return { terminated, deletedTables };
+}

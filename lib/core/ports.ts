@@ -1,0 +1,211 @@
+/**
+ * Ports: what the pipeline's steps need from the world, as small interfaces. The steps in
+ * `lib/core/pipeline/` are written against these only, so the same step code runs in a Lambda
+ * (adapters in `lib/aws/`, SDK v3) and in the local mode (adapters in `lib/local/`: DynamoDB Local,
+ * child-process loaders, a directory as the object store).
+ *
+ * No AWS SDK import here or anywhere in `lib/core/**`.
+ */
+import type { ObjectStore } from './store';
+
+export type { ObjectStore } from './store';
+
+/** Tags as key → value. */
+export type Tags = Record<string, string>;
+
+/** Tag keys the pipeline puts on everything it creates (the janitor and teardown find things by them). */
+export const TAG_RUN_ID = 'fleetbench:run-id';
+/** Epoch seconds after which the janitor may delete the resource. */
+export const TAG_EXPIRES_AT = 'fleetbench:expires-at';
+export const TAG_SPEC = 'fleetbench:spec';
+export const TAG_ROLE = 'fleetbench:role';
+/** Prefix of every table the pipeline creates (the loader role's DynamoDB grant is scoped to it). */
+export const TABLE_PREFIX = 'fleetbench-';
+
+// TABLES
+// ======
+
+export type TableBilling =
+  | { mode: 'provisioned'; rcu: number; wcu: number }
+  | { mode: 'on-demand'; maxReadRequestUnits?: number; maxWriteRequestUnits?: number };
+
+export interface TableDefinition {
+  name: string;
+  /** The hash key attribute (type S). */
+  keyAttribute: string;
+  billing: TableBilling;
+  tableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
+  warmThroughput?: { readUnitsPerSecond?: number; writeUnitsPerSecond?: number };
+  tags: Tags;
+}
+
+export interface TableState {
+  name: string;
+  /** CREATING | ACTIVE | UPDATING | DELETING | ARCHIVED ..., or MISSING when there is no such table. */
+  status: string;
+  billingMode?: 'PROVISIONED' | 'PAY_PER_REQUEST';
+  rcu?: number;
+  wcu?: number;
+}
+
+export interface TableAdmin {
+  /** Creates the table; a table of that name that already exists is a ConflictError. */
+  createTable(def: TableDefinition): Promise<void>;
+  describeTable(name: string): Promise<TableState>;
+  /** Sets provisioned capacity (no-op when equal). */
+  updateCapacity(name: string, capacity: { rcu: number; wcu: number }): Promise<void>;
+  /** Deletes the table; false when it did not exist (teardown is idempotent). */
+  deleteTable(name: string): Promise<boolean>;
+  tagTable(name: string, tags: Tags): Promise<void>;
+  /** Tables whose name starts with `prefix`, with their tags. */
+  listTables(prefix: string): Promise<{ name: string; tags: Tags }[]>;
+}
+
+// LOADER FLEET
+// ============
+
+export interface LoaderInstance {
+  id: string;
+  /** pending | running | shutting-down | terminated | stopping | stopped */
+  state: string;
+  tags: Tags;
+}
+
+export interface LaunchRequest {
+  runId: string;
+  count: number;
+  instanceType: string;
+  tags: Tags;
+}
+
+export interface FleetAdmin {
+  /** Launches `count` loaders (all or nothing); CapacityError when refused. Returns their ids. */
+  launch(request: LaunchRequest): Promise<string[]>;
+  /** Loaders carrying the run tag (any run when runId is omitted), excluding terminated ones. */
+  list(filter: { runId?: string }): Promise<LoaderInstance[]>;
+  /** Terminates the instances (already terminated or unknown ids are not an error). */
+  terminate(ids: string[]): Promise<void>;
+}
+
+// COMMANDS
+// ========
+
+export type InvocationStatus = 'Pending' | 'InProgress' | 'Success' | 'Failed' | 'TimedOut' | 'Cancelled';
+
+export interface Invocation {
+  commandId: string;
+  instanceId: string;
+  status: InvocationStatus;
+  /** The tail of the command's output or the failure reason, when known. */
+  detail?: string;
+}
+
+export interface SendRequest {
+  instanceIds: string[];
+  /** The agent fetches `<jobPrefix>/<its instance id>.json`. */
+  jobPrefix: string;
+  /** The command's execution timeout. */
+  timeoutSeconds: number;
+  comment?: string;
+}
+
+export interface CommandRunner {
+  /** Which of the instances are registered and online (able to take commands). */
+  online(instanceIds: string[]): Promise<string[]>;
+  /** Sends the loader command; returns one or more command ids (batches of at most 50 instances). */
+  send(request: SendRequest): Promise<string[]>;
+  /** Status of every invocation of the commands. */
+  status(commandIds: string[]): Promise<Invocation[]>;
+  /** Best effort. */
+  cancel(commandIds: string[]): Promise<void>;
+}
+
+// METRICS, NOTIFICATIONS, RUN REGISTRY, CLOCK
+// ===========================================
+
+export interface MetricDatum {
+  name: string;
+  value: number;
+  unit: 'Milliseconds' | 'Microseconds' | 'Count' | 'Count/Second' | 'Percent' | 'None';
+}
+
+export interface MetricsSink {
+  /** One set of values under the dimensions (namespace `Fleetbench`). */
+  put(dimensions: Record<string, string>, data: MetricDatum[]): Promise<void>;
+}
+
+export interface Notifier {
+  publish(subject: string, message: string): Promise<void>;
+}
+
+export interface RunningExecution {
+  name: string;
+  startedAtMs: number;
+  /** The schedule that started it, if any. */
+  scheduleName?: string;
+}
+
+/** The executions of this pipeline that are running now (used to refuse overlapping scheduled runs). */
+export interface RunRegistry {
+  running(): Promise<RunningExecution[]>;
+}
+
+export interface Clock {
+  nowMs(): number;
+}
+
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+/** Everything a step may use. A step uses only the parts it needs; tests pass only those. */
+export interface Ports {
+  store: ObjectStore;
+  tables: TableAdmin;
+  fleet: FleetAdmin;
+  commands: CommandRunner;
+  metrics: MetricsSink;
+  notifier: Notifier;
+  runs: RunRegistry;
+  clock: Clock;
+}
+
+// ERRORS
+// ======
+
+/** A resource that already exists (CreateTable on an existing name, ...). */
+export class ConflictError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+/** The cloud refused capacity (RunInstances: InsufficientInstanceCapacity, limits, ...). */
+export class CapacityError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CapacityError';
+  }
+}
+
+/** An adapter call failed for a reason that is not the user's input (permissions, throttling, ...). */
+export class CloudError extends Error {
+  readonly service: string;
+  constructor(service: string, message: string, options?: { cause?: unknown }) {
+    super(`${service}: ${message}`, options);
+    this.name = 'CloudError';
+    this.service = service;
+  }
+}
+
+/**
+ * A step failed in a way that should end the run (a loader never came online, a command failed on a
+ * loader, a deadline passed). Step Functions sees `name` as the error type in Catch.
+ */
+export class StepFailedError extends Error {
+  readonly step: string;
+  constructor(step: string, message: string) {
+    super(`${step}: ${message}`);
+    this.name = 'StepFailedError';
+    this.step = step;
+  }
+}
