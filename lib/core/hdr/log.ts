@@ -134,7 +134,7 @@ export function parseIntervalLog(text: string, file: string): ParsedLog {
 }
 
 function firstToken(s: string): string {
-  const m = /^\s*(\S+)/.exec(s);
+  const m = /^\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)(?![\d.])/.exec(s);
   return m ? m[1] : '';
 }
 

@@ -34,6 +34,8 @@ export interface AggregateOptions {
   seriesSeconds?: number;
   /** reads a log's text; defaults to fs.readFileSync */
   readText?: (path: string) => string;
+  /** also return the merged window histograms per name (tests, further analysis) */
+  keepHistograms?: boolean;
 }
 
 /** Latency statistics in µs, HdrHistogram semantics. */
@@ -113,6 +115,8 @@ export interface CellAggregate {
   intervalsRead: number;
   intervalsCounted: number;
   series: SeriesBucket[];
+  /** merged window histograms per name, with `keepHistograms` */
+  histograms?: Record<string, Histogram>;
 }
 
 export const REPORTED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99] as const;
@@ -322,6 +326,7 @@ export function aggregateCell(input: CellInput, options: AggregateOptions = {}):
     intervalsRead,
     intervalsCounted,
     series,
+    ...(options.keepHistograms ? { histograms: Object.fromEntries(totals) } : {}),
   };
 }
 

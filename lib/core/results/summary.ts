@@ -60,7 +60,12 @@ function parseJsonArray(text: string, file: string): Entry[] {
       issues.push({ path: `${file}[${i}].measurement`, message: 'expected a string' });
     }
     // Jackson writes NaN/Infinity unquoted, which JSON.parse rejects; a quoted form is tolerated.
-    const value = typeof o.value === 'string' ? Number(o.value) : o.value;
+    const value =
+      typeof o.value === 'number'
+        ? o.value
+        : typeof o.value === 'string' && /^(NaN|-?Infinity)$/.test(o.value)
+          ? Number(o.value)
+          : undefined;
     if (typeof value !== 'number') issues.push({ path: `${file}[${i}].value`, message: 'expected a number' });
     if (typeof o.metric === 'string' && typeof o.measurement === 'string' && typeof value === 'number') {
       out.push({ metric: o.metric, measurement: o.measurement, value });

@@ -1,0 +1,156 @@
+/** Missing and malformed cell inputs: each has its own clear error or incomplete marker. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readCellDir, parseManifest } from '../../../lib/core/results/input';
+import { aggregateCell } from '../../../lib/core/results/aggregate';
+import { parseSummary } from '../../../lib/core/results/summary';
+import { InputError } from '../../../lib/core/errors';
+
+const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
+let tmp: string;
+let n = 0;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-agg-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function copy(): string {
+  const dir = path.join(tmp, `cell-${n++}`);
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+function inputError(fn: () => unknown): InputError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('cell input', () => {
+  it('reads the real fixture completely', () => {
+    const cell = readCellDir(FIXTURE);
+    expect(cell.processes.map((p) => p.label)).toEqual([
+      'loader-0/proc-0',
+      'loader-0/proc-1',
+      'loader-1/proc-0',
+      'loader-1/proc-1',
+    ]);
+    expect(cell.processes.every((p) => p.problems.length === 0)).toBe(true);
+    expect(cell.processes[0].logs.map((l) => l.name)).toContain('Intended-READ');
+  });
+
+  it('a missing directory is an InputError', () => {
+    const e = inputError(() => readCellDir(path.join(tmp, 'nope')));
+    expect(e.message).toMatch(/nope: no such directory/);
+  });
+
+  it('an empty directory is an InputError', () => {
+    const dir = path.join(tmp, 'empty');
+    fs.mkdirSync(dir);
+    const e = inputError(() => readCellDir(dir));
+    expect(e.message).toMatch(/empty: expected loader-<i>\/proc-<j>\//);
+  });
+
+  it('a process without its manifest makes the cell incomplete, naming it', () => {
+    const dir = copy();
+    fs.rmSync(path.join(dir, 'loader-1/proc-0/manifest.json'));
+    const agg = aggregateCell(readCellDir(dir), {});
+    expect(agg.incomplete).toEqual([
+      'loader-1/proc-0: no manifest.json (the agent did not finish this process)',
+    ]);
+    // its logs still count: nothing is silently dropped
+    expect(agg.processes).toHaveLength(4);
+  });
+
+  it('a missing summary makes the cell incomplete, naming the process', () => {
+    const dir = copy();
+    fs.rmSync(path.join(dir, 'loader-0/proc-1/summary.json'));
+    const agg = aggregateCell(readCellDir(dir), {});
+    expect(agg.incomplete).toEqual([
+      'loader-0/proc-1: no summary.json (YCSB did not write its end-of-run summary)',
+    ]);
+  });
+
+  it('a non-zero exit code makes the cell incomplete', () => {
+    const dir = copy();
+    const f = path.join(dir, 'loader-0/proc-0/manifest.json');
+    fs.writeFileSync(f, JSON.stringify({ ...JSON.parse(fs.readFileSync(f, 'utf8')), exitCode: 137 }));
+    expect(aggregateCell(readCellDir(dir), {}).incomplete).toEqual([
+      'loader-0/proc-0: YCSB exited with code 137',
+    ]);
+  });
+
+  it('a malformed manifest names the file and field', () => {
+    const e = inputError(() =>
+      parseManifest('{"loader":0,"process":"x","exitCode":0,"startMs":1}', 'm.json'),
+    );
+    expect(e.issues.map((i) => i.path)).toEqual(['m.json: process', 'm.json: endMs']);
+    expect(inputError(() => parseManifest('{oops', 'm.json')).message).toMatch(/m\.json: not valid JSON/);
+    expect(
+      inputError(() =>
+        parseManifest('{"loader":1,"process":0,"exitCode":0,"startMs":1,"endMs":2}', 'm.json', 0, 0),
+      ).message,
+    ).toMatch(/loader.*directory is loader-0/);
+  });
+
+  it('a corrupt log in the cell names file:line', () => {
+    const dir = copy();
+    const f = path.join(dir, 'loader-1/proc-1/READ.hdr');
+    const lines = fs.readFileSync(f, 'utf8').split('\n');
+    lines[6] = lines[6].slice(0, lines[6].length - 3);
+    fs.writeFileSync(f, lines.join('\n'));
+    const e = inputError(() => aggregateCell(readCellDir(dir), {}));
+    expect(e.issues[0].path).toBe(`${f}:7`);
+  });
+
+  it('a warm-up longer than the cell is an InputError', () => {
+    const e = inputError(() => aggregateCell(readCellDir(FIXTURE), { warmupSeconds: 60 }));
+    expect(e.message).toMatch(/leave no measured window/);
+  });
+});
+
+describe('YCSB summaries', () => {
+  it('reads the JSON array exporter output', () => {
+    const f = path.join(FIXTURE, 'loader-0/proc-0/summary.json');
+    const s = parseSummary(fs.readFileSync(f, 'utf8'), f);
+    expect(s.runtimeMs).toBeGreaterThan(7000);
+    expect(s.throughput).toBeGreaterThan(0);
+    const read = s.ops.READ;
+    // [READ], Operations counts successes only; attempted = Σ Return=
+    expect(read.operations).toBe(read.returns.OK);
+    expect(s.ops['READ-FAILED'].operations).toBe(
+      Object.entries(read.returns)
+        .filter(([k]) => k !== 'OK')
+        .reduce((a, [, v]) => a + v, 0),
+    );
+  });
+
+  it('reads the text exporter output the same way', () => {
+    const f = path.join(FIXTURE, 'loader-1/proc-1/summary.txt');
+    const s = parseSummary(fs.readFileSync(f, 'utf8'), f);
+    expect(s.ops.UPDATE.operations).toBe(s.ops.UPDATE.returns.OK);
+    expect(Object.keys(s.ops.READ.returns).sort()).toEqual(['ERROR', 'NOT_FOUND', 'OK', 'THROTTLED']);
+    // runtime × throughput ≈ Σ operations of all types (OVERALL counts failed ones too)
+    const attempted = ['READ', 'UPDATE']
+      .map((op) => Object.values(s.ops[op].returns).reduce((a, b) => a + b, 0))
+      .reduce((a, b) => a + b, 0);
+    expect(Math.round((s.runtimeMs! * s.throughput!) / 1000)).toBe(attempted);
+  });
+
+  it('malformed summaries name the file and entry', () => {
+    expect(inputError(() => parseSummary('[{"metric": "READ"', 's.json')).message).toMatch(
+      /s\.json: summary is not valid JSON/,
+    );
+    expect(
+      inputError(() => parseSummary('[{"metric":"READ","measurement":"Operations","value":"x"}]', 's.json'))
+        .issues[0].path,
+    ).toBe('s.json[0].value');
+    expect(inputError(() => parseSummary('', 's.txt')).message).toMatch(/empty/);
+    expect(inputError(() => parseSummary('hello\n', 's.txt')).message).toMatch(/no "\[METRIC\]/);
+  });
+});
