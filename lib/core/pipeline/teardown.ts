@@ -66,7 +66,10 @@ export async function teardown(
   const keptTables: string[] = [];
   const owned = new Set<string>();
   if (run) {
-    for (const t of run.tables) t.owned ? owned.add(t.name) : keptTables.push(t.name);
+    for (const t of run.tables) {
+      if (t.owned) owned.add(t.name);
+      else keptTables.push(t.name);
+    }
   } else {
     // Plan did not finish: anything tagged with this run id is ours
     for (const t of await deps.tables.listTables(TABLE_PREFIX))
