@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { planRun, type Plan } from '../../core/plan';
+import { InputError } from '../../core/errors';
+import { budgetIssues } from '../../core/cost/estimate';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
 
@@ -10,9 +12,13 @@ export function register(program: Command): void {
     .argument('<spec>', 'run spec JSON file')
     .option('--json', 'print one JSON document on stdout')
     .option('--run-id <id>', 'run id used in table names', 'plan')
-    .action((file: string, opts: { json?: boolean; runId: string }) => {
+    .option('--prices <book>', 'price book for the cost estimate (id or .json file); default: the newest')
+    .action((file: string, opts: { json?: boolean; runId: string; prices?: string }) => {
       const { spec, warnings } = loadSpecFile(file);
-      const plan = planRun(spec, { runId: opts.runId });
+      const plan = planRun(spec, { runId: opts.runId, priceBook: opts.prices });
+      // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2)
+      const overBudget = budgetIssues(spec, plan.estimate);
+      if (overBudget.length) throw new InputError(overBudget);
       const allWarnings = [...warnings, ...plan.warnings];
       if (opts.json) {
         process.stdout.write(JSON.stringify({ ...plan, warnings: allWarnings }, null, 2) + '\n');
@@ -93,6 +99,12 @@ export function renderPlan(plan: Plan): string {
       ]),
     ),
   );
+  const e = plan.estimate;
+  lines.push('');
+  lines.push(
+    `Estimated cost of the run on AWS: $${e.totalUsd.toFixed(2)} (price book ${e.priceBook}, ${e.runHours} h)`,
+  );
+  for (const it of e.items) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
   return lines.join('\n') + '\n';
 }
 

@@ -12,6 +12,8 @@ import {
   throughputSteps,
 } from '../spec/workload';
 import { sizeTarget, type TargetSizing } from './sizing';
+import { loadPriceBook } from '../cost/book';
+import { estimateRunCost, type RunEstimate } from '../cost/estimate';
 
 export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
 
@@ -68,10 +70,14 @@ export interface Plan {
   warnings: string[];
   /** Seconds of benchmark time (cells only, excluding load and provisioning). */
   cellSeconds: number;
+  /** What the run itself will cost on AWS, itemised (lib/core/cost/estimate.ts). */
+  estimate: RunEstimate;
 }
 
 export interface PlanOptions {
   runId?: string;
+  /** Price book id or file for the estimate; default: the newest built-in book. */
+  priceBook?: string;
 }
 
 /** Properties managed by the planner; `workload.extraProperties` may not override them. */
@@ -286,7 +292,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
         `from recordcount, so processes insert (overwrite) the same keys; the insert count is right, the table grows less`,
     );
   }
-  return {
+  const plan: Omit<Plan, 'estimate'> = {
     specName: spec.name,
     runId,
     cells,
@@ -302,4 +308,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     warnings,
     cellSeconds: cells.length * w.durationSeconds,
   };
+  const estimate = estimateRunCost(spec, plan, loadPriceBook(options.priceBook));
+  warnings.push(...estimate.unpriced);
+  return { ...plan, estimate };
 }

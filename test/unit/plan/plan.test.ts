@@ -60,11 +60,16 @@ describe('cells', () => {
   });
 
   it('expands a staircase', () => {
-    const spec = withValue(baseSpec(), 'workload.targetOpsPerSec', {
-      start: 10000,
-      stop: 600000,
-      step: 10000,
-    });
+    // a staircase past the provisioned capacity is an overdrive study (capacity check)
+    const spec = withValue(
+      withValue(baseSpec(), 'targets.0.allowOverdrive', true),
+      'workload.targetOpsPerSec',
+      {
+        start: 10000,
+        stop: 600000,
+        step: 10000,
+      },
+    );
     const p = plan(
       withValue(withValue(spec, 'workload.readProportions', [0.5]), 'workload.distributions', ['uniform']),
     );
@@ -89,7 +94,12 @@ describe('cells', () => {
 
 describe('per-process properties', () => {
   const spec = withValue(
-    withValue(baseSpec(), 'loaders', { count: 3, processesPerLoader: 3, threadsPerProcess: 5 }),
+    withValue(
+      // 1,001 ops/s at 50% updates of a 2-WCU item needs 1,001 WCU: provision enough (capacity check)
+      withValue(baseSpec(), 'targets.0.billing.wcu', 2000),
+      'loaders',
+      { count: 3, processesPerLoader: 3, threadsPerProcess: 5 },
+    ),
     'workload.targetOpsPerSec',
     [1001, 17],
   );

@@ -1,0 +1,417 @@
+/**
+ * What a run itself will cost on AWS, from the spec and its plan: loader instance-hours, DynamoDB
+ * capacity for the run's duration (or request units at the target throughput), load writes,
+ * node-hours of EC2-hosted targets, and the pipeline's own overhead. Assumptions are constants
+ * below and are described in docs/cost-model.md. Exact arithmetic; items rounded to cents.
+ */
+import type { Issue } from '../errors';
+import type { RunSpec } from '../spec/schema';
+import { PriceBook, dynamoPrices, usd } from './book';
+import { BYTES_PER_GB, storageGbForItems } from './capacity';
+import { Q } from './decimal';
+import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
+
+/** The parts of a plan the estimate reads (structurally lib/core/plan's Plan). */
+export interface PlanLike {
+  cells: readonly CellLike[];
+  load: {
+    targets: string[];
+    recordCount: number;
+    processes: { properties: Record<string, string> }[];
+  } | null;
+  fleet: { instanceType: string; loaders: number };
+  cellSeconds: number;
+}
+
+export const ESTIMATE_ASSUMPTIONS = {
+  /** Provisioning, waiting for readiness and teardown, once per run. */
+  setupAndTeardownSeconds: 900,
+  /** Configure + dispatch + aggregate around each cell. */
+  perCellOverheadSeconds: 60,
+  /** A new on-demand table sustains 4,000 write units/s (AWS docs) and may double every 30 minutes. */
+  onDemandInitialWriteUnitsPerSec: 4000,
+  onDemandDoublingSeconds: 1800,
+  /** Default per-table throughput quota. */
+  tableQuotaUnitsPerSec: 40_000,
+  /** The state machine polls running work every 30 s (a Wait and a Task: 2 transitions). */
+  pollSeconds: 30,
+  fixedTransitions: 40,
+  transitionsPerCell: 15,
+  fixedLambdaInvocations: 20,
+  lambdaInvocationsPerCell: 5,
+  /** Small handlers: 256 MB for 1 s; the aggregator: 2 GB for 60 s per cell. */
+  smallLambdaGbSeconds: 0.25,
+  aggregatorGbSecondsPerCell: 120,
+  /** EMF metrics per cell (per operation: p50/p99/p99.9/throughput/errors). */
+  metricsPerCell: 20,
+  /** Objects per YCSB process per cell (HDR log, summary, stdout, stderr) and per cell (rows, manifest...). */
+  objectsPerProcess: 4,
+  objectsPerCell: 10,
+  /** Bytes of HDR log per process per status interval, kept one month. */
+  hdrBytesPerInterval: 4096,
+  athenaQueriesPerRun: 10,
+  /** Athena bills at least 10 MB per query. */
+  athenaMinBytesPerQuery: 10 * 1024 * 1024,
+} as const;
+
+export interface EstimateItem {
+  /** What the line is for: loaders, dynamodb-capacity, dynamodb-requests, dynamodb-load, storage, nodes, external, pipeline. */
+  kind: string;
+  label: string;
+  target?: string;
+  quantity: number;
+  unit: string;
+  unitUsd: number;
+  usd: number;
+}
+
+export interface RunEstimate {
+  priceBook: string;
+  /** AWS charges the run causes (external services excluded). */
+  totalUsd: number;
+  /** Wall-clock time the estimate assumes resources exist. */
+  runHours: number;
+  loadHours: number;
+  items: EstimateItem[];
+  /** Prices of external services for the run's duration: not billed by AWS, not in totalUsd. */
+  attributed: EstimateItem[];
+  /** Things the book could not price (left out of totalUsd). */
+  unpriced: string[];
+}
+
+const A = ESTIMATE_ASSUMPTIONS;
+
+interface Line {
+  kind: string;
+  label: string;
+  target?: string;
+  quantity: Q;
+  unit: string;
+  unitUsd: Q;
+}
+
+function round(q: Q, digits = 6): number {
+  const f = 10 ** digits;
+  return Math.round(q.toNumber() * f) / f;
+}
+
+/** Seconds to load `records` rows on one target, and the rate cap that applies. */
+function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
+  const target = spec.targets.find((t) => t.id === targetId);
+  const records = Q.of(spec.dataset.recordCount);
+  if (!target || !plan.load) return Q.ZERO;
+  const threads = plan.load.processes.reduce((s, p) => s + Number(p.properties.threadcount ?? 1), 0);
+  const latencyMs =
+    target.expectedLatencyMs ?? (target.kind === 'dynamodb' ? 6 : target.kind === 'scylla-ec2' ? 2 : 5);
+  // Little's Law: the load fleet completes threads / latency inserts per second at most
+  let rate = Q.of(threads).mul(1000).div(latencyMs);
+  if (spec.dataset.loadTargetOpsPerSec) rate = rate.min(spec.dataset.loadTargetOpsPerSec);
+  if (target.kind !== 'dynamodb') return records.div(rate);
+  const wupw = dynamoOpUnits(spec, target).writeUnitsPerWrite;
+  if (target.billing.mode === 'provisioned') return records.div(rate.min(Q.of(target.billing.wcu).div(wupw)));
+  // on-demand: starts at the warm throughput (or 4,000 WRU/s) and may double every 30 minutes
+  let units = Q.of(target.warmThroughput?.writeUnitsPerSecond ?? A.onDemandInitialWriteUnitsPerSec);
+  let left = records;
+  let seconds = Q.ZERO;
+  for (let step = 0; step < 10_000 && left.cmp(0) > 0; step++) {
+    const r = rate.min(units.div(wupw));
+    const done = r.mul(A.onDemandDoublingSeconds);
+    if (done.cmp(left) >= 0) return seconds.add(left.div(r));
+    left = left.sub(done);
+    seconds = seconds.add(A.onDemandDoublingSeconds);
+    units = units.mul(2).min(target.billing.maxWriteRequestUnits ?? A.tableQuotaUnitsPerSec);
+  }
+  return seconds;
+}
+
+/**
+ * The run's cost on AWS, itemised. Prices missing from the book (say, an instance type) are listed
+ * in `unpriced` and left out of the total rather than failing the plan.
+ */
+export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
+  const lines: Line[] = [];
+  const attributed: Line[] = [];
+  const unpriced: string[] = [];
+  const hpm = Q.of(book.hoursPerMonth);
+
+  let load = Q.ZERO;
+  if (plan.load) for (const id of plan.load.targets) load = load.add(loadSeconds(spec, plan, id));
+  const runSeconds = Q.of(A.setupAndTeardownSeconds)
+    .add(load)
+    .add(plan.cellSeconds)
+    .add(plan.cells.length * A.perCellOverheadSeconds);
+  const runHours = runSeconds.div(3600);
+
+  // loaders
+  const loaderPrice = book.ec2[plan.fleet.instanceType];
+  if (loaderPrice) {
+    lines.push({
+      kind: 'loaders',
+      label: `${plan.fleet.loaders} × ${plan.fleet.instanceType} loaders for the run`,
+      quantity: runHours.mul(plan.fleet.loaders),
+      unit: 'instance-hour',
+      unitUsd: usd(loaderPrice),
+    });
+  } else
+    unpriced.push(
+      `loaders.instanceType: no price for "${plan.fleet.instanceType}" in price book "${book.id}"`,
+    );
+
+  spec.targets.forEach((t, i) => {
+    if (t.kind === 'dynamodb') {
+      const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+      const units = dynamoOpUnits(spec, t);
+      const created = !t.existingTable;
+      if (t.billing.mode === 'provisioned') {
+        if (created) {
+          lines.push(
+            {
+              kind: 'dynamodb-capacity',
+              label: `${t.id}: ${t.billing.wcu.toLocaleString('en-US')} WCU provisioned for the run`,
+              target: t.id,
+              quantity: runHours.mul(t.billing.wcu),
+              unit: 'WCU-hour',
+              unitUsd: usd(prices.wcuHour),
+            },
+            {
+              kind: 'dynamodb-capacity',
+              label: `${t.id}: ${t.billing.rcu.toLocaleString('en-US')} RCU provisioned for the run`,
+              target: t.id,
+              quantity: runHours.mul(t.billing.rcu),
+              unit: 'RCU-hour',
+              unitUsd: usd(prices.rcuHour),
+            },
+          );
+        }
+      } else {
+        let reads = Q.ZERO;
+        let writes = Q.ZERO;
+        for (const c of plan.cells) {
+          if (c.target !== t.id) continue;
+          const u = cellUnitsPerSec(c, units);
+          reads = reads.add(u.reads.mul(c.durationSeconds));
+          writes = writes.add(u.writes.mul(c.durationSeconds));
+        }
+        lines.push(
+          {
+            kind: 'dynamodb-requests',
+            label: `${t.id}: write request units at the cells' target throughput`,
+            target: t.id,
+            quantity: writes,
+            unit: 'write request unit',
+            unitUsd: usd(prices.wruPerMillion).div(1_000_000),
+          },
+          {
+            kind: 'dynamodb-requests',
+            label: `${t.id}: read request units at the cells' target throughput (${units.consistency} reads)`,
+            target: t.id,
+            quantity: reads,
+            unit: 'read request unit',
+            unitUsd: usd(prices.rruPerMillion).div(1_000_000),
+          },
+        );
+        if (plan.load?.targets.includes(t.id)) {
+          lines.push({
+            kind: 'dynamodb-load',
+            label: `${t.id}: loading ${spec.dataset.recordCount.toLocaleString('en-US')} items of ${units.itemBytes} B`,
+            target: t.id,
+            quantity: Q.of(spec.dataset.recordCount).mul(units.writeUnitsPerWrite),
+            unit: 'write request unit',
+            unitUsd: usd(prices.wruPerMillion).div(1_000_000),
+          });
+        }
+      }
+      if (created) {
+        const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
+        lines.push({
+          kind: 'storage',
+          label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
+          target: t.id,
+          quantity: gb.mul(runHours).div(hpm),
+          unit: 'GB-month',
+          unitUsd: usd(prices.storageGbMonth),
+        });
+      }
+    } else if (t.kind === 'scylla-ec2') {
+      const p = book.ec2[t.instanceType];
+      if (p) {
+        lines.push({
+          kind: 'nodes',
+          label: `${t.id}: ${t.nodes} × ${t.instanceType} nodes for the run`,
+          target: t.id,
+          quantity: runHours.mul(t.nodes),
+          unit: 'instance-hour',
+          unitUsd: usd(p),
+        });
+      } else
+        unpriced.push(
+          `targets[${i}].instanceType: no price for "${t.instanceType}" in price book "${book.id}"`,
+        );
+      if (t.ebsGb) {
+        lines.push({
+          kind: 'storage',
+          label: `${t.id}: ${t.nodes} × ${t.ebsGb} GB gp3`,
+          target: t.id,
+          quantity: Q.of(t.nodes).mul(t.ebsGb).mul(runHours).div(hpm),
+          unit: 'GB-month',
+          unitUsd: usd(book.ebs.gp3GbMonth),
+        });
+      }
+    } else {
+      const perHour =
+        'usdPerHour' in t.price
+          ? Q.of(t.price.usdPerHour)
+          : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
+      attributed.push({
+        kind: 'external',
+        label: `${t.id}: external service at its given price for the run`,
+        target: t.id,
+        quantity: runHours,
+        unit: 'hour',
+        unitUsd: perHour,
+      });
+    }
+  });
+
+  // the pipeline's own bill
+  const pp = book.pipeline;
+  const cellPolls = plan.cells.reduce((s, c) => s + Math.ceil(c.durationSeconds / A.pollSeconds), 0);
+  const loadPolls = load.div(A.pollSeconds).ceil();
+  const transitions = Q.of(A.fixedTransitions + plan.cells.length * A.transitionsPerCell + 2 * cellPolls).add(
+    Q.of(loadPolls).mul(2),
+  );
+  const invocations = Q.of(
+    A.fixedLambdaInvocations + plan.cells.length * A.lambdaInvocationsPerCell + cellPolls,
+  ).add(Q.of(loadPolls));
+  const processes =
+    plan.cells.reduce((s, c) => s + c.processes.length, 0) + (plan.load ? plan.load.processes.length : 0);
+  const objects = Q.of(processes * A.objectsPerProcess + plan.cells.length * A.objectsPerCell);
+  const intervals = plan.cells.reduce(
+    (s, c) => s + c.processes.length * Math.ceil(c.durationSeconds / spec.workload.statusIntervalSeconds),
+    0,
+  );
+  const metricHours = plan.cells.reduce(
+    (s, c) => s + A.metricsPerCell * Math.ceil((c.durationSeconds + A.perCellOverheadSeconds) / 3600),
+    0,
+  );
+  lines.push(
+    {
+      kind: 'pipeline',
+      label: 'Step Functions state transitions',
+      quantity: transitions,
+      unit: 'transition',
+      unitUsd: usd(pp.stepFunctionsPerThousandTransitions).div(1000),
+    },
+    {
+      kind: 'pipeline',
+      label: 'Lambda requests',
+      quantity: invocations,
+      unit: 'request',
+      unitUsd: usd(pp.lambdaPerMillionRequests).div(1_000_000),
+    },
+    {
+      kind: 'pipeline',
+      label: 'Lambda compute (handlers and per-cell aggregation)',
+      quantity: invocations.mul(A.smallLambdaGbSeconds).add(plan.cells.length * A.aggregatorGbSecondsPerCell),
+      unit: 'GB-second',
+      unitUsd: usd(pp.lambdaPerGbSecond),
+    },
+    {
+      kind: 'pipeline',
+      label: 'CloudWatch custom metrics (EMF), prorated by the hour',
+      quantity: Q.of(metricHours).div(hpm),
+      unit: 'metric-month',
+      unitUsd: usd(pp.cloudWatchPerMetricMonth),
+    },
+    {
+      kind: 'pipeline',
+      label: 'S3 PUT requests (HDR logs, summaries, result rows)',
+      quantity: objects,
+      unit: 'request',
+      unitUsd: usd(pp.s3PerThousandPuts).div(1000),
+    },
+    {
+      kind: 'pipeline',
+      label: 'S3 GET requests (aggregation reads each object once)',
+      quantity: objects,
+      unit: 'request',
+      unitUsd: usd(pp.s3PerThousandGets).div(1000),
+    },
+    {
+      kind: 'pipeline',
+      label: 'S3 storage of raw results for one month',
+      quantity: Q.of(intervals).mul(A.hdrBytesPerInterval).div(BYTES_PER_GB),
+      unit: 'GB-month',
+      unitUsd: usd(pp.s3PerGbMonth),
+    },
+    {
+      kind: 'pipeline',
+      label: 'Athena queries for the report (10 MB minimum each)',
+      quantity: Q.of(A.athenaQueriesPerRun * A.athenaMinBytesPerQuery).div(
+        Q.of(1024).mul(1024).mul(1024).mul(1024),
+      ),
+      unit: 'TB scanned',
+      unitUsd: usd(pp.athenaPerTbScanned),
+    },
+  );
+
+  const toItem = (l: Line): EstimateItem & { cents: bigint } => {
+    const cost = l.quantity.mul(l.unitUsd);
+    return {
+      kind: l.kind,
+      label: l.label,
+      ...(l.target ? { target: l.target } : {}),
+      quantity: round(l.quantity),
+      unit: l.unit,
+      unitUsd: round(l.unitUsd, 12),
+      usd: cost.toUsd(),
+      cents: cost.toCents(),
+    };
+  };
+  const strip = ({ cents: _c, ...rest }: EstimateItem & { cents: bigint }): EstimateItem => rest;
+  const items = lines.map(toItem);
+  const total = items.reduce((s, it) => s + it.cents, 0n);
+  return {
+    priceBook: book.id,
+    totalUsd: Number(total) / 100,
+    runHours: round(runHours, 4),
+    loadHours: round(load.div(3600), 4),
+    items: items.map(strip),
+    attributed: attributed.map(toItem).map(strip),
+    unpriced,
+  };
+}
+
+const money = (x: number) =>
+  `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/**
+ * The budget cap: an issue at budget.maxUsd when the estimate exceeds it (saying by how much), or
+ * when something could not be priced and so the cap cannot be checked.
+ */
+export function budgetIssues(spec: RunSpec, estimate: RunEstimate): Issue[] {
+  if (!spec.budget) return [];
+  const max = spec.budget.maxUsd;
+  const issues: Issue[] = [];
+  if (estimate.totalUsd > max) {
+    const over = Math.round((estimate.totalUsd - max) * 100) / 100;
+    const top = [...estimate.items]
+      .sort((a, b) => b.usd - a.usd)
+      .slice(0, 3)
+      .map((it) => `${it.label} ${money(it.usd)}`)
+      .join('; ');
+    issues.push({
+      path: 'budget.maxUsd',
+      message:
+        `the run is estimated at ${money(estimate.totalUsd)} (price book ${estimate.priceBook}), ` +
+        `${money(over)} over the budget of ${money(max)}; largest items: ${top}`,
+    });
+  }
+  for (const u of estimate.unpriced) {
+    issues.push({
+      path: 'budget.maxUsd',
+      message: `cannot check the budget: ${u}; use a price book that has it`,
+    });
+  }
+  return issues;
+}

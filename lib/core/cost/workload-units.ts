@@ -1,0 +1,78 @@
+/**
+ * Capacity units a run-spec cell consumes on a DynamoDB target: the item YCSB writes (from the
+ * spec's dataset), read/write units per operation, and units per second at the cell's throughput.
+ */
+import type { DynamoDbTarget, Proportions, RunSpec } from '../spec/schema';
+import {
+  Consistency,
+  READ_UNIT_BYTES,
+  readUnitsPerRead,
+  writeUnitsPerWrite,
+  ycsbItemBytes,
+} from './capacity';
+import { Q } from './decimal';
+
+/** The parts of a planned cell the cost model reads (structurally a lib/core/plan CellPlan). */
+export interface CellLike {
+  id: string;
+  target: string;
+  targetOpsPerSec: number;
+  durationSeconds: number;
+  proportions: Proportions;
+  processes: { properties: Record<string, string> }[];
+}
+
+export interface DynamoOpUnits {
+  itemBytes: number;
+  consistency: Consistency;
+  writeUnitsPerWrite: number;
+  readUnitsPerRead: number;
+}
+
+/** YCSB's default maxscanlength (CoreWorkload). */
+export const YCSB_DEFAULT_MAX_SCAN_LENGTH = 1000;
+
+export function dynamoOpUnits(spec: RunSpec, target: DynamoDbTarget): DynamoOpUnits {
+  const itemBytes = ycsbItemBytes({
+    fieldCount: spec.dataset.fieldCount,
+    fieldLength: spec.dataset.fieldLength,
+    keyAttribute: target.keyAttribute,
+  });
+  const consistency: Consistency = target.consistentReads ? 'strong' : 'eventual';
+  return {
+    itemBytes,
+    consistency,
+    writeUnitsPerWrite: writeUnitsPerWrite(itemBytes),
+    readUnitsPerRead: readUnitsPerRead(itemBytes, consistency),
+  };
+}
+
+/**
+ * Read units one YCSB scan consumes: a DynamoDB Scan is charged on the summed size of the items it
+ * returns, rounded up per 4 KB. With YCSB's uniform scan length the mean is (1 + maxscanlength) / 2.
+ */
+export function readUnitsPerScan(units: DynamoOpUnits, maxScanLength: number): number {
+  const meanItems = (1 + maxScanLength) / 2;
+  const blocks = Math.ceil((meanItems * units.itemBytes) / READ_UNIT_BYTES);
+  return units.consistency === 'eventual' ? blocks / 2 : blocks;
+}
+
+function maxScanLength(cell: CellLike): number {
+  const v = Number(cell.processes[0]?.properties.maxscanlength);
+  return Number.isFinite(v) && v > 0 ? v : YCSB_DEFAULT_MAX_SCAN_LENGTH;
+}
+
+/**
+ * Units per second a cell asks of the table at its target throughput: reads (read, the read half of
+ * read-modify-write, scans) and writes (update, insert, the write half of read-modify-write).
+ */
+export function cellUnitsPerSec(cell: CellLike, units: DynamoOpUnits): { reads: Q; writes: Q } {
+  const p = cell.proportions;
+  const ops = Q.of(cell.targetOpsPerSec);
+  const reads = ops
+    .mul(Q.of(p.read).add(p.readModifyWrite))
+    .mul(units.readUnitsPerRead)
+    .add(p.scan > 0 ? ops.mul(p.scan).mul(readUnitsPerScan(units, maxScanLength(cell))) : Q.ZERO);
+  const writes = ops.mul(Q.of(p.update).add(p.insert).add(p.readModifyWrite)).mul(units.writeUnitsPerWrite);
+  return { reads, writes };
+}
