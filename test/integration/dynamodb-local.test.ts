@@ -1,0 +1,195 @@
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  ListTablesCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  DYNAMODB_LOCAL_CREDENTIALS,
+  freeLoopbackPort,
+  startDynamoDbLocal,
+} from '../../lib/local/dynamodb-local';
+import { ensureLoaderBuilt, loaderPaths, staleReason, type LoaderPaths } from '../../lib/local/maven';
+
+// The first run builds the Java side with Maven (downloads included): allow for it.
+jest.setTimeout(15 * 60_000);
+
+let paths: LoaderPaths;
+
+beforeAll(async () => {
+  paths = await ensureLoaderBuilt();
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('ensureLoaderBuilt', () => {
+  it('lays out the loader bundle with HdrHistogram 2.1.12 (not 2.1.4) and DynamoDB Local', () => {
+    expect(staleReason(paths)).toBeNull();
+    const jars = fs.readdirSync(paths.bundleLibDir);
+    expect(jars).toContain('HdrHistogram-2.1.12.jar');
+    expect(jars).not.toContain('HdrHistogram-2.1.4.jar');
+    expect(jars).toContain('core-0.17.0.jar');
+    expect(jars.some((j) => j.startsWith('fleetbench-ycsb-binding-'))).toBe(true);
+    expect(jars.some((j) => j.startsWith('dynamodb-2.'))).toBe(true);
+    expect(fs.statSync(paths.bundleArchive).size).toBeGreaterThan(0);
+    expect(paths.ycsbClasspath).toBe(path.join(paths.bundleLibDir, '*'));
+    expect(fs.readdirSync(paths.dynamodbLocalNativeDir).some((f) => f.includes('linux-amd64'))).toBe(true);
+  });
+
+  it('does not rebuild when nothing changed', async () => {
+    const t0 = Date.now();
+    await ensureLoaderBuilt({ mvn: '/nonexistent/mvn' }); // would fail if it tried to build
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+});
+
+/** A scratch repository root with loader POMs and a fake `mvn` that lays out the outputs and counts its runs. */
+function fakeRoot(): { root: string; mvn: string; runs: () => number } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetbench-mvn-'));
+  const loader = path.join(root, 'loader');
+  for (const d of ['ycsb-binding/src/main/java', 'dynamodb-local'])
+    fs.mkdirSync(path.join(loader, d), { recursive: true });
+  for (const f of [
+    'pom.xml',
+    'ycsb-binding/pom.xml',
+    'dynamodb-local/pom.xml',
+    'ycsb-binding/src/main/java/A.java',
+  ]) {
+    fs.writeFileSync(path.join(loader, f), 'x');
+  }
+  const mvn = path.join(root, 'mvn');
+  fs.writeFileSync(
+    mvn,
+    [
+      '#!/bin/sh',
+      `echo run >> "${root}/runs"`,
+      'sleep 1',
+      `cd "${loader}"`,
+      'mkdir -p ycsb-binding/target/bundle/lib dynamodb-local/target/lib dynamodb-local/target/native',
+      'touch ycsb-binding/target/bundle/lib/fleetbench-ycsb-binding-0.1.0.jar ycsb-binding/target/fleetbench-loader-bundle.tar.gz',
+      'touch dynamodb-local/target/lib/DynamoDBLocal-2.5.4.jar dynamodb-local/target/native/libsqlite4java-linux-amd64-1.0.392.so',
+    ].join('\n') + '\n',
+    { mode: 0o755 },
+  );
+  const runs = (): number =>
+    fs.existsSync(path.join(root, 'runs'))
+      ? fs.readFileSync(path.join(root, 'runs'), 'utf8').split('\n').filter(Boolean).length
+      : 0;
+  return { root, mvn, runs };
+}
+
+describe('ensureLoaderBuilt (fake mvn)', () => {
+  it('builds once for parallel callers, then only when a source changes', async () => {
+    const { root, mvn, runs } = fakeRoot();
+    expect(staleReason(loaderPaths(root))).toBe('never built');
+    await Promise.all([
+      ensureLoaderBuilt({ root, mvn }),
+      ensureLoaderBuilt({ root, mvn }),
+      ensureLoaderBuilt({ root, mvn }),
+    ]);
+    expect(runs()).toBe(1);
+    expect(staleReason(loaderPaths(root))).toBeNull();
+    await ensureLoaderBuilt({ root, mvn });
+    expect(runs()).toBe(1);
+
+    // inputs written 2 min ago, last build 1 min ago, one source edited 30 s ago
+    const ago = (s: number): Date => new Date(Date.now() - s * 1000);
+    for (const f of ['pom.xml', 'ycsb-binding/pom.xml', 'dynamodb-local/pom.xml']) {
+      fs.utimesSync(path.join(root, 'loader', f), ago(120), ago(120));
+    }
+    fs.utimesSync(path.join(root, 'loader/target/.fleetbench-built'), ago(60), ago(60));
+    fs.utimesSync(path.join(root, 'loader/ycsb-binding/src/main/java/A.java'), ago(30), ago(30));
+    expect(staleReason(loaderPaths(root))).toMatch(/A\.java changed since the last build/);
+    await ensureLoaderBuilt({ root, mvn });
+    expect(runs()).toBe(2);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('says what to install when mvn is missing', async () => {
+    const { root } = fakeRoot();
+    await expect(ensureLoaderBuilt({ root, mvn: path.join(root, 'no-such-mvn') })).rejects.toThrow(
+      /not found on PATH\. Install Maven 3\.8\+ and a JDK 17/,
+    );
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe('startDynamoDbLocal', () => {
+  it('serves CreateTable/PutItem/GetItem on a loopback port and stops cleanly', async () => {
+    const ddb = await startDynamoDbLocal({ paths });
+    const client = new DynamoDBClient({
+      endpoint: ddb.endpoint,
+      region: 'us-east-1',
+      credentials: DYNAMODB_LOCAL_CREDENTIALS,
+    });
+    try {
+      expect(ddb.endpoint).toBe(`http://127.0.0.1:${ddb.port}`);
+      await client.send(
+        new CreateTableCommand({
+          TableName: 'usertable',
+          AttributeDefinitions: [{ AttributeName: 'p', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'p', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      await client.send(
+        new PutItemCommand({ TableName: 'usertable', Item: { p: { S: 'user1' }, field0: { S: 'hello' } } }),
+      );
+      const got = await client.send(
+        new GetItemCommand({ TableName: 'usertable', Key: { p: { S: 'user1' } } }),
+      );
+      expect(got.Item).toEqual({ p: { S: 'user1' }, field0: { S: 'hello' } });
+
+      // -sharedDb: other credentials and regions see the same tables (the Java binding uses its own)
+      const other = new DynamoDBClient({
+        endpoint: ddb.endpoint,
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'other', secretAccessKey: 'other' },
+      });
+      expect((await other.send(new ListTablesCommand({}))).TableNames).toEqual(['usertable']);
+      other.destroy();
+    } finally {
+      client.destroy();
+      await ddb.stop();
+    }
+    expect(await portOpen(ddb.port)).toBe(false);
+    expect(pidAlive(ddb.pid)).toBe(false);
+    await ddb.stop(); // idempotent
+  });
+
+  it('fails with the server output when the port is taken', async () => {
+    const port = await freeLoopbackPort();
+    const blocker = net.createServer((s) => s.destroy());
+    await new Promise<void>((r) => blocker.listen(port, '0.0.0.0', () => r()));
+    try {
+      await expect(startDynamoDbLocal({ paths, port, startTimeoutMs: 30_000 })).rejects.toThrow(
+        /DynamoDB Local exited .* before answering on port \d+/,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+});
