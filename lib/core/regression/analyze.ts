@@ -1,0 +1,104 @@
+/**
+ * From series to verdicts: change points with the run where each began and whether it is a regression
+ * or an improvement for that metric, and the fast guard on the newest run.
+ */
+import { DetectOptions, detectChangePoints, resolveOptions } from './detect';
+import { GuardOptions, GuardResult, newestPointGuard } from './guard';
+import { isRegression } from './metrics';
+import { Series, SeriesKey } from './series';
+
+export interface Change {
+  key: SeriesKey;
+  index: number;
+  /** the first run of the new regime */
+  runId: string;
+  timeMs: number;
+  /** the last run before it */
+  previousRunId: string;
+  meanBefore: number;
+  meanAfter: number;
+  stdBefore: number;
+  stdAfter: number;
+  nBefore: number;
+  nAfter: number;
+  pValue: number;
+  magnitude: number;
+  /** after/before − 1 */
+  forwardChange: number;
+  kind: 'regression' | 'improvement';
+  /** false while fewer than `minSegment` runs follow it */
+  confirmed: boolean;
+}
+
+export interface NewestVerdict extends GuardResult {
+  runId?: string;
+  /** suspect and worse for this metric */
+  regression: boolean;
+  /** a change point starting at the newest run exists (pending confirmation or confirmed) */
+  changePointAtNewest: boolean;
+}
+
+export interface SeriesAnalysis {
+  key: SeriesKey;
+  better: Series['better'];
+  unit: string;
+  points: Series['points'];
+  changes: Change[];
+  newest: NewestVerdict;
+  /** indexes whose value was missing and filled from a neighbour for the detection */
+  filled: number[];
+}
+
+export interface AnalyzeOptions {
+  detect?: DetectOptions;
+  guard?: GuardOptions;
+}
+
+export function analyzeSeries(series: Series, options: AnalyzeOptions = {}): SeriesAnalysis {
+  const detectOptions = resolveOptions(options.detect);
+  const values = series.points.map((p) => p.value);
+  const { changePoints, filled } = detectChangePoints(values, detectOptions);
+  const changes: Change[] = changePoints.map((cp) => ({
+    key: series.key,
+    index: cp.index,
+    runId: series.points[cp.index].runId,
+    timeMs: series.points[cp.index].timeMs,
+    previousRunId: series.points[cp.index - 1].runId,
+    meanBefore: cp.meanBefore,
+    meanAfter: cp.meanAfter,
+    stdBefore: cp.stdBefore,
+    stdAfter: cp.stdAfter,
+    nBefore: cp.nBefore,
+    nAfter: cp.nAfter,
+    pValue: cp.pValue,
+    magnitude: cp.magnitude,
+    forwardChange: cp.forwardChange,
+    kind: isRegression(series.better, cp.meanBefore, cp.meanAfter) ? 'regression' : 'improvement',
+    confirmed: cp.confirmed,
+  }));
+  const guard = newestPointGuard(
+    values,
+    changes.map((c) => c.index),
+    { minMagnitude: detectOptions.minMagnitude, ...options.guard },
+  );
+  const newestRun = series.points[series.points.length - 1];
+  const worse = series.better === 'lower' ? guard.side === 'above' : guard.side === 'below';
+  return {
+    key: series.key,
+    better: series.better,
+    unit: series.unit,
+    points: series.points,
+    changes,
+    newest: {
+      ...guard,
+      ...(newestRun ? { runId: newestRun.runId } : {}),
+      regression: guard.status === 'suspect' && worse,
+      changePointAtNewest: changes.some((c) => c.index === series.points.length - 1),
+    },
+    filled,
+  };
+}
+
+export function analyzeAll(series: readonly Series[], options: AnalyzeOptions = {}): SeriesAnalysis[] {
+  return series.map((s) => analyzeSeries(s, options));
+}
