@@ -1,0 +1,208 @@
+/**
+ * `fleetbench regressions [--dir <results>] [--spec <name>] [--metric <id,...>] [--all] [--json]`:
+ * change points over the history of every spec × target × cell × metric in a directory of `cells` rows
+ * (JSON lines). With a results root (`<dir>/tables/cells/...`), run start times come from
+ * `<dir>/tables/runs/...` when present; otherwise every `*.jsonl` below `--dir` is read as cells rows.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command } from 'commander';
+import { InputError, Issue } from '../../core/errors';
+import {
+  AnalyzeOptions,
+  Change,
+  NewestVerdict,
+  SeriesAnalysis,
+  SeriesKey,
+  analyzeAll,
+  buildSeries,
+  resolveOptions,
+} from '../../core/regression';
+
+interface RegressionsOptions {
+  dir: string;
+  spec?: string;
+  metric?: string;
+  window?: string;
+  maxP?: string;
+  minMagnitude?: string;
+  minSegment?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+interface Located {
+  row: Record<string, unknown>;
+  where: string;
+}
+
+function jsonlFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Reads JSON lines; every bad line is reported as file:line. */
+export function readJsonLines(files: readonly string[]): Located[] {
+  const out: Located[] = [];
+  const issues: Issue[] = [];
+  for (const file of files) {
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      const where = `${file}:${i + 1}`;
+      try {
+        const v: unknown = JSON.parse(line);
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+          issues.push({ path: where, message: 'expected a JSON object (one row per line)' });
+        } else out.push({ row: v as Record<string, unknown>, where });
+      } catch (e) {
+        issues.push({ path: where, message: `not valid JSON: ${(e as Error).message}` });
+      }
+    });
+  }
+  if (issues.length) throw new InputError(issues);
+  return out;
+}
+
+export function loadTables(dir: string): { cells: Located[]; runStarts: Map<string, number> } {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new InputError([{ path: dir, message: 'expected a directory of cells rows (JSON lines)' }]);
+  }
+  const cellsDir = path.join(dir, 'tables', 'cells');
+  const runsDir = path.join(dir, 'tables', 'runs');
+  const isRoot = fs.existsSync(cellsDir);
+  const cells = readJsonLines(jsonlFiles(isRoot ? cellsDir : dir));
+  const runStarts = new Map<string, number>();
+  if (isRoot && fs.existsSync(runsDir)) {
+    for (const { row } of readJsonLines(jsonlFiles(runsDir))) {
+      if (typeof row.run_id === 'string' && typeof row.started_at_ms === 'number') {
+        runStarts.set(row.run_id, row.started_at_ms);
+      }
+    }
+  }
+  if (cells.length === 0) {
+    throw new InputError([
+      { path: dir, message: 'no cells rows found (*.jsonl files, one JSON object per line)' },
+    ]);
+  }
+  return { cells, runStarts };
+}
+
+function num(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n))
+    throw new InputError([{ path: flag, message: `expected a number, got "${v}"` }]);
+  return n;
+}
+
+const FLAGS: Record<string, string> = {
+  window: '--window',
+  maxPValue: '--max-p',
+  minMagnitude: '--min-magnitude',
+  minSegment: '--min-segment',
+};
+
+function flagOptions(o: RegressionsOptions): ReturnType<typeof resolveOptions> {
+  try {
+    return resolveOptions({
+      window: num('--window', o.window),
+      maxPValue: num('--max-p', o.maxP),
+      minMagnitude: num('--min-magnitude', o.minMagnitude),
+      minSegment: num('--min-segment', o.minSegment),
+    });
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    throw new InputError(e.issues.map((i) => ({ path: FLAGS[i.path] ?? i.path, message: i.message })));
+  }
+}
+
+export interface RegressionsDocument {
+  options: ReturnType<typeof resolveOptions>;
+  series: number;
+  changes: Change[];
+  suspects: (NewestVerdict & { key: SeriesKey })[];
+}
+
+export function regressionsDocument(
+  analyses: readonly SeriesAnalysis[],
+  all: boolean,
+  options: AnalyzeOptions,
+): RegressionsDocument {
+  return {
+    options: resolveOptions(options.detect),
+    series: analyses.length,
+    changes: analyses.flatMap((a) => a.changes).filter((c) => all || c.confirmed),
+    suspects: analyses.filter((a) => a.newest.status === 'suspect').map((a) => ({ key: a.key, ...a.newest })),
+  };
+}
+
+const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3));
+const pct = (x: number) =>
+  Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%` : `${x > 0 ? '+' : '-'}∞`;
+const id = (k: SeriesKey) => `${k.spec}/${k.target}/${k.cell} ${k.metric}`;
+
+function text(doc: RegressionsDocument): string {
+  const lines: string[] = [];
+  for (const c of doc.changes) {
+    lines.push(
+      `${id(c.key)}: ${fmt(c.meanBefore)} --> ${fmt(c.meanAfter)} (${pct(c.forwardChange)}) ${c.kind} ` +
+        `from run ${c.runId}${c.confirmed ? '' : ' (unconfirmed)'}, p=${c.pValue.toExponential(1)}`,
+    );
+  }
+  for (const s of doc.suspects) {
+    lines.push(
+      `${id(s.key)}: newest run ${s.runId} is suspect: ${fmt(s.value!)} vs ${fmt(s.mean!)} ` +
+        `(${pct(s.relChange!)}), outside [${fmt(s.lower!)}, ${fmt(s.upper!)}]${s.regression ? ' — worse' : ' — better'}`,
+    );
+  }
+  const regressions = doc.changes.filter((c) => c.kind === 'regression').length;
+  lines.push(
+    regressions || doc.suspects.length
+      ? `${regressions} regression(s), ${doc.changes.length - regressions} improvement(s), ${doc.suspects.length} suspect newest run(s) in ${doc.series} series`
+      : `No regressions found in ${doc.series} series`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+export function register(program: Command): void {
+  program
+    .command('regressions')
+    .description('List change points (regressions and improvements) over the history of each metric')
+    .requiredOption('--dir <path>', 'results root or directory of cells rows (JSON lines)')
+    .option('--spec <name>', 'only this spec')
+    .option('--metric <ids>', 'comma-separated metric ids (default: all)')
+    .option('--window <n>', 'points per window (default 50)')
+    .option('--max-p <p>', 'largest accepted p-value (default 0.001)')
+    .option('--min-magnitude <f>', 'smallest relative change, 0.05 = 5% (default 0.05)')
+    .option('--min-segment <n>', 'fewest runs in a regime (default 3)')
+    .option('--all', 'include change points not yet confirmed')
+    .option('--json', 'print JSON')
+    .action((o: RegressionsOptions) => {
+      const options: AnalyzeOptions = { detect: flagOptions(o) };
+      const { cells, runStarts } = loadTables(o.dir);
+      const series = buildSeries(
+        cells.map((c) => c.row),
+        {
+          spec: o.spec,
+          runStarts,
+          where: (i) => cells[i].where,
+          ...(o.metric ? { metrics: o.metric.split(',').map((s) => s.trim()) } : {}),
+        },
+      );
+      if (o.spec !== undefined && series.length === 0) {
+        throw new InputError([{ path: '--spec', message: `no cells rows for spec "${o.spec}" in ${o.dir}` }]);
+      }
+      const doc = regressionsDocument(analyzeAll(series, options), Boolean(o.all), options);
+      if (o.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+      else process.stdout.write(text(doc));
+    });
+}

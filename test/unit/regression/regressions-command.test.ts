@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..', '..');
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin', 'fleetbench.js'), ...args], { encoding: 'utf8', cwd: root });
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 0, 1, 2);
+
+/** A results root with `runs` nightly runs of one spec; p99 steps up by 30 % from run `stepAt`. */
+function resultsRoot(
+  runs: number,
+  stepAt: number,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetbench-regressions-'));
+  for (let i = 0; i < runs; i++) {
+    const started = T0 + i * DAY;
+    const date = new Date(started).toISOString().slice(0, 10);
+    const runId = `nightly-${date}`;
+    const part = `run_date=${date}/spec_name=nightly`;
+    const jitter = ((i * 37) % 11) * 4;
+    const cell = {
+      run_date: date,
+      spec_name: 'nightly',
+      run_id: runId,
+      cell_id: 'ddb-uniform-r50-t1000',
+      target_id: 'ddb',
+      window_start_ms: started + 60_000,
+      all_intended_p50_us: 800 + jitter,
+      all_intended_p99_us: (i < stepAt ? 2000 : 2600) + jitter,
+      all_intended_p999_us: 4000 + jitter,
+      good_ops_per_sec: 1000 - (i % 3),
+      attainment: (1000 - (i % 3)) / 1000,
+      error_rate: 0,
+      throttled_attempts: 0,
+      achieved_ops_per_sec: 1000,
+      measured_seconds: 300,
+      monthly_cost_usd: 432.1,
+      ...extra(i),
+    };
+    mkdirSync(join(dir, 'tables', 'cells', part), { recursive: true });
+    mkdirSync(join(dir, 'tables', 'runs', part), { recursive: true });
+    writeFileSync(join(dir, 'tables', 'cells', part, `${runId}.jsonl`), JSON.stringify(cell) + '\n');
+    writeFileSync(
+      join(dir, 'tables', 'runs', part, `${runId}.jsonl`),
+      JSON.stringify({ run_id: runId, started_at_ms: started, spec_name: 'nightly' }) + '\n',
+    );
+  }
+  return dir;
+}
+
+describe('fleetbench regressions (the real executable)', () => {
+  it('--json lists the p99 regression with the run where it began', () => {
+    // Prepare
+    const dir = resultsRoot(30, 20);
+    // Act
+    const r = cli('regressions', '--dir', dir, '--json');
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.series).toBe(8);
+    expect(doc.changes).toHaveLength(1);
+    expect(doc.changes[0]).toMatchObject({
+      key: { spec: 'nightly', target: 'ddb', cell: 'ddb-uniform-r50-t1000', metric: 'intended_p99_us' },
+      runId: 'nightly-2026-01-21',
+      previousRunId: 'nightly-2026-01-20',
+      kind: 'regression',
+      confirmed: true,
+    });
+    expect(doc.changes[0].forwardChange).toBeGreaterThan(0.25);
+    expect(doc.suspects).toEqual([]);
+  });
+
+  it('prints one line per change, and a quiet history says so', () => {
+    const r = cli('regressions', '--dir', resultsRoot(30, 20));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^nightly\/ddb\/ddb-uniform-r50-t1000 intended_p99_us: \d+ --> \d+ \(\+\d+\.\d%\) regression from run nightly-2026-01-21, p=/m,
+    );
+    const quiet = cli('regressions', '--dir', resultsRoot(30, 99));
+    expect(quiet.stdout.trim()).toBe('No regressions found in 8 series');
+  });
+
+  it('reports a slow newest run as suspect, not as a change', () => {
+    const r = cli('regressions', '--dir', resultsRoot(30, 29), '--json', '--metric', 'intended_p99_us');
+    const doc = JSON.parse(r.stdout);
+    expect(doc.changes).toEqual([]);
+    expect(doc.suspects).toHaveLength(1);
+    expect(doc.suspects[0]).toMatchObject({
+      runId: 'nightly-2026-01-30',
+      status: 'suspect',
+      regression: true,
+    });
+  });
+
+  it('exits 2 naming the file and line of a bad row, or the bad flag', () => {
+    const dir = resultsRoot(5, 99, (i) => (i === 3 ? { good_ops_per_sec: 'fast' } : {}));
+    const r = cli('regressions', '--dir', dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /spec_name=nightly\/nightly-2026-01-04\.jsonl:1\.good_ops_per_sec: expected a number/,
+    );
+    const flag = cli('regressions', '--dir', dir, '--max-p', '2');
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toMatch(/^--max-p: expected 0 < p < 1/m);
+    const missing = cli('regressions', '--dir', join(dir, 'nope'));
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/expected a directory of cells rows/);
+  });
+});
