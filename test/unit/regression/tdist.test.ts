@@ -49,10 +49,13 @@ describe('regularizedIncompleteBeta', () => {
 });
 
 describe("Student's t distribution", () => {
-  it.each(scipy.cdf)('cdf($t; df=$df) and the two-sided p equal scipy.stats.t', ({ t, df, cdf, twoSidedP }) => {
-    expectClose(studentTCdf(t, df), cdf, 1e-10);
-    expectClose(studentTTwoSidedP(t, df), twoSidedP, 1e-10);
-  });
+  it.each(scipy.cdf)(
+    'cdf($t; df=$df) and the two-sided p equal scipy.stats.t',
+    ({ t, df, cdf, twoSidedP }) => {
+      expectClose(studentTCdf(t, df), cdf, 1e-10);
+      expectClose(studentTTwoSidedP(t, df), twoSidedP, 1e-10);
+    },
+  );
 
   it.each(scipy.quantile)('quantile($p; df=$df) equals scipy.stats.t.ppf', ({ p, df, t }) => {
     expectClose(studentTQuantile(p, df), t, 1e-9);
