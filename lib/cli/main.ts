@@ -8,6 +8,7 @@ import * as cost from './commands/cost';
 import * as aggregate from './commands/aggregate';
 import * as query from './commands/query';
 import * as regressions from './commands/regressions';
+import * as history from './commands/history';
 
 /** Exit codes: 0 success, 2 invalid input, 1 internal error. */
 export const EXIT_OK = 0;
@@ -20,7 +21,8 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   // Each command module registers itself; add new commands to this list.
-  for (const mod of [validate, plan, schema, demo, cost, aggregate, query, regressions]) mod.register(program);
+  for (const mod of [validate, plan, schema, demo, cost, aggregate, query, regressions, history])
+    mod.register(program);
   return program;
 }
 

@@ -113,3 +113,30 @@ describe('fleetbench regressions (the real executable)', () => {
     expect(missing.stderr).toMatch(/expected a directory of cells rows/);
   });
 });
+
+describe('fleetbench history (the real executable)', () => {
+  it('prints the series with a marker before the run where the change began', () => {
+    // Prepare
+    const dir = resultsRoot(30, 20);
+    // Act
+    const r = cli('history', 'nightly', '--dir', dir, '--metric', 'intended_p99_us');
+    // Assess
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split('\n');
+    const marker = lines.findIndex((l) => /\+\d+\.\d% regression, p=/.test(l));
+    expect(marker).toBeGreaterThan(0);
+    expect(lines[marker + 2]).toMatch(/nightly-2026-01-21/);
+    expect(lines[marker - 2]).toMatch(/nightly-2026-01-20/);
+    expect(lines.filter((l) => /nightly-2026-/.test(l))).toHaveLength(30);
+  });
+
+  it('exits 2 for an unknown metric or spec', () => {
+    const dir = resultsRoot(5, 99);
+    expect(cli('history', 'nightly', '--dir', dir, '--metric', 'p99').stderr).toMatch(
+      /^--metric: unknown metric "p99"/,
+    );
+    const r = cli('history', 'weekly', '--dir', dir, '--metric', 'attainment');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/no cells rows for spec "weekly"/);
+  });
+});
