@@ -18,6 +18,8 @@ export interface RunContext {
   cellCount: number;
   /** Targets loaded before the cells (ids, in order); empty when there is no load phase. */
   loadTargets: string[];
+  /** loadTargets.length (the state machine's Choice compares against it). */
+  loadCount: number;
   loaders: number;
   instanceType: string;
   /** Tables per target; `owned` tables are created and deleted by the run. */

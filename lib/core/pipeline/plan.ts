@@ -20,6 +20,8 @@ export interface PlanInput {
   specKey?: string;
   /** Set by schedules: the schedule's name (overlapping runs of it are refused). */
   scheduleName?: string;
+  /** The execution's input, when the state machine passes it whole (spec, specKey, scheduleName). */
+  input?: { spec?: unknown; specKey?: string; scheduleName?: string } | null;
 }
 
 export interface PlanDeps {
@@ -27,6 +29,8 @@ export interface PlanDeps {
   clock: Clock;
   /** Needed only for scheduled runs. */
   runs?: RunRegistry;
+  /** The state machine's timeout: plans whose worst case exceeds it are refused. */
+  maxRunSeconds?: number;
   /** The run's own AWS cost estimate in USD (for `budget.maxUsd`); without it the budget is not checked. */
   estimateRunUsd?: (spec: RunSpec, plan: Plan) => number;
 }
@@ -39,7 +43,8 @@ export class ScheduleOverlapError extends Error {
   }
 }
 
-export async function plan(input: PlanInput, deps: PlanDeps): Promise<RunContext> {
+export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext> {
+  const input: PlanInput = state?.input ? { ...state.input, executionName: state.executionName } : state;
   if (!input || typeof input.executionName !== 'string') {
     throw new InputError([
       { path: 'executionName', message: 'missing (the state machine passes $$.Execution.Name)' },
@@ -112,6 +117,16 @@ export async function plan(input: PlanInput, deps: PlanDeps): Promise<RunContext
 
   const now = deps.clock.nowMs();
   const times = phaseTimes(p, spec);
+  if (deps.maxRunSeconds && times.worstCaseSeconds > deps.maxRunSeconds) {
+    throw new InputError([
+      {
+        path: 'workload.durationSeconds',
+        message:
+          `the run could take up to ${Math.ceil(times.worstCaseSeconds / 3600)} h, longer than the state machine's ` +
+          `timeout of ${Math.floor(deps.maxRunSeconds / 3600)} h: split the spec or shorten the cells`,
+      },
+    ]);
+  }
   const ctx: RunContext = {
     runId,
     specName: spec.name,
@@ -119,6 +134,7 @@ export async function plan(input: PlanInput, deps: PlanDeps): Promise<RunContext
     startedAtMs: now,
     cellCount: p.cells.length,
     loadTargets: p.load ? p.load.targets : [],
+    loadCount: p.load ? p.load.targets.length : 0,
     loaders: p.fleet.loaders,
     instanceType: p.fleet.instanceType,
     tables: spec.targets

@@ -1,0 +1,60 @@
+/**
+ * Typed configuration from the environment (read once, fails fast naming the variable) and the
+ * adapters built from it. Clients are created lazily so a step only builds what it uses.
+ */
+import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
+import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
+import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
+import { S3Store } from '../../lib/aws/s3-store';
+import { SfnRunRegistry } from '../../lib/aws/sfn-runs';
+import { SnsNotifier } from '../../lib/aws/sns-notifier';
+import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
+import { systemClock, type Ports } from '../../lib/core/ports';
+
+export function requireEnv(name: string): string {
+  const v = process.env[name];
+  if (!v)
+    throw new Error(`environment variable ${name} is not set (the stack sets it on every step function)`);
+  return v;
+}
+
+/** Adapters for the Lambda's environment. Each getter builds its adapter on first use. */
+export function awsPorts(): Ports {
+  const cache: Partial<Ports> = {};
+  const once = <K extends keyof Ports>(k: K, make: () => Ports[K]): Ports[K] =>
+    (cache[k] ??= make()) as Ports[K];
+  return {
+    get store() {
+      return once('store', () => new S3Store(`s3://${requireEnv('RESULTS_BUCKET')}`));
+    },
+    get tables() {
+      return once('tables', () => new DynamoDbTableAdmin());
+    },
+    get fleet() {
+      return once(
+        'fleet',
+        () =>
+          new Ec2FleetAdmin({
+            launchTemplateId: requireEnv('LAUNCH_TEMPLATE_ID'),
+            subnetIds: requireEnv('SUBNET_IDS').split(',').filter(Boolean),
+          }),
+      );
+    },
+    get commands() {
+      return once(
+        'commands',
+        () => new SsmCommandRunner(requireEnv('LOADER_DOCUMENT'), {}, process.env.COMMAND_LOG_GROUP),
+      );
+    },
+    get metrics() {
+      return once('metrics', () => new EmfMetricsSink());
+    },
+    get notifier() {
+      return once('notifier', () => new SnsNotifier(requireEnv('TOPIC_ARN')));
+    },
+    get runs() {
+      return once('runs', () => new SfnRunRegistry(requireEnv('STATE_MACHINE_ARN')));
+    },
+    clock: systemClock,
+  };
+}

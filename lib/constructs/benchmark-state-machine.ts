@@ -1,0 +1,381 @@
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { TABLE_PREFIX, TAG_ROLE } from '../core/ports';
+import { STEP_ENTRIES, TASK_STATES, type StepName, type TaskStateName } from '../core/pipeline/states';
+import { BenchmarkFunction } from './benchmark-function';
+import type { LoaderFleet } from './loader-fleet';
+
+export interface BenchmarkStateMachineProps {
+  readonly resultsBucket: s3.IBucket;
+  readonly fleet: LoaderFleet;
+  readonly topic: sns.ITopic;
+  /** @default Duration.days(8) */
+  readonly timeout?: Duration;
+}
+
+const J = sfn.JsonPath;
+
+/**
+ * The benchmark state machine (Standard): Plan → Provision (target ∥ fleet) → WaitReady → load
+ * loop → cell loop (Configure → Start → Wait → Check … → Aggregate) → Report → Teardown. Every Task
+ * catches States.ALL into TeardownAfterFailure and then Fail; Tasks inside the Parallel are caught by
+ * the Parallel. Task state names come from lib/core/pipeline/states.ts.
+ */
+export class BenchmarkStateMachine extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+  readonly functions: Record<StepName, BenchmarkFunction>;
+  readonly teardownFunction: BenchmarkFunction;
+  /** Teardown for the abort rule's status-change events (same permissions as Teardown). */
+  readonly onAbortFunction: BenchmarkFunction;
+  readonly stateMachineName: string;
+
+  constructor(scope: Construct, id: string, props: BenchmarkStateMachineProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const timeout = props.timeout ?? Duration.days(8);
+    this.stateMachineName = `${stack.stackName}-benchmark`;
+    const env: Record<string, string> = {
+      RESULTS_BUCKET: props.resultsBucket.bucketName,
+      LAUNCH_TEMPLATE_ID: props.fleet.launchTemplate.launchTemplateId!,
+      SUBNET_IDS: props.fleet.subnetIds.join(','),
+      LOADER_DOCUMENT: props.fleet.document.ref,
+      COMMAND_LOG_GROUP: props.fleet.commandLogGroup.logGroupName,
+      TOPIC_ARN: props.topic.topicArn,
+      MAX_RUN_SECONDS: String(timeout.toSeconds()),
+    };
+
+    // one function per step entry (CheckLoad/CheckCell and both teardown states share theirs)
+    const byEntry = new Map<string, BenchmarkFunction>();
+    const fns = {} as Record<StepName, BenchmarkFunction>;
+    for (const [step, entry] of Object.entries(STEP_ENTRIES) as [StepName, string][]) {
+      let fn = byEntry.get(entry);
+      if (!fn) {
+        const fid = entry
+          .replace(/\.ts$/, '')
+          .replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
+        fn = new BenchmarkFunction(this, `${fid}Fn`, {
+          entry,
+          environment: env,
+          timeout: step === 'aggregateCell' ? Duration.minutes(10) : Duration.minutes(2),
+          memorySize: step === 'aggregateCell' ? 2048 : 512,
+        });
+        byEntry.set(entry, fn);
+      }
+      fns[step] = fn;
+    }
+    this.functions = fns;
+    this.teardownFunction = fns.teardown;
+    this.onAbortFunction = new BenchmarkFunction(this, 'OnAbortFn', {
+      entry: 'on-abort.ts',
+      environment: env,
+    });
+    this.grant(props, fns);
+
+    const task = (name: TaskStateName, payload: Record<string, unknown>, resultPath: string | null) =>
+      new tasks.LambdaInvoke(this, name, {
+        stateName: name,
+        lambdaFunction: fns[TASK_STATES[name]],
+        payloadResponseOnly: true,
+        payload: sfn.TaskInput.fromObject(payload),
+        resultPath: resultPath === null ? sfn.JsonPath.DISCARD : resultPath,
+        retryOnServiceExceptions: true,
+      });
+    const runPayload = { run: J.objectAt('$.run') };
+
+    // failure path
+    const failed = new sfn.Fail(this, 'RunFailed', {
+      errorPath: '$.error.Error',
+      causePath: '$.error.Cause',
+    });
+    const teardownAfterFailure = task(
+      'TeardownAfterFailure',
+      {
+        run: J.objectAt('$.run'),
+        executionName: J.stringAt('$$.Execution.Name'),
+        error: J.objectAt('$.error'),
+      },
+      '$.teardown',
+    );
+    teardownAfterFailure.addRetry({
+      errors: ['States.ALL'],
+      maxAttempts: 3,
+      interval: Duration.seconds(10),
+      backoffRate: 2,
+    });
+    teardownAfterFailure.addCatch(failed, { resultPath: '$.teardownError' });
+    teardownAfterFailure.next(failed);
+    const catchToTeardown = (s: sfn.TaskStateBase | sfn.Parallel) => {
+      s.addCatch(teardownAfterFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+      return s;
+    };
+
+    const init = new sfn.Pass(this, 'Init', { parameters: { 'input.$': '$', run: null } });
+    const planTask = catchToTeardown(
+      task(
+        'Plan',
+        {
+          input: J.objectAt('$.input'),
+          executionName: J.stringAt('$$.Execution.Name'),
+          executionArn: J.stringAt('$$.Execution.Id'),
+        },
+        '$.run',
+      ),
+    );
+    const keepRun = new sfn.Pass(this, 'KeepRunOnly', { parameters: { 'run.$': '$.run', ready: {} } });
+
+    const provision = new sfn.Parallel(this, 'Provision', { resultPath: '$.provisioned' });
+    provision.branch(task('ProvisionTarget', runPayload, '$'));
+    provision.branch(task('ProvisionFleet', runPayload, '$'));
+    catchToTeardown(provision);
+
+    const waitReady = catchToTeardown(
+      task('WaitReady', { run: J.objectAt('$.run'), ready: J.objectAt('$.ready') }, '$.ready'),
+    );
+    const readyWait = new sfn.Wait(this, 'WaitBeforeReadyCheck', {
+      time: sfn.WaitTime.secondsPath('$.ready.waitSeconds'),
+    });
+
+    // load loop
+    const initLoad = new sfn.Pass(this, 'InitLoad', {
+      result: sfn.Result.fromObject({ index: 0 }),
+      resultPath: '$.cursor',
+    });
+    const startLoad = catchToTeardown(
+      task('StartLoad', { run: J.objectAt('$.run'), index: J.numberAt('$.cursor.index') }, '$.job'),
+    );
+    const waitLoad = new sfn.Wait(this, 'WaitLoad', { time: sfn.WaitTime.secondsPath('$.job.waitSeconds') });
+    const checkLoad = catchToTeardown(task('CheckLoad', { job: J.objectAt('$.job') }, '$.job'));
+    const nextLoad = new sfn.Pass(this, 'NextLoad', {
+      parameters: { 'index.$': 'States.MathAdd($.cursor.index, 1)' },
+      resultPath: '$.cursor',
+    });
+    const moreLoads = new sfn.Choice(this, 'MoreLoads?');
+
+    // cell loop
+    const initCells = new sfn.Pass(this, 'InitCells', {
+      result: sfn.Result.fromObject({ index: 0 }),
+      resultPath: '$.cursor',
+    });
+    const moreCells = new sfn.Choice(this, 'MoreCells?');
+    const cellPayload = { run: J.objectAt('$.run'), index: J.numberAt('$.cursor.index') };
+    const configure = catchToTeardown(task('ConfigureCell', cellPayload, '$.configured'));
+    const startCell = catchToTeardown(task('StartCell', cellPayload, '$.job'));
+    const waitCell = new sfn.Wait(this, 'WaitCell', { time: sfn.WaitTime.secondsPath('$.job.waitSeconds') });
+    const checkCell = catchToTeardown(task('CheckCell', { job: J.objectAt('$.job') }, '$.job'));
+    const aggregate = catchToTeardown(task('AggregateCell', cellPayload, '$.aggregated'));
+    const nextCell = new sfn.Pass(this, 'NextCell', {
+      parameters: { 'index.$': 'States.MathAdd($.cursor.index, 1)' },
+      resultPath: '$.cursor',
+    });
+
+    const reportTask = catchToTeardown(task('Report', runPayload, '$.report'));
+    const teardownTask = catchToTeardown(
+      task(
+        'Teardown',
+        { run: J.objectAt('$.run'), executionName: J.stringAt('$$.Execution.Name') },
+        '$.teardown',
+      ),
+    );
+    const done = new sfn.Succeed(this, 'Done');
+
+    moreCells
+      .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.run.cellCount'), configure)
+      .otherwise(reportTask);
+    configure.next(startCell);
+    startCell.next(waitCell);
+    waitCell.next(checkCell);
+    checkCell.next(
+      new sfn.Choice(this, 'CellDone?')
+        .when(sfn.Condition.booleanEquals('$.job.done', true), aggregate)
+        .otherwise(waitCell),
+    );
+    aggregate.next(nextCell);
+    nextCell.next(moreCells);
+    initCells.next(moreCells);
+
+    moreLoads
+      .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.run.loadCount'), startLoad)
+      .otherwise(initCells);
+    initLoad.next(moreLoads);
+    startLoad.next(waitLoad);
+    waitLoad.next(checkLoad);
+    checkLoad.next(
+      new sfn.Choice(this, 'LoadDone?')
+        .when(sfn.Condition.booleanEquals('$.job.done', true), nextLoad)
+        .otherwise(waitLoad),
+    );
+    nextLoad.next(moreLoads);
+
+    reportTask.next(teardownTask);
+    teardownTask.next(done);
+
+    const definition = init
+      .next(planTask)
+      .next(keepRun)
+      .next(provision)
+      .next(waitReady)
+      .next(
+        new sfn.Choice(this, 'Ready?')
+          .when(sfn.Condition.booleanEquals('$.ready.ready', true), initLoad)
+          .otherwise(readyWait.next(waitReady)),
+      );
+
+    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: this.stateMachineName,
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(definition),
+      timeout,
+      tracingEnabled: true,
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
+    });
+  }
+
+  /** Least privilege per step. */
+  private grant(props: BenchmarkStateMachineProps, f: Record<StepName, BenchmarkFunction>): void {
+    const stack = Stack.of(this);
+    const bucket = props.resultsBucket;
+    const runsRead = (fn: BenchmarkFunction) => bucket.grantRead(fn, 'runs/*');
+    const runsWrite = (fn: BenchmarkFunction) => bucket.grantPut(fn, 'runs/*');
+    const tableArn = stack.formatArn({
+      service: 'dynamodb',
+      resource: 'table',
+      resourceName: `${TABLE_PREFIX}*`,
+    });
+    const anyTableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: '*' });
+    const add = (
+      fn: BenchmarkFunction,
+      sid: string,
+      actions: string[],
+      resources: string[],
+      conditions?: Record<string, unknown>,
+    ) =>
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }),
+      );
+    const loaderTag = { StringEquals: { [`aws:ResourceTag/${TAG_ROLE}`]: 'loader' } };
+    const instanceArn = stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' });
+    const smArn = stack.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: this.stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const execArn = stack.formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${this.stateMachineName}:*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+
+    // Plan
+    runsRead(f.plan);
+    runsWrite(f.plan);
+    add(f.plan, 'ListRuns', ['states:ListExecutions'], [smArn]);
+    add(f.plan, 'DescribeRuns', ['states:DescribeExecution'], [execArn]);
+    // ProvisionTarget
+    runsRead(f.provisionTarget);
+    add(
+      f.provisionTarget,
+      'CreateTables',
+      ['dynamodb:CreateTable', 'dynamodb:TagResource', 'dynamodb:ListTagsOfResource'],
+      [tableArn],
+    );
+    add(f.provisionTarget, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
+    add(f.provisionTarget, 'ListTables', ['dynamodb:ListTables'], ['*']);
+    // ProvisionFleet
+    const lt = props.fleet.launchTemplate;
+    add(
+      f.provisionFleet,
+      'RunLoaders',
+      ['ec2:RunInstances'],
+      [
+        stack.formatArn({ service: 'ec2', resource: 'launch-template', resourceName: lt.launchTemplateId! }),
+        stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' }),
+        stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: '*' }),
+        stack.formatArn({ service: 'ec2', resource: 'network-interface', resourceName: '*' }),
+        stack.formatArn({ service: 'ec2', resource: 'subnet', resourceName: '*' }),
+        stack.formatArn({
+          service: 'ec2',
+          resource: 'security-group',
+          resourceName: props.fleet.securityGroup.securityGroupId,
+        }),
+        `arn:${stack.partition}:ec2:${stack.region}::image/*`,
+      ],
+    );
+    add(
+      f.provisionFleet,
+      'TagOnLaunch',
+      ['ec2:CreateTags'],
+      [
+        stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' }),
+        stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: '*' }),
+      ],
+      { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
+    );
+    add(f.provisionFleet, 'PassLoaderRole', ['iam:PassRole'], [props.fleet.role.roleArn]);
+    // Describe* of EC2 and SSM cannot be scoped to resources
+    for (const fn of [f.provisionFleet, f.waitReady, f.startCell, f.startLoad]) {
+      add(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
+    }
+    // WaitReady
+    add(f.waitReady, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
+    add(f.waitReady, 'LoadersOnline', ['ssm:DescribeInstanceInformation'], ['*']);
+    // StartLoad / StartCell
+    for (const fn of [f.startLoad, f.startCell]) {
+      runsRead(fn);
+      runsWrite(fn);
+      add(
+        fn,
+        'SendDocument',
+        ['ssm:SendCommand'],
+        [stack.formatArn({ service: 'ssm', resource: 'document', resourceName: props.fleet.document.ref })],
+      );
+      add(fn, 'SendToLoaders', ['ssm:SendCommand'], [instanceArn], {
+        StringEquals: { [`ssm:resourceTag/${TAG_ROLE}`]: 'loader' },
+      });
+      add(fn, 'CancelOnFailure', ['ssm:CancelCommand'], ['*']);
+      add(fn, 'LoaderOnline', ['ssm:DescribeInstanceInformation'], ['*']);
+    }
+    // CheckLoad / CheckCell
+    add(f.checkCell, 'CommandStatus', ['ssm:ListCommandInvocations', 'ssm:CancelCommand'], ['*']);
+    // ConfigureCell
+    runsRead(f.configureCell);
+    add(f.configureCell, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
+    add(f.configureCell, 'SetCapacity', ['dynamodb:UpdateTable'], [tableArn]);
+    // AggregateCell
+    runsRead(f.aggregateCell);
+    runsWrite(f.aggregateCell);
+    bucket.grantPut(f.aggregateCell, 'tables/*');
+    bucket.grantRead(f.aggregateCell); // ListBucket on runs/<id>/cells/<cell>/raw
+    // Report
+    runsRead(f.report);
+    runsWrite(f.report);
+    bucket.grantPut(f.report, 'tables/*');
+    props.topic.grantPublish(f.report);
+    // Teardown, and the abort rule's handler
+    for (const fn of [f.teardown, this.onAbortFunction]) {
+      runsRead(fn);
+      runsWrite(fn);
+      props.topic.grantPublish(fn);
+      add(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
+      add(fn, 'TerminateLoaders', ['ec2:TerminateInstances'], [instanceArn], loaderTag);
+      add(
+        fn,
+        'DeleteTables',
+        ['dynamodb:DeleteTable', 'dynamodb:DescribeTable', 'dynamodb:ListTagsOfResource'],
+        [tableArn],
+      );
+      add(fn, 'ListTables', ['dynamodb:ListTables'], ['*']);
+    }
+  }
+}

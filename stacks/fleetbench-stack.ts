@@ -1,0 +1,73 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import {
+  AbortRule,
+  BenchmarkStateMachine,
+  Janitor,
+  LoaderFleet,
+  Monitoring,
+  ResultsLake,
+  Schedules,
+  type ScheduledSpec,
+} from '../lib/constructs';
+import { applyNagSuppressions } from './nag-suppressions';
+
+export interface FleetbenchStackProps extends StackProps {
+  /** Use an existing VPC (looked up at synth) instead of creating one. */
+  readonly vpcId?: string;
+  /** Scheduled run specs (see readScheduledSpecs). @default none */
+  readonly schedules?: ScheduledSpec[];
+  /** Raw outputs expire after this many days. @default 365 */
+  readonly rawExpireAfterDays?: number;
+  /** @default Duration.days(8) */
+  readonly runTimeout?: Duration;
+  /** Paths of the loader bundle and agent (defaults: the build outputs under loader/). */
+  readonly loaderBundleDir?: string;
+  readonly loaderAgentFile?: string;
+}
+
+/** The fleetbench pipeline: composes the constructs, nothing else. */
+export class FleetbenchStack extends Stack {
+  readonly lake: ResultsLake;
+  readonly fleet: LoaderFleet;
+  readonly pipeline: BenchmarkStateMachine;
+  readonly monitoring: Monitoring;
+  readonly janitor: Janitor;
+  readonly abortRule: AbortRule;
+  readonly schedules: Schedules;
+
+  constructor(scope: Construct, id: string, props: FleetbenchStackProps = {}) {
+    super(scope, id, props);
+    this.lake = new ResultsLake(this, 'Results', { rawExpireAfterDays: props.rawExpireAfterDays });
+    this.monitoring = new Monitoring(this, 'Monitoring');
+    this.fleet = new LoaderFleet(this, 'Loaders', {
+      resultsBucket: this.lake.bucket,
+      ...(props.vpcId ? { vpc: ec2.Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId }) } : {}),
+      bundleDir: props.loaderBundleDir,
+      agentFile: props.loaderAgentFile,
+    });
+    this.pipeline = new BenchmarkStateMachine(this, 'Pipeline', {
+      resultsBucket: this.lake.bucket,
+      fleet: this.fleet,
+      topic: this.monitoring.topic,
+      timeout: props.runTimeout,
+    });
+    this.abortRule = new AbortRule(this, 'AbortRule', {
+      stateMachine: this.pipeline.stateMachine,
+      handler: this.pipeline.onAbortFunction,
+    });
+    this.janitor = new Janitor(this, 'Janitor', { topic: this.monitoring.topic });
+    this.schedules = new Schedules(this, 'Schedules', {
+      stateMachine: this.pipeline.stateMachine,
+      specs: props.schedules ?? [],
+    });
+
+    new CfnOutput(this, 'StateMachineArn', { value: this.pipeline.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'ResultsBucket', { value: this.lake.bucket.bucketName });
+    new CfnOutput(this, 'GlueDatabase', { value: this.lake.databaseName });
+    new CfnOutput(this, 'AthenaWorkGroup', { value: this.lake.workGroupName });
+    new CfnOutput(this, 'TopicArn', { value: this.monitoring.topic.topicArn });
+    applyNagSuppressions(this);
+  }
+}

@@ -1,0 +1,97 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+
+/**
+ * The cdk-nag AwsSolutions findings we accept. Each entry matches finding ids (cdk-nag v3 reports
+ * granular ids such as `AwsSolutions-IAM5[Resource::...]`) and carries the reason; a finding no
+ * entry matches stays an error and fails synth.
+ */
+export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
+  {
+    pattern:
+      /^AwsSolutions-IAM4\[Policy::arn:<AWS::Partition>:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole\]$/,
+    reason:
+      'CDK attaches the AWS-managed basic execution role to Lambda functions; it only allows writing their own logs.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|tables)?\/?\*)\]$/,
+    reason:
+      'CDK bucket grants: object actions under the runs/ and tables/ prefixes of the results bucket (listing needs the bucket).',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-<AWS::AccountId>-[a-z0-9-]+\/\*\]$/,
+    reason:
+      'Loaders read the loader bundle and agent assets from the CDK assets bucket (asset grants are object-level).',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:<AWS::AccountId>:table\/fleetbench-\*\]$/,
+    reason:
+      'Tables created by runs are named fleetbench-<spec>-<target>-<run>; the grant is limited to that prefix.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:<AWS::AccountId>:table\/\*\]$/,
+    reason:
+      'DescribeTable only: a spec may name an existingTable that is not a fleetbench-* table; it is described, never changed.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]*:(<AWS::AccountId>)?:(instance|volume|subnet|network-interface|image)\/\*\]$/,
+    reason:
+      'RunInstances needs the instance, volume, subnet, network-interface and image resources, whose ids are not known before launch; TerminateInstances and SendCommand are conditioned on the fleetbench:role=loader tag.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:states:[a-z0-9-]+:<AWS::AccountId>:execution:[A-Za-z0-9-]+-benchmark:\*\]$/,
+    reason: "Plan describes this state machine's running executions to refuse overlapping scheduled runs.",
+  },
+  {
+    pattern: /^AwsSolutions-IAM5\[Resource::<Pipeline[A-Za-z]+Fn[0-9A-F]+\.Arn>:\*\]$/,
+    reason:
+      'The state machine invokes every version/alias of its own step functions (CDK LambdaInvoke grant).',
+  },
+  {
+    pattern: /^AwsSolutions-IAM5\[Resource::<LoadersCommandLogs[0-9A-F]+\.Arn>:log-stream:\*\]$/,
+    reason: 'Loaders write Run Command output to log streams of their own log group.',
+  },
+  {
+    pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
+    reason:
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, and cloudwatch:PutMetricData (conditioned on the Fleetbench namespace).',
+  },
+  {
+    pattern: /^AwsSolutions-EC23$/,
+    reason:
+      "The VPC interface endpoints' security groups allow HTTPS from the VPC's own CIDR (a token cdk-nag cannot resolve); loaders have no inbound rule.",
+  },
+  {
+    pattern: /^AwsSolutions-S1$/,
+    reason:
+      'The results bucket holds benchmark outputs only; server access logs would cost more than the data is worth (CloudTrail data events can be enabled by the account owner).',
+  },
+  {
+    pattern: /^AwsSolutions-SF1$/,
+    reason:
+      'The state machine logs ALL events; execution data is excluded on purpose (specs may carry endpoints).',
+  },
+  {
+    pattern: /^AwsSolutions-L1$/,
+    reason:
+      'Node.js 22 is the newest runtime the pinned aws-cdk-lib offers with offline esbuild bundling here.',
+  },
+];
+
+/** Acknowledges the stack's accepted findings; returns the ids left unacknowledged (errors). */
+export function applyNagSuppressions(stack: Stack): string[] {
+  const report = new AwsSolutionsChecks().validateScope(stack);
+  const left: string[] = [];
+  for (const v of report.violations) {
+    const ack = NAG_ACKNOWLEDGEMENTS.find((a) => a.pattern.test(v.ruleName));
+    if (ack) Validations.of(stack).acknowledge({ id: `AwsSolutions::${v.ruleName}`, reason: ack.reason });
+    else left.push(v.ruleName);
+  }
+  return left;
+}
