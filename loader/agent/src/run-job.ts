@@ -297,6 +297,8 @@ function startProcess(
 
   const stderrLog = createWriteStream(path.join(dir, 'stderr.log'));
   const stdoutLog = createWriteStream(path.join(dir, 'stdout.log'));
+  // Listen now: the logs may finish before the child's 'close' event is handled.
+  const logsClosed = Promise.all([stderrLog, stdoutLog].map(closedPromise));
   child.stderr?.pipe(stderrLog);
   child.stdout?.pipe(stdoutLog);
   const prefix = `[${tag}/proc-${index}]`;
@@ -312,11 +314,6 @@ function startProcess(
       }
     });
   }
-  const closed = (s: NodeJS.WritableStream): Promise<void> =>
-    new Promise((resolve) => {
-      s.once('finish', () => resolve());
-      s.once('error', () => resolve());
-    });
   const exited = new Promise<void>((resolve) => {
     child.once('error', (err) => {
       // spawn failure (e.g. java not found): no 'close' follows for a process that never started
@@ -336,8 +333,15 @@ function startProcess(
       resolve();
     });
   });
-  p.done = exited.then(() => Promise.all([closed(stderrLog), closed(stdoutLog)])).then(() => undefined);
+  p.done = Promise.all([exited, logsClosed]).then(() => undefined);
   return p;
+}
+
+function closedPromise(s: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    s.once('finish', () => resolve());
+    s.once('error', () => resolve());
+  });
 }
 
 async function finishProcess(
