@@ -105,6 +105,7 @@ interface Running {
   exitCode: number | null;
   signal: string | null;
   killed: 'deadline' | 'aborted' | null;
+  startError?: string;
   done: Promise<void>;
 }
 
@@ -316,16 +317,16 @@ function startProcess(
   }
   const exited = new Promise<void>((resolve) => {
     child.once('error', (err) => {
-      // spawn failure (e.g. java not found): no 'close' follows for a process that never started
-      stderrLog.end(`agent: cannot start ${java}: ${err.message}\n`);
+      // spawn failure (e.g. java not found); 'close' may or may not follow
+      p.startError = `cannot start ${java}: ${err.message}`;
+      stderrLog.end(`agent: ${p.startError}\n`);
       stdoutLog.end();
-      p.exitCode = null;
-      p.signal = null;
       p.endMs ??= Date.now();
       liveChildren.delete(child);
       resolve();
     });
     child.once('close', (code, signal) => {
+      if (p.startError) return resolve();
       p.exitCode = code;
       p.signal = signal;
       p.endMs ??= Date.now();
@@ -365,6 +366,7 @@ async function finishProcess(
     exitCode: p.exitCode,
     signal: p.signal,
     killed: p.killed ?? undefined,
+    startError: p.startError,
     summary,
     expectedInserts: Number.isFinite(expectedInserts) ? expectedInserts : undefined,
     maxErrorFraction: job.maxErrorFraction,

@@ -147,6 +147,8 @@ export interface Verdict {
   signal: string | null;
   /** The agent killed the process at the deadline (or on abort). */
   killed?: 'deadline' | 'aborted';
+  /** The JVM could not be started at all. */
+  startError?: string;
   /** The summary, or why it could not be read. */
   summary: Summary | { error: string };
   /** Expected inserts for a load process (insertcount, else recordcount). */
@@ -156,6 +158,7 @@ export interface Verdict {
 
 /** Why the process failed, or undefined when it succeeded. Judged by exit code AND by the summary. */
 export function judgeProcess(v: Verdict): string | undefined {
+  if (v.startError) return v.startError;
   const reasons: string[] = [];
   if (v.killed === 'deadline') reasons.push('killed at the deadline');
   if (v.killed === 'aborted') reasons.push('killed: the agent was stopped');

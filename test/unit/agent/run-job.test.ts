@@ -1,0 +1,84 @@
+/** runJob's failure paths that need no JVM: a bad job starts nothing; a JVM that cannot start is a failed process. */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { InputError } from '../../../lib/core/errors';
+import { FsStore } from '../../../lib/local/fs-store';
+import { ProcessManifest, runJob } from '../../../loader/agent/src/run-job';
+import { agentMain } from '../../../loader/agent/src/main';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-runjob-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const job = (over: Record<string, unknown> = {}) => ({
+  runId: 'r1',
+  cellId: 'c1',
+  loaderIndex: 2,
+  phase: 'run',
+  durationSeconds: 5,
+  outputPrefix: `file://${dir}/store/runs/r1/cells/c1/raw`,
+  processes: [{ operationcount: 1000 }, { operationcount: 1000 }],
+  ...over,
+});
+
+test('a bad job is refused before any process starts or anything is written', async () => {
+  const spawned: number[] = [];
+  const err = await runJob(job({ phase: 'bench', propertyFiles: ['/nonexistent/x.properties'] }), {
+    classpath: '/nonexistent/*',
+    openStore: (u) => new FsStore(u),
+    onSpawn: (j) => spawned.push(j),
+    log: () => undefined,
+    out: () => undefined,
+  }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(InputError);
+  expect((err as InputError).issues.map((i) => i.path)).toEqual(['job.phase', 'job.propertyFiles[0]']);
+  expect(spawned).toEqual([]);
+  await expect(fs.readdir(dir)).resolves.toEqual([]);
+});
+
+test('the CLI exits 2 on a bad job and names the field', async () => {
+  const file = path.join(dir, 'job.json');
+  const doc: Record<string, unknown> = job();
+  delete doc.runId;
+  await fs.writeFile(file, JSON.stringify(doc));
+  const chunks: string[] = [];
+  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+    chunks.push(String(c));
+    return true;
+  });
+  try {
+    expect(await agentMain([file, '--classpath', '/nonexistent/*'])).toBe(2);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(chunks.join('')).toContain('job.runId: is required');
+});
+
+test('a JVM that cannot start is a failed process with an uploaded manifest', async () => {
+  const logs: string[] = [];
+  const result = await runJob(job(), {
+    classpath: '/nonexistent/*',
+    java: path.join(dir, 'no-java-here'),
+    openStore: (u) => new FsStore(u),
+    log: (l) => logs.push(l),
+    out: () => undefined,
+  });
+  expect(result.ok).toBe(false);
+  expect(result.failed.map((f) => f.process)).toEqual([0, 1]);
+  expect(result.failed[0].reason).toBe(
+    `cannot start ${path.join(dir, 'no-java-here')}: spawn ${path.join(dir, 'no-java-here')} ENOENT`,
+  );
+  const store = new FsStore(path.join(dir, 'store'));
+  const m = (await store.getJson('runs/r1/cells/c1/raw/loader-2/proc-1/manifest.json')) as ProcessManifest;
+  expect(m).toMatchObject({ loader: 2, process: 1, phase: 'run', exitCode: null, operations: 0 });
+  expect(m.error).toContain('ENOENT');
+  expect((await store.get('runs/r1/cells/c1/raw/loader-2/proc-1/stderr.log')).toString()).toContain(
+    'cannot start',
+  );
+  expect(logs.some((l) => l.includes('proc-1 FAILED'))).toBe(true);
+});
