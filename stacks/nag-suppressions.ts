@@ -21,31 +21,31 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-<AWS::AccountId>-[a-z0-9-]+\/\*\]$/,
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-(?:<AWS::AccountId>|\d{12})-[a-z0-9-]+\/\*\]$/,
     reason:
       'Loaders read the loader bundle and agent assets from the CDK assets bucket (asset grants are object-level).',
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:<AWS::AccountId>:table\/fleetbench-\*\]$/,
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):table\/fleetbench-\*\]$/,
     reason:
       'Tables created by runs are named fleetbench-<spec>-<target>-<run>; the grant is limited to that prefix.',
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:<AWS::AccountId>:table\/\*\]$/,
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):table\/\*\]$/,
     reason:
       'DescribeTable only: a spec may name an existingTable that is not a fleetbench-* table; it is described, never changed.',
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]*:(<AWS::AccountId>)?:(instance|volume|subnet|network-interface|image)\/\*\]$/,
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]*:(?:<AWS::AccountId>|\d{12})?:(instance|volume|subnet|network-interface|image)\/\*\]$/,
     reason:
       'RunInstances needs the instance, volume, subnet, network-interface and image resources, whose ids are not known before launch; TerminateInstances and SendCommand are conditioned on the fleetbench:role=loader tag.',
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:states:[a-z0-9-]+:<AWS::AccountId>:execution:[A-Za-z0-9-]+-benchmark:\*\]$/,
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:states:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):execution:[A-Za-z0-9-]+-benchmark:\*\]$/,
     reason: "Plan describes this state machine's running executions to refuse overlapping scheduled runs.",
   },
   {
@@ -71,11 +71,6 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
     pattern: /^AwsSolutions-S1$/,
     reason:
       'The results bucket holds benchmark outputs only; server access logs would cost more than the data is worth (CloudTrail data events can be enabled by the account owner).',
-  },
-  {
-    pattern: /^AwsSolutions-SF1$/,
-    reason:
-      'The state machine logs ALL events; execution data is excluded on purpose (specs may carry endpoints).',
   },
   {
     pattern: /^AwsSolutions-L1$/,

@@ -36,6 +36,7 @@ export function awsPorts(): Ports {
         () =>
           new Ec2FleetAdmin({
             launchTemplateId: requireEnv('LAUNCH_TEMPLATE_ID'),
+            launchTemplateIdArm: requireEnv('LAUNCH_TEMPLATE_ID_ARM'),
             subnetIds: requireEnv('SUBNET_IDS').split(',').filter(Boolean),
           }),
       );

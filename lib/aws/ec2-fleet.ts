@@ -7,11 +7,25 @@ import {
   type EC2ClientConfig,
   type Filter,
 } from '@aws-sdk/client-ec2';
-import { TAG_RUN_ID, type FleetAdmin, type LaunchRequest, type LoaderInstance } from '../core/ports';
+import {
+  CapacityError,
+  TAG_RUN_ID,
+  type FleetAdmin,
+  type LaunchRequest,
+  type LoaderInstance,
+} from '../core/ports';
 import { errorName, translate } from './errors';
 
+/** Graviton instance types (c7g.large, m6gd.xlarge, t4g.small, c7gn.2xlarge, ...) need the arm64 template. */
+export function isArmInstanceType(instanceType: string): boolean {
+  return /^[a-z]+\d+[a-z]*g[a-z]*\./.test(instanceType) && !/^g\d/.test(instanceType);
+}
+
 export interface Ec2FleetOptions {
+  /** Launch template for x86_64 instance types. */
   launchTemplateId: string;
+  /** Launch template for arm64 (Graviton) instance types; without it they are refused. */
+  launchTemplateIdArm?: string;
   /** Private subnets; instances are spread over them round-robin (one RunInstances per subnet). */
   subnetIds: string[];
 }
@@ -30,6 +44,12 @@ export class Ec2FleetAdmin implements FleetAdmin {
     const per = subnets.map(
       (_, i) => Math.floor(req.count / subnets.length) + (i < req.count % subnets.length ? 1 : 0),
     );
+    const arm = isArmInstanceType(req.instanceType);
+    const templateId = arm ? this.options.launchTemplateIdArm : this.options.launchTemplateId;
+    if (!templateId)
+      throw new CapacityError(
+        `EC2 no launch template for ${arm ? 'arm64' : 'x86_64'} instance type ${req.instanceType}`,
+      );
     const ids: string[] = [];
     try {
       for (let i = 0; i < subnets.length; i++) {
@@ -39,7 +59,7 @@ export class Ec2FleetAdmin implements FleetAdmin {
             MinCount: per[i],
             MaxCount: per[i],
             InstanceType: req.instanceType as never,
-            LaunchTemplate: { LaunchTemplateId: this.options.launchTemplateId, Version: '$Latest' },
+            LaunchTemplate: { LaunchTemplateId: templateId, Version: '$Latest' },
             ...(subnets[i] ? { SubnetId: subnets[i] } : {}),
             TagSpecifications: (['instance', 'volume'] as const).map((ResourceType) => ({
               ResourceType,

@@ -43,6 +43,7 @@ export class BenchmarkStateMachine extends Construct {
     const env: Record<string, string> = {
       RESULTS_BUCKET: props.resultsBucket.bucketName,
       LAUNCH_TEMPLATE_ID: props.fleet.launchTemplate.launchTemplateId!,
+      LAUNCH_TEMPLATE_ID_ARM: props.fleet.launchTemplateArm.launchTemplateId!,
       SUBNET_IDS: props.fleet.subnetIds.join(','),
       LOADER_DOCUMENT: props.fleet.document.ref,
       COMMAND_LOG_GROUP: props.fleet.commandLogGroup.logGroupName,
@@ -300,6 +301,11 @@ export class BenchmarkStateMachine extends Construct {
       ['ec2:RunInstances'],
       [
         stack.formatArn({ service: 'ec2', resource: 'launch-template', resourceName: lt.launchTemplateId! }),
+        stack.formatArn({
+          service: 'ec2',
+          resource: 'launch-template',
+          resourceName: props.fleet.launchTemplateArm.launchTemplateId!,
+        }),
         stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' }),
         stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: '*' }),
         stack.formatArn({ service: 'ec2', resource: 'network-interface', resourceName: '*' }),

@@ -38,7 +38,10 @@ export class LoaderFleet extends Construct {
   readonly vpc: ec2.IVpc;
   readonly securityGroup: ec2.SecurityGroup;
   readonly role: iam.Role;
+  /** x86_64 loaders. */
   readonly launchTemplate: ec2.LaunchTemplate;
+  /** arm64 (Graviton) loaders: instance types such as c7g.large. */
+  readonly launchTemplateArm: ec2.LaunchTemplate;
   readonly document: ssm.CfnDocument;
   readonly commandLogGroup: logs.LogGroup;
   readonly subnetIds: string[];
@@ -189,25 +192,28 @@ export class LoaderFleet extends Construct {
     bundle.grantRead(this.role);
     agent.grantRead(this.role);
 
-    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
-      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
-      role: this.role,
-      securityGroup: this.securityGroup,
-      requireImdsv2: true,
-      httpPutResponseHopLimit: 1,
-      detailedMonitoring: false,
-      blockDevices: [
-        {
-          deviceName: '/dev/xvda',
-          volume: ec2.BlockDeviceVolume.ebs(30, {
-            encrypted: true,
-            volumeType: ec2.EbsDeviceVolumeType.GP3,
-            deleteOnTermination: true,
-          }),
-        },
-      ],
-      instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
-    });
+    const template = (tid: string, cpuType: ec2.AmazonLinuxCpuType) =>
+      new ec2.LaunchTemplate(this, tid, {
+        machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType }),
+        role: this.role,
+        securityGroup: this.securityGroup,
+        requireImdsv2: true,
+        httpPutResponseHopLimit: 1,
+        detailedMonitoring: false,
+        blockDevices: [
+          {
+            deviceName: '/dev/xvda',
+            volume: ec2.BlockDeviceVolume.ebs(30, {
+              encrypted: true,
+              volumeType: ec2.EbsDeviceVolumeType.GP3,
+              deleteOnTermination: true,
+            }),
+          },
+        ],
+        instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+      });
+    this.launchTemplate = template('LaunchTemplate', ec2.AmazonLinuxCpuType.X86_64);
+    this.launchTemplateArm = template('LaunchTemplateArm', ec2.AmazonLinuxCpuType.ARM_64);
 
     const script = [
       'set -euo pipefail',

@@ -1,0 +1,290 @@
+/**
+ * Template assertions on the whole stack (synthesized once: bundling 13 functions takes a while).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { TASK_STATES } from '../../lib/core/pipeline/states';
+import { TABLES } from '../../lib/core/results/schema';
+import { NAG_ACKNOWLEDGEMENTS, applyNagSuppressions } from '../../stacks/nag-suppressions';
+import { FleetbenchStack } from '../../stacks/fleetbench-stack';
+import { readScheduledSpecs } from '../../lib/constructs/schedules';
+
+jest.setTimeout(180_000);
+
+let stack: FleetbenchStack;
+let template: Template;
+let definition: { StartAt: string; States: Record<string, State> };
+
+interface State {
+  Type: string;
+  Next?: string;
+  End?: boolean;
+  Catch?: { ErrorEquals: string[]; Next: string }[];
+  Branches?: { StartAt: string; States: Record<string, State> }[];
+  Choices?: { Next: string }[];
+  Default?: string;
+  TimeoutSeconds?: number;
+}
+
+/** The definition with every token replaced by a placeholder, parsed. */
+function definitionOf(t: Template): { StartAt: string; States: Record<string, State> } {
+  const sm = Object.values(t.findResources('AWS::StepFunctions::StateMachine'))[0] as {
+    Properties: { DefinitionString: { 'Fn::Join': [string, unknown[]] } | string };
+  };
+  const ds = sm.Properties.DefinitionString;
+  const text =
+    typeof ds === 'string'
+      ? ds
+      : ds['Fn::Join'][1].map((p) => (typeof p === 'string' ? p : 'TOKEN')).join('');
+  return JSON.parse(text);
+}
+
+function allStates(def: { States: Record<string, State> }): [string, State, string | null][] {
+  const out: [string, State, string | null][] = [];
+  for (const [name, s] of Object.entries(def.States)) {
+    out.push([name, s, null]);
+    for (const b of s.Branches ?? []) for (const [n, bs] of Object.entries(b.States)) out.push([n, bs, name]);
+  }
+  return out;
+}
+
+beforeAll(() => {
+  const app = new App();
+  stack = new FleetbenchStack(app, 'TestFleetbench', {
+    env: { account: '123456789012', region: 'us-east-1' },
+    schedules: readScheduledSpecs(path.join(__dirname, '..', '..', 'examples', 'schedules')),
+  });
+  template = Template.fromStack(stack);
+  definition = definitionOf(template);
+});
+
+describe('BenchmarkStateMachine', () => {
+  it('has exactly the Task states of lib/core/pipeline/states.ts', () => {
+    const tasks = allStates(definition)
+      .filter(([, s]) => s.Type === 'Task')
+      .map(([n]) => n)
+      .sort();
+    expect(tasks).toEqual(Object.keys(TASK_STATES).sort());
+  });
+
+  it('catches every error of every Task into TeardownAfterFailure (Parallel branches via the Parallel)', () => {
+    for (const [name, s, parent] of allStates(definition)) {
+      if (s.Type !== 'Task' || name === 'TeardownAfterFailure') continue;
+      const holder = parent ? definition.States[parent]! : s;
+      const c = holder.Catch?.find((x) => x.ErrorEquals.includes('States.ALL'));
+      expect({ name, next: c?.Next }).toEqual({ name, next: 'TeardownAfterFailure' });
+    }
+    const td = definition.States.TeardownAfterFailure!;
+    expect(td.Next).toBe('RunFailed');
+    expect(definition.States.RunFailed!.Type).toBe('Fail');
+    // the normal path ends with Teardown too
+    expect(definition.States.Report!.Next).toBe('Teardown');
+    expect(definition.States.Teardown!.Next).toBe('Done');
+  });
+
+  it('is a Standard workflow with a timeout, tracing and logging', () => {
+    expect(definition).toHaveProperty('TimeoutSeconds', 8 * 86400);
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ Level: 'ALL', IncludeExecutionData: false }),
+    });
+  });
+
+  it('builds every step function the same way: Node 22, ARM64, tracing, own log group', () => {
+    const fns = Object.values(template.findResources('AWS::Lambda::Function')) as {
+      Properties: Record<string, unknown>;
+    }[];
+    expect(fns.length).toBeGreaterThanOrEqual(12);
+    for (const f of fns) {
+      expect(f.Properties.Runtime).toBe('nodejs22.x');
+      expect(f.Properties.Architectures).toEqual(['arm64']);
+      expect(f.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(f.Properties.LoggingConfig).toHaveProperty('LogGroup');
+    }
+  });
+});
+
+describe('AbortRule and Janitor', () => {
+  it('runs teardown when an execution ends FAILED, TIMED_OUT or ABORTED', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [Match.anyValue()] },
+      },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('OnAbortFn'), 'Arn'] } })],
+    });
+  });
+
+  it('runs the janitor on a schedule', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('JanitorFn'), 'Arn'] } })],
+    });
+  });
+});
+
+describe('LoaderFleet', () => {
+  it('launch template: IMDSv2 required, encrypted volumes, no SSH key', () => {
+    template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({
+        MetadataOptions: Match.objectLike({ HttpTokens: 'required' }),
+        BlockDeviceMappings: [Match.objectLike({ Ebs: Match.objectLike({ Encrypted: true }) })],
+        KeyName: Match.absent(),
+      }),
+    });
+  });
+
+  it('has no NAT gateway and has the gateway and interface endpoints', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    const eps = Object.values(template.findResources('AWS::EC2::VPCEndpoint')) as {
+      Properties: { ServiceName: unknown; VpcEndpointType?: string };
+    }[];
+    const names = JSON.stringify(eps.map((e) => e.Properties.ServiceName));
+    for (const s of ['s3', 'dynamodb', 'ssm', 'ssmmessages', 'ec2messages', 'monitoring', 'logs', 'sts']) {
+      expect(names).toMatch(new RegExp(`\\.${s}"`));
+    }
+  });
+
+  it('loader role: table data on fleetbench-* only, metrics only in the Fleetbench namespace, runs/ only', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
+    }[];
+    const loader = policies.filter((p) => JSON.stringify(p.Properties.Roles).includes('LoaderRole'));
+    const stmts = loader.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const bySid = (sid: string) => stmts.find((s) => s.Sid === sid)!;
+    expect(JSON.stringify(bySid('TableData').Resource)).toMatch(/:table\/fleetbench-\*"/);
+    expect(bySid('Metrics').Condition).toEqual({ StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } });
+    expect(JSON.stringify(bySid('RunOutputs').Resource)).toMatch(/\/runs\/\*"/);
+    for (const s of stmts) expect(s.Action).not.toEqual('*');
+  });
+
+  it('no statement anywhere allows every action; terminate and send-command are tag-conditioned', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: { PolicyDocument: { Statement: { Action: string | string[]; Condition?: unknown }[] } };
+    }[];
+    const stmts = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    for (const s of stmts) {
+      const actions = ([] as string[]).concat(s.Action);
+      expect(actions).not.toContain('*');
+      expect(actions.filter((a) => a.endsWith(':*'))).toEqual([]);
+      if (actions.includes('ec2:TerminateInstances')) {
+        expect(s.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/fleetbench:role': 'loader' } });
+      }
+    }
+  });
+});
+
+describe('ResultsLake', () => {
+  it('bucket: encrypted, public access blocked, TLS only, raw outputs move to IA and expire', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: Match.objectLike({}),
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({
+            Prefix: 'runs/',
+            ExpirationInDays: 365,
+            Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }],
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('Glue tables have exactly the columns and partition keys of the row schema', () => {
+    for (const t of TABLES) {
+      const [res] = Object.values(
+        template.findResources('AWS::Glue::Table', { Properties: { TableInput: { Name: t.name } } }),
+      ) as { Properties: { TableInput: Record<string, unknown> } }[];
+      const ti = res!.Properties.TableInput as {
+        StorageDescriptor: { Columns: { Name: string; Type: string }[] };
+        PartitionKeys: { Name: string; Type: string }[];
+        Parameters: Record<string, string>;
+      };
+      expect(ti.StorageDescriptor.Columns.map((c) => [c.Name, c.Type])).toEqual(
+        t.columns.map((c) => [c.name, c.type]),
+      );
+      expect(ti.PartitionKeys.map((c) => [c.Name, c.Type])).toEqual(
+        t.partitionKeys.map((c) => [c.name, c.type]),
+      );
+      expect(ti.Parameters['projection.enabled']).toBe('true');
+    }
+  });
+
+  it('Athena workgroup enforces its result location and a scan limit; named queries exist', () => {
+    template.hasResourceProperties('AWS::Athena::WorkGroup', {
+      WorkGroupConfiguration: Match.objectLike({
+        EnforceWorkGroupConfiguration: true,
+        BytesScannedCutoffPerQuery: Match.anyValue(),
+        ResultConfiguration: Match.objectLike({ OutputLocation: Match.anyValue() }),
+      }),
+    });
+    expect(Object.keys(template.findResources('AWS::Athena::NamedQuery')).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('Schedules', () => {
+  it('one schedule per scheduled spec, starting the state machine with the spec', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: Match.stringLikeRegexp('^(cron|rate)\\('),
+      Target: Match.objectLike({ Input: Match.stringLikeRegexp('"scheduleName"') }),
+    });
+  });
+});
+
+describe('cdk-nag and cfn-lint', () => {
+  it('AwsSolutions: nothing left unacknowledged, and every acknowledgement has a reason', () => {
+    // every finding is matched by an acknowledgement (unmatched ones are returned and fail synth)
+    expect(applyNagSuppressions(stack)).toEqual([]);
+    // validateScope reports findings before acknowledgements: each acknowledgement must still match one
+    const findings = new AwsSolutionsChecks().validateScope(stack).violations.map((v) => v.ruleName);
+    expect(findings.length).toBeGreaterThan(0);
+    const unused = NAG_ACKNOWLEDGEMENTS.filter((a) => !findings.some((f) => a.pattern.test(f))).map((a) =>
+      String(a.pattern),
+    );
+    expect(unused).toEqual([]);
+    for (const a of NAG_ACKNOWLEDGEMENTS) expect(a.reason.length).toBeGreaterThan(30);
+  });
+
+  it('cfn-lint reports no errors on the template', () => {
+    const has = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+    if (has.status !== 0) {
+      console.warn('cfn-lint is not installed (pip install cfn-lint): template lint skipped');
+      return;
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cfn-'));
+    try {
+      const file = path.join(dir, 'template.json');
+      writeFileSync(file, JSON.stringify(template.toJSON()));
+      let out = '';
+      try {
+        out = execFileSync('cfn-lint', ['--format', 'parseable', file], { encoding: 'utf8' });
+      } catch (err) {
+        out = (err as { stdout?: string }).stdout ?? '';
+      }
+      const errors = out.split('\n').filter((l) => /:E\d{4}:/.test(l));
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
