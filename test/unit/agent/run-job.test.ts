@@ -82,3 +82,36 @@ test('a JVM that cannot start is a failed process with an uploaded manifest', as
   );
   expect(logs.some((l) => l.includes('proc-1 FAILED'))).toBe(true);
 });
+
+test('a process that ignores SIGTERM at the deadline is SIGKILLed and not left behind', async () => {
+  // A stand-in for a hung JVM: a process that ignores SIGTERM (exec keeps the spawned pid).
+  const stubborn = path.join(dir, 'stubborn-java');
+  await fs.writeFile(
+    stubborn,
+    `#!/bin/sh\nexec "${process.execPath}" -e "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"\n`,
+    { mode: 0o755 },
+  );
+  const pids: number[] = [];
+  const logs: string[] = [];
+  const result = await runJob(job({ durationSeconds: 2, graceSeconds: 0, killAfterSeconds: 1 }), {
+    classpath: '/nonexistent/*',
+    java: stubborn,
+    openStore: (u) => new FsStore(u),
+    onSpawn: (_j, pid) => pids.push(pid),
+    log: (l) => logs.push(l),
+    out: () => undefined,
+  });
+  expect(pids).toHaveLength(2);
+  for (const m of result.manifests) {
+    expect(m.killed).toBe('deadline');
+    expect(m.signal).toBe('SIGKILL');
+  }
+  expect(result.failed.map((f) => f.reason)).toEqual([
+    'killed at the deadline; no usable summary (summary.json was not written)',
+    'killed at the deadline; no usable summary (summary.json was not written)',
+  ]);
+  expect(logs.filter((l) => /proc-\d ignored SIGTERM: SIGKILL/.test(l))).toHaveLength(2);
+  for (const pid of pids) {
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+  }
+});
