@@ -33,13 +33,28 @@ export function bundleClasspath(dir: string, field = '--bundle'): string {
   ]);
 }
 
+/** After SIGINT/SIGTERM: JVMs get SIGTERM, SIGKILL after the job's killAfterSeconds, then the upload. */
+const ABORT_UPLOAD_ALLOWANCE_MS = 60_000;
+
 export async function agentMain(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
+  let abortTimeoutMs = ABORT_UPLOAD_ALLOWANCE_MS;
   const onSignal = (sig: NodeJS.Signals): void => {
-    stoppedBy ??= sig;
+    const code = sig === 'SIGINT' ? 130 : 143;
+    if (stoppedBy) {
+      // a second signal: leave now (the exit hook SIGKILLs every JVM still running)
+      process.stderr.write(`agent: ${sig} received again, exiting at once\n`);
+      process.exit(code);
+    }
+    stoppedBy = sig;
     process.stderr.write(`agent: ${sig} received, stopping every YCSB process\n`);
     controller.abort();
+    // should stopping and uploading hang, do not outlive the signal by more than this
+    setTimeout(() => {
+      process.stderr.write('agent: still not stopped after the abort timeout, exiting\n');
+      process.exit(code);
+    }, abortTimeoutMs).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -74,6 +89,7 @@ export async function agentMain(argv: string[]): Promise<number> {
     }
     // Validate the job before looking for Java or the bundle: a bad job fails at once.
     const { job } = await loadJob(positionals[0], (uri) => openStore(uri));
+    abortTimeoutMs = job.killAfterSeconds * 1000 + ABORT_UPLOAD_ALLOWANCE_MS;
     let classpath = values.classpath;
     if (!classpath) {
       const bundle = values.bundle ?? process.env.FLEETBENCH_BUNDLE;
