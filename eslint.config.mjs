@@ -3,6 +3,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     ignores: [
+      '.tmp/',
       'node_modules/',
       'cdk.out/',
       'coverage/',

@@ -22,7 +22,8 @@ import {
   type Row,
 } from '../results/rows';
 import { tableDef } from '../results/schema';
-import { cellKey, checkRun, readPlan, type RunContext } from './context';
+import { cellKey, checkRun, readPlan, readSpec, type RunContext } from './context';
+import { cellCostsFor } from './costing';
 
 export interface CellResult {
   cellId: string;
@@ -32,7 +33,7 @@ export interface CellResult {
 export interface AggregateDeps {
   store: ObjectStore;
   metrics: MetricsSink;
-  /** Monthly cost of the target at the cell's achieved rate; without it the cost columns are null. */
+  /** Monthly cost of the target at the cell's achieved rate; default: the cost model with the newest price book. */
   cellCosts?: (cell: CellPlan, achievedOpsPerSec: number) => CellCosts;
 }
 
@@ -112,7 +113,8 @@ export async function aggregateCellStep(
       readProportion: cell.readProportion,
       updateProportion: cell.updateProportion,
     };
-    const costs = deps.cellCosts ? deps.cellCosts(cell, agg.achievedOpsPerSec) : {};
+    const costOf = deps.cellCosts ?? cellCostsFor(await readSpec(deps.store, run.runId));
+    const costs = costOf(cell, agg.achievedOpsPerSec);
     const row = buildCellRow(meta, agg, costs);
     const intervals = buildIntervalRows(meta, agg);
     const cells = tableDef('cells');

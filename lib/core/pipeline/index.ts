@@ -8,3 +8,4 @@ export * from './report';
 export * from './teardown';
 export * from './states';
 export * from './named-queries';
+export * from './costing';

@@ -1,0 +1,63 @@
+/**
+ * The cost model applied to a run: each cell's monthly cost at its measured throughput (cost
+ * columns of the `cells` table), and the run's own estimated AWS cost for the budget cap. The same
+ * functions serve the Lambdas and the local mode.
+ */
+import { headlineTotals, loadPriceBook, monthlyCost, type PriceBook } from '../cost';
+import type { CellPlan, Plan } from '../plan';
+import type { CellCosts } from '../results/rows';
+import type { RunSpec } from '../spec';
+
+/**
+ * Reads and writes per second of a cell at `opsPerSec`: a read-modify-write is one read and one
+ * write; scans are priced as reads of one item each (a lower bound: a scan reads up to maxscanlength
+ * items).
+ */
+export function cellReadWriteRates(
+  cell: CellPlan,
+  opsPerSec: number,
+): { readsPerSec: number; writesPerSec: number } {
+  const p = cell.proportions;
+  return {
+    readsPerSec: opsPerSec * (p.read + p.scan + p.readModifyWrite),
+    writesPerSec: opsPerSec * (p.update + p.insert + p.readModifyWrite),
+  };
+}
+
+/** Monthly cost columns of a cell at its achieved throughput, priced with `book`. */
+export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
+  return (cell: CellPlan, achievedOpsPerSec: number): CellCosts => {
+    const target = spec.targets.find((t) => t.id === cell.target);
+    if (!target || !Number.isFinite(achievedOpsPerSec)) return {};
+    const report = monthlyCost(
+      {
+        target,
+        throughput: cellReadWriteRates(cell, achievedOpsPerSec),
+        dataset: {
+          recordCount: spec.dataset.recordCount,
+          fieldCount: spec.dataset.fieldCount,
+          fieldLength: spec.dataset.fieldLength,
+        },
+      },
+      book,
+    );
+    const totals = headlineTotals(report);
+    if (report.kind === 'dynamodb') {
+      const own =
+        target.kind === 'dynamodb' && target.billing.mode === 'on-demand'
+          ? totals.onDemand!
+          : totals.provisioned!;
+      return {
+        monthlyCostProvisionedUsd: totals.provisioned!,
+        monthlyCostOnDemandUsd: totals.onDemand!,
+        monthlyCostUsd: own,
+      };
+    }
+    return { monthlyCostProvisionedUsd: null, monthlyCostOnDemandUsd: null, monthlyCostUsd: totals.total! };
+  };
+}
+
+/** The run's own AWS cost estimate (the plan carries it, itemised). */
+export function estimateRunUsd(_spec: RunSpec, plan: Plan): number {
+  return plan.estimate.totalUsd;
+}
