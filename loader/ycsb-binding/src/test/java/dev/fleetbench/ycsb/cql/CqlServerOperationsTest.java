@@ -241,6 +241,16 @@ class CqlServerOperationsTest {
     } finally {
       db.cleanup();
     }
+    // and the other way round: the write level is the one the server checks for writes
+    CqlDb writes = open(CqlConfig.READ_CONSISTENCY, "ONE", CqlConfig.WRITE_CONSISTENCY, "THREE");
+    try {
+      assertEquals(Status.ERROR, writes.insert(TABLE, "cl3b", Cql.values("field0", "a")));
+      assertEquals(Status.ERROR, writes.delete(TABLE, "cl3"));
+      assertEquals(Status.OK, writes.read(TABLE, "cl3", null, new HashMap<>()));
+      assertNull(rawRow("cl3b"), "the refused write did not happen");
+    } finally {
+      writes.cleanup();
+    }
   }
 
   @Test
@@ -288,6 +298,20 @@ class CqlServerOperationsTest {
     } finally {
       a.cleanup();
       b.cleanup();
+    }
+  }
+
+  @Test
+  void injectedDelayIsAddedToEveryOperation() throws Exception {
+    CqlDb db = open(CqlConfig.INJECT_DELAY_US, "60000");
+    try {
+      long t0 = System.nanoTime();
+      assertEquals(Status.OK, db.insert(TABLE, "slow", Cql.values("field0", "a")));
+      assertEquals(Status.OK, db.read(TABLE, "slow", null, new HashMap<>()));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(ms >= 120, "two operations with 60 ms injected each took " + ms + " ms");
+    } finally {
+      db.cleanup();
     }
   }
 

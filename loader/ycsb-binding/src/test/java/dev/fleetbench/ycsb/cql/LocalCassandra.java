@@ -162,9 +162,12 @@ public final class LocalCassandra implements BeforeAllCallback {
           .redirectErrorStream(true)
           .redirectOutput(dir.resolve("stdout.txt").toFile())
           .start();
+      long t0 = System.nanoTime();
       Server s = new Server(nativePort, dir, p);
       Runtime.getRuntime().addShutdownHook(new Thread(s::stop));
       s.awaitReady(log);
+      System.err.printf("LocalCassandra: ready on 127.0.0.1:%d after %d ms%n", nativePort,
+          (System.nanoTime() - t0) / 1_000_000);
       return s;
     }
 
