@@ -7,6 +7,7 @@ import * as demo from './commands/demo';
 import * as cost from './commands/cost';
 import * as aggregate from './commands/aggregate';
 import * as query from './commands/query';
+import * as run from './commands/run';
 import * as regressions from './commands/regressions';
 import * as history from './commands/history';
 
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   // Each command module registers itself; add new commands to this list.
-  for (const mod of [validate, plan, schema, demo, cost, aggregate, query, regressions, history])
+  for (const mod of [validate, plan, schema, demo, cost, aggregate, query, run, regressions, history])
     mod.register(program);
   return program;
 }

@@ -1,19 +1,22 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { planRun } from '../../core/plan';
+import { assertRunnable } from '../../local/runner';
 import { loadSpecFile, printWarnings } from '../spec-file';
-import { renderPlan } from './plan';
+import { DEFAULT_RESULTS_DIR } from './query';
+import { runLocalWithSignals } from './run';
 
 export const QUICKSTART = join(__dirname, '..', '..', '..', 'examples', 'quickstart.json');
 
 export function register(program: Command): void {
   program
     .command('demo')
-    .description('the local demo on examples/quickstart.json (prints its plan until the local mode lands)')
-    .action(() => {
+    .description('run examples/quickstart.json end to end on this machine (DynamoDB Local, real YCSB)')
+    .option('--results <dir>', 'local results directory', DEFAULT_RESULTS_DIR)
+    .action(async (opts: { results: string }) => {
       const { spec, warnings } = loadSpecFile(QUICKSTART);
-      const plan = planRun(spec);
-      printWarnings([...warnings, ...plan.warnings]);
-      process.stdout.write(renderPlan(plan));
+      printWarnings(warnings);
+      assertRunnable(spec);
+      const result = await runLocalWithSignals({ spec, resultsDir: opts.results });
+      process.exitCode = result.status === 'SUCCEEDED' ? 0 : 1;
     });
 }

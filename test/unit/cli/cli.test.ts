@@ -71,8 +71,8 @@ describe('fleetbench validate / plan (the real executable)', () => {
         requiredConcurrency: expect.any(Number),
         loaders: 1,
         processesPerLoader: 2,
-        threadsPerProcess: 4,
-        totalThreads: 8,
+        threadsPerProcess: 8,
+        totalThreads: 16,
         warnings: [],
       }),
     );
@@ -82,7 +82,7 @@ describe('fleetbench validate / plan (the real executable)', () => {
     const r = cli('plan', 'examples/quickstart.json');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/Plan for "quickstart": 2 cell\(s\)/);
-    expect(r.stdout).toMatch(/ddb\.uniform\.r50\.t300/);
+    expect(r.stdout).toMatch(/ddb\.uniform\.r50\.t150/);
   });
 
   it('an unknown flag is an input error', () => {

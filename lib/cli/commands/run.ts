@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors';
+import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
+import { FsStore } from '../../local/fs-store';
+import { reportCellOf } from '../../local/report';
+import { assertRunnable, runLocal, type LocalRunResult } from '../../local/runner';
+import { loadSpecFile, printWarnings } from '../spec-file';
+import { table } from '../table';
+import { DEFAULT_RESULTS_DIR } from './query';
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description(
+      'run a spec end to end; --local runs the state machine here against DynamoDB Local with real YCSB',
+    )
+    .argument('<spec>', 'run spec JSON file')
+    .option('--local', 'run on this machine (no AWS account needed)')
+    .option('--results <dir>', 'local results directory', DEFAULT_RESULTS_DIR)
+    .option('--name <name>', 'execution name (the run id is derived from it)')
+    .action(async (file: string, opts: { local?: boolean; results: string; name?: string }) => {
+      if (!opts.local)
+        throw new InputError([
+          {
+            path: '--local',
+            message:
+              'only local runs start from here; on AWS start the deployed state machine (see README "Deploy")',
+          },
+        ]);
+      const { spec, warnings } = loadSpecFile(file);
+      printWarnings(warnings);
+      assertRunnable(spec);
+      const result = await runLocalWithSignals({
+        spec,
+        resultsDir: opts.results,
+        ...(opts.name ? { runName: opts.name } : {}),
+      });
+      process.exitCode = result.status === 'SUCCEEDED' ? 0 : 1;
+    });
+}
+
+/** Runs locally with Ctrl-C wired to an orderly abort (teardown), and prints the summary. */
+export async function runLocalWithSignals(o: Parameters<typeof runLocal>[0]): Promise<LocalRunResult> {
+  const controller = new AbortController();
+  const onSig = () => {
+    process.stderr.write('\nstopping: tearing down (Ctrl-C again to force)\n');
+    process.off('SIGINT', onSig);
+    controller.abort();
+  };
+  process.on('SIGINT', onSig);
+  process.on('SIGTERM', onSig);
+  const started = Date.now();
+  try {
+    const result = await runLocal({ ...o, signal: controller.signal });
+    process.stdout.write(await summary(result));
+    process.stdout.write(`\n${result.status} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (result.error)
+      process.stdout.write(` — ${result.error}${result.failedState ? ` (state ${result.failedState})` : ''}`);
+    process.stdout.write('\n');
+    if (result.reportFile)
+      process.stdout.write(`report: ${path.relative(process.cwd(), result.reportFile)}\n`);
+    process.stdout.write(
+      `results: ${path.relative(process.cwd(), result.resultsDir) || '.'} (fleetbench query --results ${path.relative(process.cwd(), result.resultsDir) || '.'} "SELECT * FROM cells")\n`,
+    );
+    return result;
+  } finally {
+    process.off('SIGINT', onSig);
+    process.off('SIGTERM', onSig);
+  }
+}
+
+const f = (x: number | null, d = 1) =>
+  x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: d });
+const ms = (x: number | null) => (x === null ? '–' : (x / 1000).toFixed(2));
+const usd = (x: number | null) =>
+  x === null ? '–' : `$${x.toLocaleString('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
+
+async function summary(result: LocalRunResult): Promise<string> {
+  const store = new FsStore(result.resultsDir);
+  let plan;
+  try {
+    plan = await readPlan(store, result.runId);
+  } catch {
+    return '';
+  }
+  const rows: string[][] = [];
+  for (const cell of plan.cells) {
+    let r: CellResult | undefined;
+    try {
+      r = JSON.parse(
+        readFileSync(
+          path.join(result.resultsDir, ...cellKey(result.runId, cell.id, 'result.json').split('/')),
+          'utf8',
+        ),
+      ) as CellResult;
+    } catch {
+      r = undefined;
+    }
+    if (!r) {
+      rows.push([
+        cell.id,
+        cell.target,
+        cell.distributionLabel,
+        String(cell.readProportion),
+        f(cell.targetOpsPerSec, 0),
+        'not run',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+      ]);
+      continue;
+    }
+    const c = reportCellOf(r.row);
+    rows.push([
+      c.cellId + (c.incomplete ? ' (incomplete)' : ''),
+      c.target,
+      c.distribution,
+      String(c.readProportion),
+      f(c.targetOpsPerSec, 0),
+      f(c.achievedOpsPerSec),
+      c.attainment === null ? '–' : `${(c.attainment * 100).toFixed(1)}%`,
+      ms(c.intended.p50),
+      ms(c.intended.p99),
+      ms(c.intended.p999),
+      String(c.errors),
+      String(c.throttles),
+      usd(c.monthlyCostProvisionedUsd),
+      usd(c.monthlyCostOnDemandUsd),
+    ]);
+  }
+  return (
+    '\n' +
+    table(
+      [
+        'cell',
+        'target',
+        'distribution',
+        'read',
+        'target ops/s',
+        'achieved ops/s',
+        'attainment',
+        'P50 ms',
+        'P99 ms',
+        'P99.9 ms',
+        'errors',
+        'throttles',
+        '$/mo provisioned',
+        '$/mo on-demand',
+      ],
+      rows,
+    )
+  );
+}

@@ -1,0 +1,203 @@
+/**
+ * The loader fleet on this machine: each "instance" is a slot that runs the real loader agent as a
+ * child process (which starts real YCSB JVMs) when a command is sent to it. Implements the same
+ * FleetAdmin and CommandRunner ports as EC2 + SSM Run Command, so the pipeline's steps run unchanged.
+ * Jobs get `dynamodb.endpoint` pointed at DynamoDB Local (the one thing that differs from AWS).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  CapacityError,
+  type CommandRunner,
+  type FleetAdmin,
+  type Invocation,
+  type LaunchRequest,
+  type LoaderInstance,
+  type SendRequest,
+} from '../core/ports';
+
+export const AGENT_MAIN = path.join(__dirname, '..', '..', 'loader', 'agent', 'src', 'main.ts');
+
+export interface LocalFleetOptions {
+  /** Loader bundle directory (`<dir>/lib/*.jar`). */
+  bundleDir: string;
+  /** DynamoDB-API endpoint the loaders use (DynamoDB Local). */
+  endpoint: string;
+  /** Where agent logs go. */
+  logDir: string;
+  /** Most loaders this machine may run at once. */
+  maxLoaders?: number;
+  /** Live progress lines from the agents (`loader-<i>: ...`). */
+  onProgress?: (instanceId: string, line: string) => void;
+  /** Extra environment for the agents. */
+  env?: NodeJS.ProcessEnv;
+}
+
+interface Slot {
+  id: string;
+  state: 'running' | 'terminated';
+  tags: Record<string, string>;
+}
+
+interface LocalInvocation {
+  commandId: string;
+  instanceId: string;
+  status: Invocation['status'];
+  child?: ChildProcess;
+  detail?: string;
+}
+
+export class LocalFleet implements FleetAdmin, CommandRunner {
+  private readonly slots: Slot[] = [];
+  private readonly invocations: LocalInvocation[] = [];
+  private seq = 0;
+
+  constructor(private readonly o: LocalFleetOptions) {}
+
+  async launch(req: LaunchRequest): Promise<string[]> {
+    const max = this.o.maxLoaders ?? 8;
+    if (req.count > max) {
+      throw new CapacityError(`${req.count} local loaders requested; this machine runs at most ${max}`);
+    }
+    const ids: string[] = [];
+    for (let i = 0; i < req.count; i++) {
+      const id = `local-${req.runId}-${this.slots.length}`;
+      this.slots.push({ id, state: 'running', tags: { ...req.tags } });
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  async list(filter: { runId?: string }): Promise<LoaderInstance[]> {
+    return this.slots
+      .filter((s) => s.state !== 'terminated')
+      .filter((s) => !filter.runId || s.tags['fleetbench:run-id'] === filter.runId)
+      .map((s) => ({ id: s.id, state: s.state, tags: s.tags }));
+  }
+
+  async terminate(ids: string[]): Promise<void> {
+    for (const s of this.slots) {
+      if (!ids.includes(s.id)) continue;
+      s.state = 'terminated';
+    }
+    await this.killInvocations((inv) => ids.includes(inv.instanceId));
+  }
+
+  async online(instanceIds: string[]): Promise<string[]> {
+    return instanceIds.filter((id) => this.slots.some((s) => s.id === id && s.state === 'running'));
+  }
+
+  async send(req: SendRequest): Promise<string[]> {
+    const commandId = `cmd-${++this.seq}`;
+    const jobDir = fileURLToPath(req.jobPrefix);
+    mkdirSync(this.o.logDir, { recursive: true });
+    for (const instanceId of req.instanceIds) {
+      const inv: LocalInvocation = { commandId, instanceId, status: 'Pending' };
+      this.invocations.push(inv);
+      // the job as the planner wrote it, pointed at DynamoDB Local
+      const job = JSON.parse(readFileSync(path.join(jobDir, `${instanceId}.json`), 'utf8')) as {
+        processes: Record<string, string>[];
+      };
+      job.processes = job.processes.map((p) => ({ ...p, 'dynamodb.endpoint': this.o.endpoint }));
+      const localJob = path.join(this.o.logDir, `${commandId}-${instanceId}.job.json`);
+      writeFileSync(localJob, JSON.stringify(job, null, 2));
+      const log = createWriteStream(path.join(this.o.logDir, `${commandId}-${instanceId}.log`));
+      const child = spawn(
+        process.execPath,
+        [
+          '-r',
+          require.resolve('tsx/cjs'),
+          AGENT_MAIN,
+          pathToFileURL(localJob).href,
+          '--bundle',
+          this.o.bundleDir,
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, FLEETBENCH_PROGRESS: 'plain', ...this.o.env },
+          detached: true,
+        },
+      );
+      inv.child = child;
+      inv.status = 'InProgress';
+      let tail = '';
+      child.stdout!.on('data', (b: Buffer) => {
+        log.write(b);
+        for (const line of b.toString().split('\n'))
+          if (line.trim()) this.o.onProgress?.(instanceId, line.trim());
+      });
+      child.stderr!.on('data', (b: Buffer) => {
+        log.write(b);
+        tail = (tail + b.toString()).slice(-2000);
+      });
+      child.on('exit', (code, signal) => {
+        log.end();
+        inv.child = undefined;
+        if (inv.status === 'Cancelled') return;
+        inv.status = code === 0 ? 'Success' : 'Failed';
+        if (code !== 0)
+          inv.detail = `agent exited ${code ?? signal}: ${tail.trim().split('\n').slice(-3).join(' | ')}`;
+      });
+      child.on('error', (err) => {
+        inv.status = 'Failed';
+        inv.detail = err.message;
+      });
+    }
+    return [commandId];
+  }
+
+  async status(commandIds: string[]): Promise<Invocation[]> {
+    return this.invocations
+      .filter((i) => commandIds.includes(i.commandId))
+      .map(({ commandId, instanceId, status, detail }) => ({
+        commandId,
+        instanceId,
+        status,
+        ...(detail ? { detail } : {}),
+      }));
+  }
+
+  async cancel(commandIds: string[]): Promise<void> {
+    await this.killInvocations((inv) => commandIds.includes(inv.commandId));
+  }
+
+  /** Pids of agents still running (tests check none survive). */
+  runningPids(): number[] {
+    return this.invocations.filter((i) => i.child?.pid !== undefined).map((i) => i.child!.pid!);
+  }
+
+  /** Stops every agent (SIGTERM to its process group: the agent stops its JVMs), SIGKILL after 20 s. */
+  async killAll(): Promise<void> {
+    await this.killInvocations(() => true);
+  }
+
+  private async killInvocations(match: (inv: LocalInvocation) => boolean): Promise<void> {
+    const live = this.invocations.filter((i) => match(i) && i.child && i.child.exitCode === null);
+    await Promise.all(
+      live.map(
+        (inv) =>
+          new Promise<void>((resolve) => {
+            const child = inv.child!;
+            inv.status = 'Cancelled';
+            const pgid = child.pid!;
+            const timer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), 20_000);
+            child.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            signalGroup(pgid, 'SIGTERM');
+          }),
+      ),
+    );
+  }
+}
+
+function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    /* already gone */
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * `fleetbench run <spec> --local`: the deployed state machine's definition, executed on this machine
+ * by aws-local-stepfunctions, each Task state mapped to the same step code the Lambdas run, over
+ * local ports: DynamoDB Local (in memory, on a free loopback port), loader agents as child processes
+ * running real YCSB, a directory as the object store. Every way out — success, a failed step,
+ * Ctrl-C — ends with teardown (agents killed, tables deleted, DynamoDB Local stopped).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
+import { InputError } from '../core/errors';
+import { TASK_STATES, runKey, teardown, type TaskStateName } from '../core/pipeline';
+import { StepFailedError, systemClock, type Ports } from '../core/ports';
+import type { RunSpec } from '../core/spec';
+import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
+import { localDefinition, taskStates } from './definition';
+import { LocalFleet } from './fleet';
+import { FsStore } from './fs-store';
+import { ensureLoaderBuilt } from './maven';
+import { LOCAL_STEPS } from './steps';
+import { writeRunReport } from './report';
+
+// aws-local-stepfunctions 3 calls Promise.withResolvers (Node 22+)
+const P = Promise as unknown as { withResolvers?: () => unknown };
+if (!P.withResolvers) {
+  P.withResolvers = function withResolvers() {
+    let resolve!: (v: unknown) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise((a, b) => {
+      resolve = a;
+      reject = b;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+export interface LocalRunOptions {
+  spec: RunSpec;
+  resultsDir: string;
+  runName?: string;
+  /** Fault injection: this Task state throws instead of running (tests). */
+  failAt?: TaskStateName;
+  out?: (line: string) => void;
+  /** Aborting the signal stops the run (Ctrl-C); teardown still runs. */
+  signal?: AbortSignal;
+  /** Called once the fleet exists, so tests can watch its processes. */
+  onFleet?: (fleet: LocalFleet) => void;
+}
+
+export interface LocalRunResult {
+  runId: string;
+  status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  error?: string;
+  failedState?: string;
+  reportFile?: string;
+  resultsDir: string;
+}
+
+function runNameFor(spec: RunSpec): string {
+  const t = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\..*$/, '')
+    .replace('T', '-')
+    .toLowerCase();
+  return `${spec.name}-${t}`.slice(0, 40);
+}
+
+export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
+  const out = o.out ?? ((l: string) => process.stdout.write(l + '\n'));
+  const resultsDir = path.resolve(o.resultsDir);
+  mkdirSync(resultsDir, { recursive: true });
+  const runName = o.runName ?? runNameFor(o.spec);
+  const runId = runName;
+  const store = new FsStore(resultsDir);
+
+  out(`fleetbench local run ${runId}: ${o.spec.name}`);
+  out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
+  const built = await ensureLoaderBuilt();
+  out('  synthesizing the state machine...');
+  const definition = localDefinition();
+  const missing = taskStates(definition).filter((s) => !(s in TASK_STATES));
+  if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
+
+  let ddb: DynamoDbLocal | undefined;
+  let fleet: LocalFleet | undefined;
+  let ports: Ports | undefined;
+  let failedState: string | undefined;
+  let lastProgress = 0;
+  try {
+    ddb = await startDynamoDbLocal();
+    out(`  DynamoDB Local on ${ddb.endpoint}`);
+    fleet = new LocalFleet({
+      bundleDir: path.dirname(built.bundleLibDir),
+      endpoint: ddb.endpoint,
+      logDir: path.join(resultsDir, 'runs', runId, 'local', 'agents'),
+      onProgress: (id, line) => {
+        const now = Date.now();
+        if (now - lastProgress < 2000 && !/done|finished/i.test(line)) return;
+        lastProgress = now;
+        out(`    ${id.replace(`local-${runId}-`, 'loader-')}: ${line}`);
+      },
+    });
+    o.onFleet?.(fleet);
+    ports = {
+      store,
+      tables: new DynamoDbTableAdmin({
+        endpoint: ddb.endpoint,
+        region: 'us-east-1',
+        credentials: DYNAMODB_LOCAL_CREDENTIALS,
+      }),
+      fleet,
+      commands: fleet,
+      metrics: { put: async () => undefined },
+      notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
+      runs: { running: async () => [] },
+      clock: systemClock,
+    };
+    const p = ports;
+    let cells = 0;
+    const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+    for (const [state, step] of Object.entries(TASK_STATES) as [TaskStateName, keyof typeof LOCAL_STEPS][]) {
+      handlers[state] = async (input: unknown) => {
+        const ev = input as { index?: number; run?: { cellCount?: number } | null };
+        if (state === 'StartCell')
+          out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
+        else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
+        if (o.failAt === state) {
+          failedState = state;
+          throw new StepFailedError(state, 'fault injected by the test');
+        }
+        try {
+          const result = await LOCAL_STEPS[step](input, p);
+          if (state === 'Plan') cells = (result as { cellCount: number }).cellCount;
+          return result;
+        } catch (err) {
+          failedState ??= state;
+          out(`  [${state}] failed: ${(err as Error).message}`);
+          throw err;
+        }
+      };
+    }
+
+    const { StateMachine } = await import('aws-local-stepfunctions');
+    const machine = new StateMachine(definition as never);
+    const execution = machine.run({ spec: o.spec } as never, {
+      overrides: { taskResourceLocalHandlers: handlers as never },
+      context: {
+        Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },
+      },
+    });
+    const onAbort = () => execution.abort();
+    o.signal?.addEventListener('abort', onAbort);
+    try {
+      await execution.result;
+      return finish('SUCCEEDED');
+    } catch (err) {
+      if (o.signal?.aborted) {
+        // Catch does not run on abort (as on AWS, where the EventBridge rule does): teardown here.
+        out('  aborted: tearing down');
+        await teardown(
+          { executionName: runName, status: 'ABORTED', error: { Error: 'Aborted', Cause: 'Ctrl-C' } },
+          p,
+        ).catch((e: unknown) => out(`  teardown after abort failed: ${(e as Error).message}`));
+        return finish('ABORTED', 'aborted by the user');
+      }
+      return finish('FAILED', (err as Error).message);
+    } finally {
+      o.signal?.removeEventListener('abort', onAbort);
+    }
+  } finally {
+    await fleet?.killAll();
+    await ddb?.stop();
+  }
+
+  async function finish(status: LocalRunResult['status'], error?: string): Promise<LocalRunResult> {
+    const result: LocalRunResult = {
+      runId,
+      status,
+      resultsDir,
+      ...(error ? { error } : {}),
+      ...(failedState ? { failedState } : {}),
+    };
+    try {
+      result.reportFile = await writeRunReport(store, resultsDir, runId, status);
+    } catch (err) {
+      out(`  no report: ${(err as Error).message}`);
+    }
+    writeFileSync(path.join(resultsDir, 'runs', runId, 'local-result.json'), JSON.stringify(result, null, 2));
+    return result;
+  }
+}
+
+export function assertRunnable(spec: RunSpec): void {
+  const bad = spec.targets.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'dynamodb');
+  if (bad.length)
+    throw new InputError(
+      bad.map(({ i, t }) => ({
+        path: `targets[${i}].kind`,
+        message: `the local mode runs DynamoDB targets on DynamoDB Local; "${t.kind}" needs AWS (fleetbench start)`,
+      })),
+    );
+}
+
+export { runKey };
