@@ -156,8 +156,8 @@ public final class LocalCassandra implements BeforeAllCallback {
           "-Dcassandra.skip_wait_for_gossip_to_settle=0",
           "-Dcassandra.ring_delay_ms=100",
           "-Dcassandra.superuser_setup_delay_ms=0",
-          "-cp", classpath,
-          "org.apache.cassandra.service.CassandraDaemon"));
+          "-cp", classpath + File.pathSeparator + testClasses(),
+          CassandraUnderWatch.class.getName()));
       Process p = new ProcessBuilder(cmd)
           .redirectErrorStream(true)
           .redirectOutput(dir.resolve("stdout.txt").toFile())
@@ -169,6 +169,15 @@ public final class LocalCassandra implements BeforeAllCallback {
       System.err.printf("LocalCassandra: ready on 127.0.0.1:%d after %d ms%n", nativePort,
           (System.nanoTime() - t0) / 1_000_000);
       return s;
+    }
+
+    /** The directory (or jar) holding this test class, for {@link CassandraUnderWatch}. */
+    private static String testClasses() {
+      try {
+        return Path.of(LocalCassandra.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalStateException(e);
+      }
     }
 
     /** Waits for the native transport and the default superuser (PasswordAuthenticator). */
