@@ -35,7 +35,8 @@ function emptyViewSql(t: TableDef): string {
 export type SqlRow = Record<string, unknown>;
 
 export interface LocalDb {
-  query(sql: string): Promise<SqlRow[]>;
+  /** Runs SQL; `params` bind its `?` placeholders in order. */
+  query(sql: string, params?: string[]): Promise<SqlRow[]>;
   close(): void;
 }
 
@@ -49,9 +50,9 @@ export async function openLocalDb(resultsDir: string): Promise<LocalDb> {
     await conn.run(sql);
   }
   return {
-    async query(sql: string) {
+    async query(sql: string, params?: string[]) {
       try {
-        const reader = await conn.runAndReadAll(sql);
+        const reader = params?.length ? await conn.runAndReadAll(sql, params) : await conn.runAndReadAll(sql);
         return reader.getRowObjectsJson() as SqlRow[];
       } catch (err) {
         throw new InputError([{ path: 'sql', message: (err as Error).message.split('\n')[0]! }]);

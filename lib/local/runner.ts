@@ -38,8 +38,10 @@ export interface LocalRunOptions {
   spec: RunSpec;
   resultsDir: string;
   runName?: string;
-  /** Fault injection: this Task state throws instead of running (tests). */
-  failAt?: TaskStateName;
+  /** Fault injection: these Task states throw instead of running (tests). */
+  failAt?: TaskStateName | TaskStateName[];
+  /** Retry failed teardown at once instead of after the definition's intervals (tests). */
+  fastRetries?: boolean;
   out?: (line: string) => void;
   /** Aborting the signal stops the run (Ctrl-C); teardown still runs. */
   signal?: AbortSignal;
@@ -125,7 +127,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
         if (state === 'StartCell')
           out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
         else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
-        if (o.failAt === state) {
+        if ([o.failAt ?? []].flat().includes(state)) {
           failedState = state;
           throw new StepFailedError(state, 'fault injected by the test');
         }
@@ -144,7 +146,10 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     const { StateMachine } = await import('aws-local-stepfunctions');
     const machine = new StateMachine(definition as never);
     const execution = machine.run({ spec: o.spec } as never, {
-      overrides: { taskResourceLocalHandlers: handlers as never },
+      overrides: {
+        taskResourceLocalHandlers: handlers as never,
+        ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
+      },
       context: {
         Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },
       },
@@ -155,15 +160,25 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       await execution.result;
       return finish('SUCCEEDED');
     } catch (err) {
-      if (o.signal?.aborted) {
-        // Catch does not run on abort (as on AWS, where the EventBridge rule does): teardown here.
-        out('  aborted: tearing down');
-        await teardown(
-          { executionName: runName, status: 'ABORTED', error: { Error: 'Aborted', Cause: 'Ctrl-C' } },
-          p,
-        ).catch((e: unknown) => out(`  teardown after abort failed: ${(e as Error).message}`));
-        return finish('ABORTED', 'aborted by the user');
-      }
+      // As on AWS, where the EventBridge rule on ABORTED / FAILED / TIMED_OUT runs teardown (Catch does
+      // not run on abort, and a teardown that itself failed gets another chance): idempotent.
+      const aborted = o.signal?.aborted === true;
+      const status = aborted ? 'ABORTED' : 'FAILED';
+      if (aborted) out('  aborted: tearing down');
+      await teardown(
+        {
+          executionName: runName,
+          status,
+          error: {
+            Error: failedState ?? (aborted ? 'Aborted' : 'States.Runtime'),
+            Cause: aborted ? 'Ctrl-C' : (err as Error).message,
+          },
+        },
+        p,
+      ).catch((e: unknown) =>
+        out(`  teardown after ${status.toLowerCase()} failed: ${(e as Error).message}`),
+      );
+      if (aborted) return finish('ABORTED', 'aborted by the user');
       return finish('FAILED', (err as Error).message);
     } finally {
       o.signal?.removeEventListener('abort', onAbort);
@@ -186,6 +201,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     } catch (err) {
       out(`  no report: ${(err as Error).message}`);
     }
+    mkdirSync(path.join(resultsDir, 'runs', runId), { recursive: true });
     writeFileSync(path.join(resultsDir, 'runs', runId, 'local-result.json'), JSON.stringify(result, null, 2));
     return result;
   }

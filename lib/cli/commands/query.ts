@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors';
-import { NAMED_QUERIES, namedQuery } from '../../core/queries';
+import { NAMED_QUERIES } from '../../core/pipeline';
 import { openLocalDb } from '../../local/query';
 import { table } from '../table';
 
@@ -17,38 +17,55 @@ export function register(program: Command): void {
       '--named <name>',
       `run a named query of the Athena workgroup (${NAMED_QUERIES.map((q) => q.name).join(', ')})`,
     )
+    .option('--spec <name>', 'the spec name a named query is about (its ? parameters)')
     .option('--results <dir>', 'local results directory', DEFAULT_RESULTS_DIR)
     .option('--json', 'print rows as JSON')
-    .action(async (sqlArg: string | undefined, opts: { named?: string; results: string; json?: boolean }) => {
-      let sql = sqlArg;
-      if (opts.named) {
-        const q = namedQuery(opts.named);
-        if (!q)
-          throw new InputError([
-            {
-              path: '--named',
-              message: `expected one of ${NAMED_QUERIES.map((x) => x.name).join(', ')}, found "${opts.named}"`,
-            },
-          ]);
-        sql = q.sql;
-      }
-      if (!sql) throw new InputError([{ path: 'sql', message: 'expected SQL text or --named <name>' }]);
-      const db = await openLocalDb(opts.results);
-      try {
-        const rows = await db.query(sql);
-        if (opts.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
-        else if (rows.length === 0) process.stdout.write('(no rows)\n');
-        else {
-          const headers = Object.keys(rows[0]!);
-          process.stdout.write(
-            table(
-              headers,
-              rows.map((r) => headers.map((h) => (r[h] === null ? '' : String(r[h])))),
-            ),
-          );
+    .action(
+      async (
+        sqlArg: string | undefined,
+        opts: { named?: string; spec?: string; results: string; json?: boolean },
+      ) => {
+        let sql = sqlArg;
+        let params: string[] = [];
+        if (opts.named) {
+          const q = NAMED_QUERIES.find((x) => x.name === opts.named);
+          if (!q)
+            throw new InputError([
+              {
+                path: '--named',
+                message: `expected one of ${NAMED_QUERIES.map((x) => x.name).join(', ')}, found "${opts.named}"`,
+              },
+            ]);
+          sql = q.sql;
+          if (q.parameters > 0) {
+            if (!opts.spec)
+              throw new InputError([
+                {
+                  path: '--spec',
+                  message: `the named query "${q.name}" needs the spec name (--spec <name>)`,
+                },
+              ]);
+            params = Array(q.parameters).fill(opts.spec);
+          }
         }
-      } finally {
-        db.close();
-      }
-    });
+        if (!sql) throw new InputError([{ path: 'sql', message: 'expected SQL text or --named <name>' }]);
+        const db = await openLocalDb(opts.results);
+        try {
+          const rows = await db.query(sql, params);
+          if (opts.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+          else if (rows.length === 0) process.stdout.write('(no rows)\n');
+          else {
+            const headers = Object.keys(rows[0]!);
+            process.stdout.write(
+              table(
+                headers,
+                rows.map((r) => headers.map((h) => (r[h] === null ? '' : String(r[h])))),
+              ),
+            );
+          }
+        } finally {
+          db.close();
+        }
+      },
+    );
 }

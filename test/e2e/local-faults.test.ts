@@ -1,0 +1,109 @@
+/**
+ * Fault injection: each Task state of the definition fails in turn. Every failure must end in
+ * teardown (tables deleted, loader agents and their JVMs gone, DynamoDB Local stopped), and the
+ * result directory must say which step failed.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { TASK_STATES, type TaskStateName } from '../../lib/core/pipeline';
+import { validateSpec } from '../../lib/core/spec';
+import { localDefinition, taskStates } from '../../lib/local/definition';
+import type { LocalFleet } from '../../lib/local/fleet';
+import { runLocal } from '../../lib/local/runner';
+
+const spec = validateSpec({
+  name: 'faults',
+  targets: [{ id: 'ddb', kind: 'dynamodb', billing: { mode: 'on-demand' }, expectedLatencyMs: 20 }],
+  dataset: { recordCount: 300 },
+  workload: {
+    readProportions: [0.5],
+    targetOpsPerSec: [40],
+    distributions: ['uniform'],
+    durationSeconds: 4,
+    warmupSeconds: 1,
+  },
+  loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 2 },
+}).spec;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Java processes whose command line mentions this results directory (YCSB writes its HDR files there). */
+function strayJvms(marker: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes('java') && !l.includes('pgrep'));
+  } catch {
+    return [];
+  }
+}
+
+describe('every Task state of the definition has a local implementation', () => {
+  it('maps each Task state to a step', () => {
+    const states = taskStates(localDefinition());
+    expect(states.length).toBeGreaterThanOrEqual(12);
+    for (const s of states) expect(Object.keys(TASK_STATES)).toContain(s);
+  });
+});
+
+// TeardownAfterFailure runs only after another failure: fail it together with a cell.
+const cases: [string, TaskStateName[]][] = (Object.keys(TASK_STATES) as TaskStateName[])
+  .filter((s) => s !== 'TeardownAfterFailure')
+  .map((s) => [s, [s]]);
+cases.push(['TeardownAfterFailure (after StartCell)', ['StartCell', 'TeardownAfterFailure']]);
+
+describe.each(cases)('a failure in %s', (_name, failAt) => {
+  it('ends in teardown with nothing left running', async () => {
+    const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-fault-'));
+    let fleet: LocalFleet | undefined;
+    const pids: number[] = [];
+    const result = await runLocal({
+      spec,
+      resultsDir,
+      runName: 'fault-run',
+      failAt,
+      fastRetries: true,
+      out: () => undefined,
+      onFleet: (f) => {
+        fleet = f;
+        const orig = f.send.bind(f);
+        f.send = async (req) => {
+          const ids = await orig(req);
+          pids.push(...f.runningPids());
+          return ids;
+        };
+      },
+    });
+    expect(result.status).toBe('FAILED');
+    expect(result.failedState).toBe(failAt[0]);
+    // no agent or JVM survives
+    expect(fleet?.runningPids() ?? []).toEqual([]);
+    for (const pid of pids) expect({ pid, alive: alive(pid) }).toEqual({ pid, alive: false });
+    expect(strayJvms(resultsDir)).toEqual([]);
+    // the result directory says which step failed
+    const local = JSON.parse(
+      readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'local-result.json'), 'utf8'),
+    );
+    expect(local).toMatchObject({ status: 'FAILED', failedState: failAt[0] });
+    // teardown ran (for TeardownAfterFailure: the runner's backstop, as the EventBridge rule on AWS)
+    const failure = JSON.parse(
+      readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'failure.json'), 'utf8'),
+    );
+    expect(JSON.stringify(failure)).toContain(failAt[0]);
+    const teardown = JSON.parse(
+      readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'teardown.json'), 'utf8'),
+    );
+    expect(teardown).toMatchObject({ runId: 'fault-run', failed: true });
+    // the table the run created is gone (or was never created)
+    expect(teardown.keptTables).toEqual([]);
+  }, 240_000);
+});
