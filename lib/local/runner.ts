@@ -42,6 +42,8 @@ export interface LocalRunOptions {
   failAt?: TaskStateName | TaskStateName[];
   /** Retry failed teardown at once instead of after the definition's intervals (tests). */
   fastRetries?: boolean;
+  /** Wait states last this many ms instead of their computed time (tests that only check control flow). */
+  waitMs?: number;
   out?: (line: string) => void;
   /** Aborting the signal stops the run (Ctrl-C); teardown still runs. */
   signal?: AbortSignal;
@@ -128,7 +130,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
           out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
         else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
         if ([o.failAt ?? []].flat().includes(state)) {
-          failedState = state;
+          failedState ??= state;
           throw new StepFailedError(state, 'fault injected by the test');
         }
         try {
@@ -149,6 +151,15 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       overrides: {
         taskResourceLocalHandlers: handlers as never,
         ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
+        ...(o.waitMs !== undefined
+          ? {
+              waitTimeOverrides: Object.fromEntries(
+                Object.entries(definition.States)
+                  .filter(([, st]) => st.Type === 'Wait')
+                  .map(([name]) => [name, o.waitMs!]),
+              ),
+            }
+          : {}),
       },
       context: {
         Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },

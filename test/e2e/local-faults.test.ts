@@ -72,6 +72,7 @@ describe.each(cases)('a failure in %s', (_name, failAt) => {
       runName: 'fault-run',
       failAt,
       fastRetries: true,
+      waitMs: 500,
       out: () => undefined,
       onFleet: (f) => {
         fleet = f;
