@@ -1,4 +1,4 @@
-import { checkPhase, type PhaseJob } from '../lib/core/pipeline';
+import { STEPS } from '../lib/core/pipeline';
 import { stepHandler } from './shared/handler';
 
-export const handler = stepHandler('CheckPhase', (event: { job: PhaseJob }, p) => checkPhase(event.job, p));
+export const handler = stepHandler('CheckPhase', STEPS.checkCell);

@@ -1,6 +1,4 @@
-import { configureCell } from '../lib/core/pipeline';
+import { STEPS } from '../lib/core/pipeline';
 import { stepHandler } from './shared/handler';
 
-export const handler = stepHandler('ConfigureCell', (event: { run: unknown; index: number }, p) =>
-  configureCell(event, p),
-);
+export const handler = stepHandler('ConfigureCell', STEPS.configureCell);

@@ -1,6 +1,4 @@
-import { provisionFleet } from '../lib/core/pipeline';
+import { STEPS } from '../lib/core/pipeline';
 import { stepHandler } from './shared/handler';
 
-export const handler = stepHandler('ProvisionFleet', (event: { run: unknown }, p) =>
-  provisionFleet(event.run, p),
-);
+export const handler = stepHandler('ProvisionFleet', STEPS.provisionFleet);

@@ -1,4 +1,4 @@
-import { startPhase, type StartInput } from '../lib/core/pipeline';
+import { STEPS } from '../lib/core/pipeline';
 import { stepHandler } from './shared/handler';
 
-export const handler = stepHandler('StartLoad', (event: StartInput, p) => startPhase('load', event, p));
+export const handler = stepHandler('StartLoad', STEPS.startLoad);

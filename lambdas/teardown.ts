@@ -1,4 +1,4 @@
-import { teardown, type TeardownInput } from '../lib/core/pipeline';
+import { STEPS } from '../lib/core/pipeline';
 import { stepHandler } from './shared/handler';
 
-export const handler = stepHandler('Teardown', (event: TeardownInput, p) => teardown(event, p));
+export const handler = stepHandler('Teardown', STEPS.teardown);

@@ -6,14 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { InputError } from '../core/errors';
-import { TABLES, duckdbViewSql, type TableDef } from '../core/results/schema';
-
-const DUCK: Record<string, string> = {
-  string: 'VARCHAR',
-  bigint: 'BIGINT',
-  double: 'DOUBLE',
-  boolean: 'BOOLEAN',
-};
+import { DUCKDB_TYPES, TABLES, duckdbViewSql, type TableDef } from '../core/results/schema';
 
 function hasRows(dir: string): boolean {
   if (!existsSync(dir)) return false;
@@ -27,7 +20,7 @@ function hasRows(dir: string): boolean {
 /** An empty view with the table's columns, for a table that has no rows yet. */
 function emptyViewSql(t: TableDef): string {
   const cols = [...t.columns, ...t.partitionKeys]
-    .map((c) => `CAST(NULL AS ${DUCK[c.type]}) AS ${c.name}`)
+    .map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`)
     .join(', ');
   return `CREATE OR REPLACE VIEW ${t.name} AS SELECT ${cols} WHERE false`;
 }

@@ -134,7 +134,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
           throw new StepFailedError(state, 'fault injected by the test');
         }
         try {
-          const result = await LOCAL_STEPS[step](input, p);
+          const result = await LOCAL_STEPS[step](input as never, p);
           if (state === 'Plan') cells = (result as { cellCount: number }).cellCount;
           return result;
         } catch (err) {

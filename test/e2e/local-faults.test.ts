@@ -12,6 +12,7 @@ import { validateSpec } from '../../lib/core/spec';
 import { localDefinition, taskStates } from '../../lib/local/definition';
 import type { LocalFleet } from '../../lib/local/fleet';
 import { runLocal } from '../../lib/local/runner';
+import { pidAlive } from '../support/processes';
 
 const spec = validateSpec({
   name: 'faults',
@@ -26,15 +27,6 @@ const spec = validateSpec({
   },
   loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 2 },
 }).spec;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Java processes whose command line mentions this results directory (YCSB writes its HDR files there). */
 function strayJvms(marker: string): string[] {
@@ -88,7 +80,7 @@ describe.each(cases)('a failure in %s', (_name, failAt) => {
     expect(result.failedState).toBe(failAt[0]);
     // no agent or JVM survives
     expect(fleet?.runningPids() ?? []).toEqual([]);
-    for (const pid of pids) expect({ pid, alive: alive(pid) }).toEqual({ pid, alive: false });
+    for (const pid of pids) expect({ pid, alive: pidAlive(pid) }).toEqual({ pid, alive: false });
     expect(strayJvms(resultsDir)).toEqual([]);
     // the result directory says which step failed
     const local = JSON.parse(

@@ -15,6 +15,7 @@ import {
   startDynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
 import { ensureLoaderBuilt, loaderPaths, staleReason, type LoaderPaths } from '../../lib/local/maven';
+import { pidAlive } from '../support/processes';
 
 // The first run builds the Java side with Maven (downloads included): allow for it.
 jest.setTimeout(15 * 60_000);
@@ -34,15 +35,6 @@ function portOpen(port: number): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('ensureLoaderBuilt', () => {

@@ -9,3 +9,4 @@ export * from './teardown';
 export * from './states';
 export * from './named-queries';
 export * from './costing';
+export * from './steps';

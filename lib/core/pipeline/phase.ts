@@ -14,21 +14,12 @@ import {
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
+import { AGENT_OWNED_PROPERTIES } from '../loader-properties';
 import { cellKey, checkRun, loadKey, readPlan, readSpec, type PhaseJob, type RunContext } from './context';
 import { loaderIds } from './provision';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
-/** Properties the loader agent sets itself (a job may not carry them). */
-const AGENT_OWNED = new Set([
-  'hdrhistogram.fileoutput',
-  'hdrhistogram.output.path',
-  'exporter',
-  'exportfile',
-  'status.interval',
-  'db',
-  'dotransactions',
-  'measurementtype',
-]);
+const AGENT_OWNED = new Set<string>(AGENT_OWNED_PROPERTIES);
 
 function jobProperties(props: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(props).filter(([k]) => !AGENT_OWNED.has(k)));

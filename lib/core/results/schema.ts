@@ -186,7 +186,7 @@ export function glueColumns(name: TableDef['name']): {
   return { columns: t.columns.map(g), partitionKeys: t.partitionKeys.map(g) };
 }
 
-const DUCKDB_TYPES: Record<ColumnType, string> = {
+export const DUCKDB_TYPES: Record<ColumnType, string> = {
   string: 'VARCHAR',
   bigint: 'BIGINT',
   double: 'DOUBLE',

@@ -8,21 +8,13 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { InputError, Issue } from '../../../lib/core/errors';
 import { ObjectStore, parseStoreUri, splitObjectUri } from '../../../lib/core/store';
+import { AGENT_OWNED_PROPERTIES } from '../../../lib/core/loader-properties';
 
 /** The fleetbench DynamoDB-API binding (loader/ycsb-binding). */
 export const DEFAULT_DB_CLASS = 'dev.fleetbench.ycsb.DynamoDbClient';
 
 /** Properties the agent sets itself: a job may not set them (the agent needs their exact values). */
-export const AGENT_OWNED_PROPERTIES = [
-  'hdrhistogram.fileoutput',
-  'hdrhistogram.output.path',
-  'exporter',
-  'exportfile',
-  'status.interval',
-  'db',
-  'dotransactions',
-  'measurementtype',
-] as const;
+export { AGENT_OWNED_PROPERTIES };
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;

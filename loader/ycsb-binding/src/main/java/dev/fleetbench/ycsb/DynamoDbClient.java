@@ -6,10 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.Vector;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +42,7 @@ public class DynamoDbClient extends DB {
       new Status("THROTTLED", "The request was throttled on every attempt; retries exhausted.");
 
   private static final Logger LOG = LoggerFactory.getLogger(DynamoDbClient.class);
-  private static final ConcurrentHashMap<String, LongAdder> ERRORS = new ConcurrentHashMap<>();
+  private static final BindingSupport.ErrorLog ERRORS = new BindingSupport.ErrorLog(LOG);
   private static final Set<String> THROTTLE_CODES = Set.of("ProvisionedThroughputExceededException",
       "ThrottlingException", "RequestLimitExceeded", "Throttling", "TooManyRequestsException");
 
@@ -88,7 +84,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     GetItemRequest.Builder rb = GetItemRequest.builder()
         .tableName(table)
         .key(keyOf(key))
@@ -113,7 +109,7 @@ public class DynamoDbClient extends DB {
   @Override
   public Status scan(String table, String startkey, int recordcount, Set<String> fields,
       Vector<HashMap<String, ByteIterator>> result) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     Projection pr = fields == null || fields.isEmpty() ? null : new Projection(fields);
     Map<String, AttributeValue> from = keyOf(startkey);
     try {
@@ -146,7 +142,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     Map<String, String> names = new HashMap<>();
     Map<String, AttributeValue> vals = new HashMap<>();
     StringBuilder expr = new StringBuilder("SET ");
@@ -175,7 +171,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     Map<String, AttributeValue> item = new HashMap<>();
     for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
       item.put(e.getKey(), AttributeValue.fromS(e.getValue().toString()));
@@ -191,7 +187,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status delete(String table, String key) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     try {
       call("DELETE", c -> c.deleteItem(r -> r.tableName(table).key(keyOf(key))));
       return Status.OK;
@@ -227,11 +223,11 @@ public class DynamoDbClient extends DB {
       } catch (AwsServiceException e) {
         if (isThrottle(e)) {
           long en = System.nanoTime();
-          recordThrottle(op, intendedStart == 0 ? st : intendedStart, st, en);
+          BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
           if (attempt >= config.maxRetries) {
             throw new Failed(THROTTLED);
           }
-          backOff(attempt);
+          BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
           continue;
         }
         noteError(op, e);
@@ -248,27 +244,6 @@ public class DynamoDbClient extends DB {
     return (code != null && THROTTLE_CODES.contains(code)) || e.isThrottlingException();
   }
 
-  /**
-   * Measures one throttled attempt. measure() is a no-op in measurement.interval=intended and
-   * measureIntended() a no-op in op mode, so calling both records it in every mode (in both mode as
-   * {@code READ-THROTTLED} and {@code Intended-READ-THROTTLED}).
-   */
-  private void recordThrottle(String op, long intendedStartNs, long st, long en) {
-    String name = op + "-THROTTLED";
-    measurements.measure(name, (int) ((en - st) / 1000));
-    measurements.measureIntended(name, (int) ((en - intendedStartNs) / 1000));
-  }
-
-  private void backOff(int attempt) {
-    long cap = Math.min((long) config.retryMaxDelayMs, (long) config.retryBaseDelayMs << Math.min(attempt, 20));
-    if (cap <= 0) {
-      return;
-    }
-    // "equal jitter": half fixed, half random, so retries of many threads do not align
-    long ms = cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
-    pauseNanos(ms * 1_000_000L);
-  }
-
   private void noteError(String op, SdkException e) {
     String kind;
     if (e instanceof AwsServiceException && ((AwsServiceException) e).awsErrorDetails() != null) {
@@ -281,36 +256,15 @@ public class DynamoDbClient extends DB {
       }
       kind = e.getClass().getSimpleName() + "/" + root.getClass().getSimpleName();
     }
-    LongAdder n = ERRORS.computeIfAbsent(op + " " + kind, k -> new LongAdder());
-    boolean first = n.sum() == 0;
-    n.increment();
-    if (first) {
-      LOG.warn("{} failed ({}): {} [further errors of this kind are counted, not logged]", op, kind,
-          e.getMessage());
-    }
+    ERRORS.note(op, kind, e.getMessage());
   }
 
   /** How many times each distinct error was seen in this process (for tests and diagnostics). */
   static Map<String, Long> errorCounts() {
-    Map<String, Long> out = new HashMap<>();
-    ERRORS.forEach((k, v) -> out.put(k, v.sum()));
-    return out;
+    return ERRORS.counts();
   }
 
   // ------------------------------------------------------------------------------------------ helpers
-
-  private void injectDelay() {
-    if (config.injectDelayUs > 0) {
-      pauseNanos(config.injectDelayUs * 1000L);
-    }
-  }
-
-  private static void pauseNanos(long nanos) {
-    long deadline = System.nanoTime() + nanos;
-    for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
-      LockSupport.parkNanos(left);
-    }
-  }
 
   private Map<String, AttributeValue> keyOf(String key) {
     return Map.of(config.keyAttribute, AttributeValue.fromS(key));

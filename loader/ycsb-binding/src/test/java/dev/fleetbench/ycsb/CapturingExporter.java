@@ -6,17 +6,17 @@ import site.ycsb.measurements.Measurements;
 import site.ycsb.measurements.exporter.MeasurementsExporter;
 
 /** Collects what YCSB would export, as metric -> measurement -> value. */
-final class CapturingExporter implements MeasurementsExporter {
-  final Map<String, Map<String, Number>> rows = new TreeMap<>();
+public final class CapturingExporter implements MeasurementsExporter {
+  public final Map<String, Map<String, Number>> rows = new TreeMap<>();
 
-  static CapturingExporter of(Measurements m) throws Exception {
+  public static CapturingExporter of(Measurements m) throws Exception {
     CapturingExporter e = new CapturingExporter();
     m.exportMeasurements(e);
     return e;
   }
 
   /** The number of recorded samples of a measurement, 0 if it was never recorded. */
-  long operations(String metric) {
+  public long operations(String metric) {
     Map<String, Number> m = rows.get(metric);
     return m == null || m.get("Operations") == null ? 0 : m.get("Operations").longValue();
   }

@@ -1,6 +1,7 @@
 package dev.fleetbench.ycsb.cql;
 
 import com.datastax.oss.driver.api.core.AllNodesFailedException;
+import dev.fleetbench.ycsb.BindingSupport;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
@@ -21,10 +22,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.Vector;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +56,7 @@ public class CqlDb extends DB {
       new Status("TIMEOUT", "The coordinator or the client timed out waiting for replicas.");
 
   private static final Logger LOG = LoggerFactory.getLogger(CqlDb.class);
-  private static final ConcurrentHashMap<String, LongAdder> ERRORS = new ConcurrentHashMap<>();
+  private static final BindingSupport.ErrorLog ERRORS = new BindingSupport.ErrorLog(LOG);
   private static final String KEY = CqlConfig.quote(CqlConfig.KEY_COLUMN);
 
   private CqlConfig config;
@@ -121,7 +118,7 @@ public class CqlDb extends DB {
 
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     List<String> columns = sorted(fields);
     try {
       Row row = call("READ", s -> {
@@ -143,7 +140,7 @@ public class CqlDb extends DB {
   @Override
   public Status scan(String table, String startkey, int recordcount, Set<String> fields,
       Vector<HashMap<String, ByteIterator>> result) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     List<String> columns = sorted(fields);
     try {
       List<HashMap<String, ByteIterator>> rows = call("SCAN", s -> {
@@ -168,7 +165,7 @@ public class CqlDb extends DB {
 
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     if (values.isEmpty()) {
       return Status.OK; // nothing to set
     }
@@ -200,7 +197,7 @@ public class CqlDb extends DB {
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     TreeMap<String, String> sortedValues = strings(values);
     List<String> columns = new ArrayList<>(sortedValues.keySet());
     try {
@@ -229,7 +226,7 @@ public class CqlDb extends DB {
 
   @Override
   public Status delete(String table, String key) {
-    injectDelay();
+    BindingSupport.injectDelay(config.injectDelayUs);
     try {
       call("DELETE", s -> {
         PreparedStatement ps = sessions.prepared("DELETE|" + table,
@@ -277,11 +274,11 @@ public class CqlDb extends DB {
         Status status = classify(e);
         if (status == THROTTLED) {
           long en = System.nanoTime();
-          recordThrottle(op, intendedStart == 0 ? st : intendedStart, st, en);
+          BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
           if (attempt >= config.maxRetries) {
             throw new Failed(THROTTLED);
           }
-          backOff(attempt);
+          BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
           continue;
         }
         noteError(op, e);
@@ -316,54 +313,17 @@ public class CqlDb extends DB {
     return Status.ERROR;
   }
 
-  /** As the DynamoDB binding: measure() and measureIntended(), so it is recorded in every interval mode. */
-  private void recordThrottle(String op, long intendedStartNs, long st, long en) {
-    String name = op + "-THROTTLED";
-    measurements.measure(name, (int) ((en - st) / 1000));
-    measurements.measureIntended(name, (int) ((en - intendedStartNs) / 1000));
-  }
-
-  private void backOff(int attempt) {
-    long cap = Math.min((long) config.retryMaxDelayMs, (long) config.retryBaseDelayMs << Math.min(attempt, 20));
-    if (cap <= 0) {
-      return;
-    }
-    long ms = cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1); // equal jitter
-    pauseNanos(ms * 1_000_000L);
-  }
-
   private void noteError(String op, RuntimeException e) {
     String kind = e.getClass().getSimpleName();
-    LongAdder n = ERRORS.computeIfAbsent(op + " " + kind, k -> new LongAdder());
-    boolean first = n.sum() == 0;
-    n.increment();
-    if (first) {
-      LOG.warn("{} failed ({}): {} [further errors of this kind are counted, not logged]", op, kind,
-          e.getMessage());
-    }
+    ERRORS.note(op, kind, e.getMessage());
   }
 
   /** How many times each distinct error ("OP ExceptionClass") was seen in this process. */
   static Map<String, Long> errorCounts() {
-    Map<String, Long> out = new HashMap<>();
-    ERRORS.forEach((k, v) -> out.put(k, v.sum()));
-    return out;
+    return ERRORS.counts();
   }
 
   // ------------------------------------------------------------------------------------------ helpers
-
-  private void injectDelay() {
-    if (config.injectDelayUs > 0) {
-      pauseNanos(config.injectDelayUs * 1000L);
-    }
-  }
-
-  private static void pauseNanos(long nanos) {
-    long deadline = System.nanoTime() + nanos;
-    for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
-      LockSupport.parkNanos(left);
-    }
-  }
 
   /** Null (all columns) or the requested fields in a stable order, one prepared statement per set. */
   private static List<String> sorted(Set<String> fields) {

@@ -1,5 +1,6 @@
 package dev.fleetbench.ycsb.cql;
 
+import dev.fleetbench.ycsb.CapturingExporter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

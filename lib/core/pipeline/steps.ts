@@ -1,0 +1,24 @@
+/**
+ * The step behind each Task state, as `(event, ports) => result`: the Lambdas (lambdas/*.ts) and the
+ * local mode (lib/local/steps.ts) both call these, so a Task does the same thing in both places.
+ * Plan and Report take deployment-specific options and are wired where they run.
+ */
+import type { Ports } from '../ports';
+import { aggregateCellStep } from './aggregate';
+import type { PhaseJob } from './context';
+import { checkPhase, configureCell, startPhase, type StartInput } from './phase';
+import { provisionFleet, provisionTarget, waitReady, type ReadyState } from './provision';
+import { teardown, type TeardownInput } from './teardown';
+
+export const STEPS = {
+  provisionTarget: (e: { run: unknown }, p: Ports) => provisionTarget(e.run, p),
+  provisionFleet: (e: { run: unknown }, p: Ports) => provisionFleet(e.run, p),
+  waitReady: (e: { run: unknown; ready?: Partial<ReadyState> | null }, p: Ports) => waitReady(e, p),
+  startLoad: (e: StartInput, p: Ports) => startPhase('load', e, p),
+  checkLoad: (e: { job: PhaseJob }, p: Ports) => checkPhase(e.job, p),
+  configureCell: (e: { run: unknown; index: number }, p: Ports) => configureCell(e, p),
+  startCell: (e: StartInput, p: Ports) => startPhase('run', e, p),
+  checkCell: (e: { job: PhaseJob }, p: Ports) => checkPhase(e.job, p),
+  aggregateCell: (e: { run: unknown; index: number }, p: Ports) => aggregateCellStep(e, p),
+  teardown: (e: TeardownInput, p: Ports) => teardown(e, p),
+};

@@ -1,0 +1,78 @@
+package dev.fleetbench.ycsb;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import site.ycsb.measurements.Measurements;
+
+/**
+ * What every fleetbench binding does the same way: throttle accounting, retry back-off, injected
+ * delay and "log each distinct error once, count the rest".
+ */
+public final class BindingSupport {
+  private BindingSupport() {}
+
+  /**
+   * Measures one throttled attempt as {@code <op>-THROTTLED}. measure() is a no-op in
+   * measurement.interval=intended and measureIntended() a no-op in op mode, so calling both records it
+   * in every mode (in both mode as {@code READ-THROTTLED} and {@code Intended-READ-THROTTLED}).
+   */
+  public static void recordThrottle(Measurements m, String op, long intendedStartNs, long st, long en) {
+    String name = op + "-THROTTLED";
+    m.measure(name, (int) ((en - st) / 1000));
+    m.measureIntended(name, (int) ((en - intendedStartNs) / 1000));
+  }
+
+  /** Exponential back-off with "equal jitter" (half fixed, half random, so threads do not align). */
+  public static void backOff(int attempt, int baseDelayMs, int maxDelayMs) {
+    long cap = Math.min((long) maxDelayMs, (long) baseDelayMs << Math.min(attempt, 20));
+    if (cap <= 0) {
+      return;
+    }
+    long ms = cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+    pauseNanos(ms * 1_000_000L);
+  }
+
+  /** The {@code fleetbench.injectDelayUs} pause (0: none). */
+  public static void injectDelay(long micros) {
+    if (micros > 0) {
+      pauseNanos(micros * 1000L);
+    }
+  }
+
+  public static void pauseNanos(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
+      LockSupport.parkNanos(left);
+    }
+  }
+
+  /** Counts errors by "OP kind" and logs only the first of each kind. */
+  public static final class ErrorLog {
+    private final Logger log;
+    private final ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
+
+    public ErrorLog(Logger log) {
+      this.log = log;
+    }
+
+    public void note(String op, String kind, String message) {
+      LongAdder n = counts.computeIfAbsent(op + " " + kind, k -> new LongAdder());
+      boolean first = n.sum() == 0;
+      n.increment();
+      if (first) {
+        log.warn("{} failed ({}): {} [further errors of this kind are counted, not logged]", op, kind, message);
+      }
+    }
+
+    public Map<String, Long> counts() {
+      Map<String, Long> out = new HashMap<>();
+      counts.forEach((k, v) -> out.put(k, v.sum()));
+      return out;
+    }
+  }
+}
