@@ -10,6 +10,9 @@ import * as query from './commands/query';
 import * as run from './commands/run';
 import * as regressions from './commands/regressions';
 import * as history from './commands/history';
+import * as start from './commands/start';
+import * as status from './commands/status';
+import * as results from './commands/results';
 
 /** Exit codes: 0 success, 2 invalid input, 1 internal error. */
 export const EXIT_OK = 0;
@@ -24,6 +27,7 @@ export function buildProgram(): Command {
   // Each command module registers itself; add new commands to this list.
   for (const mod of [validate, plan, schema, demo, cost, aggregate, query, run, regressions, history])
     mod.register(program);
+  for (const mod of [start, status, results]) mod.register(program);
   return program;
 }
 

@@ -209,3 +209,15 @@ export class StepFailedError extends Error {
     this.step = step;
   }
 }
+
+// RESULT QUERIES
+// ==============
+
+/**
+ * SQL over the result tables (runs, cells, intervals): Athena on AWS (lib/aws/athena-results.ts),
+ * DuckDB locally. `params` bind the `?` placeholders in order (strings quoted by the adapter).
+ * Rows come back as column → value (numbers and booleans typed, NULL as null).
+ */
+export interface ResultsQuery {
+  query(sql: string, params?: readonly (string | number)[]): Promise<Record<string, unknown>[]>;
+}

@@ -1,0 +1,147 @@
+/**
+ * `fleetbench start <spec> [--stack <name>] [--region <r>] [--name <n>] [--no-follow]`: checks the
+ * spec here with the Plan step's own code (nothing is started when it would be refused), starts the
+ * deployed state machine with the input the console takes (`{"spec": ...}`), then follows the
+ * execution state by state until it ends: exit 0 SUCCEEDED, 1 FAILED / TIMED_OUT / ABORTED.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { SfnExecutions } from '../../aws/sfn-executions';
+import { InputError } from '../../core/errors';
+import {
+  MAX_INPUT_BYTES,
+  ProgressPrinter,
+  TERMINAL_STATUSES,
+  defaultExecutionName,
+  estimateRunUsd,
+  nextPollMs,
+  plan,
+  startInput,
+  type ExecutionInfo,
+} from '../../core/pipeline';
+import { systemClock } from '../../core/ports';
+import { parseSpecText } from '../../core/spec';
+import { FsStore } from '../../local/fs-store';
+import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
+import { loadSpecFile, printWarnings } from '../spec-file';
+
+interface StartOptions extends AwsOptions {
+  name?: string;
+  follow: boolean;
+}
+
+export function register(program: Command): void {
+  addAwsOptions(
+    program
+      .command('start')
+      .description('start a run on the deployed stack and follow it state by state until it ends')
+      .argument('<spec>', 'run spec JSON file')
+      .option('--name <name>', 'execution name; the run id derives from it (default: <spec name>-<UTC time>)')
+      .option('--no-follow', 'print the execution ARN and run id, and return'),
+  ).action(async (file: string, o: StartOptions) => {
+    const { spec, warnings } = loadSpecFile(file);
+    printWarnings(warnings);
+    const raw = parseSpecText(readFileSync(file, 'utf8'), file);
+    const name = o.name ?? defaultExecutionName(spec.name, Date.now());
+    if (!/^[A-Za-z0-9_-]{1,80}$/.test(name))
+      throw new InputError([
+        { path: '--name', message: `expected 1-80 letters, digits, "-" or "_", found "${name}"` },
+      ]);
+    const input = startInput(raw);
+    if (Buffer.byteLength(input) > MAX_INPUT_BYTES)
+      throw new InputError([
+        {
+          path: file,
+          message: `the execution input would be ${Buffer.byteLength(input)} bytes; Step Functions takes at most ${MAX_INPUT_BYTES}`,
+        },
+      ]);
+    const runId = await preflight(raw, name);
+
+    const outputs = await stackOutputs(o);
+    const machine = outputs.get('StateMachineArn');
+    const executions = new SfnExecutions(clientConfig(o));
+    const arn = await executions.start(machine, name, input);
+    const out = (s: string) => process.stdout.write(s + '\n');
+    out(`started ${arn}`);
+    out(`run id ${runId}`);
+    if (!o.follow) {
+      out(
+        `follow it with: fleetbench status ${runId}${o.stack !== 'Fleetbench' ? ` --stack ${o.stack}` : ''}`,
+      );
+      return;
+    }
+    const onSig = () => {
+      process.stderr.write(`\nstopped following; the run goes on: fleetbench status ${arn}\n`);
+      process.exit(130);
+    };
+    process.once('SIGINT', onSig);
+    let info: ExecutionInfo;
+    try {
+      info = await follow(executions, arn, out);
+    } finally {
+      process.off('SIGINT', onSig);
+    }
+    if (info.status === 'SUCCEEDED') {
+      out(
+        `run ${runId} SUCCEEDED; results: fleetbench results ${runId}${o.stack !== 'Fleetbench' ? ` --stack ${o.stack}` : ''}`,
+      );
+      return;
+    }
+    process.stderr.write(
+      `run ${runId} ${info.status}${info.error ? `: ${info.error}` : ''}${info.cause ? `: ${info.cause}` : ''}\n`,
+    );
+    process.exitCode = 1;
+  });
+}
+
+/**
+ * The Plan step's own checks (spec, run id, kinds the pipeline runs, history-event budget, budget cap)
+ * against a scratch store, so a run Plan would refuse is not started. Returns the run id.
+ */
+async function preflight(raw: unknown, executionName: string): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-start-'));
+  try {
+    const ctx = await plan(
+      { executionName, spec: raw },
+      { store: new FsStore(dir), clock: systemClock, estimateRunUsd },
+    );
+    return ctx.runId;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Prints new history events as they come, polling adaptively, until the execution ends. */
+export async function follow(
+  executions: SfnExecutions,
+  executionArn: string,
+  out: (line: string) => void,
+  poll: { minMs?: number; maxMs?: number } = {},
+): Promise<ExecutionInfo> {
+  const min = poll.minMs ?? 1000;
+  const max = poll.maxMs ?? 30_000;
+  const printer = new ProgressPrinter();
+  let lastId = 0;
+  let wait = min;
+  for (;;) {
+    const events = await executions.eventsSince(executionArn, lastId);
+    for (const line of printer.lines(events)) out(line);
+    if (events.length) lastId = events[events.length - 1]!.id;
+    const ended = events.some((e) => /^Execution(Succeeded|Failed|Aborted|TimedOut)$/.test(e.type));
+    if (ended || events.length === 0) {
+      const info = await executions.describe(executionArn);
+      if (!info) throw new Error(`execution ${executionArn} disappeared`);
+      if (TERMINAL_STATUSES.has(info.status)) {
+        if (!ended) {
+          const rest = await executions.eventsSince(executionArn, lastId);
+          for (const line of printer.lines(rest)) out(line);
+        }
+        return info;
+      }
+    }
+    wait = nextPollMs(wait, events.length > 0, min, max);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * `fleetbench status <executionArn | runId> [--stack <name>] [--region <r>] [--json]`: the execution's
+ * status, the state it is in (or the last one it left), its timings and, when it failed, why.
+ */
+import type { Command } from 'commander';
+import { SfnExecutions } from '../../aws/sfn-executions';
+import { InputError } from '../../core/errors';
+import { executionState, runIdFromExecutionName, type ExecutionInfo } from '../../core/pipeline';
+import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
+
+interface StatusOptions extends AwsOptions {
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  addAwsOptions(
+    program
+      .command('status')
+      .description("print a run's execution status, current or last state and timings")
+      .argument('<execution>', "execution ARN, or the run id (looked up in the stack's state machine)")
+      .option('--json', 'print JSON'),
+  ).action(async (ref: string, o: StatusOptions) => {
+    const config = clientConfig(o);
+    const region = ref.startsWith('arn:') ? ref.split(':')[3] : undefined;
+    const executions = new SfnExecutions(region && !o.region ? { ...config, region } : config);
+    let info: ExecutionInfo | undefined;
+    if (ref.startsWith('arn:')) {
+      if (ref.split(':')[5] !== 'execution')
+        throw new InputError([
+          {
+            path: 'execution',
+            message: `expected an execution ARN (arn:aws:states:…:execution:…), found "${ref}"`,
+          },
+        ]);
+      info = await executions.describe(ref);
+    } else {
+      const machine = (await stackOutputs(o)).get('StateMachineArn');
+      info = await executions.findByRunId(machine, ref);
+    }
+    if (!info)
+      throw new InputError([
+        {
+          path: 'execution',
+          message: `no execution ${ref}${ref.startsWith('arn:') ? '' : ` of the state machine of stack "${o.stack}"`}`,
+        },
+      ]);
+    const st = executionState(await executions.latestEvents(info.executionArn));
+    let runId: string | undefined;
+    try {
+      runId = runIdFromExecutionName(info.name);
+    } catch {
+      runId = undefined;
+    }
+    const endMs = info.stopMs ?? Date.now();
+    const doc = {
+      executionArn: info.executionArn,
+      name: info.name,
+      runId: runId ?? null,
+      status: info.status,
+      startedAt: new Date(info.startMs).toISOString(),
+      stoppedAt: info.stopMs ? new Date(info.stopMs).toISOString() : null,
+      durationSeconds: Math.round((endMs - info.startMs) / 1000),
+      currentState: st.current?.state ?? null,
+      currentPosition: st.current?.position || null,
+      currentStateSince: st.current ? new Date(st.current.sinceMs).toISOString() : null,
+      lastState: st.last?.state ?? null,
+      error: info.error ?? st.failure?.error ?? null,
+      cause: info.cause ?? st.failure?.cause ?? null,
+    };
+    if (o.json) {
+      process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+      return;
+    }
+    const utc = (iso: string) => iso.replace('T', ' ').slice(0, 19) + ' UTC';
+    const lines = [
+      `execution  ${doc.executionArn}`,
+      `run id     ${doc.runId ?? '–'}`,
+      `status     ${doc.status}`,
+      `started    ${utc(doc.startedAt)}`,
+      ...(doc.stoppedAt ? [`stopped    ${utc(doc.stoppedAt)}`] : []),
+      `duration   ${duration(doc.durationSeconds)}${doc.stoppedAt ? '' : ' so far'}`,
+    ];
+    if (st.current && info.status === 'RUNNING')
+      lines.push(
+        `state      ${st.current.state}${st.current.position ? ` (${st.current.position})` : ''} for ${duration(Math.round((Date.now() - st.current.sinceMs) / 1000))}`,
+      );
+    if (doc.lastState) lines.push(`last left  ${doc.lastState}`);
+    if (info.status !== 'RUNNING' && info.status !== 'SUCCEEDED' && (doc.error || doc.cause))
+      lines.push(`error      ${doc.error ?? ''}${doc.cause ? `: ${doc.cause}` : ''}`);
+    process.stdout.write(lines.join('\n') + '\n');
+  });
+}
+
+function duration(s: number): string {
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h ? `${h} h ${m} min` : m ? `${m} min ${sec} s` : `${sec} s`;
+}

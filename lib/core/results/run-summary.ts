@@ -1,0 +1,96 @@
+/**
+ * One run's summary from the result tables (what `fleetbench results <runId>` prints): the run row
+ * and one line per cell. The SQL runs on Athena (Trino) and on DuckDB. `spec_name` is an injected
+ * projected partition key on Athena, so every query names it with an equality (Athena refuses a query
+ * on these tables that does not); `run_date` narrows the scan to the run's day(s).
+ */
+
+/** SQL literal of a parameter (Athena's ExecutionParameters are pasted into the SQL as they are). */
+export function sqlLiteral(v: string | number): string {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
+    return String(v);
+  }
+  return `'${v.replace(/'/g, "''")}'`;
+}
+
+/** Parameters: spec name, run id. */
+export const RUN_ROW_SQL = `SELECT run_id, status, mode, region, started_at_ms, ended_at_ms, cells_total, cells_incomplete,
+       run_cost_estimate_usd, price_book
+FROM runs
+WHERE spec_name = ? AND run_id = ?`;
+
+/** Parameters: spec name, run id. */
+export const RUN_CELLS_SQL = `SELECT cell_id, target_id, distribution, read_proportion, target_ops_per_sec,
+       achieved_ops_per_sec, good_ops_per_sec, attainment,
+       all_intended_p50_us, all_intended_p99_us, all_intended_p999_us,
+       errors, throttled_attempts, incomplete, incomplete_reason,
+       monthly_cost_provisioned_usd, monthly_cost_on_demand_usd
+FROM cells
+WHERE spec_name = ? AND run_id = ?
+ORDER BY window_start_ms, cell_id`;
+
+export const SUMMARY_HEADERS = [
+  'cell',
+  'target',
+  'distribution',
+  'read',
+  'target ops/s',
+  'achieved ops/s',
+  'attainment',
+  'P50 ms',
+  'P99 ms',
+  'P99.9 ms',
+  'errors',
+  'throttles',
+  '$/mo provisioned',
+  '$/mo on-demand',
+] as const;
+
+const num = (v: unknown): number | null =>
+  v === null || v === undefined || v === '' ? null : typeof v === 'number' ? v : Number(v);
+const f = (x: number | null, d = 1) =>
+  x === null || Number.isNaN(x) ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: d });
+const ms = (us: number | null) => (us === null || Number.isNaN(us) ? '–' : (us / 1000).toFixed(2));
+const usd = (x: number | null) =>
+  x === null || Number.isNaN(x)
+    ? '–'
+    : `$${x.toLocaleString('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
+
+/** The per-cell summary table's rows (same columns as the local run's summary). */
+export function summaryRows(cells: readonly Record<string, unknown>[]): string[][] {
+  return cells.map((c) => {
+    const attainment = num(c.attainment);
+    return [
+      String(c.cell_id) + (c.incomplete === true ? ' (incomplete)' : ''),
+      String(c.target_id ?? ''),
+      String(c.distribution ?? ''),
+      String(c.read_proportion ?? ''),
+      f(num(c.target_ops_per_sec), 0),
+      f(num(c.achieved_ops_per_sec)),
+      attainment === null ? '–' : `${(attainment * 100).toFixed(1)}%`,
+      ms(num(c.all_intended_p50_us)),
+      ms(num(c.all_intended_p99_us)),
+      ms(num(c.all_intended_p999_us)),
+      String(c.errors ?? '–'),
+      String(c.throttled_attempts ?? '–'),
+      usd(num(c.monthly_cost_provisioned_usd)),
+      usd(num(c.monthly_cost_on_demand_usd)),
+    ];
+  });
+}
+
+/** One line about the run row: status, start, duration, cells. */
+export function runLine(run: Record<string, unknown> | undefined, runId: string): string {
+  if (!run) return `run ${runId}: no row in the runs table yet (still running, or failed before Report)`;
+  const started = num(run.started_at_ms);
+  const ended = num(run.ended_at_ms);
+  const when =
+    started === null ? '' : ` started ${new Date(started).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+  const took = started !== null && ended !== null ? `, ${Math.round((ended - started) / 1000)} s` : '';
+  const cost = num(run.run_cost_estimate_usd);
+  return (
+    `run ${runId}: ${String(run.status)}${when}${took}; ${String(run.cells_total)} cell(s), ` +
+    `${String(run.cells_incomplete)} incomplete${cost === null ? '' : `; run cost estimate ${usd(cost)}`}`
+  );
+}
