@@ -4,7 +4,7 @@
  * previous run of the same schedule is still going, then write spec.json, plan.json and
  * context.json to the object store and return the small RunContext.
  */
-import { InputError, type Issue } from '../errors';
+import { InputError } from '../errors';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import type { Clock, ObjectStore, RunRegistry } from '../ports';
@@ -64,18 +64,6 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     ]);
   }
   const { spec, warnings } = validateSpec(raw);
-
-  const issues: Issue[] = [];
-  spec.targets.forEach((t, i) => {
-    if (t.kind === 'scylla-ec2') {
-      issues.push({
-        path: `targets[${i}].kind`,
-        message:
-          'scylla-ec2 targets are not provisioned by the AWS pipeline yet; use "external" with its endpoints',
-      });
-    }
-  });
-  if (issues.length) throw new InputError(issues);
 
   const p = planRun(spec, { runId });
   const budget = historyBudget(p, spec);
@@ -144,6 +132,9 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
         name: p.tables[t.id]!,
         owned: !(t.kind === 'dynamodb' && t.existingTable),
       })),
+    clusters: spec.targets.flatMap((t) =>
+      t.kind === 'scylla-ec2' ? [{ target: t.id, nodes: t.nodes, api: t.api, table: p.tables[t.id]! }] : [],
+    ),
     // the janitor may clean up after 1.5 × the worst case, plus an hour
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),
