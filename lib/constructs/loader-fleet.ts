@@ -45,6 +45,9 @@ export class LoaderFleet extends Construct {
   readonly document: ssm.CfnDocument;
   readonly commandLogGroup: logs.LogGroup;
   readonly subnetIds: string[];
+  /** Shell commands that install Java/Node and fetch the loader bundle to bundleDirOnLoader (the document's first steps). */
+  readonly prepareCommands: string[];
+  readonly bundleDirOnLoader = '/opt/fleetbench/bundle';
 
   constructor(scope: Construct, id: string, props: LoaderFleetProps) {
     super(scope, id);
@@ -215,13 +218,16 @@ export class LoaderFleet extends Construct {
     this.launchTemplate = template('LaunchTemplate', ec2.AmazonLinuxCpuType.X86_64);
     this.launchTemplateArm = template('LaunchTemplateArm', ec2.AmazonLinuxCpuType.ARM_64);
 
-    const script = [
+    this.prepareCommands = [
       'set -euo pipefail',
       'command -v java >/dev/null 2>&1 && java -version 2>&1 | grep -q \'"17\\|version "2[0-9]\' || dnf install -y -q java-17-amazon-corretto-headless',
       'command -v node >/dev/null 2>&1 || dnf install -y -q nodejs20 || dnf install -y -q nodejs',
       'command -v node >/dev/null 2>&1 || ln -sf "$(ls /usr/bin/node-* | head -1)" /usr/local/bin/node',
       'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
       `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
+    ];
+    const script = [
+      ...this.prepareCommands,
       `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',

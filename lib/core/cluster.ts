@@ -258,3 +258,95 @@ export function schemaRequest(args: {
     fieldCount: args.fieldCount,
   };
 }
+
+// PROBING FROM A LOADER (AWS)
+// ===========================
+// The nodes' security group admits the loaders only, so on AWS the pipeline checks the nodes and
+// creates the schema by running a shell script on one of the run's loaders (SSM Run Command,
+// AWS-RunShellScript). The scripts are built here so they can be tested without AWS.
+
+const HEALTH_MARK = 'fleetbench-health';
+/** host:port or [v6]:port, digits/letters/.:-[] only: nothing a shell could interpret. */
+const SAFE_ENDPOINT = /^[A-Za-z0-9.\-:[\]]+$/;
+
+function safeEndpoint(e: { host: string; port: number }): string {
+  const s = `${e.host}:${e.port}`;
+  if (!SAFE_ENDPOINT.test(s) || !Number.isInteger(e.port))
+    throw new Error(`unsafe endpoint ${JSON.stringify(s)}`);
+  return s;
+}
+
+/** One line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it answers. */
+export function healthScript(
+  api: 'alternator' | 'cql',
+  endpoints: { host: string; port: number }[],
+): string[] {
+  const list = endpoints.map(safeEndpoint).join(' ');
+  const probe =
+    api === 'alternator'
+      ? `c=$(curl -s -o /dev/null -m 3 -w '%{http_code}' "http://$e/" || true); echo "${HEALTH_MARK} $e \${c:-000}"`
+      : `if timeout 3 bash -c "exec 3<>/dev/tcp/\${e%:*}/\${e##*:}" 2>/dev/null; then echo "${HEALTH_MARK} $e 200"; else echo "${HEALTH_MARK} $e 000"; fi`;
+  return [`for e in ${list}; do ${probe}; done`];
+}
+
+/** Reads the health script's output; an endpoint without a line did not answer. */
+export function parseHealth(
+  api: 'alternator' | 'cql',
+  output: string,
+  endpoints: { host: string; port: number }[],
+): { endpoint: string; ok: boolean; detail?: string }[] {
+  const codes = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const m = new RegExp(`^${HEALTH_MARK} (\\S+) (\\d{3})`).exec(line.trim());
+    if (m) codes.set(m[1]!, m[2]!);
+  }
+  return endpoints.map((e) => {
+    const key = `${e.host}:${e.port}`;
+    const endpoint = api === 'alternator' ? `http://${key}` : key;
+    const code = codes.get(key);
+    if (code === '200') return { endpoint, ok: true };
+    return {
+      endpoint,
+      ok: false,
+      detail:
+        code === undefined ? 'no answer from the probe' : code === '000' ? 'no connection' : `HTTP ${code}`,
+    };
+  });
+}
+
+/**
+ * Creates the schema from a loader. Alternator: `aws dynamodb create-table` against one node (the
+ * AWS CLI is on Amazon Linux 2023; Alternator ignores the billing mode; an existing table is fine).
+ * CQL: the binding's CqlSchema (the same statements as cqlSchemaStatements) after `prepare`, the
+ * loader document's own commands that install Java and fetch the loader bundle to `bundleDir`.
+ */
+export function schemaScript(
+  req: SchemaRequest,
+  opts: { prepare: string[]; bundleDir: string; region: string },
+): string[] {
+  const ident = /^[A-Za-z0-9_.-]+$/;
+  if (!ident.test(req.table)) throw new Error(`unsafe table name ${JSON.stringify(req.table)}`);
+  if (req.api === 'alternator') {
+    if (!/^http:\/\/[A-Za-z0-9.\-:[\]]+$/.test(req.endpoint) || !ident.test(req.keyAttribute))
+      throw new Error('unsafe Alternator endpoint or key attribute');
+    return [
+      'set -uo pipefail',
+      `out=$(aws dynamodb create-table --region ${opts.region} --endpoint-url ${req.endpoint} --table-name ${req.table} ` +
+        `--attribute-definitions AttributeName=${req.keyAttribute},AttributeType=S --key-schema AttributeName=${req.keyAttribute},KeyType=HASH ` +
+        `--billing-mode PAY_PER_REQUEST 2>&1) || echo "$out" | grep -q ResourceInUseException || { echo "$out"; exit 1; }`,
+      `aws dynamodb wait table-exists --region ${opts.region} --endpoint-url ${req.endpoint} --table-name ${req.table}`,
+      'echo fleetbench-schema ok',
+    ];
+  }
+  const hosts = req.hosts.map((h) => {
+    if (!SAFE_ENDPOINT.test(h)) throw new Error(`unsafe CQL host ${JSON.stringify(h)}`);
+    return h;
+  });
+  return [
+    ...opts.prepare,
+    `java -cp '${opts.bundleDir}/lib/*' dev.fleetbench.ycsb.cql.CqlSchema -p cql.hosts=${hosts.join(',')} ` +
+      `-p cql.port=${req.port} -p cql.keyspace=${req.keyspace} -p table=${req.table} ` +
+      `-p cql.replicationFactor=${req.replicationFactor} -p fieldcount=${req.fieldCount}`,
+    'echo fleetbench-schema ok',
+  ];
+}

@@ -127,9 +127,13 @@ export interface ClusterProbe {
    * Whether each endpoint answers: Alternator `GET /` on its port answers 200 when the node serves
    * requests; CQL: the native transport port accepts a connection.
    */
-  check(api: 'alternator' | 'cql', endpoints: { host: string; port: number }[]): Promise<EndpointHealth[]>;
+  check(
+    api: 'alternator' | 'cql',
+    endpoints: { host: string; port: number }[],
+    via: { runId: string },
+  ): Promise<EndpointHealth[]>;
   /** Creates the keyspace/table (CQL) or the table (Alternator); idempotent. */
-  createSchema(request: SchemaRequest): Promise<void>;
+  createSchema(request: SchemaRequest, via: { runId: string }): Promise<void>;
 }
 
 // COMMANDS

@@ -27,6 +27,8 @@ export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');
 
 interface LocalNode extends ClusterNode {
   child?: ChildProcess;
+  /** Requests the node forwarded, read when it is terminated. */
+  forwarded?: number;
 }
 
 export interface LocalClusterOptions {
@@ -113,10 +115,16 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
       this.nodes
         .filter((n) => ids.includes(n.id))
         .map(async (n) => {
+          if (n.state === 'running' && n.port) n.forwarded = await forwardedBy(n.port);
           n.state = 'terminated';
           await stop(n.child);
         }),
     );
+  }
+
+  /** Requests each node forwarded to DynamoDB Local (known once it was terminated), by node id. */
+  forwarded(): Record<string, number | undefined> {
+    return Object.fromEntries(this.nodes.map((n) => [n.id, n.forwarded]));
   }
 
   /** Pids of node processes still running (tests check none survive). */
@@ -178,6 +186,17 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
     });
     child.kill('SIGTERM');
   });
+}
+
+async function forwardedBy(port: number): Promise<number | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/_stand-in/requests`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    return ((await res.json()) as { forwarded: number }).forwarded;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Alternator's health check: `GET /` answers 200 on a serving node. */

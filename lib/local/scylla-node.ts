@@ -3,7 +3,7 @@
  * scylla-node.ts <dynamodb-local-endpoint> <cluster-name> <index>`): an HTTP server on a free
  * loopback port that answers Alternator's health check (`GET /` → 200 "healthy: <address>", as
  * ScyllaDB does) and forwards every other request to one shared DynamoDB Local, so N nodes share
- * their data as the nodes of a cluster do. Prints `listening <port>` once it serves; exits when its
+ * their data as the nodes of a cluster do. `GET /_stand-in/requests` tells how many requests it forwarded. Prints `listening <port>` once it serves; exits when its
  * parent closes stdin (it never outlives the run).
  */
 import * as http from 'node:http';
@@ -16,7 +16,13 @@ function main(): void {
   }
   const target = new URL(upstream);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let forwarded = 0;
   const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/_stand-in/requests') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ forwarded }));
+      return;
+    }
     if (req.method === 'GET' && (req.url === '/' || req.url === '')) {
       const addr = server.address();
       const port = typeof addr === 'object' && addr ? addr.port : 0;
@@ -24,6 +30,7 @@ function main(): void {
       res.end(`healthy: 127.0.0.1:${port} (${cluster} node ${index})`);
       return;
     }
+    forwarded++;
     const up = http.request(
       {
         host: target.hostname,

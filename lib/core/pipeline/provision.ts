@@ -251,7 +251,7 @@ export async function waitReady(
     clusters.problems.length === 0;
   if (ready && clusters.schemas.length) {
     // every node answers: create the keyspace/table (CQL) or the table (Alternator), idempotently
-    for (const req of clusters.schemas) await deps.probe!.createSchema(req);
+    for (const req of clusters.schemas) await deps.probe!.createSchema(req, { runId: run.runId });
   }
   if (!ready && now >= deadlineMs) {
     const why = [
@@ -299,7 +299,7 @@ async function clustersReady(
       continue;
     }
     const endpoints = nodeEndpoints(target, running);
-    const health = await deps.probe.check(target.api, endpoints);
+    const health = await deps.probe.check(target.api, endpoints, { runId: run.runId });
     const down = health.filter((h) => !h.ok);
     answering += health.length - down.length;
     if (down.length) {
