@@ -30,6 +30,8 @@ export interface Ec2ClusterOptions {
   launchTemplateId: string;
   /** Private subnets (one per AZ); node i goes to subnet i mod n. */
   subnetIds: string[];
+  /** AMI owners for version lookups. @default SCYLLA_AMI_OWNERS (ScyllaDB's accounts) */
+  amiOwners?: string[];
   /** Device name of the AMI's root volume, for `ebsGb`. @default /dev/sda1 (ScyllaDB's Ubuntu images) */
   rootDeviceName?: string;
 }
@@ -57,7 +59,7 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
     try {
       images = await this.client.send(
         new DescribeImagesCommand({
-          Owners: q.owners,
+          Owners: this.options.amiOwners ?? q.owners,
           Filters: [
             { Name: 'name', Values: q.namePatterns },
             { Name: 'architecture', Values: [q.architecture] },
@@ -78,7 +80,7 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
     );
     if (!best) {
       throw new CapacityError(
-        `EC2 DescribeImages: no ScyllaDB ${q.version} image for ${arch} from owners ${q.owners.join(', ')} ` +
+        `EC2 DescribeImages: no ScyllaDB ${q.version} image for ${arch} from owners ${(this.options.amiOwners ?? q.owners).join(', ')} ` +
           `(target ${req.targetId}: give "ami": {"id": "ami-..."} or another scyllaVersion)`,
       );
     }
