@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Annotations, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -10,6 +10,7 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { TABLE_PREFIX } from '../core/ports';
+import { CREDENTIALS_SECRET_PREFIX } from '../core/cluster';
 import { PROJECT_ROOT } from './benchmark-function';
 
 export interface LoaderFleetProps {
@@ -163,6 +164,21 @@ export class LoaderFleet extends Construct {
         sid: 'RunOutputs',
         actions: ['s3:GetObject', 's3:PutObject'],
         resources: [props.resultsBucket.arnForObjects('runs/*')],
+      }),
+    );
+    // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'TargetCredentials',
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [
+          stack.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${CREDENTIALS_SECRET_PREFIX}*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
       }),
     );
     this.role.addToPolicy(

@@ -176,6 +176,17 @@ export function scyllaJobProperties(
   };
 }
 
+/**
+ * Secrets the loaders may read (their role's grant is `secret:fleetbench/*`): an external target's
+ * credentialsSecretArn must name a secret under this prefix.
+ */
+export const CREDENTIALS_SECRET_PREFIX = 'fleetbench/';
+
+/** Whether a Secrets Manager ARN names a secret the loaders may read. */
+export function readableByLoaders(secretArn: string): boolean {
+  return /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:fleetbench\//.test(secretArn);
+}
+
 /** Properties of an external target's endpoints (credentials are never among them). */
 export function externalJobProperties(t: ExternalTarget): Record<string, string> {
   if (t.protocol === 'dynamodb') return { 'dynamodb.endpoint': t.endpoints.join(',') };

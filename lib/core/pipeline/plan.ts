@@ -5,6 +5,7 @@
  * context.json to the object store and return the small RunContext.
  */
 import { InputError } from '../errors';
+import { CREDENTIALS_SECRET_PREFIX, readableByLoaders } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import type { Clock, ObjectStore, RunRegistry } from '../ports';
@@ -64,6 +65,18 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     ]);
   }
   const { spec, warnings } = validateSpec(raw);
+
+  const secretIssues = spec.targets.flatMap((t, i) =>
+    t.kind === 'external' && t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn)
+      ? [
+          {
+            path: `targets[${i}].credentialsSecretArn`,
+            message: `the loaders may read secrets named ${CREDENTIALS_SECRET_PREFIX}* only (arn:aws:secretsmanager:<region>:<account>:secret:${CREDENTIALS_SECRET_PREFIX}...); got ${t.credentialsSecretArn}`,
+          },
+        ]
+      : [],
+  );
+  if (secretIssues.length) throw new InputError(secretIssues);
 
   const p = planRun(spec, { runId });
   const budget = historyBudget(p, spec);
