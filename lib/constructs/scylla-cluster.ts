@@ -9,13 +9,12 @@ import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { NODE_ROLE } from '../core/cluster';
+import { NODE_CLIENT_PORTS, NODE_ROLE } from '../core/cluster';
 import { TAG_ROLE } from '../core/ports';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { LoaderFleet } from './loader-fleet';
 
-/** Ports the loaders may reach on the nodes: Alternator (HTTP), CQL, and ScyllaDB's shard-aware CQL port. */
-export const NODE_CLIENT_PORTS = { alternator: 8000, cql: 9042, cqlShardAware: 19042 } as const;
+export { NODE_CLIENT_PORTS };
 /** Inter-node ports within the nodes' group: RPC (7000) and its TLS variant (7001). */
 export const NODE_INTERNODE_PORTS = [7000, 7001] as const;
 

@@ -31,6 +31,12 @@ export const CQL_BINDING_CLASS = 'dev.fleetbench.ycsb.CqlClient';
 /** The Alternator table's hash key (the DynamoDB-API binding's default `dynamodb.keyAttribute`). */
 export const ALTERNATOR_KEY_ATTRIBUTE = 'p';
 
+/**
+ * Client ports the deployed nodes' security group opens to the loaders (lib/constructs/scylla-cluster.ts):
+ * Alternator, CQL, and ScyllaDB's shard-aware CQL port. Plan refuses scylla-ec2 targets on other ports.
+ */
+export const NODE_CLIENT_PORTS = { alternator: 8000, cql: 9042, cqlShardAware: 19042 } as const;
+
 /** The settings of a target with its optional blocks defaulted. */
 export function scyllaSettings(t: ScyllaEc2Target): {
   alternatorPort: number;

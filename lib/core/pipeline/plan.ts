@@ -5,7 +5,7 @@
  * context.json to the object store and return the small RunContext.
  */
 import { InputError } from '../errors';
-import { CREDENTIALS_SECRET_PREFIX, readableByLoaders } from '../cluster';
+import { CREDENTIALS_SECRET_PREFIX, NODE_CLIENT_PORTS, readableByLoaders, scyllaSettings } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import type { Clock, ObjectStore, RunRegistry } from '../ports';
@@ -66,7 +66,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   }
   const { spec, warnings } = validateSpec(raw);
 
-  const secretIssues = spec.targets.flatMap((t, i) =>
+  const secretIssues: { path: string; message: string }[] = spec.targets.flatMap((t, i) =>
     t.kind === 'external' && t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn)
       ? [
           {
@@ -76,6 +76,21 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
         ]
       : [],
   );
+  // the nodes' security group opens the default client ports only
+  spec.targets.forEach((t, i) => {
+    if (t.kind !== 'scylla-ec2') return;
+    const s = scyllaSettings(t);
+    if (s.alternatorPort !== NODE_CLIENT_PORTS.alternator)
+      secretIssues.push({
+        path: `targets[${i}].alternator.port`,
+        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.alternator} only; got ${s.alternatorPort}`,
+      });
+    if (s.cqlPort !== NODE_CLIENT_PORTS.cql)
+      secretIssues.push({
+        path: `targets[${i}].cql.port`,
+        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${s.cqlPort}`,
+      });
+  });
   if (secretIssues.length) throw new InputError(secretIssues);
 
   const p = planRun(spec, { runId });

@@ -73,6 +73,17 @@ describe('Plan (the pipeline step)', () => {
   });
 });
 
+it('Plan refuses scylla-ec2 client ports the nodes’ security group does not open', async () => {
+  const bad = structuredClone(mixed);
+  Object.assign(bad.targets[0]!, { cql: { port: 19000 } });
+  Object.assign(bad.targets[1]!, { alternator: { port: 8080 } });
+  const err = (await plan({ executionName: 'ports', spec: bad }, { store: new FsStore(dir), clock }).catch(
+    (e: unknown) => e,
+  )) as InputError;
+  expect(err.issues.map((i) => i.path)).toEqual(['targets[0].cql.port', 'targets[1].alternator.port']);
+  expect(err.issues[0]!.message).toMatch(/admits the loaders on 9042 only; got 19000/);
+});
+
 describe('loader jobs', () => {
   const { spec } = validateSpec(mixed);
   const p = planRun(spec, { runId: 'r' });
