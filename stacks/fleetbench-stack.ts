@@ -9,6 +9,7 @@ import {
   Monitoring,
   ResultsLake,
   Schedules,
+  ScyllaCluster,
   type ScheduledSpec,
 } from '../lib/constructs';
 import { applyNagSuppressions } from './nag-suppressions';
@@ -36,6 +37,7 @@ export class FleetbenchStack extends Stack {
   readonly janitor: Janitor;
   readonly abortRule: AbortRule;
   readonly schedules: Schedules;
+  readonly scylla: ScyllaCluster;
 
   constructor(scope: Construct, id: string, props: FleetbenchStackProps = {}) {
     super(scope, id, props);
@@ -58,6 +60,18 @@ export class FleetbenchStack extends Stack {
       handler: this.pipeline.onAbortFunction,
     });
     this.janitor = new Janitor(this, 'Janitor', { topic: this.monitoring.topic });
+    this.scylla = new ScyllaCluster(this, 'Scylla', {
+      fleet: this.fleet,
+      functions: {
+        provisionTarget: this.pipeline.functions.provisionTarget,
+        waitReady: this.pipeline.functions.waitReady,
+        startLoad: this.pipeline.functions.startLoad,
+        startCell: this.pipeline.functions.startCell,
+        teardown: this.pipeline.functions.teardown,
+        onAbort: this.pipeline.onAbortFunction,
+        janitor: this.janitor.fn,
+      },
+    });
     this.schedules = new Schedules(this, 'Schedules', {
       stateMachine: this.pipeline.stateMachine,
       specs: props.schedules ?? [],

@@ -58,6 +58,12 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
     reason: 'Loaders write Run Command output to log streams of their own log group.',
   },
   {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):secret:fleetbench\/\*\]$/,
+    reason:
+      "Loaders read an external target's credentials from the secret its spec names; secret ARNs are per spec, so the grant covers the fleetbench/ name prefix (Plan refuses other names).",
+  },
+  {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
       'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, and cloudwatch:PutMetricData (conditioned on the Fleetbench namespace).',

@@ -3,11 +3,13 @@
  * adapters built from it. Clients are created lazily so a step only builds what it uses.
  */
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
+import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
 import { SfnRunRegistry } from '../../lib/aws/sfn-runs';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
+import { SsmClusterProbe } from '../../lib/aws/ssm-cluster-probe';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
 import { systemClock, type Ports } from '../../lib/core/ports';
 
@@ -55,6 +57,32 @@ export function awsPorts(): Ports {
     },
     get runs() {
       return once('runs', () => new SfnRunRegistry(requireEnv('STATE_MACHINE_ARN')));
+    },
+    // ScyllaDB nodes: only where the stack set the node launch template (ScyllaCluster construct)
+    get cluster() {
+      if (!process.env.NODE_LAUNCH_TEMPLATE_ID) return undefined;
+      return once(
+        'cluster',
+        () =>
+          new Ec2ClusterAdmin({
+            launchTemplateId: requireEnv('NODE_LAUNCH_TEMPLATE_ID'),
+            subnetIds: requireEnv('NODE_SUBNET_IDS').split(',').filter(Boolean),
+          }),
+      );
+    },
+    get probe() {
+      if (!process.env.PROBE_PREPARE) return undefined;
+      return once(
+        'probe',
+        () =>
+          new SsmClusterProbe({
+            fleet: this.fleet,
+            commands: this.commands,
+            prepare: JSON.parse(requireEnv('PROBE_PREPARE')) as string[],
+            bundleDir: requireEnv('PROBE_BUNDLE_DIR'),
+            region: process.env.AWS_REGION ?? 'us-east-1',
+          }),
+      );
     },
     clock: systemClock,
   };

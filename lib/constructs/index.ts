@@ -6,3 +6,4 @@ export * from './monitoring';
 export * from './janitor';
 export * from './abort-rule';
 export * from './schedules';
+export * from './scylla-cluster';

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Annotations, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -10,6 +10,7 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { TABLE_PREFIX } from '../core/ports';
+import { CREDENTIALS_SECRET_PREFIX } from '../core/cluster';
 import { PROJECT_ROOT } from './benchmark-function';
 
 export interface LoaderFleetProps {
@@ -45,6 +46,9 @@ export class LoaderFleet extends Construct {
   readonly document: ssm.CfnDocument;
   readonly commandLogGroup: logs.LogGroup;
   readonly subnetIds: string[];
+  /** Shell commands that install Java/Node and fetch the loader bundle to bundleDirOnLoader (the document's first steps). */
+  readonly prepareCommands: string[];
+  readonly bundleDirOnLoader = '/opt/fleetbench/bundle';
 
   constructor(scope: Construct, id: string, props: LoaderFleetProps) {
     super(scope, id);
@@ -162,6 +166,21 @@ export class LoaderFleet extends Construct {
         resources: [props.resultsBucket.arnForObjects('runs/*')],
       }),
     );
+    // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'TargetCredentials',
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [
+          stack.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${CREDENTIALS_SECRET_PREFIX}*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'CommandOutput',
@@ -215,13 +234,16 @@ export class LoaderFleet extends Construct {
     this.launchTemplate = template('LaunchTemplate', ec2.AmazonLinuxCpuType.X86_64);
     this.launchTemplateArm = template('LaunchTemplateArm', ec2.AmazonLinuxCpuType.ARM_64);
 
-    const script = [
+    this.prepareCommands = [
       'set -euo pipefail',
       'command -v java >/dev/null 2>&1 && java -version 2>&1 | grep -q \'"17\\|version "2[0-9]\' || dnf install -y -q java-17-amazon-corretto-headless',
       'command -v node >/dev/null 2>&1 || dnf install -y -q nodejs20 || dnf install -y -q nodejs',
       'command -v node >/dev/null 2>&1 || ln -sf "$(ls /usr/bin/node-* | head -1)" /usr/local/bin/node',
       'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
       `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
+    ];
+    const script = [
+      ...this.prepareCommands,
       `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',

@@ -6,6 +6,7 @@
  *
  * No AWS SDK import here or anywhere in `lib/core/**`.
  */
+import type { ClusterNode, SchemaRequest } from './cluster';
 import type { ObjectStore } from './store';
 
 export type { ObjectStore } from './store';
@@ -87,6 +88,54 @@ export interface FleetAdmin {
   terminate(ids: string[]): Promise<void>;
 }
 
+// DATABASE CLUSTERS (scylla-ec2)
+// ==============================
+
+export type { ClusterNode, SchemaRequest } from './cluster';
+
+export interface NodeLaunchRequest {
+  runId: string;
+  /** The spec target the nodes belong to. */
+  targetId: string;
+  instanceType: string;
+  /** An AMI id, or how to find the newest official ScyllaDB image of a version. */
+  ami: { id: string } | { scyllaVersion: string };
+  /** Node indexes to launch (node i goes to subnet i mod subnets); tags and user data per node. */
+  nodes: { index: number; userData: string; tags: Tags }[];
+  /** Root + data volume size in GB, when the spec sets one. */
+  ebsGb?: number;
+}
+
+export interface ClusterAdmin {
+  /** Launches the nodes (all or nothing; CapacityError when refused). Returns them with their private IPs. */
+  launch(request: NodeLaunchRequest): Promise<ClusterNode[]>;
+  /** Nodes carrying the run tag (any run when runId is omitted), excluding terminated ones. */
+  list(filter: { runId?: string }): Promise<ClusterNode[]>;
+  /** Terminates the nodes (already terminated or unknown ids are not an error). */
+  terminate(ids: string[]): Promise<void>;
+}
+
+export interface EndpointHealth {
+  endpoint: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/** Talks to the database nodes (from where the loaders are: the nodes admit the loaders only). */
+export interface ClusterProbe {
+  /**
+   * Whether each endpoint answers: Alternator `GET /` on its port answers 200 when the node serves
+   * requests; CQL: the native transport port accepts a connection.
+   */
+  check(
+    api: 'alternator' | 'cql',
+    endpoints: { host: string; port: number }[],
+    via: { runId: string },
+  ): Promise<EndpointHealth[]>;
+  /** Creates the keyspace/table (CQL) or the table (Alternator); idempotent. */
+  createSchema(request: SchemaRequest, via: { runId: string }): Promise<void>;
+}
+
 // COMMANDS
 // ========
 
@@ -166,6 +215,9 @@ export interface Ports {
   notifier: Notifier;
   runs: RunRegistry;
   clock: Clock;
+  /** ScyllaDB nodes (scylla-ec2 targets); a run with such a target fails without it. */
+  cluster?: ClusterAdmin;
+  probe?: ClusterProbe;
 }
 
 // ERRORS

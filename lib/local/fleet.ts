@@ -100,7 +100,8 @@ export class LocalFleet implements FleetAdmin, CommandRunner {
       const job = JSON.parse(readFileSync(path.join(jobDir, `${instanceId}.json`), 'utf8')) as {
         processes: Record<string, string>[];
       };
-      job.processes = job.processes.map((p) => ({ ...p, 'dynamodb.endpoint': this.o.endpoint }));
+      // (a job that names its endpoints, e.g. the stand-in ScyllaDB nodes' Alternator ports, keeps them)
+      job.processes = job.processes.map((p) => ({ 'dynamodb.endpoint': this.o.endpoint, ...p }));
       const localJob = path.join(this.o.logDir, `${commandId}-${instanceId}.job.json`);
       writeFileSync(localJob, JSON.stringify(job, null, 2));
       const log = createWriteStream(path.join(this.o.logDir, `${commandId}-${instanceId}.log`));

@@ -14,6 +14,7 @@ import { StepFailedError, systemClock, type Ports } from '../core/ports';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
 import { localDefinition, taskStates } from './definition';
+import { LocalCluster } from './cluster';
 import { LocalFleet } from './fleet';
 import { FsStore } from './fs-store';
 import { ensureLoaderBuilt } from './maven';
@@ -49,6 +50,8 @@ export interface LocalRunOptions {
   signal?: AbortSignal;
   /** Called once the fleet exists, so tests can watch its processes. */
   onFleet?: (fleet: LocalFleet) => void;
+  /** Called once the stand-in ScyllaDB cluster exists (specs with scylla-ec2 targets). */
+  onCluster?: (cluster: LocalCluster) => void;
 }
 
 export interface LocalRunResult {
@@ -88,6 +91,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
 
   let ddb: DynamoDbLocal | undefined;
   let fleet: LocalFleet | undefined;
+  let cluster: LocalCluster | undefined;
   let ports: Ports | undefined;
   let failedState: string | undefined;
   let lastProgress = 0;
@@ -106,6 +110,10 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       },
     });
     o.onFleet?.(fleet);
+    if (o.spec.targets.some((t) => t.kind === 'scylla-ec2')) {
+      cluster = new LocalCluster({ upstream: ddb.endpoint });
+      o.onCluster?.(cluster);
+    }
     ports = {
       store,
       tables: new DynamoDbTableAdmin({
@@ -119,6 +127,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
       runs: { running: async () => [] },
       clock: systemClock,
+      ...(cluster ? { cluster, probe: cluster } : {}),
     };
     const p = ports;
     let cells = 0;
@@ -196,6 +205,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     }
   } finally {
     await fleet?.killAll();
+    await cluster?.killAll();
     await ddb?.stop();
   }
 
@@ -219,12 +229,17 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
 }
 
 export function assertRunnable(spec: RunSpec): void {
-  const bad = spec.targets.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'dynamodb');
+  const bad = spec.targets
+    .map((t, i) => ({ t, i }))
+    .filter(({ t }) => !(t.kind === 'dynamodb' || (t.kind === 'scylla-ec2' && t.api === 'alternator')));
   if (bad.length)
     throw new InputError(
       bad.map(({ i, t }) => ({
-        path: `targets[${i}].kind`,
-        message: `the local mode runs DynamoDB targets on DynamoDB Local; "${t.kind}" needs AWS (fleetbench start)`,
+        path: t.kind === 'scylla-ec2' ? `targets[${i}].api` : `targets[${i}].kind`,
+        message:
+          t.kind === 'scylla-ec2'
+            ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
+            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local; "${t.kind}" needs AWS (fleetbench start)`,
       })),
     );
 }

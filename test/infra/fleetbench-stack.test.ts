@@ -175,7 +175,11 @@ describe('LoaderFleet', () => {
       expect(actions).not.toContain('*');
       expect(actions.filter((a) => a.endsWith(':*'))).toEqual([]);
       if (actions.includes('ec2:TerminateInstances')) {
-        expect(s.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/fleetbench:role': 'loader' } });
+        // loaders (LoaderFleet's grants) or ScyllaDB nodes (ScyllaCluster's), never untagged instances
+        expect([
+          { StringEquals: { 'aws:ResourceTag/fleetbench:role': 'loader' } },
+          { StringEquals: { 'aws:ResourceTag/fleetbench:role': 'scylla-node' } },
+        ]).toContainEqual(s.Condition);
       }
     }
   });

@@ -105,6 +105,10 @@ export function renderPlan(plan: Plan): string {
     `Estimated cost of the run on AWS: $${e.totalUsd.toFixed(2)} (price book ${e.priceBook}, ${e.runHours} h)`,
   );
   for (const it of e.items) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
+  if (e.attributed.length) {
+    lines.push('Not billed by AWS (external services at the price the spec gives):');
+    for (const it of e.attributed) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
+  }
   return lines.join('\n') + '\n';
 }
 

@@ -24,6 +24,8 @@ export interface RunContext {
   instanceType: string;
   /** Tables per target; `owned` tables are created and deleted by the run. */
   tables: { target: string; name: string; owned: boolean }[];
+  /** ScyllaDB clusters the run launches (scylla-ec2 targets); absent in contexts of older runs. */
+  clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;

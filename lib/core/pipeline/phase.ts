@@ -8,6 +8,7 @@ import type { RunSpec } from '../spec';
 import {
   StepFailedError,
   type Clock,
+  type ClusterAdmin,
   type CommandRunner,
   type FleetAdmin,
   type ObjectStore,
@@ -15,6 +16,7 @@ import {
 } from '../ports';
 import { InputError } from '../errors';
 import { AGENT_OWNED_PROPERTIES } from '../loader-properties';
+import { CQL_BINDING_CLASS, nodeEndpoints, scyllaJobProperties, targetNodes } from '../cluster';
 import { cellKey, checkRun, loadKey, readPlan, readSpec, type PhaseJob, type RunContext } from './context';
 import { loaderIds } from './provision';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
@@ -37,6 +39,43 @@ export interface LoaderJob {
   killAfterSeconds: number;
   statusIntervalSeconds: number;
   outputPrefix: string;
+  /** The YCSB binding class when not the DynamoDB-API one (CQL targets). */
+  db?: string;
+  /**
+   * Where the agent fetches the target's credentials at job start (external targets): a Secrets
+   * Manager ARN, never the credentials themselves.
+   */
+  credentials?: { secretArn: string; protocol: 'dynamodb' | 'cql' };
+}
+
+/** Per-target additions to a job: endpoint properties, binding class, credentials reference. */
+export interface TargetWiring {
+  properties: Record<string, string>;
+  db?: string;
+  credentials?: { secretArn: string; protocol: 'dynamodb' | 'cql' };
+}
+
+/** The wiring of a target whose endpoints are known (scylla-ec2: from its running nodes). */
+export function targetWiring(
+  spec: RunSpec,
+  targetId: string,
+  clusterEndpoints?: { host: string; port: number }[],
+): TargetWiring {
+  const t = spec.targets.find((x) => x.id === targetId);
+  if (!t || t.kind === 'dynamodb') return { properties: {} };
+  if (t.kind === 'scylla-ec2') {
+    return {
+      properties: scyllaJobProperties(t, clusterEndpoints ?? []),
+      ...(t.api === 'cql' ? { db: CQL_BINDING_CLASS } : {}),
+    };
+  }
+  return {
+    properties: {},
+    ...(t.protocol === 'cql' ? { db: CQL_BINDING_CLASS } : {}),
+    ...(t.credentialsSecretArn
+      ? { credentials: { secretArn: t.credentialsSecretArn, protocol: t.protocol } }
+      : {}),
+  };
 }
 
 /** Where a phase's files go: `runs/<id>/cells/<cell>` or `runs/<id>/load/<target>`. */
@@ -49,7 +88,9 @@ function targetProperties(plan: Plan, target: string): Record<string, string> {
   const cell = plan.cells.find((c) => c.target === target);
   if (!cell) return {};
   const p = cell.processes[0]!.properties;
-  return Object.fromEntries(Object.entries(p).filter(([k]) => k === 'table' || k.startsWith('dynamodb.')));
+  return Object.fromEntries(
+    Object.entries(p).filter(([k]) => k === 'table' || k.startsWith('dynamodb.') || k.startsWith('cql.')),
+  );
 }
 
 /** The job of every loader of a phase (loader index i → jobs[i]). Pure. */
@@ -60,8 +101,17 @@ export function buildJobs(args: {
   phase: 'load' | 'run';
   index: number;
   storeUri: string;
+  /** Endpoint properties, binding and credentials per target id (see targetWiring). */
+  wiring?: Record<string, TargetWiring>;
 }): { name: string; jobs: LoaderJob[]; expected: number; deadline: number } {
   const { run, plan, spec, phase, index } = args;
+  const wire = (targetId: string) => {
+    const w = args.wiring?.[targetId] ?? targetWiring(spec, targetId);
+    return {
+      props: w.properties,
+      extra: { ...(w.db ? { db: w.db } : {}), ...(w.credentials ? { credentials: w.credentials } : {}) },
+    };
+  };
   const status = spec.workload.statusIntervalSeconds;
   if (phase === 'run') {
     const cell: CellPlan | undefined = plan.cells[index];
@@ -71,6 +121,7 @@ export function buildJobs(args: {
       ]);
     const t = cellTimes(cell.durationSeconds);
     const out = `${args.storeUri}/${phasePrefix(run.runId, 'run', cell.id)}/raw`;
+    const w = wire(cell.target);
     const jobs: LoaderJob[] = [];
     for (let l = 0; l < cell.loaders; l++) {
       jobs.push({
@@ -78,12 +129,15 @@ export function buildJobs(args: {
         cellId: cell.id,
         loaderIndex: l,
         phase: 'run',
-        processes: cell.processes.filter((p) => p.loader === l).map((p) => jobProperties(p.properties)),
+        processes: cell.processes
+          .filter((p) => p.loader === l)
+          .map((p) => jobProperties({ ...p.properties, ...w.props })),
         durationSeconds: cell.durationSeconds,
         graceSeconds: GRACE_SECONDS,
         killAfterSeconds: KILL_AFTER_SECONDS,
         statusIntervalSeconds: status,
         outputPrefix: out,
+        ...w.extra,
       });
     }
     return { name: cell.id, jobs: jobs.filter((j) => j.processes.length > 0), ...t };
@@ -93,7 +147,8 @@ export function buildJobs(args: {
     throw new InputError([{ path: 'load.index', message: `no load target ${index}` }]);
   }
   const t = loadTimes(plan, spec);
-  const extra = targetProperties(plan, target);
+  const w = wire(target);
+  const extra = { ...targetProperties(plan, target), ...w.props };
   const name = `load-${target}`;
   const out = `${args.storeUri}/${phasePrefix(run.runId, 'load', target)}/raw`;
   const loaders = Math.max(...plan.load.processes.map((p) => p.loader)) + 1;
@@ -112,6 +167,7 @@ export function buildJobs(args: {
       killAfterSeconds: KILL_AFTER_SECONDS,
       statusIntervalSeconds: status,
       outputPrefix: out,
+      ...w.extra,
     });
   }
   return { name, jobs, ...t };
@@ -126,10 +182,34 @@ export interface StartInput {
 export async function startPhase(
   phase: 'load' | 'run',
   input: StartInput,
-  deps: { store: ObjectStore; fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
+  deps: {
+    store: ObjectStore;
+    fleet: FleetAdmin;
+    commands: CommandRunner;
+    clock: Clock;
+    cluster?: ClusterAdmin;
+  },
 ): Promise<PhaseJob> {
   const run = checkRun(input.run);
   const [plan, spec] = await Promise.all([readPlan(deps.store, run.runId), readSpec(deps.store, run.runId)]);
+  const wiring: Record<string, TargetWiring> = {};
+  if (run.clusters?.length) {
+    if (!deps.cluster)
+      throw new StepFailedError(phase === 'run' ? 'StartCell' : 'StartLoad', 'no cluster port');
+    const nodes = await deps.cluster.list({ runId: run.runId });
+    for (const c of run.clusters) {
+      const t = spec.targets.find((x) => x.id === c.target);
+      if (t?.kind !== 'scylla-ec2') continue;
+      const running = targetNodes(nodes, c.target).filter((n) => n.state === 'running');
+      if (running.length < c.nodes) {
+        throw new StepFailedError(
+          phase === 'run' ? 'StartCell' : 'StartLoad',
+          `${running.length} of ${c.nodes} nodes of ${c.target} are running`,
+        );
+      }
+      wiring[c.target] = targetWiring(spec, c.target, nodeEndpoints(t, running));
+    }
+  }
   const { name, jobs, expected, deadline } = buildJobs({
     run,
     plan,
@@ -137,6 +217,7 @@ export async function startPhase(
     phase,
     index: input.index,
     storeUri: deps.store.uri,
+    wiring,
   });
   const step = phase === 'run' ? 'StartCell' : 'StartLoad';
   const ids = await loaderIds(deps.fleet, run.runId);

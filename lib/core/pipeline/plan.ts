@@ -4,7 +4,8 @@
  * previous run of the same schedule is still going, then write spec.json, plan.json and
  * context.json to the object store and return the small RunContext.
  */
-import { InputError, type Issue } from '../errors';
+import { InputError } from '../errors';
+import { CREDENTIALS_SECRET_PREFIX, NODE_CLIENT_PORTS, readableByLoaders, scyllaSettings } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import type { Clock, ObjectStore, RunRegistry } from '../ports';
@@ -65,17 +66,32 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   }
   const { spec, warnings } = validateSpec(raw);
 
-  const issues: Issue[] = [];
+  const secretIssues: { path: string; message: string }[] = spec.targets.flatMap((t, i) =>
+    t.kind === 'external' && t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn)
+      ? [
+          {
+            path: `targets[${i}].credentialsSecretArn`,
+            message: `the loaders may read secrets named ${CREDENTIALS_SECRET_PREFIX}* only (arn:aws:secretsmanager:<region>:<account>:secret:${CREDENTIALS_SECRET_PREFIX}...); got ${t.credentialsSecretArn}`,
+          },
+        ]
+      : [],
+  );
+  // the nodes' security group opens the default client ports only
   spec.targets.forEach((t, i) => {
-    if (t.kind === 'scylla-ec2') {
-      issues.push({
-        path: `targets[${i}].kind`,
-        message:
-          'scylla-ec2 targets are not provisioned by the AWS pipeline yet; use "external" with its endpoints',
+    if (t.kind !== 'scylla-ec2') return;
+    const s = scyllaSettings(t);
+    if (s.alternatorPort !== NODE_CLIENT_PORTS.alternator)
+      secretIssues.push({
+        path: `targets[${i}].alternator.port`,
+        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.alternator} only; got ${s.alternatorPort}`,
       });
-    }
+    if (s.cqlPort !== NODE_CLIENT_PORTS.cql)
+      secretIssues.push({
+        path: `targets[${i}].cql.port`,
+        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${s.cqlPort}`,
+      });
   });
-  if (issues.length) throw new InputError(issues);
+  if (secretIssues.length) throw new InputError(secretIssues);
 
   const p = planRun(spec, { runId });
   const budget = historyBudget(p, spec);
@@ -144,6 +160,9 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
         name: p.tables[t.id]!,
         owned: !(t.kind === 'dynamodb' && t.existingTable),
       })),
+    clusters: spec.targets.flatMap((t) =>
+      t.kind === 'scylla-ec2' ? [{ target: t.id, nodes: t.nodes, api: t.api, table: p.tables[t.id]! }] : [],
+    ),
     // the janitor may clean up after 1.5 × the worst case, plus an hour
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),

@@ -3,7 +3,18 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import type { DynamoDbTarget } from '../spec';
+import type { DynamoDbTarget, ScyllaEc2Target } from '../spec';
+import {
+  NODE_ROLE,
+  TAG_NODE_INDEX,
+  TAG_TARGET,
+  nodeEndpoints,
+  nodeUserDataBase64,
+  schemaRequest,
+  targetNodes,
+  type ClusterNode,
+  type SchemaRequest,
+} from '../cluster';
 import {
   ConflictError,
   StepFailedError,
@@ -12,6 +23,8 @@ import {
   TAG_RUN_ID,
   TAG_SPEC,
   type Clock,
+  type ClusterAdmin,
+  type ClusterProbe,
   type CommandRunner,
   type FleetAdmin,
   type ObjectStore,
@@ -62,16 +75,78 @@ export function tableDefinition(
 export interface ProvisionTargetResult {
   created: string[];
   existing: string[];
+  /** ScyllaDB nodes launched by this call (ids); a retry launches only the missing ones. */
+  nodes?: string[];
+}
+
+/** Tags of node `index` of a scylla-ec2 target. */
+export function nodeTags(run: RunContext, targetId: string, index: number, userTags: Tags): Tags {
+  return runTags(run, NODE_ROLE, { ...userTags, [TAG_TARGET]: targetId, [TAG_NODE_INDEX]: String(index) });
+}
+
+/**
+ * Launches the nodes of a scylla-ec2 target that are not there yet: node 0 (the seed) first, then
+ * the others with node 0's private IP as their seed. Idempotent: nodes are found again by tags.
+ */
+export async function provisionCluster(
+  run: RunContext,
+  target: ScyllaEc2Target,
+  userTags: Tags,
+  cluster: ClusterAdmin,
+): Promise<string[]> {
+  const have = targetNodes(await cluster.list({ runId: run.runId }), target.id);
+  const present = new Set(have.map((n) => Number(n.tags[TAG_NODE_INDEX])));
+  const launched: ClusterNode[] = [];
+  const launch = async (indexes: number[], seeds: string[]) => {
+    if (!indexes.length) return;
+    launched.push(
+      ...(await cluster.launch({
+        runId: run.runId,
+        targetId: target.id,
+        instanceType: target.instanceType,
+        ami: target.ami,
+        ...(target.ebsGb ? { ebsGb: target.ebsGb } : {}),
+        nodes: indexes.map((index) => ({
+          index,
+          userData: nodeUserDataBase64({ target, runId: run.runId, seeds }),
+          tags: nodeTags(run, target.id, index, userTags),
+        })),
+      })),
+    );
+  };
+  if (!present.has(0)) await launch([0], []);
+  const seed = [...have, ...launched].find((n) => n.tags[TAG_NODE_INDEX] === '0');
+  if (!seed?.privateIp) {
+    throw new StepFailedError(
+      'ProvisionTarget',
+      `node 0 of ${target.id} has no private IP to seed the others`,
+    );
+  }
+  const rest = Array.from({ length: target.nodes }, (_, i) => i).filter((i) => i > 0 && !present.has(i));
+  await launch(rest, [seed.privateIp]);
+  return launched.map((n) => n.id);
 }
 
 export async function provisionTarget(
   runIn: unknown,
-  deps: { store: ObjectStore; tables: TableAdmin },
+  deps: { store: ObjectStore; tables: TableAdmin; cluster?: ClusterAdmin },
 ): Promise<ProvisionTargetResult> {
   const run = checkRun(runIn);
   const spec = await readSpec(deps.store, run.runId);
   const created: string[] = [];
   const existing: string[] = [];
+  const nodes: string[] = [];
+  for (const c of run.clusters ?? []) {
+    const target = spec.targets.find((x) => x.id === c.target);
+    if (!target || target.kind !== 'scylla-ec2') continue;
+    if (!deps.cluster) {
+      throw new StepFailedError(
+        'ProvisionTarget',
+        `target ${c.target} needs ScyllaDB nodes and no cluster port is configured`,
+      );
+    }
+    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster)));
+  }
   for (const t of run.tables) {
     const target = spec.targets.find((x) => x.id === t.target);
     if (!target || target.kind !== 'dynamodb') continue;
@@ -99,7 +174,7 @@ export async function provisionTarget(
       created.push(t.name);
     }
   }
-  return { created, existing };
+  return { created, existing, ...(nodes.length ? { nodes } : {}) };
 }
 
 export interface ProvisionFleetResult {
@@ -133,6 +208,8 @@ export interface ReadyState {
   waitSeconds: number;
   tablesActive: number;
   loadersOnline: number;
+  /** ScyllaDB nodes that answered on their client port (all clusters of the run). */
+  nodesAnswering?: number;
 }
 
 /** Loader instance ids of the run in a stable order (loader index = position). */
@@ -145,7 +222,15 @@ export async function loaderIds(fleet: FleetAdmin, runId: string): Promise<strin
 
 export async function waitReady(
   input: { run: unknown; ready?: Partial<ReadyState> | null },
-  deps: { tables: TableAdmin; fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
+  deps: {
+    tables: TableAdmin;
+    fleet: FleetAdmin;
+    commands: CommandRunner;
+    clock: Clock;
+    store?: ObjectStore;
+    cluster?: ClusterAdmin;
+    probe?: ClusterProbe;
+  },
 ): Promise<ReadyState> {
   const run = checkRun(input.run);
   const now = deps.clock.nowMs();
@@ -158,9 +243,19 @@ export async function waitReady(
   const ids = await loaderIds(deps.fleet, run.runId);
   const online = ids.length ? await deps.commands.online(ids) : [];
   const offline = ids.filter((id) => !online.includes(id));
-  const ready = notActive.length === 0 && ids.length >= run.loaders && offline.length === 0;
+  const clusters = await clustersReady(run, deps);
+  const ready =
+    notActive.length === 0 &&
+    ids.length >= run.loaders &&
+    offline.length === 0 &&
+    clusters.problems.length === 0;
+  if (ready && clusters.schemas.length) {
+    // every node answers: create the keyspace/table (CQL) or the table (Alternator), idempotently
+    for (const req of clusters.schemas) await deps.probe!.createSchema(req, { runId: run.runId });
+  }
   if (!ready && now >= deadlineMs) {
     const why = [
+      ...clusters.problems,
       ...notActive,
       ...(ids.length < run.loaders ? [`${ids.length} of ${run.loaders} loaders exist`] : []),
       ...(offline.length ? [`loaders not online in SSM: ${offline.join(', ')}`] : []),
@@ -173,5 +268,48 @@ export async function waitReady(
     waitSeconds: READY_POLL_SECONDS,
     tablesActive: run.tables.length - notActive.length,
     loadersOnline: online.length,
+    ...(run.clusters?.length ? { nodesAnswering: clusters.answering } : {}),
   };
+}
+
+/** Whether every node of every cluster exists and answers; the schema requests for when they all do. */
+async function clustersReady(
+  run: RunContext,
+  deps: { store?: ObjectStore; cluster?: ClusterAdmin; probe?: ClusterProbe },
+): Promise<{ problems: string[]; answering: number; schemas: SchemaRequest[] }> {
+  const problems: string[] = [];
+  const schemas: SchemaRequest[] = [];
+  let answering = 0;
+  if (!run.clusters?.length) return { problems, answering, schemas };
+  if (!deps.cluster || !deps.probe || !deps.store) {
+    throw new StepFailedError(
+      'WaitReady',
+      'the run has ScyllaDB nodes and no cluster/probe port is configured',
+    );
+  }
+  const spec = await readSpec(deps.store, run.runId);
+  const all = await deps.cluster.list({ runId: run.runId });
+  for (const c of run.clusters) {
+    const target = spec.targets.find((t) => t.id === c.target);
+    if (!target || target.kind !== 'scylla-ec2') continue;
+    const nodes = targetNodes(all, c.target);
+    const running = nodes.filter((n) => n.state === 'running' && n.privateIp);
+    if (running.length < c.nodes) {
+      problems.push(`${running.length} of ${c.nodes} nodes of ${c.target} running`);
+      continue;
+    }
+    const endpoints = nodeEndpoints(target, running);
+    const health = await deps.probe.check(target.api, endpoints, { runId: run.runId });
+    const down = health.filter((h) => !h.ok);
+    answering += health.length - down.length;
+    if (down.length) {
+      problems.push(
+        `${c.target}: ${down.length} of ${health.length} nodes do not answer on ${target.api}: ` +
+          down.map((d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : ''}`).join(', '),
+      );
+      continue;
+    }
+    schemas.push(schemaRequest({ target, endpoints, table: c.table, fieldCount: spec.dataset.fieldCount }));
+  }
+  return { problems, answering, schemas };
 }

@@ -9,6 +9,7 @@ import {
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
   type Clock,
+  type ClusterAdmin,
   type FleetAdmin,
   type Notifier,
   type ObjectStore,
@@ -33,12 +34,21 @@ export interface TeardownResult {
   terminated: string[];
   deletedTables: string[];
   keptTables: string[];
+  /** ScyllaDB nodes terminated (found by the run tag). */
+  terminatedNodes?: string[];
   failed: boolean;
 }
 
 export async function teardown(
   input: TeardownInput,
-  deps: { store: ObjectStore; tables: TableAdmin; fleet: FleetAdmin; clock: Clock; notifier?: Notifier },
+  deps: {
+    store: ObjectStore;
+    tables: TableAdmin;
+    fleet: FleetAdmin;
+    clock: Clock;
+    notifier?: Notifier;
+    cluster?: ClusterAdmin;
+  },
 ): Promise<TeardownResult> {
   let runId = input.run?.runId;
   if (!runId) {
@@ -61,6 +71,11 @@ export async function teardown(
   const instances = (await deps.fleet.list({ runId })).filter((i) => i.state !== 'terminated');
   const terminated = instances.map((i) => i.id);
   if (terminated.length) await deps.fleet.terminate(terminated);
+  // ScyllaDB nodes: by the run tag, whatever the context says (a retry of Provision may have launched more)
+  const terminatedNodes = deps.cluster
+    ? (await deps.cluster.list({ runId })).filter((n) => n.state !== 'terminated').map((n) => n.id)
+    : [];
+  if (terminatedNodes.length) await deps.cluster!.terminate(terminatedNodes);
 
   const deletedTables: string[] = [];
   const keptTables: string[] = [];
@@ -78,7 +93,14 @@ export async function teardown(
   for (const name of owned) if (await deps.tables.deleteTable(name)) deletedTables.push(name);
 
   const failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
-  const result: TeardownResult = { runId, terminated, deletedTables, keptTables, failed };
+  const result: TeardownResult = {
+    runId,
+    terminated,
+    deletedTables,
+    keptTables,
+    ...(deps.cluster ? { terminatedNodes } : {}),
+    failed,
+  };
   await deps.store.putJson(teardownKey(runId), { ...result, atMs: deps.clock.nowMs() });
   if (failed) {
     const failure = {
@@ -93,7 +115,7 @@ export async function teardown(
       await deps.notifier.publish(
         `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
         `Run ${runId} ended ${failure.status}: ${failure.error ?? ''} ${failure.cause ?? ''}\n` +
-          `Teardown terminated ${terminated.length} loaders and deleted ${deletedTables.length} tables.`,
+          `Teardown terminated ${terminated.length} loaders${terminatedNodes.length ? ` and ${terminatedNodes.length} database nodes` : ''} and deleted ${deletedTables.length} tables.`,
       );
     }
   }
@@ -103,6 +125,7 @@ export async function teardown(
 export interface JanitorResult {
   terminated: string[];
   deletedTables: string[];
+  terminatedNodes?: string[];
 }
 
 /** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
@@ -110,6 +133,7 @@ export async function janitor(deps: {
   tables: TableAdmin;
   fleet: FleetAdmin;
   clock: Clock;
+  cluster?: ClusterAdmin;
 }): Promise<JanitorResult> {
   const nowS = deps.clock.nowMs() / 1000;
   const expired = (tags: Record<string, string>): boolean => {
@@ -125,5 +149,10 @@ export async function janitor(deps: {
     if (t.tags[TAG_RUN_ID] && expired(t.tags) && (await deps.tables.deleteTable(t.name)))
       deletedTables.push(t.name);
   }
-  return { terminated, deletedTables };
+  if (!deps.cluster) return { terminated, deletedTables };
+  const terminatedNodes = (await deps.cluster.list({}))
+    .filter((n) => n.state !== 'terminated' && expired(n.tags))
+    .map((n) => n.id);
+  if (terminatedNodes.length) await deps.cluster.terminate(terminatedNodes);
+  return { terminated, deletedTables, terminatedNodes };
 }

@@ -13,6 +13,7 @@ import {
 } from '../spec/workload';
 import { sizeTarget, type TargetSizing } from './sizing';
 import { loadPriceBook } from '../cost/book';
+import { CQL_TABLE, externalJobProperties } from '../cluster';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
 
 export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
@@ -130,6 +131,12 @@ export function splitEvenly(total: number, parts: number): number[] {
 export function tableName(spec: RunSpec, target: Target, runId: string): string {
   if (target.kind === 'dynamodb' && target.existingTable) return target.existingTable;
   if (target.kind === 'external' && target.table) return target.table;
+  // CQL identifiers are at most 48 letters, digits and "_": the seeds' usertable (one cluster per run)
+  if (
+    (target.kind === 'scylla-ec2' && target.api === 'cql') ||
+    (target.kind === 'external' && target.protocol === 'cql')
+  )
+    return CQL_TABLE;
   return `fleetbench-${spec.name}-${target.id}-${runId}`.slice(0, 255);
 }
 
@@ -158,6 +165,7 @@ function commonProperties(spec: RunSpec, target: Target, table: string): Record<
     p['dynamodb.region'] = target.region ?? spec.region;
     p['dynamodb.keyAttribute'] = 'p';
   }
+  if (target.kind === 'external') Object.assign(p, externalJobProperties(target));
   return p;
 }
 

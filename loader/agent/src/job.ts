@@ -54,6 +54,16 @@ export const JobSchema = z
     propertyFiles: z.array(z.string().min(1)).default([]),
     /** Extra JVM options, e.g. ["-Xmx1g"]. */
     jvmArgs: z.array(z.string().min(1)).default([]),
+    /**
+     * The target's credentials, by reference: the agent fetches the secret at job start and hands it
+     * to the JVMs in their environment (never in property files, the manifest or logs).
+     */
+    credentials: z
+      .strictObject({
+        secretArn: z.string().regex(/^arn:aws[a-z-]*:secretsmanager:/, 'a Secrets Manager secret ARN'),
+        protocol: z.enum(['dynamodb', 'cql']),
+      })
+      .optional(),
     /** A process fails when more than this fraction of its operations returned an error status. */
     maxErrorFraction: z.number().min(0).max(1).default(0.5),
   })

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../../../lib/core/errors';
 import { openStore } from '../../../lib/aws/s3-store';
+import { SecretsManagerSecrets } from '../../../lib/aws/secrets';
 import { loadJob } from './job';
 import { runJob } from './run-job';
 
@@ -106,6 +107,7 @@ export async function agentMain(argv: string[]): Promise<number> {
     const result = await runJob(job, {
       classpath,
       openStore: (uri) => openStore(uri),
+      fetchSecret: (arn) => new SecretsManagerSecrets(secretsClientConfig()).secretString(arn),
       workDir: values['work-dir'],
       keepWorkDir: values['keep-work-dir'],
       progressFormat: progress,
@@ -134,6 +136,12 @@ export async function agentMain(argv: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** FLEETBENCH_SECRETS_ENDPOINT points the Secrets Manager client elsewhere (tests: moto). */
+function secretsClientConfig(): { endpoint?: string } {
+  const endpoint = process.env.FLEETBENCH_SECRETS_ENDPOINT;
+  return endpoint ? { endpoint } : {};
 }
 
 if (require.main === module) {

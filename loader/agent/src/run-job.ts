@@ -38,8 +38,61 @@ export interface AgentDeps {
   host?: string;
   /** Extra environment for the JVMs (e.g. AWS credentials for DynamoDB Local). */
   env?: NodeJS.ProcessEnv;
+  /** Fetches a Secrets Manager secret's string (jobs with `credentials`). */
+  fetchSecret?: (secretArn: string) => Promise<string>;
   /** Called when a JVM has started (tests use it to watch pids). */
   onSpawn?: (proc: number, pid: number) => void;
+}
+
+/** Environment variables the JVMs get the target's credentials in (read by the bindings). */
+export const CREDENTIAL_ENV = {
+  dynamodb: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'],
+  cql: ['FLEETBENCH_CQL_USERNAME', 'FLEETBENCH_CQL_PASSWORD'],
+} as const;
+
+/**
+ * The secret (JSON: `{"accessKeyId", "secretAccessKey", "sessionToken"?}` for DynamoDB-API endpoints,
+ * `{"username", "password"}` for CQL) as the JVMs' environment. Errors name the fields, never values.
+ */
+export async function credentialEnv(
+  credentials: NonNullable<Job['credentials']>,
+  fetchSecret: ((arn: string) => Promise<string>) | undefined,
+): Promise<Record<string, string>> {
+  if (!fetchSecret)
+    throw new Error('job.credentials: this agent cannot fetch secrets (no Secrets Manager client)');
+  let text: string;
+  try {
+    text = await fetchSecret(credentials.secretArn);
+  } catch (err) {
+    throw new Error(
+      `job.credentials.secretArn: cannot read ${credentials.secretArn}: ${(err as Error).message}`,
+    );
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`job.credentials.secretArn: the secret ${credentials.secretArn} is not a JSON object`);
+  }
+  const str = (k: string): string | undefined =>
+    typeof doc[k] === 'string' && doc[k] !== '' ? (doc[k] as string) : undefined;
+  const need = (keys: string[]): void => {
+    const missing = keys.filter((k) => !str(k));
+    if (missing.length)
+      throw new Error(
+        `job.credentials.secretArn: the secret ${credentials.secretArn} lacks ${missing.map((m) => `"${m}"`).join(', ')} (a ${credentials.protocol} secret has ${keys.join(' and ')})`,
+      );
+  };
+  if (credentials.protocol === 'dynamodb') {
+    need(['accessKeyId', 'secretAccessKey']);
+    return {
+      AWS_ACCESS_KEY_ID: str('accessKeyId')!,
+      AWS_SECRET_ACCESS_KEY: str('secretAccessKey')!,
+      ...(str('sessionToken') ? { AWS_SESSION_TOKEN: str('sessionToken')! } : {}),
+    };
+  }
+  need(['username', 'password']);
+  return { FLEETBENCH_CQL_USERNAME: str('username')!, FLEETBENCH_CQL_PASSWORD: str('password')! };
 }
 
 export interface ProcessManifest {
@@ -110,7 +163,8 @@ interface Running {
 }
 
 /** Runs a job document (validated here again, so in-process callers get the same checks). */
-export async function runJob(jobDoc: unknown, deps: AgentDeps): Promise<JobResult> {
+export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobResult> {
+  let deps = depsIn;
   const job: Job = await validateJob(jobDoc);
   if (!deps.classpath) throw new Error('runJob: deps.classpath is empty (build the loader bundle first)');
   const log = deps.log ?? ((l: string) => process.stderr.write(l + '\n'));
@@ -118,6 +172,12 @@ export async function runJob(jobDoc: unknown, deps: AgentDeps): Promise<JobResul
   const host = deps.host ?? os.hostname();
   const store = deps.openStore(job.outputPrefix);
   const tag = `loader-${job.loaderIndex}`;
+  if (job.credentials) {
+    // fetched before any JVM starts; the values go to the JVMs' environment only
+    const env = await credentialEnv(job.credentials, deps.fetchSecret);
+    deps = { ...deps, env: { ...deps.env, ...env } };
+    log(`[${tag}] credentials from ${job.credentials.secretArn} (${Object.keys(env).join(', ')})`);
+  }
 
   const ownWorkDir = !deps.workDir;
   const workDir =

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import site.ycsb.DBException;
@@ -26,6 +27,13 @@ public final class CqlConfig {
   public static final String WRITE_CONSISTENCY = "cql.writeConsistency";
   public static final String USERNAME = "cql.username";
   public static final String PASSWORD = "cql.password";
+  /**
+   * Environment variables the credentials come from when the properties do not set them: the loader
+   * agent fetches an external target's secret at job start and hands it over this way, so it never
+   * appears in a property file, the job document or a log.
+   */
+  public static final String USERNAME_ENV = "FLEETBENCH_CQL_USERNAME";
+  public static final String PASSWORD_ENV = "FLEETBENCH_CQL_PASSWORD";
   public static final String CONNECTIONS_PER_HOST = "cql.connectionsPerHost";
   public static final String REQUEST_TIMEOUT_MS = "cql.requestTimeoutMs";
   public static final String CONNECT_TIMEOUT_MS = "cql.connectTimeoutMs";
@@ -67,7 +75,7 @@ public final class CqlConfig {
   public final int replicationFactor;
   public final int fieldCount;
 
-  private CqlConfig(Properties p, List<String> problems) {
+  private CqlConfig(Properties p, Map<String, String> env, List<String> problems) {
     port = integer(p, PORT, DEFAULT_PORT, 1, 65535, problems);
     hosts = hostsOf(p.getProperty(HOSTS, ""), port, problems);
     keyspace = identifier(p, KEYSPACE, DEFAULT_KEYSPACE, problems);
@@ -77,8 +85,14 @@ public final class CqlConfig {
     readConsistency = consistency(p, READ_CONSISTENCY, problems);
     writeConsistency = consistency(p, WRITE_CONSISTENCY, problems);
     String user = p.getProperty(USERNAME, "").trim();
-    username = user.isEmpty() ? null : user;
-    password = p.getProperty(PASSWORD, "");
+    if (user.isEmpty() && p.getProperty(PASSWORD, "").isEmpty()) {
+      user = env.getOrDefault(USERNAME_ENV, "").trim();
+      username = user.isEmpty() ? null : user;
+      password = username == null ? "" : env.getOrDefault(PASSWORD_ENV, "");
+    } else {
+      username = user.isEmpty() ? null : user;
+      password = p.getProperty(PASSWORD, "");
+    }
     if (username == null && !password.isEmpty()) {
       problems.add(PASSWORD + ": set without " + USERNAME + "; give both or neither");
     }
@@ -95,8 +109,13 @@ public final class CqlConfig {
 
   /** Parses and validates; throws a DBException listing every bad property. */
   public static CqlConfig from(Properties p) throws DBException {
+    return from(p, System.getenv());
+  }
+
+  /** As {@link #from(Properties)}, with the environment the credentials may come from. */
+  public static CqlConfig from(Properties p, Map<String, String> env) throws DBException {
     List<String> problems = new ArrayList<>();
-    CqlConfig c = new CqlConfig(p, problems);
+    CqlConfig c = new CqlConfig(p, env, problems);
     if (!problems.isEmpty()) {
       throw new DBException("fleetbench CQL binding: bad properties:\n  " + String.join("\n  ", problems));
     }

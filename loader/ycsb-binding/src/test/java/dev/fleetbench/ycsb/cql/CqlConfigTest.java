@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import site.ycsb.DBException;
 
@@ -73,5 +74,22 @@ class CqlConfigTest {
     assertEquals("CREATE TABLE IF NOT EXISTS \"ycsb\".\"usertable\" (y_id varchar PRIMARY KEY, field0 varchar, "
         + "field1 varchar, field2 varchar, field3 varchar, field4 varchar, field5 varchar, field6 varchar, "
         + "field7 varchar, field8 varchar, field9 varchar)", s.get(1));
+  }
+
+  @Test
+  void credentialsFromTheEnvironmentWhenThePropertiesHaveNone() throws Exception {
+    Map<String, String> env = Map.of(CqlConfig.USERNAME_ENV, "bench", CqlConfig.PASSWORD_ENV, "s3cr3t");
+    CqlConfig c = CqlConfig.from(Cql.props(CqlConfig.HOSTS, "10.0.0.5"), env);
+    assertEquals("bench", c.username);
+    assertEquals("s3cr3t", c.password);
+    // properties win over the environment
+    CqlConfig p = CqlConfig.from(Cql.props(CqlConfig.HOSTS, "10.0.0.5", CqlConfig.USERNAME, "other",
+        CqlConfig.PASSWORD, "pw"), env);
+    assertEquals("other", p.username);
+    assertEquals("pw", p.password);
+    // no username anywhere: no authentication, whatever the password variable says
+    CqlConfig none = CqlConfig.from(Cql.props(CqlConfig.HOSTS, "10.0.0.5"), Map.of(CqlConfig.PASSWORD_ENV, "x"));
+    assertNull(none.username);
+    assertEquals("", none.password);
   }
 }

@@ -1,0 +1,184 @@
+/**
+ * ClusterAdmin on EC2: ScyllaDB nodes launched from the stack's node launch template (IMDSv2,
+ * encrypted volumes, no SSH key, the nodes' security group) with the official ScyllaDB AMI (looked
+ * up by owner and name for a version, or the given id) and per-node JSON user data; found again by
+ * the run tag and the node role, terminated by id.
+ */
+import {
+  DescribeImagesCommand,
+  DescribeInstancesCommand,
+  EC2Client,
+  RunInstancesCommand,
+  TerminateInstancesCommand,
+  type EC2ClientConfig,
+  type Filter,
+  type Instance,
+} from '@aws-sdk/client-ec2';
+import { NODE_ROLE, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
+import {
+  CapacityError,
+  TAG_ROLE,
+  TAG_RUN_ID,
+  type ClusterAdmin,
+  type NodeLaunchRequest,
+} from '../core/ports';
+import { isArmInstanceType } from './ec2-fleet';
+import { errorName, translate } from './errors';
+
+export interface Ec2ClusterOptions {
+  /** The node launch template (security group, IMDSv2, encrypted volumes, no key). */
+  launchTemplateId: string;
+  /** Private subnets (one per AZ); node i goes to subnet i mod n. */
+  subnetIds: string[];
+  /** AMI owners for version lookups. @default SCYLLA_AMI_OWNERS (ScyllaDB's accounts) */
+  amiOwners?: string[];
+  /** Device name of the AMI's root volume, for `ebsGb`. @default /dev/sda1 (ScyllaDB's Ubuntu images) */
+  rootDeviceName?: string;
+}
+
+export class Ec2ClusterAdmin implements ClusterAdmin {
+  readonly client: EC2Client;
+  private readonly images = new Map<string, string>();
+
+  constructor(
+    private readonly options: Ec2ClusterOptions,
+    clientOrConfig: EC2Client | EC2ClientConfig = {},
+  ) {
+    this.client = clientOrConfig instanceof EC2Client ? clientOrConfig : new EC2Client(clientOrConfig);
+  }
+
+  /** The AMI id for a request: the given one, or the newest official image of the version. */
+  async resolveImage(req: Pick<NodeLaunchRequest, 'ami' | 'instanceType' | 'targetId'>): Promise<string> {
+    const arch = isArmInstanceType(req.instanceType) ? 'arm64' : 'x86_64';
+    const q = amiQuery({ ami: req.ami } as never, arch);
+    if ('imageId' in q) return q.imageId;
+    const key = `${q.version}/${arch}`;
+    const cached = this.images.get(key);
+    if (cached) return cached;
+    let images;
+    try {
+      images = await this.client.send(
+        new DescribeImagesCommand({
+          Owners: this.options.amiOwners ?? q.owners,
+          Filters: [
+            { Name: 'name', Values: q.namePatterns },
+            { Name: 'architecture', Values: [q.architecture] },
+            { Name: 'state', Values: ['available'] },
+          ],
+        }),
+      );
+    } catch (err) {
+      throw translate('EC2', 'DescribeImages', err);
+    }
+    const best = pickImage(
+      (images.Images ?? []).map((i) => ({
+        imageId: i.ImageId ?? '',
+        name: i.Name ?? '',
+        creationDate: i.CreationDate ?? '',
+      })),
+      q.version,
+    );
+    if (!best) {
+      throw new CapacityError(
+        `EC2 DescribeImages: no ScyllaDB ${q.version} image for ${arch} from owners ${(this.options.amiOwners ?? q.owners).join(', ')} ` +
+          `(target ${req.targetId}: give "ami": {"id": "ami-..."} or another scyllaVersion)`,
+      );
+    }
+    this.images.set(key, best.imageId);
+    return best.imageId;
+  }
+
+  async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
+    const imageId = await this.resolveImage(req);
+    const subnets = this.options.subnetIds.length ? this.options.subnetIds : [undefined];
+    const launched: ClusterNode[] = [];
+    try {
+      for (const n of req.nodes) {
+        const subnet = subnets[n.index % subnets.length];
+        const tags = { ...n.tags, Name: `fleetbench-${req.targetId}-${n.index}-${req.runId}`.slice(0, 255) };
+        const out = await this.client.send(
+          new RunInstancesCommand({
+            MinCount: 1,
+            MaxCount: 1,
+            ImageId: imageId,
+            InstanceType: req.instanceType as never,
+            LaunchTemplate: { LaunchTemplateId: this.options.launchTemplateId, Version: '$Latest' },
+            UserData: n.userData,
+            ...(subnet ? { SubnetId: subnet } : {}),
+            ...(req.ebsGb
+              ? {
+                  BlockDeviceMappings: [
+                    {
+                      DeviceName: this.options.rootDeviceName ?? '/dev/sda1',
+                      Ebs: {
+                        VolumeSize: req.ebsGb,
+                        VolumeType: 'gp3',
+                        Encrypted: true,
+                        DeleteOnTermination: true,
+                      },
+                    },
+                  ],
+                }
+              : {}),
+            TagSpecifications: (['instance', 'volume'] as const).map((ResourceType) => ({
+              ResourceType,
+              Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+            })),
+          }),
+        );
+        launched.push(...(out.Instances ?? []).map(toNode));
+      }
+    } catch (err) {
+      // all or nothing, as the loaders: what this call launched is terminated again
+      if (launched.length) await this.terminate(launched.map((n) => n.id));
+      throw translate('EC2', 'RunInstances', err);
+    }
+    return launched;
+  }
+
+  async list(filter: { runId?: string }): Promise<ClusterNode[]> {
+    const filters: Filter[] = [
+      { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
+      { Name: `tag:${TAG_ROLE}`, Values: [NODE_ROLE] },
+      filter.runId
+        ? { Name: `tag:${TAG_RUN_ID}`, Values: [filter.runId] }
+        : { Name: 'tag-key', Values: [TAG_RUN_ID] },
+    ];
+    const out: ClusterNode[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await this.client.send(
+          new DescribeInstancesCommand({ Filters: filters, NextToken: token }),
+        );
+        for (const r of page.Reservations ?? []) for (const i of r.Instances ?? []) out.push(toNode(i));
+        token = page.NextToken;
+      } while (token);
+    } catch (err) {
+      throw translate('EC2', 'DescribeInstances', err);
+    }
+    return out;
+  }
+
+  async terminate(ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      try {
+        await this.client.send(new TerminateInstancesCommand({ InstanceIds: ids.slice(i, i + 500) }));
+      } catch (err) {
+        if (errorName(err) === 'InvalidInstanceID.NotFound') continue;
+        throw translate('EC2', 'TerminateInstances', err);
+      }
+    }
+  }
+}
+
+function toNode(i: Instance): ClusterNode {
+  const tags: Record<string, string> = {};
+  for (const t of i.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
+  return {
+    id: i.InstanceId!,
+    state: i.State?.Name ?? 'unknown',
+    ...(i.PrivateIpAddress ? { privateIp: i.PrivateIpAddress } : {}),
+    tags,
+  };
+}

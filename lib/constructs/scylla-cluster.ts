@@ -1,0 +1,150 @@
+/**
+ * What scylla-ec2 targets need in the account: the nodes' security group (the loaders only, on the
+ * Alternator and CQL ports; node-to-node traffic within the group), the node launch template
+ * (IMDSv2 required, encrypted gp3 root volume, no SSH key, no instance profile: nodes call no AWS
+ * API; the AMI and user data come per launch), and the step functions' permissions to launch,
+ * probe and terminate only nodes tagged `fleetbench:role=scylla-node`.
+ */
+import { Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { NODE_CLIENT_PORTS, NODE_ROLE } from '../core/cluster';
+import { TAG_ROLE } from '../core/ports';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { LoaderFleet } from './loader-fleet';
+
+export { NODE_CLIENT_PORTS };
+/** Inter-node ports within the nodes' group: RPC (7000) and its TLS variant (7001). */
+export const NODE_INTERNODE_PORTS = [7000, 7001] as const;
+
+export interface ScyllaClusterProps {
+  readonly fleet: LoaderFleet;
+  /** The pipeline's step functions that handle nodes (BenchmarkFunctions in the stack). */
+  readonly functions: {
+    provisionTarget: lambda.Function;
+    waitReady: lambda.Function;
+    startLoad: lambda.Function;
+    startCell: lambda.Function;
+    teardown: lambda.Function;
+    onAbort: lambda.Function;
+    janitor: lambda.Function;
+  };
+  /** Root volume of a node in GB (data go to the i4i instance store). @default 50 */
+  readonly rootVolumeGb?: number;
+}
+
+export class ScyllaCluster extends Construct {
+  readonly securityGroup: ec2.SecurityGroup;
+  readonly launchTemplate: ec2.LaunchTemplate;
+
+  constructor(scope: Construct, id: string, props: ScyllaClusterProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const { fleet, functions: f } = props;
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'NodeSg', {
+      vpc: fleet.vpc,
+      description:
+        'fleetbench ScyllaDB nodes: client ports from the loaders only, inter-node within the group',
+      allowAllOutbound: false,
+    });
+    const loaders = ec2.Peer.securityGroupId(fleet.securityGroup.securityGroupId);
+    for (const [name, port] of Object.entries(NODE_CLIENT_PORTS)) {
+      this.securityGroup.addIngressRule(loaders, ec2.Port.tcp(port), `loaders to ${name}`);
+    }
+    for (const port of NODE_INTERNODE_PORTS) {
+      this.securityGroup.addIngressRule(this.securityGroup, ec2.Port.tcp(port), 'inter-node');
+      this.securityGroup.addEgressRule(this.securityGroup, ec2.Port.tcp(port), 'inter-node');
+    }
+    // the loaders' group allows all outbound already; nothing to add there
+
+    this.launchTemplate = new ec2.LaunchTemplate(this, 'NodeLaunchTemplate', {
+      securityGroup: this.securityGroup,
+      requireImdsv2: true,
+      httpPutResponseHopLimit: 1,
+      detailedMonitoring: false,
+      blockDevices: [
+        {
+          // ScyllaDB's images are Ubuntu-based: the root device is /dev/sda1
+          deviceName: '/dev/sda1',
+          volume: ec2.BlockDeviceVolume.ebs(props.rootVolumeGb ?? 50, {
+            encrypted: true,
+            volumeType: ec2.EbsDeviceVolumeType.GP3,
+            deleteOnTermination: true,
+          }),
+        },
+      ],
+      instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+    });
+
+    const env = {
+      NODE_LAUNCH_TEMPLATE_ID: this.launchTemplate.launchTemplateId!,
+      NODE_SUBNET_IDS: fleet.subnetIds.join(','),
+    };
+    for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
+    f.waitReady.addEnvironment('PROBE_PREPARE', stack.toJsonString(fleet.prepareCommands));
+    f.waitReady.addEnvironment('PROBE_BUNDLE_DIR', fleet.bundleDirOnLoader);
+
+    const add = (
+      fn: lambda.Function,
+      sid: string,
+      actions: string[],
+      resources: string[],
+      conditions?: Record<string, unknown>,
+    ) =>
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }),
+      );
+    const arn = (resource: string, name: string) =>
+      stack.formatArn({ service: 'ec2', resource, resourceName: name });
+    const nodeTagged = { StringEquals: { [`aws:ResourceTag/${TAG_ROLE}`]: NODE_ROLE } };
+
+    // ProvisionTarget: launch from the node template only, into the nodes' group, tagged as nodes
+    add(
+      f.provisionTarget,
+      'RunNodesFromTemplate',
+      ['ec2:RunInstances'],
+      [
+        arn('launch-template', this.launchTemplate.launchTemplateId!),
+        arn('security-group', this.securityGroup.securityGroupId),
+        arn('subnet', '*'),
+        arn('network-interface', '*'),
+        arn('volume', '*'),
+        `arn:${stack.partition}:ec2:${stack.region}::image/*`,
+      ],
+    );
+    add(f.provisionTarget, 'RunTaggedNodes', ['ec2:RunInstances'], [arn('instance', '*')], {
+      StringEquals: { [`aws:RequestTag/${TAG_ROLE}`]: NODE_ROLE },
+    });
+    add(
+      f.provisionTarget,
+      'TagNodesOnLaunch',
+      ['ec2:CreateTags'],
+      [arn('instance', '*'), arn('volume', '*')],
+      {
+        StringEquals: { 'ec2:CreateAction': 'RunInstances' },
+      },
+    );
+    // DescribeImages / DescribeInstances have no resource-level permissions
+    add(f.provisionTarget, 'FindNodesAndImages', ['ec2:DescribeImages', 'ec2:DescribeInstances'], ['*']);
+    for (const fn of [f.waitReady, f.startLoad, f.startCell, f.teardown, f.onAbort, f.janitor]) {
+      add(fn, 'DescribeNodes', ['ec2:DescribeInstances'], ['*']);
+    }
+    // ProvisionTarget's all-or-nothing rollback, Teardown, the abort rule and the janitor: nodes only
+    for (const fn of [f.provisionTarget, f.teardown, f.onAbort, f.janitor]) {
+      add(fn, 'TerminateNodes', ['ec2:TerminateInstances'], [arn('instance', '*')], nodeTagged);
+    }
+    // WaitReady probes the nodes and creates the schema from a loader (the nodes admit loaders only)
+    add(
+      f.waitReady,
+      'ProbeFromLoaders',
+      ['ssm:SendCommand'],
+      [`arn:${stack.partition}:ssm:${stack.region}::document/AWS-RunShellScript`],
+    );
+    add(f.waitReady, 'ProbeOnLoaderInstances', ['ssm:SendCommand'], [arn('instance', '*')], {
+      StringEquals: { [`ssm:resourceTag/${TAG_ROLE}`]: 'loader' },
+    });
+    add(f.waitReady, 'ProbeOutput', ['ssm:GetCommandInvocation'], ['*']);
+  }
+}

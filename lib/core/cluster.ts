@@ -1,0 +1,369 @@
+/**
+ * The `scylla-ec2` target as pure domain code: what a node is launched with (the ScyllaDB AMI's JSON
+ * user data, tags, subnet), how the official AMI is found, which endpoints the loaders get, and the
+ * keyspace/table (CQL) or table (Alternator) the run creates once every node answers.
+ *
+ * No AWS SDK here: the EC2 adapter (lib/aws/ec2-cluster.ts) and the local stand-in
+ * (lib/local/cluster.ts) implement the ClusterAdmin / ClusterProbe ports over this.
+ */
+import type { ScyllaEc2Target } from './spec';
+import type { ExternalTarget } from './spec/schema';
+
+/** Tag value of `fleetbench:role` on ScyllaDB nodes (loaders carry `loader`, tables `target`). */
+export const NODE_ROLE = 'scylla-node';
+/** Tag naming the spec target a node belongs to. */
+export const TAG_TARGET = 'fleetbench:target';
+/** Tag with the node's index in its cluster (node 0 is the seed). */
+export const TAG_NODE_INDEX = 'fleetbench:node-index';
+
+/**
+ * Owners of the official ScyllaDB AMIs (ScyllaDB's AWS accounts, as used by ScyllaDB's own
+ * Terraform examples): DescribeImages is asked for images of these owners only.
+ */
+export const SCYLLA_AMI_OWNERS = ['797456418907', '158855661827'] as const;
+
+/** The YCSB keyspace of the seeds' appendix ("Create YCSB keyspace and the table usertable"). */
+export const CQL_KEYSPACE = 'ycsb';
+/** The binding's key column (loader/ycsb-binding CqlConfig.KEY_COLUMN). */
+export const CQL_KEY_COLUMN = 'y_id';
+/** The binding class for CQL targets (loader/ycsb-binding). */
+export const CQL_BINDING_CLASS = 'dev.fleetbench.ycsb.CqlClient';
+/** The Alternator table's hash key (the DynamoDB-API binding's default `dynamodb.keyAttribute`). */
+export const ALTERNATOR_KEY_ATTRIBUTE = 'p';
+
+/**
+ * Client ports the deployed nodes' security group opens to the loaders (lib/constructs/scylla-cluster.ts):
+ * Alternator, CQL, and ScyllaDB's shard-aware CQL port. Plan refuses scylla-ec2 targets on other ports.
+ */
+export const NODE_CLIENT_PORTS = { alternator: 8000, cql: 9042, cqlShardAware: 19042 } as const;
+
+/** The settings of a target with its optional blocks defaulted. */
+export function scyllaSettings(t: ScyllaEc2Target): {
+  alternatorPort: number;
+  writeIsolation: string;
+  cqlPort: number;
+  consistency: string;
+} {
+  return {
+    alternatorPort: t.alternator?.port ?? 8000,
+    writeIsolation: t.alternator?.writeIsolation ?? 'only_rmw_uses_lwt',
+    cqlPort: t.cql?.port ?? 9042,
+    consistency: t.cql?.consistency ?? 'QUORUM',
+  };
+}
+
+/** The port the loaders use on every node. */
+export function clientPort(t: ScyllaEc2Target): number {
+  const s = scyllaSettings(t);
+  return t.api === 'alternator' ? s.alternatorPort : s.cqlPort;
+}
+
+/** The cluster name: `fleetbench-<runId>-<target>`, cut to 64 characters. */
+export function clusterName(runId: string, targetId: string): string {
+  return `fleetbench-${runId}-${targetId}`.slice(0, 64);
+}
+
+/**
+ * The ScyllaDB AMI's user data (scylla-machine-image "user-data format v2": a JSON object whose
+ * `scylla_yaml` keys go into scylla.yaml). Alternator is off unless `alternator_port` is set, and
+ * ScyllaDB refuses to start with the port but no `alternator_write_isolation`, so both are always
+ * set together. `seeds` are the private IPs of the seed node(s); node 0 is launched first and seeds
+ * itself (empty list: the AMI uses the node's own address).
+ */
+export function nodeUserData(args: { target: ScyllaEc2Target; runId: string; seeds: string[] }): {
+  scylla_yaml: Record<string, unknown>;
+  start_scylla_on_first_boot: boolean;
+} {
+  const s = scyllaSettings(args.target);
+  const yaml: Record<string, unknown> = {
+    cluster_name: clusterName(args.runId, args.target.id),
+    native_transport_port: s.cqlPort,
+    alternator_port: s.alternatorPort,
+    alternator_write_isolation: s.writeIsolation,
+    // the AMI's default snitch: datacenter = region, rack = availability zone
+    endpoint_snitch: 'org.apache.cassandra.locator.Ec2Snitch',
+  };
+  if (args.seeds.length) {
+    yaml.seed_provider = [
+      {
+        class_name: 'org.apache.cassandra.locator.SimpleSeedProvider',
+        parameters: [{ seeds: args.seeds.join(',') }],
+      },
+    ];
+  }
+  return { scylla_yaml: yaml, start_scylla_on_first_boot: true };
+}
+
+/** The user data as EC2 wants it (base64 of the JSON). */
+export function nodeUserDataBase64(args: Parameters<typeof nodeUserData>[0]): string {
+  return Buffer.from(JSON.stringify(nodeUserData(args))).toString('base64');
+}
+
+/**
+ * How to find the AMI: a given id, or the newest image of the ScyllaDB owners whose name matches
+ * the version ("ScyllaDB 2025.1.3" and "ScyllaDB Enterprise 2024.1.12" both match their version
+ * prefix), for the node's architecture.
+ */
+export type AmiQuery =
+  | { imageId: string }
+  | { owners: string[]; namePatterns: string[]; architecture: 'x86_64' | 'arm64'; version: string };
+
+export function amiQuery(t: ScyllaEc2Target, architecture: 'x86_64' | 'arm64'): AmiQuery {
+  if ('id' in t.ami) return { imageId: t.ami.id };
+  const v = t.ami.scyllaVersion;
+  return {
+    owners: [...SCYLLA_AMI_OWNERS],
+    namePatterns: [`ScyllaDB ${v}*`, `ScyllaDB Enterprise ${v}*`],
+    architecture,
+    version: v,
+  };
+}
+
+/** The newest of the candidate images that really carries the version (`2025.1` must not pick `2025.10`). */
+export function pickImage(
+  images: { imageId: string; name: string; creationDate: string }[],
+  version: string,
+): { imageId: string; name: string } | undefined {
+  const re = new RegExp(`^ScyllaDB (Enterprise )?${version.replace(/\./g, '\\.')}(\\.|$|[^0-9])`);
+  return images
+    .filter((i) => re.test(i.name))
+    .sort((a, b) => b.creationDate.localeCompare(a.creationDate) || b.name.localeCompare(a.name))[0];
+}
+
+/** A node as the ports see it. */
+export interface ClusterNode {
+  id: string;
+  /** pending | running | shutting-down | terminated | stopping | stopped */
+  state: string;
+  /** Private IPv4 address (loopback for the local stand-in), once known. */
+  privateIp?: string;
+  /** Client port of this node when it is not the target's (the local stand-in's proxies). */
+  port?: number;
+  tags: Record<string, string>;
+}
+
+/** Nodes of one target, in node-index order. */
+export function targetNodes(nodes: ClusterNode[], targetId: string): ClusterNode[] {
+  return nodes
+    .filter((n) => n.tags[TAG_TARGET] === targetId)
+    .filter((n) => n.state === 'pending' || n.state === 'running')
+    .sort((a, b) => Number(a.tags[TAG_NODE_INDEX] ?? 0) - Number(b.tags[TAG_NODE_INDEX] ?? 0));
+}
+
+/** host:port of each node's client port. */
+export function nodeEndpoints(t: ScyllaEc2Target, nodes: ClusterNode[]): { host: string; port: number }[] {
+  return nodes.filter((n) => n.privateIp).map((n) => ({ host: n.privateIp!, port: n.port ?? clientPort(t) }));
+}
+
+/**
+ * The YCSB properties that point a loader process at the cluster. Alternator: every node's endpoint
+ * in `dynamodb.endpoint` (the binding spreads requests over them round robin: client-side load
+ * balancing, as ScyllaDB recommends; Alternator has no load balancer of its own). CQL: the binding's
+ * `cql.*` properties (token-aware routing needs only some contact points, all are given).
+ */
+export function scyllaJobProperties(
+  t: ScyllaEc2Target,
+  endpoints: { host: string; port: number }[],
+): Record<string, string> {
+  if (t.api === 'alternator') {
+    return { 'dynamodb.endpoint': endpoints.map((e) => `http://${e.host}:${e.port}`).join(',') };
+  }
+  const s = scyllaSettings(t);
+  const ports = new Set(endpoints.map((e) => e.port));
+  return {
+    'cql.hosts': endpoints
+      .map((e) => (ports.size > 1 || e.port !== s.cqlPort ? `${e.host}:${e.port}` : e.host))
+      .join(','),
+    'cql.port': String(s.cqlPort),
+    'cql.keyspace': CQL_KEYSPACE,
+    'cql.readConsistency': s.consistency,
+    'cql.writeConsistency': s.consistency,
+    'cql.replicationFactor': String(t.replicationFactor),
+  };
+}
+
+/**
+ * Secrets the loaders may read (their role's grant is `secret:fleetbench/*`): an external target's
+ * credentialsSecretArn must name a secret under this prefix.
+ */
+export const CREDENTIALS_SECRET_PREFIX = 'fleetbench/';
+
+/** Whether a Secrets Manager ARN names a secret the loaders may read. */
+export function readableByLoaders(secretArn: string): boolean {
+  return /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:fleetbench\//.test(secretArn);
+}
+
+/** Properties of an external target's endpoints (credentials are never among them). */
+export function externalJobProperties(t: ExternalTarget): Record<string, string> {
+  if (t.protocol === 'dynamodb') return { 'dynamodb.endpoint': t.endpoints.join(',') };
+  return { 'cql.hosts': t.endpoints.join(','), 'cql.keyspace': CQL_KEYSPACE };
+}
+
+/**
+ * The seed appendix's "Create YCSB keyspace and the table usertable", with the spec's replication
+ * factor; the same statements as the binding's CqlSchema (loader/ycsb-binding), which runs them.
+ */
+export function cqlSchemaStatements(args: {
+  keyspace?: string;
+  table: string;
+  replicationFactor: number;
+  fieldCount: number;
+}): string[] {
+  const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+  const ks = q(args.keyspace ?? CQL_KEYSPACE);
+  const fields = Array.from({ length: args.fieldCount }, (_, i) => `, field${i} varchar`).join('');
+  return [
+    `CREATE KEYSPACE IF NOT EXISTS ${ks} WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': '${args.replicationFactor}'}`,
+    `CREATE TABLE IF NOT EXISTS ${ks}.${q(args.table)} (${CQL_KEY_COLUMN} varchar PRIMARY KEY${fields})`,
+  ];
+}
+
+/**
+ * The CQL table name of a target: CQL identifiers are at most 48 characters of letters, digits and
+ * underscores, so the run's DynamoDB-style name does not fit; each run has its own cluster anyway.
+ */
+export const CQL_TABLE = 'usertable';
+
+/** What WaitReady creates once the cluster answers. */
+export type SchemaRequest =
+  | {
+      api: 'alternator';
+      /** One node's endpoint (the table is global to the cluster). */
+      endpoint: string;
+      table: string;
+      keyAttribute: string;
+    }
+  | {
+      api: 'cql';
+      hosts: string[];
+      port: number;
+      statements: string[];
+      keyspace: string;
+      table: string;
+      replicationFactor: number;
+      fieldCount: number;
+    };
+
+export function schemaRequest(args: {
+  target: ScyllaEc2Target;
+  endpoints: { host: string; port: number }[];
+  table: string;
+  fieldCount: number;
+}): SchemaRequest {
+  const { target, endpoints } = args;
+  if (target.api === 'alternator') {
+    const e = endpoints[0]!;
+    return {
+      api: 'alternator',
+      endpoint: `http://${e.host}:${e.port}`,
+      table: args.table,
+      keyAttribute: ALTERNATOR_KEY_ATTRIBUTE,
+    };
+  }
+  return {
+    api: 'cql',
+    hosts: endpoints.map((e) => `${e.host}:${e.port}`),
+    port: scyllaSettings(target).cqlPort,
+    statements: cqlSchemaStatements({
+      table: args.table,
+      replicationFactor: target.replicationFactor,
+      fieldCount: args.fieldCount,
+    }),
+    keyspace: CQL_KEYSPACE,
+    table: args.table,
+    replicationFactor: target.replicationFactor,
+    fieldCount: args.fieldCount,
+  };
+}
+
+// PROBING FROM A LOADER (AWS)
+// ===========================
+// The nodes' security group admits the loaders only, so on AWS the pipeline checks the nodes and
+// creates the schema by running a shell script on one of the run's loaders (SSM Run Command,
+// AWS-RunShellScript). The scripts are built here so they can be tested without AWS.
+
+const HEALTH_MARK = 'fleetbench-health';
+/** host:port or [v6]:port, digits/letters/.:-[] only: nothing a shell could interpret. */
+const SAFE_ENDPOINT = /^[A-Za-z0-9.\-:[\]]+$/;
+
+function safeEndpoint(e: { host: string; port: number }): string {
+  const s = `${e.host}:${e.port}`;
+  if (!SAFE_ENDPOINT.test(s) || !Number.isInteger(e.port))
+    throw new Error(`unsafe endpoint ${JSON.stringify(s)}`);
+  return s;
+}
+
+/** One line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it answers. */
+export function healthScript(
+  api: 'alternator' | 'cql',
+  endpoints: { host: string; port: number }[],
+): string[] {
+  const list = endpoints.map(safeEndpoint).join(' ');
+  const probe =
+    api === 'alternator'
+      ? `c=$(curl -s -o /dev/null -m 3 -w '%{http_code}' "http://$e/" || true); echo "${HEALTH_MARK} $e \${c:-000}"`
+      : `if timeout 3 bash -c "exec 3<>/dev/tcp/\${e%:*}/\${e##*:}" 2>/dev/null; then echo "${HEALTH_MARK} $e 200"; else echo "${HEALTH_MARK} $e 000"; fi`;
+  return [`for e in ${list}; do ${probe}; done`];
+}
+
+/** Reads the health script's output; an endpoint without a line did not answer. */
+export function parseHealth(
+  api: 'alternator' | 'cql',
+  output: string,
+  endpoints: { host: string; port: number }[],
+): { endpoint: string; ok: boolean; detail?: string }[] {
+  const codes = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const m = new RegExp(`^${HEALTH_MARK} (\\S+) (\\d{3})`).exec(line.trim());
+    if (m) codes.set(m[1]!, m[2]!);
+  }
+  return endpoints.map((e) => {
+    const key = `${e.host}:${e.port}`;
+    const endpoint = api === 'alternator' ? `http://${key}` : key;
+    const code = codes.get(key);
+    if (code === '200') return { endpoint, ok: true };
+    return {
+      endpoint,
+      ok: false,
+      detail:
+        code === undefined ? 'no answer from the probe' : code === '000' ? 'no connection' : `HTTP ${code}`,
+    };
+  });
+}
+
+/**
+ * Creates the schema from a loader. Alternator: `aws dynamodb create-table` against one node (the
+ * AWS CLI is on Amazon Linux 2023; Alternator ignores the billing mode; an existing table is fine).
+ * CQL: the binding's CqlSchema (the same statements as cqlSchemaStatements) after `prepare`, the
+ * loader document's own commands that install Java and fetch the loader bundle to `bundleDir`.
+ */
+export function schemaScript(
+  req: SchemaRequest,
+  opts: { prepare: string[]; bundleDir: string; region: string },
+): string[] {
+  const ident = /^[A-Za-z0-9_.-]+$/;
+  if (!ident.test(req.table)) throw new Error(`unsafe table name ${JSON.stringify(req.table)}`);
+  if (req.api === 'alternator') {
+    if (!/^http:\/\/[A-Za-z0-9.\-:[\]]+$/.test(req.endpoint) || !ident.test(req.keyAttribute))
+      throw new Error('unsafe Alternator endpoint or key attribute');
+    return [
+      'set -uo pipefail',
+      `out=$(aws dynamodb create-table --region ${opts.region} --endpoint-url ${req.endpoint} --table-name ${req.table} ` +
+        `--attribute-definitions AttributeName=${req.keyAttribute},AttributeType=S --key-schema AttributeName=${req.keyAttribute},KeyType=HASH ` +
+        `--billing-mode PAY_PER_REQUEST 2>&1) || echo "$out" | grep -q ResourceInUseException || { echo "$out"; exit 1; }`,
+      `aws dynamodb wait table-exists --region ${opts.region} --endpoint-url ${req.endpoint} --table-name ${req.table}`,
+      'echo fleetbench-schema ok',
+    ];
+  }
+  const hosts = req.hosts.map((h) => {
+    if (!SAFE_ENDPOINT.test(h)) throw new Error(`unsafe CQL host ${JSON.stringify(h)}`);
+    return h;
+  });
+  return [
+    ...opts.prepare,
+    `java -cp '${opts.bundleDir}/lib/*' dev.fleetbench.ycsb.cql.CqlSchema -p cql.hosts=${hosts.join(',')} ` +
+      `-p cql.port=${req.port} -p cql.keyspace=${req.keyspace} -p table=${req.table} ` +
+      `-p cql.replicationFactor=${req.replicationFactor} -p fieldcount=${req.fieldCount}`,
+    'echo fleetbench-schema ok',
+  ];
+}
