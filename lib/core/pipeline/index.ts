@@ -10,3 +10,4 @@ export * from './states';
 export * from './named-queries';
 export * from './costing';
 export * from './steps';
+export * from './regressions';

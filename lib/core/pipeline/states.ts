@@ -15,6 +15,7 @@ export const TASK_STATES = {
   CheckCell: 'checkCell',
   AggregateCell: 'aggregateCell',
   Report: 'report',
+  DetectRegressions: 'detectRegressions',
   Teardown: 'teardown',
   TeardownAfterFailure: 'teardown',
 } as const;
@@ -39,4 +40,5 @@ export const STEP_ENTRIES: Record<StepName, string> = {
   aggregateCell: 'aggregate-cell.ts',
   report: 'report.ts',
   teardown: 'teardown.ts',
+  detectRegressions: 'detect-regressions.ts',
 };
