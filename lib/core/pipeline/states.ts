@@ -21,6 +21,12 @@ export const TASK_STATES = {
 } as const;
 
 export type TaskStateName = keyof typeof TASK_STATES;
+
+/**
+ * Task states whose failure does not fail the run: caught into the normal Teardown (the run's results
+ * are already written when they run). The run still reports the error.
+ */
+export const NON_FATAL_STATES: readonly TaskStateName[] = ['DetectRegressions'];
 export type StepName = (typeof TASK_STATES)[TaskStateName];
 
 /** Every step with a Lambda (one function per step; the two teardown states share one). */
