@@ -1,8 +1,8 @@
 /**
  * DetectRegressions: after a run's Report, change-point detection (lib/core/regression) over the spec's
  * history of `cells` rows, read through the object store (`tables/cells/run_date=…/spec_name=…/`, one
- * partition prefix per day of the look-back), so the step does the same thing on S3 and in a local
- * results directory. New change points and a suspect newest run become `changes` rows; a confirmed
+ * listing per month of the look-back), so the step does the same thing on S3 and in a local results
+ * directory. New change points and a suspect newest run become `changes` rows; a confirmed
  * regression not alerted before publishes `Regression` = 1 (else 0) and an SNS message naming the
  * metric, the cell, the run where it began and the magnitude.
  *
@@ -23,14 +23,7 @@ import {
   type Change,
   type SeriesAnalysis,
 } from '../regression';
-import {
-  runDate,
-  tableObjectKey,
-  tablePartitionPrefix,
-  toJsonLines,
-  validateRow,
-  type Row,
-} from '../results/rows';
+import { runDate, tableObjectKey, toJsonLines, validateRow, type Row } from '../results/rows';
 import { tableDef, type TableDef } from '../results/schema';
 import { checkRun, type RunContext } from './context';
 
@@ -64,7 +57,7 @@ export interface LocatedRow {
   where: string;
 }
 
-/** The day partitions `[from, to]` of a table for one spec, as keys in the store. */
+/** The rows of one spec's partitions of a table for the days `[from, to]` (UTC), with where each came from. */
 export async function readSpecTable(
   store: ObjectStore,
   table: TableDef['name'],
@@ -72,14 +65,27 @@ export async function readSpecTable(
   range: { fromMs: number; toMs: number },
   concurrency = 16,
 ): Promise<LocatedRow[]> {
-  const days: string[] = [];
-  const first = Date.parse(runDate(range.fromMs));
-  for (let t = first; t <= range.toMs; t += DAY_MS) days.push(runDate(t));
-  const keys = (
-    await mapLimit(days, concurrency, (d) => store.list(tablePartitionPrefix(table, d, specName)))
-  )
+  // One listing per month (`tables/<table>/run_date=YYYY-MM`), keeping this spec's partitions of the
+  // days in range: a request per month and per 1,000 keys instead of one per day (366 for a year).
+  const fromDay = runDate(range.fromMs);
+  const toDay = runDate(range.toMs);
+  const months: string[] = [];
+  let y = Number(fromDay.slice(0, 4));
+  let m = Number(fromDay.slice(5, 7));
+  for (;;) {
+    const ym = `${y}-${String(m).padStart(2, '0')}`;
+    if (ym > toDay.slice(0, 7)) break;
+    months.push(ym);
+    if (++m > 12) [y, m] = [y + 1, 1];
+  }
+  const specSegment = `spec_name=${encodeURIComponent(specName)}`;
+  const keys = (await mapLimit(months, concurrency, (ym) => store.list(`tables/${table}/run_date=${ym}`)))
     .flat()
-    .filter((k) => k.endsWith('.jsonl'));
+    .filter((k) => {
+      const [, , date, spec, file] = k.split('/');
+      const day = date?.slice('run_date='.length) ?? '';
+      return spec === specSegment && day >= fromDay && day <= toDay && file?.endsWith('.jsonl') === true;
+    });
   const bodies = await mapLimit(keys, concurrency, (k) => store.get(k));
   const out: LocatedRow[] = [];
   const issues: Issue[] = [];
@@ -229,7 +235,9 @@ function suspectRow(
   };
 }
 
-const pct = (x: number | null) => (x === null ? '±∞' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
+/** ASCII only: it goes into the SNS subject (printable ASCII, under 100 characters). */
+/** ASCII only: it goes into the SNS subject (printable ASCII, under 100 characters). */
+const pct = (x: number | null) => (x === null ? 'from 0' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
 
 export async function detectRegressions(
   input: { run: unknown },

@@ -187,12 +187,3 @@ export function toJsonLines(table: TableDef, rows: Row[]): string {
 export function tableObjectKey(table: TableDef, meta: RunMeta, file: string): string {
   return `tables/${table.name}/run_date=${runDate(meta.startedAtMs)}/spec_name=${encodeURIComponent(meta.specName)}/${file}.jsonl`;
 }
-
-/** Key prefix of one partition of a table: `tables/<table>/run_date=<date>/spec_name=<name>/`. */
-export function tablePartitionPrefix(
-  table: TableDef['name'],
-  runDateValue: string,
-  specName: string,
-): string {
-  return `tables/${table}/run_date=${runDateValue}/spec_name=${encodeURIComponent(specName)}/`;
-}

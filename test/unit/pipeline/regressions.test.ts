@@ -13,7 +13,8 @@ import { tableDef } from '../../../lib/core/results/schema';
 import { FsStore } from '../../../lib/local/fs-store';
 
 const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 0, 1, 2, 0, 0);
+// runs cross a month and a year boundary (the history is listed per month)
+const T0 = Date.UTC(2025, 11, 26, 2, 0, 0);
 const SPEC = 'nightly';
 const CELL = 'ddb.uniform.r50.t1000';
 
@@ -165,7 +166,7 @@ describe('detectRegressions (pipeline step) over a directory store', () => {
     expect(m.message).toContain(`intended_p99_us of cell ${CELL}`);
     expect(m.message).toContain(`began at run ${runId(8)}`);
     expect(m.message).toMatch(/magnitude 3\d\.\d%/);
-    expect(m.message).toContain(`tables/changes/run_date=2026-01-11/spec_name=${SPEC}/${runId(10)}.jsonl`);
+    expect(m.message).toContain(`tables/changes/run_date=2026-01-05/spec_name=${SPEC}/${runId(10)}.jsonl`);
     // run 11: the same change is not written or alerted again
     expect(w.results[11]!.rowsWritten).toBe(0);
     expect(w.results[11]!.newRegressions).toBe(0);
@@ -200,6 +201,16 @@ describe('detectRegressions (pipeline step) over a directory store', () => {
     ]);
     expect(regressionValues(w)).toEqual(Array(10).fill(0));
     expect(w.messages).toEqual([]);
+  });
+
+  it('reads 365 days of history before the run, and nothing after it', async () => {
+    await addRun(w, -400, { p99: 9000 });
+    await addRun(w, -300, {});
+    for (let i = 0; i < 3; i++) await addRun(w, i, {});
+    await addRun(w, 5, { p99: 9000 });
+    const r = await detectAfter(w, 2);
+    // runs -300, 0, 1, 2: not -400 (older than 365 days) nor 5 (after run 2)
+    expect(r.runs).toBe(4);
   });
 
   it('leaves incomplete cells out (a missing run for that cell)', async () => {
