@@ -15,9 +15,14 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|tables)?\/?\*)\]$/,
+      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|tables|tables\/changes)?\/?\*)\]$/,
     reason:
       'CDK bucket grants: object actions under the runs/ and tables/ prefixes of the results bucket (listing needs the bucket).',
+  },
+  {
+    pattern: /^AwsSolutions-IAM5\[Action::kms:GenerateDataKey\*\]$/,
+    reason:
+      "CDK's SNS publish grant on the run-events topic's own customer managed key: SNS server-side encryption needs a data key (the grant is on that key only).",
   },
   {
     pattern:

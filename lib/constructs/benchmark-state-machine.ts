@@ -23,7 +23,7 @@ const J = sfn.JsonPath;
 
 /**
  * The benchmark state machine (Standard): Plan → Provision (target ∥ fleet) → WaitReady → load
- * loop → cell loop (Configure → Start → Wait → Check … → Aggregate) → Report → Teardown. Every Task
+ * loop → cell loop (Configure → Start → Wait → Check … → Aggregate) → Report → DetectRegressions → Teardown. Every Task
  * catches States.ALL into TeardownAfterFailure and then Fail; Tasks inside the Parallel are caught by
  * the Parallel. Task state names come from lib/core/pipeline/states.ts.
  */
@@ -63,8 +63,13 @@ export class BenchmarkStateMachine extends Construct {
         fn = new BenchmarkFunction(this, `${fid}Fn`, {
           entry,
           environment: env,
-          timeout: step === 'aggregateCell' ? Duration.minutes(10) : Duration.minutes(2),
-          memorySize: step === 'aggregateCell' ? 2048 : 512,
+          timeout:
+            step === 'aggregateCell'
+              ? Duration.minutes(10)
+              : step === 'detectRegressions'
+                ? Duration.minutes(5)
+                : Duration.minutes(2),
+          memorySize: step === 'aggregateCell' ? 2048 : step === 'detectRegressions' ? 1024 : 512,
         });
         byEntry.set(entry, fn);
       }
@@ -213,7 +218,12 @@ export class BenchmarkStateMachine extends Construct {
     );
     nextLoad.next(moreLoads);
 
-    reportTask.next(teardownTask);
+    // Regression detection after the results are written. Its failure must not fail the run (the rows are
+    // already in the tables): caught into the normal Teardown with the error kept in $.regressionsError.
+    const detectTask = task('DetectRegressions', runPayload, '$.regressions');
+    detectTask.addCatch(teardownTask, { errors: ['States.ALL'], resultPath: '$.regressionsError' });
+    reportTask.next(detectTask);
+    detectTask.next(teardownTask);
     teardownTask.next(done);
 
     const definition = init
@@ -368,6 +378,10 @@ export class BenchmarkStateMachine extends Construct {
     runsWrite(f.report);
     bucket.grantPut(f.report, 'tables/*');
     props.topic.grantPublish(f.report);
+    // DetectRegressions: reads the spec's table partitions, writes changes rows, publishes the alert
+    bucket.grantRead(f.detectRegressions, 'tables/*');
+    bucket.grantPut(f.detectRegressions, 'tables/changes/*');
+    props.topic.grantPublish(f.detectRegressions);
     // Teardown, and the abort rule's handler
     for (const fn of [f.teardown, this.onAbortFunction]) {
       runsRead(fn);

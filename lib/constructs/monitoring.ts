@@ -1,5 +1,7 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -19,22 +21,90 @@ export const CELL_METRICS = [
   'MonthlyCostOnDemand',
 ] as const;
 
+/** Published by DetectRegressions: 1 when a detection found a new confirmed regression, else 0. */
+export const REGRESSION_METRIC = 'Regression';
+
 /**
- * The SNS topic for run completion and failure (encrypted, TLS only) and the dashboard: every cell
- * metric, plus DynamoDB's own consumed capacity and throttles of the fleetbench-* tables.
+ * The SNS topic for run completion and failure (encrypted, TLS only), the dashboard (every cell metric,
+ * plus DynamoDB's own consumed capacity and throttles of the fleetbench-* tables), and the alarm on the
+ * Regression metric, whose action publishes to the topic.
+ *
+ * The topic's key is a customer managed key: CloudWatch alarms cannot publish to a topic encrypted with
+ * the AWS managed key alias/aws/sns (its key policy cannot grant cloudwatch.amazonaws.com kms:Decrypt /
+ * GenerateDataKey, and the alarm action then fails with "CloudWatch Alarms does not have authorization to
+ * access the SNS topic encryption key").
  */
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
+  readonly topicKey: kms.Key;
+  readonly regressionAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
     const stack = Stack.of(this);
+    this.topicKey = new kms.Key(this, 'TopicKey', {
+      description: 'fleetbench run events topic (SNS) encryption',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.topic = new sns.Topic(this, 'RunEvents', {
       displayName: 'fleetbench runs',
       enforceSSL: true,
-      masterKey: kms.Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
+      masterKey: this.topicKey,
     });
+
+    // Regression alarm: any detection that found a new confirmed regression (Maximum ≥ 1 in 5 minutes);
+    // no data (no run ended) is not breaching, so the alarm returns to OK and fires again on the next one.
+    const alarmName = `${stack.stackName}-fleetbench-regression`;
+    this.regressionAlarm = new cloudwatch.Alarm(this, 'RegressionAlarm', {
+      alarmName,
+      alarmDescription:
+        'A scheduled spec regressed: a confirmed change point for the worse in a metric of its history ' +
+        '(the SNS message from DetectRegressions names the metric, the cell, the first run and the magnitude; ' +
+        '`fleetbench regressions --spec <name>` lists them).',
+      metric: new cloudwatch.Metric({
+        namespace: 'Fleetbench',
+        metricName: REGRESSION_METRIC,
+        statistic: 'Maximum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.regressionAlarm.addAlarmAction(new cwActions.SnsAction(this.topic));
+    // CloudWatch alarms of this account and region (this one and the janitor's) may publish to the topic
+    // and use its key; aws:SourceArn / aws:SourceAccount guard against the confused deputy
+    const alarmArns = stack.formatArn({
+      service: 'cloudwatch',
+      resource: 'alarm',
+      resourceName: '*',
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const fromAlarms = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: { 'aws:SourceArn': alarmArns },
+    };
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: fromAlarms,
+      }),
+    );
+    this.topicKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AlarmsEncrypt',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromAlarms,
+      }),
+    );
     const search = (expr: string, label: string, stat = 'Average') =>
       new cloudwatch.MathExpression({
         expression: `SEARCH('${expr}', '${stat}', 300)`,
@@ -71,6 +141,11 @@ export class Monitoring extends Construct {
         ddb('ConsumedWriteCapacityUnits'),
       ]),
     );
-    this.dashboard.addWidgets(w('DynamoDB throttled requests', [ddb('ThrottledRequests')]));
+    this.dashboard.addWidgets(
+      w('DynamoDB throttled requests', [ddb('ThrottledRequests')]),
+      w('Regressions detected (per spec)', [
+        search(`{Fleetbench,Spec} MetricName="${REGRESSION_METRIC}"`, REGRESSION_METRIC, 'Maximum'),
+      ]),
+    );
   }
 }

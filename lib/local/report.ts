@@ -3,8 +3,17 @@
  * cell's result row, and the interval rows; writes `runs/<runId>/report.html`.
  */
 import * as path from 'node:path';
-import { cellKey, readPlan, type CellResult } from '../core/pipeline';
-import type { ReportCell, ReportData, ReportPoint } from '../core/report/html';
+import {
+  analyzeHistory,
+  cellKey,
+  checkRun,
+  contextKey,
+  readHistory,
+  readPlan,
+  type CellResult,
+} from '../core/pipeline';
+import { METRICS } from '../core/regression';
+import type { ReportCell, ReportData, ReportHistory, ReportPoint } from '../core/report/html';
 import { renderReport } from '../core/report/html';
 import type { Row } from '../core/results/rows';
 import { NotFoundError, type ObjectStore } from '../core/store';
@@ -100,7 +109,52 @@ export async function buildReportData(
         if (line.trim()) rows.push(JSON.parse(line) as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
   }
-  return { runId, specName: plan.specName, startedAt: startedAt || 'unknown', status, cells, series, notes };
+  const history = await historyOf(store, runId).catch((err: unknown) => {
+    notes.push(`no history chart: ${(err as Error).message}`);
+    return [];
+  });
+  return {
+    runId,
+    specName: plan.specName,
+    startedAt: startedAt || 'unknown',
+    status,
+    cells,
+    series,
+    notes,
+    ...(history.length ? { history } : {}),
+  };
+}
+
+/**
+ * The spec's history up to this run, read and analysed by the same code as the DetectRegressions step:
+ * one chart per metric, one line per cell, x = the run's number in the spec's history (1 = oldest), change
+ * points (confirmed or pending) marked. Empty when the spec has fewer than 2 runs.
+ */
+export async function historyOf(store: ObjectStore, runId: string): Promise<ReportHistory[]> {
+  const run = checkRun(await store.getJson(contextKey(runId)));
+  const history = await readHistory(store, run);
+  const analyses = analyzeHistory(history, run.specName);
+  const times = new Map<string, number>();
+  for (const a of analyses) for (const p of a.points) times.set(p.runId, p.timeMs);
+  const runs = [...times.keys()].sort((x, y) => times.get(x)! - times.get(y)! || (x < y ? -1 : 1));
+  if (runs.length < 2) return [];
+  const number = new Map(runs.map((r, i) => [r, i + 1]));
+  const out: ReportHistory[] = [];
+  for (const m of METRICS) {
+    const mine = analyses.filter((a) => a.key.metric === m.id);
+    const series = mine
+      .map((a) => ({
+        name: a.key.cell,
+        points: a.points
+          .filter((p) => p.value !== null)
+          .map((p) => [number.get(p.runId)!, p.value!] as [number, number]),
+        changes: a.changes.map((c) => number.get(c.runId)!),
+      }))
+      .filter((s) => s.points.length > 0);
+    if (!series.length) continue;
+    out.push({ metric: m.id, unit: m.unit, points: [], changes: [], series });
+  }
+  return out;
 }
 
 /** Writes the report into the store and returns its path on disk. */

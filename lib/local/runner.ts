@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
 import { InputError } from '../core/errors';
-import { TASK_STATES, runKey, teardown, type TaskStateName } from '../core/pipeline';
+import { NON_FATAL_STATES, TASK_STATES, runKey, teardown, type TaskStateName } from '../core/pipeline';
 import { StepFailedError, systemClock, type Ports } from '../core/ports';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
@@ -52,6 +52,11 @@ export interface LocalRunOptions {
   onFleet?: (fleet: LocalFleet) => void;
   /** Called once the stand-in ScyllaDB cluster exists (specs with scylla-ec2 targets). */
   onCluster?: (cluster: LocalCluster) => void;
+  /**
+   * A DynamoDB Local already running, used instead of starting one (and left running): a sequence of
+   * runs can share one. Each run's tables are its own (named after the run) and its teardown deletes them.
+   */
+  dynamoDbLocal?: DynamoDbLocal;
 }
 
 export interface LocalRunResult {
@@ -59,6 +64,8 @@ export interface LocalRunResult {
   status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
   error?: string;
   failedState?: string;
+  /** Non-fatal states that failed (the run went on to teardown): state and message. */
+  warnings?: string[];
   reportFile?: string;
   resultsDir: string;
 }
@@ -94,9 +101,10 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   let cluster: LocalCluster | undefined;
   let ports: Ports | undefined;
   let failedState: string | undefined;
+  const warnings: string[] = [];
   let lastProgress = 0;
   try {
-    ddb = await startDynamoDbLocal();
+    ddb = o.dynamoDbLocal ?? (await startDynamoDbLocal());
     out(`  DynamoDB Local on ${ddb.endpoint}`);
     fleet = new LocalFleet({
       bundleDir: path.dirname(built.bundleLibDir),
@@ -138,8 +146,10 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
         if (state === 'StartCell')
           out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
         else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
+        const nonFatal = NON_FATAL_STATES.includes(state);
         if ([o.failAt ?? []].flat().includes(state)) {
-          failedState ??= state;
+          if (nonFatal) warnings.push(`${state}: fault injected by the test`);
+          else failedState ??= state;
           throw new StepFailedError(state, 'fault injected by the test');
         }
         try {
@@ -147,7 +157,8 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
           if (state === 'Plan') cells = (result as { cellCount: number }).cellCount;
           return result;
         } catch (err) {
-          failedState ??= state;
+          if (nonFatal) warnings.push(`${state}: ${(err as Error).message}`);
+          else failedState ??= state;
           out(`  [${state}] failed: ${(err as Error).message}`);
           throw err;
         }
@@ -206,7 +217,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   } finally {
     await fleet?.killAll();
     await cluster?.killAll();
-    await ddb?.stop();
+    if (ddb !== o.dynamoDbLocal) await ddb?.stop();
   }
 
   async function finish(status: LocalRunResult['status'], error?: string): Promise<LocalRunResult> {
@@ -216,6 +227,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       resultsDir,
       ...(error ? { error } : {}),
       ...(failedState ? { failedState } : {}),
+      ...(warnings.length ? { warnings } : {}),
     };
     try {
       result.reportFile = await writeRunReport(store, resultsDir, runId, status);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { TASK_STATES } from '../../lib/core/pipeline/states';
+import { NON_FATAL_STATES, TASK_STATES } from '../../lib/core/pipeline/states';
 import { TABLES } from '../../lib/core/results/schema';
 import { NAG_ACKNOWLEDGEMENTS, applyNagSuppressions } from '../../stacks/nag-suppressions';
 import { FleetbenchStack } from '../../stacks/fleetbench-stack';
@@ -75,6 +75,14 @@ describe('BenchmarkStateMachine', () => {
   it('catches every error of every Task into TeardownAfterFailure (Parallel branches via the Parallel)', () => {
     for (const [name, s, parent] of allStates(definition)) {
       if (s.Type !== 'Task' || name === 'TeardownAfterFailure') continue;
+      if ((NON_FATAL_STATES as readonly string[]).includes(name)) {
+        // non-fatal (regression detection): caught into the normal Teardown
+        expect({ name, next: s.Catch?.find((x) => x.ErrorEquals.includes('States.ALL'))?.Next }).toEqual({
+          name,
+          next: 'Teardown',
+        });
+        continue;
+      }
       const holder = parent ? definition.States[parent]! : s;
       const c = holder.Catch?.find((x) => x.ErrorEquals.includes('States.ALL'));
       expect({ name, next: c?.Next }).toEqual({ name, next: 'TeardownAfterFailure' });
@@ -82,8 +90,13 @@ describe('BenchmarkStateMachine', () => {
     const td = definition.States.TeardownAfterFailure!;
     expect(td.Next).toBe('RunFailed');
     expect(definition.States.RunFailed!.Type).toBe('Fail');
-    // the normal path ends with Teardown too
-    expect(definition.States.Report!.Next).toBe('Teardown');
+    // the normal path ends with Teardown too, after regression detection, whose failure does not fail
+    // the run (the results are already written) but still goes to Teardown
+    expect(definition.States.Report!.Next).toBe('DetectRegressions');
+    expect(definition.States.DetectRegressions!.Next).toBe('Teardown');
+    expect(definition.States.DetectRegressions!.Catch).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Teardown' }),
+    ]);
     expect(definition.States.Teardown!.Next).toBe('Done');
   });
 
@@ -243,6 +256,76 @@ describe('ResultsLake', () => {
       }),
     });
     expect(Object.keys(template.findResources('AWS::Athena::NamedQuery')).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('Monitoring: regression alarm', () => {
+  const topicLogicalId = () => Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
+
+  it('alarms on Fleetbench/Regression (no dimensions, Maximum ≥ 1) and publishes to the topic', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Fleetbench',
+      MetricName: 'Regression',
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: topicLogicalId() }],
+    });
+    const alarm = Object.values(
+      template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Regression' } }),
+    )[0] as { Properties: Record<string, unknown> };
+    expect(alarm.Properties.Dimensions).toBeUndefined();
+  });
+
+  it('the topic uses a rotated customer managed key that CloudWatch alarms of this account may use', () => {
+    const topic = Object.values(template.findResources('AWS::SNS::Topic'))[0] as {
+      Properties: { KmsMasterKeyId: { 'Fn::GetAtt': [string, string] } };
+    };
+    const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    const key = template.findResources('AWS::KMS::Key')[keyId] as {
+      Properties: { EnableKeyRotation: boolean; KeyPolicy: { Statement: Record<string, unknown>[] } };
+    };
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    const cw = key.Properties.KeyPolicy.Statement.find((s) => s.Sid === 'AlarmsEncrypt')!;
+    expect(cw.Principal).toEqual({ Service: 'cloudwatch.amazonaws.com' });
+    expect(cw.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+    expect(JSON.stringify(cw.Condition)).toMatch(
+      /aws:SourceAccount.*aws:SourceArn|aws:SourceArn.*aws:SourceAccount/,
+    );
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'AlarmsPublish',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('DetectRegressions: reads tables/, writes only tables/changes/, publishes to the topic', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
+    }[];
+    const mine = policies.filter((p) => JSON.stringify(p.Properties.Roles).includes('DetectRegressionsFn'));
+    expect(mine.length).toBeGreaterThan(0);
+    const stmts = mine.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const withAction = (a: string) => stmts.filter((s) => ([] as unknown[]).concat(s.Action).includes(a));
+    const puts = withAction('s3:PutObject');
+    expect(puts).toHaveLength(1);
+    expect(JSON.stringify(puts[0]!.Resource)).toMatch(/\/tables\/changes\/\*"/);
+    expect(JSON.stringify(withAction('s3:GetObject*').map((s) => s.Resource))).toMatch(/\/tables\/\*"/);
+    expect(JSON.stringify(withAction('s3:GetObject*').map((s) => s.Resource))).not.toMatch(/\/runs\//);
+    expect(withAction('sns:Publish')).toHaveLength(1);
+    for (const s of stmts) {
+      const actions = ([] as string[]).concat(s.Action as string | string[]);
+      expect(actions.filter((a) => /^(ec2|ssm|dynamodb|states):/.test(a))).toEqual([]);
+    }
   });
 });
 

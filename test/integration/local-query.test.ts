@@ -83,6 +83,45 @@ describe('local SQL over the result tables (DuckDB)', () => {
     }
   });
 
+  it('exposes the changes table written by regression detection', async () => {
+    const changes = tableDef('changes');
+    const m = runsMeta[2]!;
+    writeTable(dir, changes, m, [
+      row(changes, {
+        run_date: '2026-11-22',
+        spec_name: 'nightly',
+        run_id: 'r3',
+        detected_at_ms: m.startedAtMs + 1000,
+        target_id: 'ddb',
+        cell_id: 'ddb.zipfian.r50.t300',
+        metric: 'intended_p99_us',
+        better: 'lower',
+        kind: 'regression',
+        status: 'suspect',
+        change_run_id: 'r3',
+        change_run_at_ms: m.startedAtMs,
+        mean_before: 11_000,
+        mean_after: 22_000,
+        n_before: 2,
+        n_after: 1,
+        magnitude: 1,
+        forward_change: 1,
+        method: 'guard',
+        options_json: '{}',
+      }),
+    ]);
+    const db = await openLocalDb(dir);
+    try {
+      expect(
+        await db.query(
+          "SELECT change_run_id, status, forward_change, p_value FROM changes WHERE spec_name = 'nightly'",
+        ),
+      ).toEqual([{ change_run_id: 'r3', status: 'suspect', forward_change: 1, p_value: null }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('runs every named query of the Athena workgroup', async () => {
     const db = await openLocalDb(dir);
     try {

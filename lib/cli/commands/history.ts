@@ -5,10 +5,13 @@
 import { Command } from 'commander';
 import { InputError } from '../../core/errors';
 import { METRICS, analyzeSeries, buildSeries, metricDef } from '../../core/regression';
-import { loadTables } from './regressions';
+import { DEFAULT_RESULTS_DIR } from './query';
+import { historyDir, loadTables } from './regressions';
 
 interface HistoryOptions {
-  dir: string;
+  dir?: string;
+  local?: boolean;
+  results?: string;
   metric: string;
   target?: string;
   cell?: string;
@@ -19,7 +22,9 @@ export function register(program: Command): void {
   program
     .command('history <spec>')
     .description("Print a metric's history per target and cell, with change points marked")
-    .requiredOption('--dir <path>', 'results root or directory of cells rows (JSON lines)')
+    .option('--dir <path>', 'results root or directory of cells rows (JSON lines)')
+    .option('--local', 'read the local results directory (what `fleetbench run --local` writes)')
+    .option('--results <dir>', `local results directory for --local (default ${DEFAULT_RESULTS_DIR})`)
     .requiredOption('--metric <id>', `one of ${METRICS.map((m) => m.id).join(', ')}`)
     .option('--target <id>', 'only this target')
     .option('--cell <id>', 'only this cell')
@@ -33,14 +38,15 @@ export function register(program: Command): void {
           },
         ]);
       }
-      const { cells, runStarts } = loadTables(o.dir);
+      const dir = historyDir(o);
+      const { cells, runStarts } = loadTables(dir);
       const series = buildSeries(
         cells.map((c) => c.row),
         { spec, runStarts, metrics: [o.metric], where: (i) => cells[i].where },
       ).filter((s) => (!o.target || s.key.target === o.target) && (!o.cell || s.key.cell === o.cell));
       if (series.length === 0) {
         throw new InputError([
-          { path: 'spec', message: `no cells rows for spec "${spec}" (with the given filters) in ${o.dir}` },
+          { path: 'spec', message: `no cells rows for spec "${spec}" (with the given filters) in ${dir}` },
         ]);
       }
       const analyses = series.map((s) => analyzeSeries(s));

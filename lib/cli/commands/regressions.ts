@@ -1,13 +1,16 @@
 /**
- * `fleetbench regressions [--dir <results>] [--spec <name>] [--metric <id,...>] [--all] [--json]`:
- * change points over the history of every spec × target × cell × metric in a directory of `cells` rows
- * (JSON lines). With a results root (`<dir>/tables/cells/...`), run start times come from
+ * `fleetbench regressions (--dir <results> | --local [--results <dir>]) [--spec <name>] [--metric <id,...>]
+ * [--all] [--json]`: change points over the history of every spec × target × cell × metric in a directory
+ * of `cells` rows (JSON lines). With a results root (`<dir>/tables/cells/...`), run start times come from
  * `<dir>/tables/runs/...` when present; otherwise every `*.jsonl` below `--dir` is read as cells rows.
+ * `--local` reads the local results directory `fleetbench run --local` writes. Incomplete cells are left
+ * out (a missing run for that cell), as the pipeline's DetectRegressions step does.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { InputError, Issue } from '../../core/errors';
+import { DEFAULT_RESULTS_DIR } from './query';
 import {
   AnalyzeOptions,
   Change,
@@ -20,7 +23,9 @@ import {
 } from '../../core/regression';
 
 interface RegressionsOptions {
-  dir: string;
+  dir?: string;
+  local?: boolean;
+  results?: string;
   spec?: string;
   metric?: string;
   window?: string;
@@ -79,7 +84,7 @@ export function loadTables(dir: string): { cells: Located[]; runStarts: Map<stri
   const cellsDir = path.join(dir, 'tables', 'cells');
   const runsDir = path.join(dir, 'tables', 'runs');
   const isRoot = fs.existsSync(cellsDir);
-  const cells = readJsonLines(jsonlFiles(isRoot ? cellsDir : dir));
+  const cells = readJsonLines(jsonlFiles(isRoot ? cellsDir : dir)).filter((c) => c.row.incomplete !== true);
   const runStarts = new Map<string, number>();
   if (isRoot && fs.existsSync(runsDir)) {
     for (const { row } of readJsonLines(jsonlFiles(runsDir))) {
@@ -94,6 +99,33 @@ export function loadTables(dir: string): { cells: Located[]; runStarts: Map<stri
     ]);
   }
   return { cells, runStarts };
+}
+
+/** The directory to read: `--dir`, or with `--local` the local results directory. */
+export function historyDir(o: { dir?: string; local?: boolean; results?: string }): string {
+  if (o.local && o.dir !== undefined) {
+    throw new InputError([
+      { path: '--dir', message: 'give either --dir <path> or --local [--results <dir>], not both' },
+    ]);
+  }
+  if (o.local) {
+    const dir = o.results ?? DEFAULT_RESULTS_DIR;
+    if (!fs.existsSync(path.join(dir, 'tables', 'cells'))) {
+      throw new InputError([
+        {
+          path: '--results',
+          message: `no local results in ${dir} (expected ${path.join(dir, 'tables', 'cells')}; run \`fleetbench run <spec> --local\` first)`,
+        },
+      ]);
+    }
+    return dir;
+  }
+  if (o.dir === undefined) {
+    throw new InputError([
+      { path: '--dir', message: 'expected --dir <results root or directory of cells rows>, or --local' },
+    ]);
+  }
+  return o.dir;
 }
 
 function num(flag: string, v: string | undefined): number | undefined {
@@ -177,7 +209,9 @@ export function register(program: Command): void {
   program
     .command('regressions')
     .description('List change points (regressions and improvements) over the history of each metric')
-    .requiredOption('--dir <path>', 'results root or directory of cells rows (JSON lines)')
+    .option('--dir <path>', 'results root or directory of cells rows (JSON lines)')
+    .option('--local', 'read the local results directory (what `fleetbench run --local` writes)')
+    .option('--results <dir>', `local results directory for --local (default ${DEFAULT_RESULTS_DIR})`)
     .option('--spec <name>', 'only this spec')
     .option('--metric <ids>', 'comma-separated metric ids (default: all)')
     .option('--window <n>', 'points per window (default 50)')
@@ -188,7 +222,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action((o: RegressionsOptions) => {
       const options: AnalyzeOptions = { detect: flagOptions(o) };
-      const { cells, runStarts } = loadTables(o.dir);
+      const dir = historyDir(o);
+      const { cells, runStarts } = loadTables(dir);
       const series = buildSeries(
         cells.map((c) => c.row),
         {
@@ -199,7 +234,7 @@ export function register(program: Command): void {
         },
       );
       if (o.spec !== undefined && series.length === 0) {
-        throw new InputError([{ path: '--spec', message: `no cells rows for spec "${o.spec}" in ${o.dir}` }]);
+        throw new InputError([{ path: '--spec', message: `no cells rows for spec "${o.spec}" in ${dir}` }]);
       }
       const doc = regressionsDocument(analyzeAll(series, options), Boolean(o.all), options);
       if (o.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');

@@ -11,3 +11,4 @@ export * from './named-queries';
 export * from './costing';
 export * from './steps';
 export * from './follow';
+export * from './regressions';

@@ -15,11 +15,18 @@ export const TASK_STATES = {
   CheckCell: 'checkCell',
   AggregateCell: 'aggregateCell',
   Report: 'report',
+  DetectRegressions: 'detectRegressions',
   Teardown: 'teardown',
   TeardownAfterFailure: 'teardown',
 } as const;
 
 export type TaskStateName = keyof typeof TASK_STATES;
+
+/**
+ * Task states whose failure does not fail the run: caught into the normal Teardown (the run's results
+ * are already written when they run). The run still reports the error.
+ */
+export const NON_FATAL_STATES: readonly TaskStateName[] = ['DetectRegressions'];
 export type StepName = (typeof TASK_STATES)[TaskStateName];
 
 /** Every step with a Lambda (one function per step; the two teardown states share one). */
@@ -39,4 +46,5 @@ export const STEP_ENTRIES: Record<StepName, string> = {
   aggregateCell: 'aggregate-cell.ts',
   report: 'report.ts',
   teardown: 'teardown.ts',
+  detectRegressions: 'detect-regressions.ts',
 };

@@ -7,6 +7,7 @@ import type { Ports } from '../ports';
 import { aggregateCellStep } from './aggregate';
 import type { PhaseJob } from './context';
 import { checkPhase, configureCell, startPhase, type StartInput } from './phase';
+import { detectRegressions } from './regressions';
 import { provisionFleet, provisionTarget, waitReady, type ReadyState } from './provision';
 import { teardown, type TeardownInput } from './teardown';
 
@@ -21,4 +22,5 @@ export const STEPS = {
   checkCell: (e: { job: PhaseJob }, p: Ports) => checkPhase(e.job, p),
   aggregateCell: (e: { run: unknown; index: number }, p: Ports) => aggregateCellStep(e, p),
   teardown: (e: TeardownInput, p: Ports) => teardown(e, p),
+  detectRegressions: (e: { run: unknown }, p: Ports) => detectRegressions(e, p),
 };

@@ -41,8 +41,8 @@ export function eventsPerPhase(kind: 'load' | 'run'): number {
 
 export function fixedEvents(): number {
   const ready = Math.ceil(READY_TIMEOUT_SECONDS / READY_POLL_SECONDS) * (TASK + CHOICE + WAIT);
-  // start/end, Plan, Parallel with two branches, passes, Report, Teardown, Succeed
-  return 2 + TASK + (4 + 2 * TASK) + 3 * 2 + ready + 2 * TASK + 2;
+  // start/end, Plan, Parallel with two branches, passes, Report, DetectRegressions, Teardown, Succeed
+  return 2 + TASK + (4 + 2 * TASK) + 3 * 2 + ready + 3 * TASK + 2;
 }
 
 export function historyBudget(

@@ -43,8 +43,12 @@ export interface ReportPoint {
 export interface ReportHistory {
   metric: string;
   unit: string;
+  /** (run number, value) */
   points: [number, number][];
+  /** run numbers where a change began */
   changes: number[];
+  /** one line per cell instead of `points`/`changes` (run numbers shared by all cells) */
+  series?: { name: string; points: [number, number][]; changes: number[] }[];
 }
 
 export interface ReportData {
@@ -260,7 +264,9 @@ export function renderReport(d: ReportData): string {
           title: `${h.metric} over runs`,
           xLabel: 'run',
           yLabel: h.unit,
-          series: [{ name: h.metric, points: h.points, marks: h.changes }],
+          series: h.series?.length
+            ? h.series.map((s) => ({ name: s.name, points: s.points, marks: s.changes }))
+            : [{ name: h.metric, points: h.points, marks: h.changes }],
           height: 240,
         }),
       );

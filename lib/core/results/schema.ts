@@ -18,7 +18,7 @@ export interface Column {
 }
 
 export interface TableDef {
-  name: 'runs' | 'cells' | 'intervals';
+  name: 'runs' | 'cells' | 'intervals' | 'changes';
   description: string;
   partitionKeys: Column[];
   columns: Column[];
@@ -166,6 +166,47 @@ export const TABLES: readonly TableDef[] = [
       col('p50_us', 'double', 'median latency, µs'),
       col('p99_us', 'double', '99th percentile latency, µs'),
       col('max_us', 'double', 'maximum latency, µs'),
+    ],
+  },
+  {
+    name: 'changes',
+    description:
+      'Regression detection (docs/regression.md): one row per change point or suspect newest run found by ' +
+      'the detection after a run, written once per (series, first run of the change, status); partitioned ' +
+      'by the detecting run.',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'the run after which detection ran'),
+      col('detected_at_ms', 'bigint', 'when detection ran, epoch ms'),
+      col('target_id', 'string', 'the series: target id'),
+      col('cell_id', 'string', 'the series: cell id'),
+      col('metric', 'string', 'metric id (intended_p99_us, good_ops_per_sec, ...; docs/regression.md)'),
+      col('better', 'string', 'lower or higher: which way the metric improves'),
+      col('kind', 'string', 'regression (worse in the metric direction) or improvement'),
+      col(
+        'status',
+        'string',
+        'confirmed; pending (fewer than minSegment runs after it); suspect (newest-run guard only)',
+      ),
+      col('change_run_id', 'string', 'first run of the new regime (suspect: the newest run)'),
+      col('change_run_at_ms', 'bigint', 'start of that run (else its window start), epoch ms'),
+      col('previous_run_id', 'string', 'last run before the change', true),
+      col('mean_before', 'double', 'mean of the regime before (suspect: of the recent history)'),
+      col('mean_after', 'double', 'mean of the regime after (suspect: the newest value)'),
+      col('std_before', 'double', 'population standard deviation before (suspect: sample)', true),
+      col('std_after', 'double', 'population standard deviation after (null for a suspect)', true),
+      col('n_before', 'bigint', 'runs in the regime before (suspect: history runs used)'),
+      col('n_after', 'bigint', 'runs in the regime after (suspect: 1)'),
+      col('magnitude', 'double', 'max(|after/before − 1|, |before/after − 1|); null when a mean is 0', true),
+      col('forward_change', 'double', 'after/before − 1; null when the mean before is 0', true),
+      col(
+        'p_value',
+        'double',
+        't-test (or permutation) p-value; suspect: two-sided p of the newest value under the prediction interval',
+        true,
+      ),
+      col('method', 'string', 'ttest, permutation or guard'),
+      col('options_json', 'string', 'the detection options, JSON'),
     ],
   },
 ];

@@ -112,6 +112,47 @@ describe('fleetbench regressions (the real executable)', () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/expected a directory of cells rows/);
   });
+
+  it('--local reads the local results directory, like --dir on it', () => {
+    const dir = resultsRoot(30, 20);
+    const local = cli('regressions', '--local', '--results', dir, '--json');
+    expect(local.stderr).toBe('');
+    expect(JSON.parse(local.stdout)).toEqual(JSON.parse(cli('regressions', '--dir', dir, '--json').stdout));
+    expect(JSON.parse(local.stdout).changes[0].runId).toBe('nightly-2026-01-21');
+  });
+
+  it('needs --dir or --local (not both), and --local needs results', () => {
+    const dir = resultsRoot(5, 99);
+    const none = cli('regressions');
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(
+      /^--dir: expected --dir <results root or directory of cells rows>, or --local/m,
+    );
+    const both = cli('regressions', '--dir', dir, '--local');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/^--dir: give either --dir <path> or --local/m);
+    const empty = cli('regressions', '--local', '--results', join(dir, 'nope'));
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/^--results: no local results in .*nope/m);
+  });
+
+  it('leaves incomplete cells out, as the pipeline step does', () => {
+    // a very slow newest run whose cell is incomplete (a loader missing) is not a suspect
+    const dir = resultsRoot(30, 99, (i) =>
+      i === 29 ? { all_intended_p99_us: 9000, incomplete: true } : { incomplete: false },
+    );
+    const doc = JSON.parse(cli('regressions', '--dir', dir, '--json').stdout);
+    expect(doc.suspects).toEqual([]);
+    const withIt = JSON.parse(
+      cli(
+        'regressions',
+        '--dir',
+        resultsRoot(30, 99, (i) => (i === 29 ? { all_intended_p99_us: 9000 } : {})),
+        '--json',
+      ).stdout,
+    );
+    expect(withIt.suspects).toHaveLength(1);
+  });
 });
 
 describe('fleetbench history (the real executable)', () => {
