@@ -96,6 +96,7 @@ const TASK_RESULTS: Record<string, unknown> = {
   CheckCell: { done: true, waitSeconds: 0 },
   AggregateCell: {},
   Report: {},
+  DetectRegressions: { confirmed: 0, suspects: 0 },
   Teardown: { deleted: [] },
   TeardownAfterFailure: { deleted: [] },
 };
