@@ -109,6 +109,16 @@ describe('pipeline on moto', () => {
     // teardown is idempotent
     const again = await teardown({ run }, { store, ...a, clock });
     expect(again).toMatchObject({ terminated: [], deletedTables: [] });
+    // the abort rule's pass on FAILED (status only, no error): the records keep the first pass's work
+    await teardown({ run, status: 'FAILED' }, { store, ...a, clock });
+    const record = (await store.getJson(`runs/${run.runId}/teardown.json`)) as Record<string, unknown>;
+    expect(record).toMatchObject({ passes: 3, failed: true, deletedTables: [run.tables[0]!.name] });
+    expect((record.terminated as string[]).sort()).toEqual([...result.terminated].sort());
+    expect(await store.getJson(`runs/${run.runId}/failure.json`)).toMatchObject({
+      status: 'FAILED',
+      error: 'StepFailedError',
+      cause: 'not ready',
+    });
   });
 
   it("RunInstances refused: the error is the project's, teardown by execution name removes the table", async () => {

@@ -101,17 +101,39 @@ export async function teardown(
     ...(deps.cluster ? { terminatedNodes } : {}),
     failed,
   };
-  await deps.store.putJson(teardownKey(runId), { ...result, atMs: deps.clock.nowMs() });
+  // A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried
+  // teardown): the record keeps everything any pass removed, and the first failure's error stays.
+  const previous = (await readOptional(deps.store, teardownKey(runId))) as
+    (TeardownResult & { passes?: number }) | null;
+  const union = (a: string[] | undefined, b: string[]) => [...new Set([...(a ?? []), ...b])];
+  await deps.store.putJson(teardownKey(runId), {
+    ...result,
+    terminated: union(previous?.terminated, terminated),
+    deletedTables: union(previous?.deletedTables, deletedTables),
+    keptTables: union(previous?.keptTables, keptTables),
+    ...(deps.cluster || previous?.terminatedNodes
+      ? { terminatedNodes: union(previous?.terminatedNodes, terminatedNodes) }
+      : {}),
+    failed: failed || Boolean(previous?.failed),
+    passes: (previous?.passes ?? 1) + (previous ? 1 : 0),
+    atMs: deps.clock.nowMs(),
+  });
   if (failed) {
+    const earlier = (await readOptional(deps.store, failureKey(runId))) as {
+      error: string | null;
+      cause: string | null;
+    } | null;
     const failure = {
       runId,
       status: input.status ?? 'FAILED',
-      error: input.error?.Error ?? null,
-      cause: input.error?.Cause ?? null,
+      error: earlier?.error ?? input.error?.Error ?? null,
+      cause: earlier?.cause ?? input.error?.Cause ?? null,
       atMs: deps.clock.nowMs(),
     };
     await deps.store.putJson(failureKey(runId), failure);
-    if (deps.notifier) {
+    // one message per failed run, unless a later pass had to remove something the first left
+    const removedNow = terminated.length + terminatedNodes.length + deletedTables.length;
+    if (deps.notifier && (!earlier || removedNow > 0)) {
       await deps.notifier.publish(
         `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
         `Run ${runId} ended ${failure.status}: ${failure.error ?? ''} ${failure.cause ?? ''}\n` +
@@ -120,6 +142,15 @@ export async function teardown(
     }
   }
   return result;
+}
+
+async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
+  try {
+    return await store.getJson(key);
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
 }
 
 export interface JanitorResult {
