@@ -15,8 +15,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { NAMED_QUERIES } from '../../lib/core/pipeline';
 import { validateSpec, type RunSpec } from '../../lib/core/spec';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
+import { openLocalDb } from '../../lib/local/query';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
 
 const DELAY_US = 200_000;
@@ -140,6 +142,24 @@ describe(`local runs slowed from run ${SLOWED_FROM} by ${DELAY_US / 1000} ms per
     expect(alerts[RUNS - 1]!.join('\n')).toMatch(
       /notify: fleetbench regression: regress intended_p\d+_us \+\d+/,
     );
+  });
+
+  it("the workgroup's regressions named query returns it (DuckDB, as Athena would)", async () => {
+    const q = NAMED_QUERIES.find((n) => n.name === 'regressions')!;
+    const db = await openLocalDb(resultsDir);
+    try {
+      const rows = (await db.query(q.sql, ['regress'])).filter((r) => r.metric === 'intended_p50_us');
+      expect(rows).toEqual([
+        expect.objectContaining({
+          change_run_id: runId(SLOWED_FROM),
+          kind: 'regression',
+          status: 'confirmed',
+          last_detected_by: runId(RUNS - 1),
+        }),
+      ]);
+    } finally {
+      db.close();
+    }
   });
 
   it('fleetbench regressions --local lists it', () => {

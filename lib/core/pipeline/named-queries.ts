@@ -8,6 +8,8 @@ export interface NamedQuery {
   description: string;
   /** How many `?` parameters (all the spec name). */
   parameters: number;
+  /** Rows only once the spec has a history (change points need runs on both sides). */
+  needsHistory?: boolean;
   sql: string;
 }
 
@@ -86,5 +88,23 @@ FROM cellruns cur LEFT JOIN cellruns prev ON prev.cell_id = cur.cell_id AND prev
 WHERE cur.rk = 1
 GROUP BY cur.cell_id, cur.all_intended_p99_us, cur.good_ops_per_sec
 ORDER BY cur.cell_id`,
+  },
+  {
+    name: 'regressions',
+    description:
+      "A spec's change points (confirmed and pending; DetectRegressions' changes table), each with its latest detection",
+    parameters: 1,
+    needsHistory: true,
+    sql: `SELECT change_run_id, min(change_run_at_ms) AS change_run_at_ms, target_id, cell_id, metric, kind,
+       max_by(status, detected_at_ms) AS status,
+       max_by(mean_before, detected_at_ms) AS mean_before,
+       max_by(mean_after, detected_at_ms) AS mean_after,
+       round(max_by(magnitude, detected_at_ms), 4) AS magnitude,
+       max_by(p_value, detected_at_ms) AS p_value,
+       max_by(run_id, detected_at_ms) AS last_detected_by
+FROM changes
+WHERE spec_name = ? AND status <> 'suspect'
+GROUP BY change_run_id, target_id, cell_id, metric, kind
+ORDER BY change_run_at_ms DESC, cell_id, metric`,
   },
 ];
