@@ -11,6 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { NODE_CLIENT_PORTS, NODE_ROLE } from '../core/cluster';
 import { TAG_ROLE } from '../core/ports';
+import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { LoaderFleet } from './loader-fleet';
 
@@ -30,7 +31,7 @@ export interface ScyllaClusterProps {
     onAbort: lambda.Function;
     janitor: lambda.Function;
   };
-  /** Root volume of a node in GB (data go to the i4i instance store). @default 50 */
+  /** Root volume of a node in GB (data go to the i4i instance store); a spec's `ebsGb` overrides it per run. @default SCYLLA_ROOT_VOLUME_GB (50) */
   readonly rootVolumeGb?: number;
 }
 
@@ -68,7 +69,7 @@ export class ScyllaCluster extends Construct {
         {
           // ScyllaDB's images are Ubuntu-based: the root device is /dev/sda1
           deviceName: '/dev/sda1',
-          volume: ec2.BlockDeviceVolume.ebs(props.rootVolumeGb ?? 50, {
+          volume: ec2.BlockDeviceVolume.ebs(props.rootVolumeGb ?? SCYLLA_ROOT_VOLUME_GB, {
             encrypted: true,
             volumeType: ec2.EbsDeviceVolumeType.GP3,
             deleteOnTermination: true,

@@ -67,6 +67,9 @@ export const DynamoDbTarget = z.strictObject({
   allowOverdrive: z.boolean().default(false),
 });
 
+/** Root volume of a ScyllaDB node when the spec does not say (the ScyllaCluster launch template's). */
+export const SCYLLA_ROOT_VOLUME_GB = 50;
+
 const ec2InstanceType = z
   .string()
   .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as "i4i.2xlarge"');
@@ -102,7 +105,11 @@ export const ScyllaEc2Target = z.strictObject({
     })
     .optional(),
   replicationFactor: positiveInt.max(10).default(3),
-  ebsGb: positiveInt.optional(),
+  /**
+   * Root EBS volume (gp3) per node in GB: launched with this size and priced by the cost model (the
+   * data live on the instance store of i4i/i3en types).
+   */
+  ebsGb: positiveInt.max(16_384).default(SCYLLA_ROOT_VOLUME_GB),
 });
 
 export const ExternalTarget = z.strictObject({

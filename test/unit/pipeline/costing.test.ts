@@ -47,7 +47,8 @@ describe('cell cost columns', () => {
     const f = cellCostsFor(spec, loadPriceBook('2023-seed'));
     const a = f(cell, 1000);
     expect(a.monthlyCostProvisionedUsd).toBeNull();
-    expect(a.monthlyCostUsd).toBeCloseTo(3 * 0.686 * 730, 2); // 3 × i4i.2xlarge × $0.686/h × 730 h
+    // 3 × i4i.2xlarge × $0.686/h × 730 h, plus each node's 50 GB gp3 root volume at $0.08/GB-month
+    expect(a.monthlyCostUsd).toBeCloseTo(3 * 0.686 * 730 + 3 * 50 * 0.08, 2);
     expect(f(cell, 90000).monthlyCostUsd).toBe(a.monthlyCostUsd);
   });
 });
