@@ -63,8 +63,10 @@ export class BenchmarkStateMachine extends Construct {
         fn = new BenchmarkFunction(this, `${fid}Fn`, {
           entry,
           environment: env,
+          // WaitReady may wait in one call for a node health probe (≤ 60 s) and then for the schema
+          // command on a loader (≤ 300 s; on a fresh loader it installs Java and fetches the bundle)
           timeout:
-            step === 'aggregateCell'
+            step === 'aggregateCell' || step === 'waitReady'
               ? Duration.minutes(10)
               : step === 'detectRegressions'
                 ? Duration.minutes(5)

@@ -68,14 +68,32 @@ export async function teardown(
     }
   }
 
-  const instances = (await deps.fleet.list({ runId })).filter((i) => i.state !== 'terminated');
-  const terminated = instances.map((i) => i.id);
-  if (terminated.length) await deps.fleet.terminate(terminated);
+  // Each kind of resource is removed even when another kind fails (a loader API error must not leave
+  // $2/h of database nodes running); the failures are raised together once everything was tried.
+  const errors: string[] = [];
+  const attempt = async <T>(what: string, fallback: T, f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (err) {
+      errors.push(`${what}: ${(err as Error).message}`);
+      return fallback;
+    }
+  };
+  const terminated = await attempt('terminating loaders', [] as string[], async () => {
+    const ids = (await deps.fleet.list({ runId })).filter((i) => i.state !== 'terminated').map((i) => i.id);
+    if (ids.length) await deps.fleet.terminate(ids);
+    return ids;
+  });
   // ScyllaDB nodes: by the run tag, whatever the context says (a retry of Provision may have launched more)
   const terminatedNodes = deps.cluster
-    ? (await deps.cluster.list({ runId })).filter((n) => n.state !== 'terminated').map((n) => n.id)
+    ? await attempt('terminating database nodes', [] as string[], async () => {
+        const ids = (await deps.cluster!.list({ runId }))
+          .filter((n) => n.state !== 'terminated')
+          .map((n) => n.id);
+        if (ids.length) await deps.cluster!.terminate(ids);
+        return ids;
+      })
     : [];
-  if (terminatedNodes.length) await deps.cluster!.terminate(terminatedNodes);
 
   const deletedTables: string[] = [];
   const keptTables: string[] = [];
@@ -87,10 +105,15 @@ export async function teardown(
     }
   } else {
     // Plan did not finish: anything tagged with this run id is ours
-    for (const t of await deps.tables.listTables(TABLE_PREFIX))
-      if (t.tags[TAG_RUN_ID] === runId) owned.add(t.name);
+    await attempt('listing tables', undefined, async () => {
+      for (const t of await deps.tables.listTables(TABLE_PREFIX))
+        if (t.tags[TAG_RUN_ID] === runId) owned.add(t.name);
+    });
   }
-  for (const name of owned) if (await deps.tables.deleteTable(name)) deletedTables.push(name);
+  for (const name of owned)
+    await attempt(`deleting table ${name}`, undefined, async () => {
+      if (await deps.tables.deleteTable(name)) deletedTables.push(name);
+    });
 
   const failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const result: TeardownResult = {
@@ -116,6 +139,7 @@ export async function teardown(
       : {}),
     failed: failed || Boolean(previous?.failed),
     passes: (previous?.passes ?? 1) + (previous ? 1 : 0),
+    ...(errors.length ? { errors } : {}),
     atMs: deps.clock.nowMs(),
   });
   if (failed) {
@@ -141,6 +165,8 @@ export async function teardown(
       );
     }
   }
+  if (errors.length)
+    throw new Error(`teardown of run ${runId} incomplete (it is retried): ${errors.join('; ')}`);
   return result;
 }
 
@@ -171,19 +197,42 @@ export async function janitor(deps: {
     const v = Number(tags[TAG_EXPIRES_AT]);
     return Number.isFinite(v) && v > 0 && v < nowS;
   };
-  const terminated = (await deps.fleet.list({}))
-    .filter((i) => i.state !== 'terminated' && expired(i.tags))
-    .map((i) => i.id);
-  if (terminated.length) await deps.fleet.terminate(terminated);
+  const errors: string[] = [];
+  const attempt = async (what: string, f: () => Promise<void>): Promise<void> => {
+    try {
+      await f();
+    } catch (err) {
+      errors.push(`${what}: ${(err as Error).message}`);
+    }
+  };
+  const terminated: string[] = [];
+  await attempt('terminating loaders', async () => {
+    const ids = (await deps.fleet.list({}))
+      .filter((i) => i.state !== 'terminated' && expired(i.tags))
+      .map((i) => i.id);
+    if (ids.length) await deps.fleet.terminate(ids);
+    terminated.push(...ids);
+  });
   const deletedTables: string[] = [];
-  for (const t of await deps.tables.listTables(TABLE_PREFIX)) {
-    if (t.tags[TAG_RUN_ID] && expired(t.tags) && (await deps.tables.deleteTable(t.name)))
-      deletedTables.push(t.name);
+  await attempt('listing tables', async () => {
+    for (const t of await deps.tables.listTables(TABLE_PREFIX)) {
+      if (!t.tags[TAG_RUN_ID] || !expired(t.tags)) continue;
+      await attempt(`deleting table ${t.name}`, async () => {
+        if (await deps.tables.deleteTable(t.name)) deletedTables.push(t.name);
+      });
+    }
+  });
+  const terminatedNodes: string[] = [];
+  if (deps.cluster) {
+    await attempt('terminating database nodes', async () => {
+      const ids = (await deps.cluster!.list({}))
+        .filter((n) => n.state !== 'terminated' && expired(n.tags))
+        .map((n) => n.id);
+      if (ids.length) await deps.cluster!.terminate(ids);
+      terminatedNodes.push(...ids);
+    });
   }
+  if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   if (!deps.cluster) return { terminated, deletedTables };
-  const terminatedNodes = (await deps.cluster.list({}))
-    .filter((n) => n.state !== 'terminated' && expired(n.tags))
-    .map((n) => n.id);
-  if (terminatedNodes.length) await deps.cluster.terminate(terminatedNodes);
   return { terminated, deletedTables, terminatedNodes };
 }
