@@ -9,7 +9,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
 import { InputError } from '../core/errors';
-import { NON_FATAL_STATES, TASK_STATES, runKey, teardown, type TaskStateName } from '../core/pipeline';
+import {
+  NON_FATAL_STATES,
+  TASK_STATES,
+  runIdFromExecutionName,
+  runKey,
+  teardown,
+  type TaskStateName,
+} from '../core/pipeline';
 import { StepFailedError, systemClock, type Ports } from '../core/ports';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
@@ -85,7 +92,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const resultsDir = path.resolve(o.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const runName = o.runName ?? runNameFor(o.spec);
-  const runId = runName;
+  const runId = runIdFromExecutionName(runName);
   const store = new FsStore(resultsDir);
 
   out(`fleetbench local run ${runId}: ${o.spec.name}`);

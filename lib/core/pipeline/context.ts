@@ -3,6 +3,7 @@
  * Payloads stay small: everything large (the spec, the plan, job documents, raw outputs, rows) lives
  * in the object store and the state only holds the run id, counts and pointers.
  */
+import { createHash } from 'node:crypto';
 import { InputError } from '../errors';
 import type { Plan } from '../plan';
 import type { RunSpec } from '../spec';
@@ -62,21 +63,25 @@ export const loadKey = (runId: string, target: string, ...rest: string[]): strin
 
 /**
  * A run id from an execution name: lower-case letters, digits and '-', at most 40 characters, so it
- * fits table names (`fleetbench-<spec>-<target>-<runId>`), tags and object keys.
+ * fits table names (`fleetbench-<spec>-<target>-<runId>`), tags and object keys. A name that is
+ * already such an id is its own run id; any other (too long, upper case, '_') is shortened to 31
+ * characters plus '-' and 8 hex digits of its SHA-256, so two execution names never share a run id —
+ * which would make one run's teardown remove the other's loaders, nodes and tables.
  */
 export function runIdFromExecutionName(name: string): string {
-  const id = name
+  if (/^[a-z0-9][a-z0-9-]{0,39}$/.test(name) && !name.endsWith('-')) return name;
+  const base = name
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
+    .slice(0, 31)
     .replace(/-+$/, '');
-  if (!/^[a-z0-9]/.test(id)) {
+  if (!/^[a-z0-9]/.test(base)) {
     throw new InputError([
       { path: 'executionName', message: `"${name}" gives no usable run id (needs letters or digits)` },
     ]);
   }
-  return id;
+  return `${base}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
 export async function readPlan(store: ObjectStore, runId: string): Promise<Plan> {

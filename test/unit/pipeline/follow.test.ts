@@ -99,6 +99,19 @@ describe('polling and names', () => {
     expect(long).toMatch(/-20261122-184000$/);
     expect(runIdFromExecutionName(long)).toBe(long);
   });
+
+  it('two execution names never share a run id (a shared id would let one teardown remove the other run)', () => {
+    const a = 'nightly-regression-scylla-vs-dynamodb-2026-11-22-a';
+    const b = 'nightly-regression-scylla-vs-dynamodb-2026-11-22-b';
+    const [ia, ib] = [runIdFromExecutionName(a), runIdFromExecutionName(b)];
+    expect(ia).not.toBe(ib);
+    for (const id of [ia, ib]) expect(id).toMatch(/^nightly-regression-scylla-vs-dy-[0-9a-f]{8}$/);
+    // normalising case or '_' is lossy too: hashed, so "Run_1" and "run-1" differ
+    expect(runIdFromExecutionName('Run_1')).not.toBe(runIdFromExecutionName('run-1'));
+    expect(runIdFromExecutionName('run-1')).toBe('run-1');
+    expect(runIdFromExecutionName('Run_1')).toBe(runIdFromExecutionName('Run_1'));
+    expect(() => runIdFromExecutionName('___')).toThrow(/executionName/);
+  });
 });
 
 describe('SfnExecutions.eventsSince (pagination; moto ignores reverseOrder and maxResults, so a stub client here)', () => {
