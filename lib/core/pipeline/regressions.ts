@@ -304,11 +304,9 @@ export async function detectRegressions(
     }
   }
 
-  let changesKey: string | null = null;
-  if (rows.length) {
-    changesKey = tableObjectKey(table, run, run.runId);
-    await deps.store.put(changesKey, toJsonLines(table, rows));
-  }
+  // The rows are written after the alert went out: a change recorded in `changes` is never alerted
+  // again, so a failed publish must leave it unrecorded (the next detection alerts it then).
+  const changesKey: string | null = rows.length ? tableObjectKey(table, run, run.runId) : null;
 
   // One value per detection: 1 when this detection found a confirmed regression not alerted before.
   // Without dimensions for the stack's alarm, and per spec for the dashboard.
@@ -339,6 +337,8 @@ export async function detectRegressions(
       ].join('\n'),
     );
   }
+
+  if (changesKey) await deps.store.put(changesKey, toJsonLines(table, rows));
 
   return {
     runId: run.runId,

@@ -24,6 +24,8 @@ interface World {
   puts: { dims: Record<string, string>; data: MetricDatum[] }[];
   messages: { subject: string; message: string }[];
   results: DetectRegressionsResult[];
+  /** Publishes that fail before one succeeds (SNS down). */
+  failPublishes?: number;
 }
 
 function world(): World {
@@ -86,7 +88,15 @@ async function detectAfter(w: World, i: number): Promise<DetectRegressionsResult
     {
       store: w.store,
       metrics: { put: async (dims, data) => void w.puts.push({ dims, data }) },
-      notifier: { publish: async (subject, message) => void w.messages.push({ subject, message }) },
+      notifier: {
+        publish: async (subject, message) => {
+          if (w.failPublishes) {
+            w.failPublishes--;
+            throw new Error('SNS Publish: service unavailable');
+          }
+          w.messages.push({ subject, message });
+        },
+      },
       clock: { nowMs: () => startOf(i) + 3_600_000 },
     },
   );
@@ -171,6 +181,22 @@ describe('detectRegressions (pipeline step) over a directory store', () => {
     expect(w.results[11]!.rowsWritten).toBe(0);
     expect(w.results[11]!.newRegressions).toBe(0);
     expect(w.results[11]!.runs).toBe(12);
+  });
+
+  it('an alert that could not be sent is sent by the next detection (the change is recorded only once it went out)', async () => {
+    for (let i = 0; i < 12; i++) {
+      await addRun(w, i, { p99: (i < 8 ? 2000 : 2600) * wiggle(i) });
+      if (i === 10) {
+        w.failPublishes = 1;
+        await expect(detectAfter(w, i)).rejects.toThrow(/SNS Publish/);
+      } else await detectAfter(w, i);
+    }
+    expect(w.messages).toHaveLength(1);
+    expect(w.messages[0]!.message).toContain(`began at run ${runId(8)}`);
+    const confirmed = (await changeRows(w)).filter(
+      (r) => r.status === 'confirmed' && r.metric === 'intended_p99_us',
+    );
+    expect(confirmed.map((r) => [r.run_id, r.change_run_id])).toEqual([[runId(11), runId(8)]]);
   });
 
   it('noise with one bad night: suspect that night, never a confirmed change or an alert', async () => {
