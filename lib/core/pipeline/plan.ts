@@ -80,12 +80,12 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   spec.targets.forEach((t, i) => {
     if (t.kind !== 'scylla-ec2') return;
     const s = scyllaSettings(t);
-    if (s.alternatorPort !== NODE_CLIENT_PORTS.alternator)
+    if (t.api === 'alternator' && s.alternatorPort !== NODE_CLIENT_PORTS.alternator)
       secretIssues.push({
         path: `targets[${i}].alternator.port`,
         message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.alternator} only; got ${s.alternatorPort}`,
       });
-    if (s.cqlPort !== NODE_CLIENT_PORTS.cql)
+    if (t.api === 'cql' && s.cqlPort !== NODE_CLIENT_PORTS.cql)
       secretIssues.push({
         path: `targets[${i}].cql.port`,
         message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${s.cqlPort}`,

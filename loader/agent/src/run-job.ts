@@ -337,11 +337,10 @@ function startProcess(
   running: () => number,
   report: () => void,
 ): Running {
-  const child = spawn(java, command, {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...deps.env },
-  });
+  const env: NodeJS.ProcessEnv = { ...process.env, ...deps.env };
+  // the secret's key pair without a session token: an inherited token would not belong to it
+  if (deps.env?.AWS_ACCESS_KEY_ID && !deps.env.AWS_SESSION_TOKEN) delete env.AWS_SESSION_TOKEN;
+  const child = spawn(java, command, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env });
   liveChildren.add(child);
   const p: Running = {
     index,
