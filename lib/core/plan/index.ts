@@ -161,6 +161,7 @@ function commonProperties(spec: RunSpec, target: Target, table: string): Record<
   } else if (target.kind === 'scylla-ec2' && target.api === 'alternator') {
     p['dynamodb.region'] = spec.region;
     p['dynamodb.keyAttribute'] = 'p';
+    p['dynamodb.consistentReads'] = String(target.alternator?.consistentReads ?? true);
   } else if (target.kind === 'external' && target.protocol === 'dynamodb') {
     p['dynamodb.region'] = target.region ?? spec.region;
     p['dynamodb.keyAttribute'] = 'p';

@@ -96,6 +96,11 @@ export const ScyllaEc2Target = z.strictObject({
       writeIsolation: z
         .enum(['always_use_lwt', 'only_rmw_uses_lwt', 'forbid_rmw', 'unsafe_rmw'])
         .default('only_rmw_uses_lwt'),
+      /**
+       * Strongly consistent GetItem (Alternator reads at LOCAL_QUORUM instead of LOCAL_ONE), as in
+       * ScyllaDB's YCSB defaults for Alternator; compare with a DynamoDB target's `consistentReads`.
+       */
+      consistentReads: z.boolean().default(true),
     })
     .optional(),
   cql: z

@@ -59,7 +59,10 @@ function normalise(spec: RunSpec): RunSpec {
     targets: spec.targets.map((t) => {
       if (t.kind !== 'scylla-ec2' || t.alternator || t.cql) return t;
       return t.api === 'alternator'
-        ? { ...t, alternator: { port: 8000, writeIsolation: 'only_rmw_uses_lwt' as const } }
+        ? {
+            ...t,
+            alternator: { port: 8000, writeIsolation: 'only_rmw_uses_lwt' as const, consistentReads: true },
+          }
         : { ...t, cql: { port: 9042, consistency: 'QUORUM' as const } };
     }),
   };

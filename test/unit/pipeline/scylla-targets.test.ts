@@ -129,6 +129,14 @@ describe('loader jobs', () => {
     );
     expect(j.db).toBeUndefined();
     expect(j.processes[0]!['dynamodb.endpoint']).toBe('http://10.0.0.7:8000,http://10.0.1.7:8000');
+    // strongly consistent reads by default (LOCAL_QUORUM), as ScyllaDB's YCSB defaults for Alternator
+    expect(j.processes[0]!['dynamodb.consistentReads']).toBe('true');
+    const eventual = structuredClone(mixed);
+    Object.assign(eventual.targets[1]!, { alternator: { consistentReads: false } });
+    const ev = validateSpec(eventual).spec;
+    const pe = planRun(ev, { runId: 'r' });
+    const cellE = pe.cells.find((c) => c.target === 'alt')!;
+    expect(cellE.processes[0]!.properties['dynamodb.consistentReads']).toBe('false');
     const load = job('load', p.load!.targets.indexOf('alt'));
     expect(
       load.processes.every((x) => x['dynamodb.endpoint'] === 'http://10.0.0.7:8000,http://10.0.1.7:8000'),
