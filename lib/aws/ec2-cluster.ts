@@ -6,24 +6,16 @@
  */
 import {
   DescribeImagesCommand,
-  DescribeInstancesCommand,
   EC2Client,
   RunInstancesCommand,
-  TerminateInstancesCommand,
   type EC2ClientConfig,
-  type Filter,
   type Instance,
 } from '@aws-sdk/client-ec2';
 import { NODE_ROLE, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
-import {
-  CapacityError,
-  TAG_ROLE,
-  TAG_RUN_ID,
-  type ClusterAdmin,
-  type NodeLaunchRequest,
-} from '../core/ports';
+import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/ports';
 import { isArmInstanceType } from './ec2-fleet';
-import { errorName, translate } from './errors';
+import { describeRunInstances, instanceTags, terminateInstances } from './ec2-instances';
+import { translate } from './errors';
 
 export interface Ec2ClusterOptions {
   /** The node launch template (security group, IMDSv2, encrypted volumes, no key). */
@@ -137,48 +129,19 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
   }
 
   async list(filter: { runId?: string }): Promise<ClusterNode[]> {
-    const filters: Filter[] = [
-      { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
-      { Name: `tag:${TAG_ROLE}`, Values: [NODE_ROLE] },
-      filter.runId
-        ? { Name: `tag:${TAG_RUN_ID}`, Values: [filter.runId] }
-        : { Name: 'tag-key', Values: [TAG_RUN_ID] },
-    ];
-    const out: ClusterNode[] = [];
-    let token: string | undefined;
-    try {
-      do {
-        const page = await this.client.send(
-          new DescribeInstancesCommand({ Filters: filters, NextToken: token }),
-        );
-        for (const r of page.Reservations ?? []) for (const i of r.Instances ?? []) out.push(toNode(i));
-        token = page.NextToken;
-      } while (token);
-    } catch (err) {
-      throw translate('EC2', 'DescribeInstances', err);
-    }
-    return out;
+    return (await describeRunInstances(this.client, NODE_ROLE, filter.runId)).map(toNode);
   }
 
-  async terminate(ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += 500) {
-      try {
-        await this.client.send(new TerminateInstancesCommand({ InstanceIds: ids.slice(i, i + 500) }));
-      } catch (err) {
-        if (errorName(err) === 'InvalidInstanceID.NotFound') continue;
-        throw translate('EC2', 'TerminateInstances', err);
-      }
-    }
+  terminate(ids: string[]): Promise<void> {
+    return terminateInstances(this.client, ids);
   }
 }
 
 function toNode(i: Instance): ClusterNode {
-  const tags: Record<string, string> = {};
-  for (const t of i.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
   return {
     id: i.InstanceId!,
     state: i.State?.Name ?? 'unknown',
     ...(i.PrivateIpAddress ? { privateIp: i.PrivateIpAddress } : {}),
-    tags,
+    tags: instanceTags(i),
   };
 }

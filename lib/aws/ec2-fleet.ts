@@ -1,20 +1,14 @@
-/** FleetAdmin on EC2: RunInstances from the stack's launch template, found again by the run tag. */
-import {
-  DescribeInstancesCommand,
-  EC2Client,
-  RunInstancesCommand,
-  TerminateInstancesCommand,
-  type EC2ClientConfig,
-  type Filter,
-} from '@aws-sdk/client-ec2';
+/** FleetAdmin on EC2: RunInstances from the stack's launch template, found again by the run and loader role tags. */
+import { EC2Client, RunInstancesCommand, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import {
   CapacityError,
-  TAG_RUN_ID,
+  LOADER_ROLE,
   type FleetAdmin,
   type LaunchRequest,
   type LoaderInstance,
 } from '../core/ports';
-import { errorName, translate } from './errors';
+import { describeRunInstances, instanceTags, terminateInstances } from './ec2-instances';
+import { translate } from './errors';
 
 /** Graviton instance types (c7g.large, m6gd.xlarge, t4g.small, c7gn.2xlarge, ...) need the arm64 template. */
 export function isArmInstanceType(instanceType: string): boolean {
@@ -82,43 +76,16 @@ export class Ec2FleetAdmin implements FleetAdmin {
     return ids;
   }
 
+  /** The run's loaders only (role tag): database nodes of the same run carry the run tag too. */
   async list(filter: { runId?: string }): Promise<LoaderInstance[]> {
-    const filters: Filter[] = [
-      { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
-      filter.runId
-        ? { Name: `tag:${TAG_RUN_ID}`, Values: [filter.runId] }
-        : { Name: 'tag-key', Values: [TAG_RUN_ID] },
-    ];
-    const out: LoaderInstance[] = [];
-    let token: string | undefined;
-    try {
-      do {
-        const page = await this.client.send(
-          new DescribeInstancesCommand({ Filters: filters, NextToken: token }),
-        );
-        for (const r of page.Reservations ?? []) {
-          for (const i of r.Instances ?? []) {
-            const tags: Record<string, string> = {};
-            for (const t of i.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
-            out.push({ id: i.InstanceId!, state: i.State?.Name ?? 'unknown', tags });
-          }
-        }
-        token = page.NextToken;
-      } while (token);
-    } catch (err) {
-      throw translate('EC2', 'DescribeInstances', err);
-    }
-    return out;
+    return (await describeRunInstances(this.client, LOADER_ROLE, filter.runId)).map((i) => ({
+      id: i.InstanceId!,
+      state: i.State?.Name ?? 'unknown',
+      tags: instanceTags(i),
+    }));
   }
 
-  async terminate(ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += 500) {
-      try {
-        await this.client.send(new TerminateInstancesCommand({ InstanceIds: ids.slice(i, i + 500) }));
-      } catch (err) {
-        if (errorName(err) === 'InvalidInstanceID.NotFound') continue;
-        throw translate('EC2', 'TerminateInstances', err);
-      }
-    }
+  terminate(ids: string[]): Promise<void> {
+    return terminateInstances(this.client, ids);
   }
 }

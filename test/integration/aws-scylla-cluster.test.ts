@@ -17,7 +17,16 @@ import {
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
-import { janitor, plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
+import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
+import {
+  janitor,
+  loaderIds,
+  plan,
+  provisionFleet,
+  provisionTarget,
+  teardown,
+  type RunContext,
+} from '../../lib/core/pipeline';
 import type { Clock } from '../../lib/core/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startMoto, type MotoServer } from '../support/moto';
@@ -195,6 +204,25 @@ describe('EC2 cluster adapter on moto', () => {
     expect(await cluster.list({ runId: run.runId })).toEqual([]);
     const again = await teardown({ run }, { store, tables: noTables, fleet: noFleet, cluster, clock });
     expect(again.terminatedNodes).toEqual([]);
+  });
+
+  it('nodes and loaders of one run stay apart: the fleet counts, lists and commands loaders only', async () => {
+    const clock = clockAt(Date.UTC(2026, 0, 3));
+    const { run, store } = await planned('scylla-aws-mixed', { scyllaVersion: '2025.1' }, clock);
+    const cluster = admin();
+    const fleet = new Ec2FleetAdmin({ launchTemplateId: templateId, subnetIds: subnets }, moto.clientConfig);
+    // the nodes come first (ProvisionTarget and ProvisionFleet run in parallel)
+    await provisionTarget(run, { store, tables: noTables, cluster });
+    const fleetResult = await provisionFleet(run, { fleet });
+    expect(fleetResult).toEqual({ launched: run.loaders, instances: run.loaders });
+    const loaders = await loaderIds(fleet, run.runId);
+    const nodes = (await cluster.list({ runId: run.runId })).map((n) => n.id);
+    expect(loaders).toHaveLength(run.loaders);
+    expect(nodes).toHaveLength(3);
+    expect(loaders.filter((id) => nodes.includes(id))).toEqual([]);
+    const down = await teardown({ run }, { store, tables: noTables, fleet, cluster, clock });
+    expect(down.terminated.sort()).toEqual(loaders);
+    expect(down.terminatedNodes!.sort()).toEqual([...nodes].sort());
   });
 
   it('a given AMI id is used as is; the janitor terminates nodes whose expires-at has passed', async () => {

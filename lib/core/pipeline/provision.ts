@@ -17,6 +17,7 @@ import {
 } from '../cluster';
 import {
   ConflictError,
+  LOADER_ROLE,
   StepFailedError,
   TAG_EXPIRES_AT,
   TAG_ROLE,
@@ -196,7 +197,7 @@ export async function provisionFleet(
     runId: run.runId,
     count: missing,
     instanceType: run.instanceType,
-    tags: runTags(run, 'loader'),
+    tags: runTags(run, LOADER_ROLE),
   });
   return { launched: ids.length, instances: have.length + ids.length };
 }

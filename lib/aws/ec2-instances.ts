@@ -1,0 +1,56 @@
+/**
+ * What the loader fleet and the database nodes share on EC2: finding a run's instances by tags
+ * (paginated, live states only) and terminating them (idempotently, 500 ids per call).
+ */
+import {
+  DescribeInstancesCommand,
+  TerminateInstancesCommand,
+  type EC2Client,
+  type Filter,
+  type Instance,
+} from '@aws-sdk/client-ec2';
+import { TAG_ROLE, TAG_RUN_ID } from '../core/ports';
+import { errorName, translate } from './errors';
+
+/** Instances of `role` carrying the run tag (of `runId`, or of any run), not yet terminated. */
+export async function describeRunInstances(
+  client: EC2Client,
+  role: string,
+  runId: string | undefined,
+): Promise<Instance[]> {
+  const filters: Filter[] = [
+    { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
+    { Name: `tag:${TAG_ROLE}`, Values: [role] },
+    runId ? { Name: `tag:${TAG_RUN_ID}`, Values: [runId] } : { Name: 'tag-key', Values: [TAG_RUN_ID] },
+  ];
+  const out: Instance[] = [];
+  let token: string | undefined;
+  try {
+    do {
+      const page = await client.send(new DescribeInstancesCommand({ Filters: filters, NextToken: token }));
+      for (const r of page.Reservations ?? []) out.push(...(r.Instances ?? []));
+      token = page.NextToken;
+    } while (token);
+  } catch (err) {
+    throw translate('EC2', 'DescribeInstances', err);
+  }
+  return out;
+}
+
+export function instanceTags(i: Instance): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const t of i.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
+  return tags;
+}
+
+/** Terminates the instances; already terminated or unknown ids are not an error. */
+export async function terminateInstances(client: EC2Client, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    try {
+      await client.send(new TerminateInstancesCommand({ InstanceIds: ids.slice(i, i + 500) }));
+    } catch (err) {
+      if (errorName(err) === 'InvalidInstanceID.NotFound') continue;
+      throw translate('EC2', 'TerminateInstances', err);
+    }
+  }
+}
