@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors';
 import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
+import { SUMMARY_HEADERS, summaryRows } from '../../core/results/run-summary';
 import { FsStore } from '../../local/fs-store';
-import { reportCellOf } from '../../local/report';
 import { assertRunnable, runLocal, type LocalRunResult } from '../../local/runner';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
@@ -71,12 +71,6 @@ export async function runLocalWithSignals(o: Parameters<typeof runLocal>[0]): Pr
   }
 }
 
-const f = (x: number | null, d = 1) =>
-  x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: d });
-const ms = (x: number | null) => (x === null ? '–' : (x / 1000).toFixed(2));
-const usd = (x: number | null) =>
-  x === null ? '–' : `$${x.toLocaleString('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
-
 async function summary(result: LocalRunResult): Promise<string> {
   const store = new FsStore(result.resultsDir);
   let plan;
@@ -104,57 +98,13 @@ async function summary(result: LocalRunResult): Promise<string> {
         cell.target,
         cell.distributionLabel,
         String(cell.readProportion),
-        f(cell.targetOpsPerSec, 0),
+        cell.targetOpsPerSec.toLocaleString('en-US'),
         'not run',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
+        ...Array<string>(SUMMARY_HEADERS.length - 6).fill(''),
       ]);
       continue;
     }
-    const c = reportCellOf(r.row);
-    rows.push([
-      c.cellId + (c.incomplete ? ' (incomplete)' : ''),
-      c.target,
-      c.distribution,
-      String(c.readProportion),
-      f(c.targetOpsPerSec, 0),
-      f(c.achievedOpsPerSec),
-      c.attainment === null ? '–' : `${(c.attainment * 100).toFixed(1)}%`,
-      ms(c.intended.p50),
-      ms(c.intended.p99),
-      ms(c.intended.p999),
-      String(c.errors),
-      String(c.throttles),
-      usd(c.monthlyCostProvisionedUsd),
-      usd(c.monthlyCostOnDemandUsd),
-    ]);
+    rows.push(summaryRows([r.row])[0]!);
   }
-  return (
-    '\n' +
-    table(
-      [
-        'cell',
-        'target',
-        'distribution',
-        'read',
-        'target ops/s',
-        'achieved ops/s',
-        'attainment',
-        'P50 ms',
-        'P99 ms',
-        'P99.9 ms',
-        'errors',
-        'throttles',
-        '$/mo provisioned',
-        '$/mo on-demand',
-      ],
-      rows,
-    )
-  );
+  return '\n' + table([...SUMMARY_HEADERS], rows);
 }
