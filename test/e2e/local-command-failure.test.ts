@@ -8,7 +8,6 @@
  * must see the failure, cancel the command on loader 1, and the run must end FAILED through
  * TeardownAfterFailure with nothing left: no table, no agent, no JVM.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -16,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { validateSpec } from '../../lib/core/spec';
 import type { LocalFleet } from '../../lib/local/fleet';
 import { runLocal } from '../../lib/local/runner';
-import { pidAlive } from '../support/processes';
+import { pidAlive, strayJvms } from '../support/processes';
 
 const spec = validateSpec({
   name: 'one-loader-fails',
@@ -32,16 +31,6 @@ const spec = validateSpec({
   },
   loaders: { count: 2, processesPerLoader: 1, threadsPerProcess: 2 },
 }).spec;
-
-function strayJvms(marker: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes('java') && !l.includes('pgrep'));
-  } catch {
-    return [];
-  }
-}
 
 it('one loader fails in a cell: CheckCell fails the run, the other loader is stopped, teardown leaves nothing', async () => {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cmdfail-'));

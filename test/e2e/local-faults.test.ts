@@ -3,7 +3,6 @@
  * teardown (tables deleted, loader agents and their JVMs gone, DynamoDB Local stopped), and the
  * result directory must say which step failed.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -12,7 +11,7 @@ import { validateSpec } from '../../lib/core/spec';
 import { localDefinition, taskStates } from '../../lib/local/definition';
 import type { LocalFleet } from '../../lib/local/fleet';
 import { runLocal } from '../../lib/local/runner';
-import { pidAlive } from '../support/processes';
+import { pidAlive, strayJvms } from '../support/processes';
 
 const spec = validateSpec({
   name: 'faults',
@@ -27,17 +26,6 @@ const spec = validateSpec({
   },
   loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 2 },
 }).spec;
-
-/** Java processes whose command line mentions this results directory (YCSB writes its HDR files there). */
-function strayJvms(marker: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes('java') && !l.includes('pgrep'));
-  } catch {
-    return [];
-  }
-}
 
 describe('every Task state of the definition has a local implementation', () => {
   it('maps each Task state to a step', () => {
