@@ -162,7 +162,7 @@ export function detectChangePoints(
   }
   const points = statsAt(series, indexes);
   if (pValues) for (const p of points) p.pValue = pValues.get(p.index) ?? p.pValue;
-  const merged = merge(series, points, o, pValues !== undefined);
+  const merged = merge(series, points, { ...o, fixedPValues: pValues !== undefined });
   for (const p of merged) p.confirmed = p.nAfter >= o.minSegment;
   return { changePoints: merged, filled };
 }
@@ -197,24 +197,28 @@ function pointAt(series: Float64Array, index: number, from: number, to: number):
   return { index, ...c, magnitude: magnitude(c), forwardChange: forwardChange(c), confirmed: true };
 }
 
-function statsAt(series: Float64Array, indexes: readonly number[]): ChangePoint[] {
+/** Each change point's statistics against its neighbours ([0, indexes..., n]). */
+export function statsAt(series: Float64Array, indexes: readonly number[]): ChangePoint[] {
   const ends = [0, ...indexes, series.length];
   return indexes.map((index, k) => pointAt(series, index, ends[k], ends[k + 2]));
 }
 
-/**
- * Hunter's `merge`, plus the short-segment rule. With `fixedPValues` (permutation mode) the p-values
- * come from the permutation test and are not recomputed or used to drop points.
- */
-export function merge(
-  series: Float64Array,
-  input: ChangePoint[],
-  o: Pick<Required<DetectOptions>, 'maxPValue' | 'minMagnitude' | 'minSegment'>,
-  fixedPValues = false,
-): ChangePoint[] {
+export interface MergeOptions extends Pick<Required<DetectOptions>, 'maxPValue' | 'minMagnitude' | 'minSegment'> {
+  /** permutation mode: the p-values come from the permutation test and are not recomputed or used */
+  fixedPValues?: boolean;
+  /**
+   * Otava's recomputation after a drop (the point after the removed one and the one after that; the one
+   * before keeps stale statistics) instead of fleetbench's (both neighbours). Only for comparing with
+   * Otava (test/oracle/regression.test.ts). @default false
+   */
+  otavaRecompute?: boolean;
+}
+
+/** Hunter's `merge`, plus the short-segment rule. */
+export function merge(series: Float64Array, input: ChangePoint[], o: MergeOptions): ChangePoint[] {
   const points = [...input];
   while (points.length) {
-    let weakest = fixedPValues ? -1 : argBest(points, (a, b) => a.pValue > b.pValue);
+    let weakest = o.fixedPValues ? -1 : argBest(points, (a, b) => a.pValue > b.pValue);
     if (weakest < 0 || points[weakest].pValue < o.maxPValue) {
       weakest = shortSegmentVictim(points, o.minSegment);
       if (weakest < 0) {
@@ -224,11 +228,12 @@ export function merge(
     }
     points.splice(weakest, 1);
     const ends = [0, ...points.map((p) => p.index), series.length];
-    for (const k of [weakest - 1, weakest]) {
+    const recompute = o.otavaRecompute ? [weakest, weakest + 1] : [weakest - 1, weakest];
+    for (const k of recompute) {
       if (k < 0 || k >= points.length) continue;
       const kept = points[k].pValue;
       points[k] = pointAt(series, points[k].index, ends[k], ends[k + 2]);
-      if (fixedPValues) points[k].pValue = kept;
+      if (o.fixedPValues) points[k].pValue = kept;
     }
   }
   return points;
