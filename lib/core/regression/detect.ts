@@ -203,7 +203,10 @@ export function statsAt(series: Float64Array, indexes: readonly number[]): Chang
   return indexes.map((index, k) => pointAt(series, index, ends[k], ends[k + 2]));
 }
 
-export interface MergeOptions extends Pick<Required<DetectOptions>, 'maxPValue' | 'minMagnitude' | 'minSegment'> {
+export interface MergeOptions extends Pick<
+  Required<DetectOptions>,
+  'maxPValue' | 'minMagnitude' | 'minSegment'
+> {
   /** permutation mode: the p-values come from the permutation test and are not recomputed or used */
   fixedPValues?: boolean;
   /**
