@@ -113,6 +113,10 @@ export async function buildReportData(
     notes.push(`no history chart: ${(err as Error).message}`);
     return [];
   });
+  const noise = await readLatestNoise(store, plan.specName).catch((err: unknown) => {
+    notes.push(`no noise bands: ${(err as Error).message}`);
+    return undefined;
+  });
   return {
     runId,
     specName: plan.specName,
@@ -122,6 +126,7 @@ export async function buildReportData(
     series,
     notes,
     ...(history.length ? { history } : {}),
+    ...(noise ? { noise } : {}),
   };
 }
 

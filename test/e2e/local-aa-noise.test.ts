@@ -137,4 +137,18 @@ describe('an A/A run (each cell repeated 3 times) calibrates the thresholds', ()
       ),
     );
   });
+
+  it("the run's HTML report shows each metric's noise band", () => {
+    const html = readFileSync(result.reportFile!, 'utf8');
+    expect(html).toContain(`Noise bands (A/A run <code>${RUN}</code>)`);
+    const row = new RegExp(
+      `<tr data-noise="ddb/${CELL.replace(/\./g, '\\.')}/intended_p99_us">(.*?)</tr>`,
+    ).exec(html);
+    expect(row).not.toBeNull();
+    // metric, target, cell, repeats, mean, std, CV, band, min magnitude
+    expect(row![1]!.match(/<td>/g)).toHaveLength(9);
+    expect(row![1]).toMatch(
+      /<td>3<\/td>.*<td>[0-9.]+%<\/td><td>[0-9.k]+ – [0-9.k]+<\/td><td>[0-9.]+%<\/td>$/,
+    );
+  });
 });

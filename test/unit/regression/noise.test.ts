@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../../lib/core/errors';
 import { planRun } from '../../../lib/core/plan';
+import { renderReport } from '../../../lib/core/report/html';
 import {
   aaCellId,
   analyzeAll,
@@ -196,5 +197,29 @@ describe('calibration objects in a store', () => {
     expect((err as InputError).issues).toEqual([
       { path: `${store.uriOf(key)}#factor`, message: expect.any(String) },
     ]);
+  });
+});
+
+describe('the run report', () => {
+  it('shows each metric’s noise band: mean ± 3 × CV and the min magnitude', () => {
+    const c = measureNoise(
+      [row('aa-1', `${CELL}.aa1`, 2000), row('aa-1', `${CELL}.aa2`, 2100), row('aa-1', `${CELL}.aa3`, 1900)],
+      RUN,
+    )!;
+    const html = renderReport({
+      runId: 'aa-1',
+      specName: 'nightly',
+      startedAt: 'now',
+      status: 'SUCCEEDED',
+      cells: [],
+      series: {},
+      noise: c,
+    });
+    expect(html).toContain('Noise bands (A/A run <code>aa-1</code>)');
+    expect(html).toContain(
+      `<tr data-noise="ddb/${CELL}/intended_p99_us"><td>intended_p99_us</td><td>ddb</td><td>${CELL}</td>` +
+        '<td>3</td><td>2000</td><td>100</td><td>5.00%</td><td>1700 – 2300</td><td>15.00%</td></tr>',
+    );
+    expect(html).toContain(`<tr data-noise="ddb/${CELL}/error_rate"><td>error_rate</td>`);
   });
 });
