@@ -133,7 +133,8 @@ export async function readLatestNoise(
   store: ObjectStore,
   specName: string,
 ): Promise<NoiseCalibration | undefined> {
-  const keys = (await store.list(noisePrefix(specName))).filter((k) => k.endsWith('.json'));
+  // the trailing "/": spec "nightly" must not read "nightly-2"'s calibrations
+  const keys = (await store.list(`${noisePrefix(specName)}/`)).filter((k) => k.endsWith('.json'));
   let latest: NoiseCalibration | undefined;
   for (const key of keys) {
     const parsed = NoiseCalibration.safeParse(await store.getJson(key));

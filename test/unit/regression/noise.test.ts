@@ -179,6 +179,11 @@ describe('calibration objects in a store', () => {
     ]);
     expect(await readLatestNoise(store, 'nightly')).toEqual(newer);
     expect(await readLatestNoise(store, 'other-spec')).toBeUndefined();
+    // a spec whose name extends another's has its own calibrations
+    const longer = { ...newer, specName: 'nightly-2', runId: 'aa-3', measuredAtMs: newer.measuredAtMs + 1 };
+    await writeNoise(store, longer);
+    expect(await readLatestNoise(store, 'nightly')).toEqual(newer);
+    expect(await readLatestNoise(store, 'nightly-2')).toEqual(longer);
   });
 
   it('a calibration object off the schema is an error naming the object and field', async () => {
