@@ -3,6 +3,7 @@ import { detectChangePoints, fillMissing } from '../../../lib/core/regression/de
 import { bestSplit, eDivisive, SplitSearch } from '../../../lib/core/regression/edivisive';
 import { Prng } from '../../../lib/core/regression/prng';
 import { PermutationTester } from '../../../lib/core/regression/testers';
+import { forwardChange, magnitude } from '../../../lib/core/regression/stats';
 
 /** Deterministic normal noise (Box–Muller over the seeded generator). */
 function gauss(rng: Prng, mu: number, sd: number): number {
@@ -256,5 +257,23 @@ describe('permutation test (seeded)', () => {
   it('eDivisive stops when no split has a positive divergence', () => {
     const s = Float64Array.from([5, 5, 5, 5]);
     expect(eDivisive(s, new PermutationTester(0.99, 10, 1))).toEqual([]);
+  });
+});
+
+describe('magnitude with a zero mean (Otava 0.8: a ratio over 0 counts as 0)', () => {
+  it('is 1 from or to 0, 0 for 0 → 0, and forwardChange stays ±∞ from 0', () => {
+    expect(magnitude({ meanBefore: 0, meanAfter: 0.02 })).toBe(1);
+    expect(magnitude({ meanBefore: 0.02, meanAfter: 0 })).toBe(1);
+    expect(magnitude({ meanBefore: 0, meanAfter: -3 })).toBe(1);
+    expect(magnitude({ meanBefore: 0, meanAfter: 0 })).toBe(0);
+    expect(magnitude({ meanBefore: 100, meanAfter: 125 })).toBeCloseTo(0.25, 15);
+    expect(forwardChange({ meanBefore: 0, meanAfter: 0.02 })).toBe(Infinity);
+  });
+
+  it('so a step from zero errors is kept at the default minMagnitude, with a finite magnitude', () => {
+    const values = [...Array(20).fill(0), ...Array(10).fill(0.02)];
+    const [cp, ...rest] = detectChangePoints(values).changePoints;
+    expect(rest).toEqual([]);
+    expect([cp!.index, cp!.magnitude, cp!.confirmed]).toEqual([20, 1, true]);
   });
 });
