@@ -23,6 +23,7 @@ import {
   statsAt,
 } from '../../lib/core/regression/detect';
 import { Prng } from '../../lib/core/regression/prng';
+import { compareSplit, magnitude } from '../../lib/core/regression/stats';
 import { OtavaCase, runOtava } from '../oracle/regression/otava';
 import { regimes } from '../oracle/regression/series';
 
@@ -93,6 +94,27 @@ function score(t: Tally, s: Sample, indexes: readonly number[]): void {
 const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '-').padStart(6);
 const row = (xs: (string | number)[]) => xs.map((x) => String(x).padStart(6)).join(' ');
 
+/**
+ * Why Otava found a step fleetbench (as shipped) did not: `stale` when one of Otava's points fails
+ * maxPValue or minMagnitude against the neighbours Otava itself reports (its merge left it statistics of
+ * a removed segment); `short` when fleetbench with minSegment 1 finds it (a one- or two-run regime next
+ * to the step); `other` otherwise.
+ */
+function whyOtavaOnly(
+  s: Sample,
+  theirs: readonly number[],
+  o: { maxPValue: number; minMagnitude: number },
+): 'stale' | 'short' | 'other' {
+  const ends = [0, ...theirs, s.values.length];
+  const consistent = theirs.every((idx, k) => {
+    const fresh = compareSplit(s.values, ends[k]!, idx, ends[k + 2]!);
+    return fresh.pValue < o.maxPValue && magnitude(fresh) > o.minMagnitude;
+  });
+  if (!consistent) return 'stale';
+  const relaxed = detectChangePoints(s.values, { ...o, minSegment: 1 }).changePoints;
+  return relaxed.some((p) => Math.abs(p.index - s.truth!) <= TOLERANCE) ? 'short' : 'other';
+}
+
 function evaluate(
   label: string,
   minMagnitude: number,
@@ -105,6 +127,7 @@ function evaluate(
   const otavaMs = Date.now() - t0;
   const cells = new Map<string, Record<Detector, Tally>>();
   let mismatches = 0;
+  const otavaOnly = { stale: 0, short: 0, other: 0 };
   const t1 = Date.now();
   all.forEach((s, i) => {
     const key = `${s.kind}|${s.step}|${s.cv}`;
@@ -127,6 +150,9 @@ function evaluate(
       relaxed.map((p) => p.index),
     );
     score(c.otava, s, theirs);
+    const hit = (xs: readonly number[]) =>
+      s.truth !== undefined && xs.some((x) => Math.abs(x - s.truth!) <= TOLERANCE);
+    if (hit(theirs) && !hit(ours.map((p) => p.index))) otavaOnly[whyOtavaOnly(s, theirs, options)]++;
     // with Otava's merge recomputation as well, fleetbench must give Otava's answer
     const series = fillMissing(s.values)!.series;
     const weak = split(series, options.window, firstPassPValue(options.maxPValue));
@@ -179,6 +205,12 @@ function evaluate(
       }
     }
   }
+  const gross = otavaOnly.stale + otavaOnly.short + otavaOnly.other;
+  w.write(
+    `\nsteps Otava found and fleetbench did not: ${gross}; of them ${otavaOnly.stale} with a point whose ` +
+      `statistics against Otava's own neighbours fail the thresholds (stale), ${otavaOnly.short} a one- or ` +
+      `two-run regime (minSegment), ${otavaOnly.other} other\n`,
+  );
   w.write(
     `\n(${all.length} series: Otava ${otavaMs} ms including Python start-up, fleetbench ×3 ${fbMs} ms)\n`,
   );
