@@ -380,9 +380,12 @@ export class BenchmarkStateMachine extends Construct {
     runsWrite(f.report);
     bucket.grantPut(f.report, 'tables/*');
     props.topic.grantPublish(f.report);
-    // DetectRegressions: reads the spec's table partitions, writes changes rows, publishes the alert
+    // DetectRegressions: reads the spec's table partitions, writes changes rows, publishes the alert;
+    // reads the spec's A/A noise calibrations and writes one after an A/A run (noise/spec_name=<spec>/)
     bucket.grantRead(f.detectRegressions, 'tables/*');
     bucket.grantPut(f.detectRegressions, 'tables/changes/*');
+    bucket.grantRead(f.detectRegressions, 'noise/*');
+    bucket.grantPut(f.detectRegressions, 'noise/*');
     props.topic.grantPublish(f.detectRegressions);
     // Teardown, and the abort rule's handler
     for (const fn of [f.teardown, this.onAbortFunction]) {

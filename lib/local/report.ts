@@ -12,7 +12,7 @@ import {
   readPlan,
   type CellResult,
 } from '../core/pipeline';
-import { METRICS } from '../core/regression';
+import { calibratedMinMagnitude, METRICS, readLatestNoise } from '../core/regression';
 import type { ReportCell, ReportData, ReportHistory, ReportPoint } from '../core/report/html';
 import { renderReport } from '../core/report/html';
 import type { Row } from '../core/results/rows';
@@ -113,6 +113,10 @@ export async function buildReportData(
     notes.push(`no history chart: ${(err as Error).message}`);
     return [];
   });
+  const noise = await readLatestNoise(store, plan.specName).catch((err: unknown) => {
+    notes.push(`no noise bands: ${(err as Error).message}`);
+    return undefined;
+  });
   return {
     runId,
     specName: plan.specName,
@@ -122,6 +126,7 @@ export async function buildReportData(
     series,
     notes,
     ...(history.length ? { history } : {}),
+    ...(noise ? { noise } : {}),
   };
 }
 
@@ -133,7 +138,8 @@ export async function buildReportData(
 export async function historyOf(store: ObjectStore, runId: string): Promise<ReportHistory[]> {
   const run = checkRun(await store.getJson(contextKey(runId)));
   const history = await readHistory(store, run);
-  const analyses = analyzeHistory(history, run.specName);
+  const noise = await readLatestNoise(store, run.specName);
+  const analyses = analyzeHistory(history, run.specName, { minMagnitudeFor: calibratedMinMagnitude(noise) });
   const times = new Map<string, number>();
   for (const a of analyses) for (const p of a.points) times.set(p.runId, p.timeMs);
   const runs = [...times.keys()].sort((x, y) => times.get(x)! - times.get(y)! || (x < y ? -1 : 1));

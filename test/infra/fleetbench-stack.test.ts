@@ -307,7 +307,7 @@ describe('Monitoring: regression alarm', () => {
     });
   });
 
-  it('DetectRegressions: reads tables/, writes only tables/changes/, publishes to the topic', () => {
+  it('DetectRegressions: reads tables/ and noise/, writes only tables/changes/ and noise/, publishes to the topic', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
       Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
     }[];
@@ -315,10 +315,12 @@ describe('Monitoring: regression alarm', () => {
     expect(mine.length).toBeGreaterThan(0);
     const stmts = mine.flatMap((p) => p.Properties.PolicyDocument.Statement);
     const withAction = (a: string) => stmts.filter((s) => ([] as unknown[]).concat(s.Action).includes(a));
-    const puts = withAction('s3:PutObject');
-    expect(puts).toHaveLength(1);
-    expect(JSON.stringify(puts[0]!.Resource)).toMatch(/\/tables\/changes\/\*"/);
+    const puts = withAction('s3:PutObject').map((s) => JSON.stringify(s.Resource));
+    expect(puts).toHaveLength(2);
+    expect(puts.filter((r) => /\/tables\/changes\/\*"/.test(r))).toHaveLength(1);
+    expect(puts.filter((r) => /\/noise\/\*"/.test(r))).toHaveLength(1);
     expect(JSON.stringify(withAction('s3:GetObject*').map((s) => s.Resource))).toMatch(/\/tables\/\*"/);
+    expect(JSON.stringify(withAction('s3:GetObject*').map((s) => s.Resource))).toMatch(/\/noise\/\*"/);
     expect(JSON.stringify(withAction('s3:GetObject*').map((s) => s.Resource))).not.toMatch(/\/runs\//);
     expect(withAction('sns:Publish')).toHaveLength(1);
     for (const s of stmts) {

@@ -4,7 +4,10 @@
  * of `cells` rows (JSON lines). With a results root (`<dir>/tables/cells/...`), run start times come from
  * `<dir>/tables/runs/...` when present; otherwise every `*.jsonl` below `--dir` is read as cells rows.
  * `--local` reads the local results directory `fleetbench run --local` writes. Incomplete cells are left
- * out (a missing run for that cell), as the pipeline's DetectRegressions step does.
+ * out (a missing run for that cell), as the pipeline's DetectRegressions step does. A spec's newest A/A
+ * calibration (`<dir>/noise/spec_name=<spec>/*.json`, written by an A/A run's DetectRegressions step)
+ * sets each calibrated series' minMagnitude unless `--min-magnitude` is given, and the report lists
+ * those noise bands.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,12 +18,16 @@ import {
   AnalyzeOptions,
   Change,
   NewestVerdict,
+  NoiseCalibration,
   SeriesAnalysis,
   SeriesKey,
   analyzeAll,
   buildSeries,
+  calibratedMinMagnitude,
+  readLatestNoise,
   resolveOptions,
 } from '../../core/regression';
+import { FsStore } from '../../local/fs-store';
 
 interface RegressionsOptions {
   dir?: string;
@@ -157,23 +164,57 @@ function flagOptions(o: RegressionsOptions): ReturnType<typeof resolveOptions> {
   }
 }
 
+/** A series analysed with an A/A calibration's threshold, and the noise measured for it. */
+export interface NoiseBand {
+  key: SeriesKey;
+  /** the A/A run measured */
+  runId: string;
+  n: number;
+  mean: number;
+  std: number;
+  cv: number;
+  /** the threshold the series was analysed with (factor × cv) */
+  minMagnitude: number;
+}
+
 export interface RegressionsDocument {
   options: ReturnType<typeof resolveOptions>;
   series: number;
   changes: Change[];
   suspects: (NewestVerdict & { key: SeriesKey })[];
+  /** calibrated series (A/A runs), with the threshold used */
+  noise: NoiseBand[];
 }
 
 export function regressionsDocument(
   analyses: readonly SeriesAnalysis[],
   all: boolean,
   options: AnalyzeOptions,
+  calibrations: readonly NoiseCalibration[] = [],
 ): RegressionsDocument {
+  const noise: NoiseBand[] = [];
+  for (const a of analyses.filter((x) => x.calibrated)) {
+    const c = calibrations.find((x) => x.specName === a.key.spec);
+    const s = c?.series.find(
+      (x) => x.target === a.key.target && x.cell === a.key.cell && x.metric === a.key.metric,
+    );
+    if (!c || !s || s.cv === null) continue;
+    noise.push({
+      key: a.key,
+      runId: c.runId,
+      n: s.n,
+      mean: s.mean,
+      std: s.std,
+      cv: s.cv,
+      minMagnitude: a.minMagnitude,
+    });
+  }
   return {
     options: resolveOptions(options.detect),
     series: analyses.length,
     changes: analyses.flatMap((a) => a.changes).filter((c) => all || c.confirmed),
     suspects: analyses.filter((a) => a.newest.status === 'suspect').map((a) => ({ key: a.key, ...a.newest })),
+    noise,
   };
 }
 
@@ -184,6 +225,15 @@ const id = (k: SeriesKey) => `${k.spec}/${k.target}/${k.cell} ${k.metric}`;
 
 function text(doc: RegressionsDocument): string {
   const lines: string[] = [];
+  if (doc.noise.length) {
+    lines.push('Noise bands (A/A runs; each series is analysed with min magnitude = factor × CV):');
+    for (const n of doc.noise) {
+      lines.push(
+        `  ${id(n.key)}: ${fmt(n.mean)} ± ${fmt(n.std)} (CV ${(n.cv * 100).toFixed(2)}%, ${n.n} repeats in run ` +
+          `${n.runId}) -> min magnitude ${(n.minMagnitude * 100).toFixed(2)}%`,
+      );
+    }
+  }
   for (const c of doc.changes) {
     lines.push(
       `${id(c.key)}: ${fmt(c.meanBefore)} --> ${fmt(c.meanAfter)} (${pct(c.forwardChange)}) ${c.kind} ` +
@@ -216,12 +266,15 @@ export function register(program: Command): void {
     .option('--metric <ids>', 'comma-separated metric ids (default: all)')
     .option('--window <n>', 'points per window (default 50)')
     .option('--max-p <p>', 'largest accepted p-value (default 0.001)')
-    .option('--min-magnitude <f>', 'smallest relative change, 0.05 = 5% (default 0.05)')
+    .option(
+      '--min-magnitude <f>',
+      "smallest relative change, 0.05 = 5% (default: the spec's A/A calibration per series, else 0.05)",
+    )
     .option('--min-segment <n>', 'fewest runs in a regime (default 3)')
     .option('--all', 'include change points not yet confirmed')
     .option('--json', 'print JSON')
-    .action((o: RegressionsOptions) => {
-      const options: AnalyzeOptions = { detect: flagOptions(o) };
+    .action(async (o: RegressionsOptions) => {
+      const detect = flagOptions(o);
       const dir = historyDir(o);
       const { cells, runStarts } = loadTables(dir);
       const series = buildSeries(
@@ -236,7 +289,18 @@ export function register(program: Command): void {
       if (o.spec !== undefined && series.length === 0) {
         throw new InputError([{ path: '--spec', message: `no cells rows for spec "${o.spec}" in ${dir}` }]);
       }
-      const doc = regressionsDocument(analyzeAll(series, options), Boolean(o.all), options);
+      // each spec's newest A/A calibration, unless --min-magnitude fixes the threshold
+      const calibrations: NoiseCalibration[] = [];
+      if (o.minMagnitude === undefined && fs.existsSync(path.join(dir, 'noise'))) {
+        const store = new FsStore(dir);
+        for (const spec of new Set(series.map((s) => s.key.spec))) {
+          const c = await readLatestNoise(store, spec);
+          if (c) calibrations.push(c);
+        }
+      }
+      const bySpec = new Map(calibrations.map((c) => [c.specName, calibratedMinMagnitude(c)]));
+      const options: AnalyzeOptions = { detect, minMagnitudeFor: (key) => bySpec.get(key.spec)?.(key) };
+      const doc = regressionsDocument(analyzeAll(series, options), Boolean(o.all), options, calibrations);
       if (o.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
       else process.stdout.write(text(doc));
     });

@@ -15,6 +15,11 @@ import type { MetricsSink, Notifier, ObjectStore, Clock } from '../ports';
 import {
   analyzeAll,
   buildSeries,
+  calibratedMinMagnitude,
+  measureNoise,
+  readLatestNoise,
+  writeNoise,
+  NOISE_FACTOR,
   resolveOptions,
   sampleStd,
   seriesId,
@@ -35,6 +40,8 @@ export interface DetectRegressionsOptions {
   analyze?: AnalyzeOptions;
   /** Object reads in flight at once. @default 16 */
   concurrency?: number;
+  /** A/A calibration: minMagnitude = noiseFactor × the measured CV. @default 3 */
+  noiseFactor?: number;
 }
 
 export interface DetectRegressionsResult {
@@ -49,6 +56,10 @@ export interface DetectRegressionsResult {
   newRegressions: number;
   /** series whose newest value (this run) is suspect */
   suspects: number;
+  /** the A/A calibration this run wrote (it had repeated cells), else null */
+  noiseKey: string | null;
+  /** the calibration the detection used (this run's or the spec's newest), else null */
+  noiseRunId: string | null;
 }
 
 export interface LocatedRow {
@@ -249,7 +260,18 @@ export async function detectRegressions(
   const analyzeOptions: AnalyzeOptions = { ...options.analyze, detect: detectOptions };
   const read = { historyDays: options.historyDays, concurrency: options.concurrency };
   const history = await readHistory(deps.store, run, read);
-  const analyses = analyzeHistory(history, run.specName, analyzeOptions);
+  // an A/A run (repeated cells) measures each metric's noise; detection uses the spec's newest measure
+  const measured = measureNoise(
+    history.cells.map((c) => c.row),
+    { specName: run.specName, runId: run.runId, measuredAtMs: deps.clock.nowMs() },
+    options.noiseFactor ?? NOISE_FACTOR,
+  );
+  const noiseKey = measured ? await writeNoise(deps.store, measured) : null;
+  const noise = await readLatestNoise(deps.store, run.specName);
+  const analyses = analyzeHistory(history, run.specName, {
+    ...analyzeOptions,
+    minMagnitudeFor: calibratedMinMagnitude(noise),
+  });
   const existing = await readSpecTable(
     deps.store,
     'changes',
@@ -283,11 +305,19 @@ export async function detectRegressions(
   let suspects = 0;
   for (const a of analyses) {
     const sid = seriesId(a.key);
+    // a calibrated series records the threshold it was analysed with and the A/A run it came from
+    const rowOptions = a.calibrated
+      ? JSON.stringify({
+          ...analyzeOptions,
+          detect: { ...detectOptions, minMagnitude: a.minMagnitude },
+          noiseRunId: noise?.runId,
+        })
+      : optionsJson;
     for (const c of a.changes) {
       const status = c.confirmed ? 'confirmed' : 'pending';
       if (seen.has(`${sid}|${c.runId}|${status}`)) continue;
       if (!c.confirmed && seen.has(`${sid}|${c.runId}|confirmed`)) continue;
-      rows.push(validateRow(table, changeRow(run, detectedAtMs, a, c, method, optionsJson)));
+      rows.push(validateRow(table, changeRow(run, detectedAtMs, a, c, method, rowOptions)));
       if (!c.confirmed || c.kind !== 'regression') continue;
       const near = (alerted.get(`${sid}|${c.kind}`) ?? []).some((runId) => {
         const i = a.points.findIndex((p) => p.runId === runId);
@@ -298,7 +328,7 @@ export async function detectRegressions(
     if (a.newest.status === 'suspect' && a.newest.runId === run.runId) {
       suspects++;
       if (!seen.has(`${sid}|${run.runId}|suspect`)) {
-        const r = suspectRow(run, detectedAtMs, a, optionsJson);
+        const r = suspectRow(run, detectedAtMs, a, rowOptions);
         if (r) rows.push(validateRow(table, r));
       }
     }
@@ -348,6 +378,8 @@ export async function detectRegressions(
     changesKey,
     newRegressions: fresh.length,
     suspects,
+    noiseKey,
+    noiseRunId: noise?.runId ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ import {
   throughputSteps,
 } from '../spec/workload';
 import { sizeTarget, type TargetSizing } from './sizing';
+import { aaCellId } from '../regression/noise';
 import { loadPriceBook } from '../cost/book';
 import { CQL_TABLE, externalJobProperties } from '../cluster';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
@@ -226,24 +227,27 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
               maxexecutiontime: String(w.durationSeconds),
             },
           }));
-          const id = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
-          cells.push({
-            id,
-            index: cells.length,
-            target: t.id,
-            targetKind: t.kind,
-            distribution: info.type,
-            distributionLabel: info.label,
-            readProportion: m.proportions.read,
-            updateProportion: m.proportions.update,
-            proportions: m.proportions,
-            targetOpsPerSec: ops,
-            durationSeconds: w.durationSeconds,
-            warmupSeconds: w.warmupSeconds,
-            cooldownSeconds: w.cooldownSeconds,
-            loaders: s.loaders,
-            processes,
-          });
+          const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
+          // A/A mode: the same cell `repeats` times in a row
+          for (let k = 1; k <= w.repeats; k++) {
+            cells.push({
+              id: w.repeats > 1 ? aaCellId(cellId, k) : cellId,
+              index: cells.length,
+              target: t.id,
+              targetKind: t.kind,
+              distribution: info.type,
+              distributionLabel: info.label,
+              readProportion: m.proportions.read,
+              updateProportion: m.proportions.update,
+              proportions: m.proportions,
+              targetOpsPerSec: ops,
+              durationSeconds: w.durationSeconds,
+              warmupSeconds: w.warmupSeconds,
+              cooldownSeconds: w.cooldownSeconds,
+              loaders: s.loaders,
+              processes,
+            });
+          }
         }
       }
     }

@@ -47,15 +47,28 @@ export interface SeriesAnalysis {
   newest: NewestVerdict;
   /** indexes whose value was missing and filled from a neighbour for the detection */
   filled: number[];
+  /** the minMagnitude this series was analysed with */
+  minMagnitude: number;
+  /** whether it came from an A/A calibration (`minMagnitudeFor`) rather than the options */
+  calibrated: boolean;
 }
 
 export interface AnalyzeOptions {
   detect?: DetectOptions;
   guard?: GuardOptions;
+  /**
+   * A series' own minMagnitude (from an A/A calibration, noise.ts), used instead of
+   * `detect.minMagnitude` when it returns a number.
+   */
+  minMagnitudeFor?: (key: SeriesKey) => number | undefined;
 }
 
 export function analyzeSeries(series: Series, options: AnalyzeOptions = {}): SeriesAnalysis {
-  const detectOptions = resolveOptions(options.detect);
+  const own = options.minMagnitudeFor?.(series.key);
+  const detectOptions = resolveOptions({
+    ...options.detect,
+    ...(own !== undefined ? { minMagnitude: own } : {}),
+  });
   const values = series.points.map((p) => p.value);
   const { changePoints, filled } = detectChangePoints(values, detectOptions);
   const changes: Change[] = changePoints.map((cp) => ({
@@ -96,6 +109,8 @@ export function analyzeSeries(series: Series, options: AnalyzeOptions = {}): Ser
       changePointAtNewest: changes.some((c) => c.index === series.points.length - 1),
     },
     filled,
+    minMagnitude: detectOptions.minMagnitude,
+    calibrated: own !== undefined,
   };
 }
 

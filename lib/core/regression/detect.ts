@@ -1,18 +1,23 @@
 /**
- * Change-point detection over one metric's history, following Hunter (datastax-labs/hunter
- * `compute_change_points`, read at 5a7a361; Fleming et al., ICPE 2023):
+ * Change-point detection over one metric's history, following Apache Otava 0.8 (Hunter's continuation,
+ * `otava/analysis.py` `compute_change_points`; Fleming et al., ICPE 2023):
  *
  *  1. split: E-Divisive over sliding windows of `window` points (step ⌊window/2⌋; the next window starts
- *     at the last change point found, if later), each candidate screened by a t-test at 10 × maxPValue;
+ *     at the last change point found, if later), with Otava's candidate search (see edivisive.ts), each
+ *     candidate screened by a t-test at the first-pass level (`firstPassPValue`);
  *  2. every change point gets its statistics against its neighbours ([0, points..., n]);
  *  3. merge, bottom-up: drop the point with the largest p-value while it is ≥ maxPValue, then the point
  *     with the smallest magnitude while it is ≤ minMagnitude, recomputing the two neighbours each time.
+ *
+ * The one intended difference from Otava is in the merge: after dropping a point, fleetbench recomputes
+ * both of its former neighbours; Otava recomputes the point after it and the one after that, so the
+ * point before keeps statistics of a segment that no longer exists.
  *
  * fleetbench adds one rule to the merge (`minSegment`, default 3): a stretch between two change points,
  * or before the first one, shorter than `minSegment` runs is an outlier rather than a regime, so the
  * bounding change point with the larger p-value is dropped. A last change point with fewer than
  * `minSegment` runs after it is kept but not `confirmed` — one noisy night is not a regression yet.
- * With `minSegment: 1` the result is Hunter's.
+ * With `minSegment: 1` the rule is off.
  *
  * `method: 'permutation'` runs E-Divisive over the whole series with MongoDB's permutation test instead
  * (Hunter's `orig_edivisive`; seeded, so deterministic), then the same merge on magnitude and segments.
@@ -153,13 +158,22 @@ export function detectChangePoints(
     indexes = eDivisive(series, tester);
     pValues = tester.pValues;
   } else {
-    indexes = split(series, o.window, o.maxPValue * 10);
+    indexes = split(series, o.window, firstPassPValue(o.maxPValue));
   }
   const points = statsAt(series, indexes);
   if (pValues) for (const p of points) p.pValue = pValues.get(p.index) ?? p.pValue;
-  const merged = merge(series, points, o, pValues !== undefined);
+  const merged = merge(series, points, { ...o, fixedPValues: pValues !== undefined });
   for (const p of merged) p.confirmed = p.nAfter >= o.minSegment;
   return { changePoints: merged, filled };
+}
+
+/**
+ * The level at which the split screens candidates (Otava 0.8 `compute_change_points`): 10 × maxPValue
+ * below 0.05, 2 × below 0.5, maxPValue itself above. Hunter used 10 × always, which makes every index a
+ * candidate once maxPValue ≥ 0.1.
+ */
+export function firstPassPValue(maxPValue: number): number {
+  return maxPValue < 0.05 ? maxPValue * 10 : maxPValue < 0.5 ? maxPValue * 2 : maxPValue;
 }
 
 /** Hunter's `split`: E-Divisive with a t-test tester over overlapping windows. */
@@ -183,24 +197,31 @@ function pointAt(series: Float64Array, index: number, from: number, to: number):
   return { index, ...c, magnitude: magnitude(c), forwardChange: forwardChange(c), confirmed: true };
 }
 
-function statsAt(series: Float64Array, indexes: readonly number[]): ChangePoint[] {
+/** Each change point's statistics against its neighbours ([0, indexes..., n]). */
+export function statsAt(series: Float64Array, indexes: readonly number[]): ChangePoint[] {
   const ends = [0, ...indexes, series.length];
   return indexes.map((index, k) => pointAt(series, index, ends[k], ends[k + 2]));
 }
 
-/**
- * Hunter's `merge`, plus the short-segment rule. With `fixedPValues` (permutation mode) the p-values
- * come from the permutation test and are not recomputed or used to drop points.
- */
-export function merge(
-  series: Float64Array,
-  input: ChangePoint[],
-  o: Pick<Required<DetectOptions>, 'maxPValue' | 'minMagnitude' | 'minSegment'>,
-  fixedPValues = false,
-): ChangePoint[] {
+export interface MergeOptions extends Pick<
+  Required<DetectOptions>,
+  'maxPValue' | 'minMagnitude' | 'minSegment'
+> {
+  /** permutation mode: the p-values come from the permutation test and are not recomputed or used */
+  fixedPValues?: boolean;
+  /**
+   * Otava's recomputation after a drop (the point after the removed one and the one after that; the one
+   * before keeps stale statistics) instead of fleetbench's (both neighbours). Only for comparing with
+   * Otava (test/oracle/regression.test.ts). @default false
+   */
+  otavaRecompute?: boolean;
+}
+
+/** Hunter's `merge`, plus the short-segment rule. */
+export function merge(series: Float64Array, input: ChangePoint[], o: MergeOptions): ChangePoint[] {
   const points = [...input];
   while (points.length) {
-    let weakest = fixedPValues ? -1 : argBest(points, (a, b) => a.pValue > b.pValue);
+    let weakest = o.fixedPValues ? -1 : argBest(points, (a, b) => a.pValue > b.pValue);
     if (weakest < 0 || points[weakest].pValue < o.maxPValue) {
       weakest = shortSegmentVictim(points, o.minSegment);
       if (weakest < 0) {
@@ -210,11 +231,12 @@ export function merge(
     }
     points.splice(weakest, 1);
     const ends = [0, ...points.map((p) => p.index), series.length];
-    for (const k of [weakest - 1, weakest]) {
+    const recompute = o.otavaRecompute ? [weakest, weakest + 1] : [weakest - 1, weakest];
+    for (const k of recompute) {
       if (k < 0 || k >= points.length) continue;
       const kept = points[k].pValue;
       points[k] = pointAt(series, points[k].index, ends[k], ends[k + 2]);
-      if (fixedPValues) points[k].pValue = kept;
+      if (o.fixedPValues) points[k].pValue = kept;
     }
   }
   return points;

@@ -3,6 +3,7 @@ export * from './detect';
 export * from './edivisive';
 export * from './guard';
 export * from './metrics';
+export * from './noise';
 export * from './prng';
 export * from './series';
 export * from './stats';

@@ -3,9 +3,12 @@
  *
  * The run time is the run's start when known (`runStarts`, from the `runs` table), else the cell's
  * `window_start_ms`; runs of one scheduled spec never overlap, so either orders them the same way.
+ * In an A/A run (repeated cells, `<cell>.aa<k>`) the first repeat is the cell's point, the others are
+ * left out.
  */
 import { InputError, Issue } from '../errors';
 import { CellsRow, Direction, METRICS, MetricDef } from './metrics';
+import { parseAaCellId } from './noise';
 
 export interface SeriesKey {
   spec: string;
@@ -76,7 +79,11 @@ export function buildSeries(rows: readonly CellsRow[], options: BuildSeriesOptio
       });
       return;
     }
-    const key = { spec, target: row.target_id as string, cell: row.cell_id as string };
+    // an A/A run's repeats (`<cell>.aa<k>`): the first is the run's point of the cell's series, the
+    // others only measure noise (noise.ts)
+    const aa = parseAaCellId(row.cell_id as string);
+    if (aa && aa.repeat > 1) return;
+    const key = { spec, target: row.target_id as string, cell: aa ? aa.cell : (row.cell_id as string) };
     const gid = `${key.spec}\u0000${key.target}\u0000${key.cell}`;
     let g = groups.get(gid);
     if (!g) groups.set(gid, (g = { key, points: new Map() }));

@@ -89,12 +89,14 @@ export function forwardChange(c: Pick<Comparison, 'meanBefore' | 'meanAfter'>): 
   return relChange(c.meanBefore, c.meanAfter);
 }
 
-/** Hunter's magnitude: max(|after/before − 1|, |before/after − 1|). */
+/**
+ * Hunter's magnitude: max(|after/before − 1|, |before/after − 1|). A ratio with a zero denominator counts
+ * as 0, as in Otava (`TTestStats.forward_rel_change(value_if_nan=0)`): a step from 0 to any value has
+ * magnitude 1 (100 %), so it passes every `minMagnitude` below 1; 0 → 0 has magnitude 0.
+ */
 export function magnitude(c: Pick<Comparison, 'meanBefore' | 'meanAfter'>): number {
-  return Math.max(
-    Math.abs(relChange(c.meanBefore, c.meanAfter)),
-    Math.abs(relChange(c.meanAfter, c.meanBefore)),
-  );
+  const ratio = (from: number, to: number) => (from === 0 ? 0 : to / from - 1);
+  return Math.max(Math.abs(ratio(c.meanBefore, c.meanAfter)), Math.abs(ratio(c.meanAfter, c.meanBefore)));
 }
 
 function relChange(from: number, to: number): number {

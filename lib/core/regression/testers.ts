@@ -2,11 +2,12 @@
  * Significance testers for E-Divisive candidates.
  *
  * - `TTestTester` (Hunter): Student's t-test between the candidate's two sides within its segment.
- * - `PermutationTester` (MongoDB signal-processing-algorithms `QHatPermutationsSignificanceTester`):
- *   shuffle each current segment P times; p = #(max permuted q̂ ≥ candidate q̂) / (P + 1). Our shuffles
- *   come from a seeded generator, so the same input and seed give the same answer.
+ * - `PermutationTester` (MongoDB signal-processing-algorithms `QHatPermutationsSignificanceTester`,
+ *   Otava's `PermutationsSignificanceTester`): shuffle each current segment P times; p = #(best permuted
+ *   q̂ ≥ candidate q̂) / (P + 1), the best permuted q̂ found by the same split search as the candidate.
+ *   Our shuffles come from a seeded generator, so the same input and seed give the same answer.
  */
-import { Candidate, SignificanceTester, enclosing, qhatValues } from './edivisive';
+import { Candidate, SignificanceTester, SplitSearch, enclosing } from './edivisive';
 import { Prng, shuffleInPlace } from './prng';
 import { compareSplit } from './stats';
 
@@ -36,12 +37,15 @@ export class PermutationTester implements SignificanceTester {
   isSignificant(candidate: Candidate, series: Float64Array, endpoints: readonly number[]): boolean {
     let higher = 0;
     for (let p = 0; p < this.permutations; p++) {
+      const shuffled = series.slice();
+      for (let s = 0; s + 1 < endpoints.length; s++) {
+        shuffleInPlace(shuffled.subarray(endpoints[s], endpoints[s + 1]), this.rng);
+      }
+      const search = new SplitSearch(shuffled);
       let best = -Infinity;
       for (let s = 0; s + 1 < endpoints.length; s++) {
-        const window = series.slice(endpoints[s], endpoints[s + 1]);
-        shuffleInPlace(window, this.rng);
-        const values = qhatValues(window);
-        for (const v of values) if (v > best) best = v;
+        if (endpoints[s + 1] - endpoints[s] < 2) continue;
+        best = Math.max(best, search.best(endpoints[s], endpoints[s + 1]).qhat);
       }
       if (best >= candidate.qhat) higher++;
     }

@@ -4,6 +4,7 @@
  * distribution — latency and ops/s over time per cell, attainment, and the cost comparison.
  */
 import { barChart, escapeXml, fmtNum, lineChart, type Series } from './svg';
+import type { NoiseCalibration } from '../regression/noise';
 
 export interface ReportLatency {
   p50: number | null;
@@ -59,6 +60,8 @@ export interface ReportData {
   cells: ReportCell[];
   series: Record<string, ReportPoint[]>;
   history?: ReportHistory[];
+  /** the spec's newest A/A calibration (lib/core/regression/noise.ts) */
+  noise?: NoiseCalibration;
   notes?: string[];
 }
 
@@ -273,6 +276,8 @@ export function renderReport(d: ReportData): string {
     sections.push('</div>');
   }
 
+  if (d.noise?.series.length) sections.push(noiseSection(d.noise));
+
   const notes = (d.notes ?? []).map((n) => `<li>${escapeXml(n)}</li>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -294,4 +299,29 @@ ${notes ? `<ul class="notes">${notes}</ul>` : ''}
 ${sections.join('\n')}
 </body></html>
 `;
+}
+
+/**
+ * The noise band of each metric from the spec's newest A/A run: mean ± factor × CV, the relative change
+ * below which detection ignores a step (its minMagnitude).
+ */
+function noiseSection(c: NoiseCalibration): string {
+  const f = (x: number) => fmtNum(x);
+  const rows = c.series.map((s) => {
+    const band =
+      s.cv === null ? '–' : `${f(s.mean * (1 - c.factor * s.cv))} – ${f(s.mean * (1 + c.factor * s.cv))}`;
+    return (
+      `<tr data-noise="${escapeXml(`${s.target}/${s.cell}/${s.metric}`)}"><td>${escapeXml(s.metric)}</td>` +
+      `<td>${escapeXml(s.target)}</td><td>${escapeXml(s.cell)}</td><td>${s.n}</td><td>${f(s.mean)}</td>` +
+      `<td>${f(s.std)}</td><td>${s.cv === null ? '–' : `${(s.cv * 100).toFixed(2)}%`}</td><td>${band}</td>` +
+      `<td>${s.minMagnitude === null ? '–' : `${(s.minMagnitude * 100).toFixed(2)}%`}</td></tr>`
+    );
+  });
+  return (
+    `<h2>Noise bands (A/A run <code>${escapeXml(c.runId)}</code>)</h2>` +
+    `<p>Each metric's spread over ${escapeXml(String(Math.max(...c.series.map((s) => s.n))))} repeats of the same cell: ` +
+    `detection ignores a change smaller than ${c.factor} × CV (min magnitude), i.e. within the band.</p>` +
+    '<table><tr><th>metric</th><th>target</th><th>cell</th><th>repeats</th><th>mean</th><th>std</th><th>CV</th>' +
+    `<th>band (mean ± ${c.factor} × CV)</th><th>min magnitude</th></tr>${rows.join('')}</table>`
+  );
 }

@@ -197,7 +197,12 @@ export const TABLES: readonly TableDef[] = [
       col('std_after', 'double', 'population standard deviation after (null for a suspect)', true),
       col('n_before', 'bigint', 'runs in the regime before (suspect: history runs used)'),
       col('n_after', 'bigint', 'runs in the regime after (suspect: 1)'),
-      col('magnitude', 'double', 'max(|after/before − 1|, |before/after − 1|); null when a mean is 0', true),
+      col(
+        'magnitude',
+        'double',
+        'max(|after/before − 1|, |before/after − 1|), a ratio over a zero mean counting as 0 (0 → x is 1); suspect rows: null when a mean is 0',
+        true,
+      ),
       col('forward_change', 'double', 'after/before − 1; null when the mean before is 0', true),
       col(
         'p_value',

@@ -192,6 +192,11 @@ export const Workload = z.strictObject({
   statusIntervalSeconds: positiveInt.max(3600).default(10),
   /** Extra YCSB properties passed to every run-phase process (cannot override managed ones). */
   extraProperties: z.record(z.string(), z.string()).optional(),
+  /**
+   * A/A mode: each cell runs this many times in a row (cell ids `<cell>.aa1`, `.aa2`, ...). The spread
+   * of each metric over the repeats calibrates the spec's regression thresholds (docs/regression.md).
+   */
+  repeats: z.number().int().min(1).max(20).default(1),
 });
 
 export const Dataset = z.strictObject({

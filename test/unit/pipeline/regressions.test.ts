@@ -41,14 +41,15 @@ const wiggle = (i: number) => 1 + 0.01 * Math.sin(i * 1.7);
 async function addRun(
   w: World,
   i: number,
-  values: { p99?: number; ops?: number; incomplete?: boolean },
+  values: { p99?: number; ops?: number; incomplete?: boolean; cellId?: string },
 ): Promise<void> {
+  const cellId = values.cellId ?? CELL;
   const meta = { runId: runId(i), specName: SPEC, startedAtMs: startOf(i) };
   const partition = { run_date: new Date(startOf(i)).toISOString().slice(0, 10), spec_name: SPEC };
   const cells = {
     ...partition,
     run_id: runId(i),
-    cell_id: CELL,
+    cell_id: cellId,
     target_id: 'ddb',
     window_start_ms: startOf(i) + 120_000,
     all_intended_p50_us: 900,
@@ -64,7 +65,7 @@ async function addRun(
     incomplete: values.incomplete ?? false,
   };
   await w.store.put(
-    tableObjectKey(tableDef('cells'), meta, `${runId(i)}.${CELL}`),
+    tableObjectKey(tableDef('cells'), meta, `${runId(i)}.${cellId}`),
     JSON.stringify(cells) + '\n',
   );
   await w.store.put(
@@ -279,5 +280,72 @@ describe('detectRegressions (pipeline step) over a directory store', () => {
     expect((err as InputError).issues.map((i) => i.path)).toEqual(
       expect.arrayContaining(['run.runId', 'run.storeUri']),
     );
+  });
+});
+
+describe('detectRegressions with an A/A calibration (repeated cells)', () => {
+  let w: World;
+  beforeEach(() => {
+    w = world();
+  });
+  afterEach(() => rmSync(w.dir, { recursive: true, force: true }));
+
+  /** Run 0 repeats the cell 3 times: P99 2000, 2010, 1990 (s = 10, CV 0.5 %, threshold 1.5 %). */
+  async function aaRun(): Promise<DetectRegressionsResult> {
+    for (const [k, p99] of [2000, 2010, 1990].entries()) {
+      await addRun(w, 0, { p99, cellId: `${CELL}.aa${k + 1}` });
+    }
+    return detectAfter(w, 0);
+  }
+
+  /** Runs 1..11: P99 2000 then +3 % from run 7, ±0.2 % wiggle. */
+  async function smallStep(): Promise<void> {
+    for (let i = 1; i < 12; i++) {
+      await addRun(w, i, { p99: (i < 7 ? 2000 : 2060) * (1 + 0.002 * Math.sin(i * 1.7)) });
+      await detectAfter(w, i);
+    }
+  }
+
+  it('the A/A run writes the calibration, and a +3 % step (under the default 5 %) is then found', async () => {
+    // Act
+    const aa = await aaRun();
+    await smallStep();
+    // Assess: the calibration object
+    expect(aa.noiseKey).toBe(`noise/spec_name=${SPEC}/${runId(0)}.json`);
+    const calibration = (await w.store.getJson(aa.noiseKey!)) as { series: Record<string, unknown>[] };
+    expect(calibration.series.find((s) => s.metric === 'intended_p99_us')).toEqual({
+      target: 'ddb',
+      cell: CELL,
+      metric: 'intended_p99_us',
+      n: 3,
+      mean: 2000,
+      std: 10,
+      cv: 0.005,
+      minMagnitude: expect.closeTo(0.015, 12),
+    });
+    // later detections use it and say so
+    expect(w.results.slice(1).map((r) => [r.noiseKey, r.noiseRunId])).toEqual(
+      Array.from({ length: 11 }, () => [null, runId(0)]),
+    );
+    const confirmed = (await changeRows(w)).filter((r) => r.status === 'confirmed');
+    expect(confirmed.map((r) => [r.metric, r.change_run_id, r.kind])).toEqual([
+      ['intended_p99_us', runId(7), 'regression'],
+    ]);
+    const options = JSON.parse(String(confirmed[0]!.options_json)) as {
+      detect: { minMagnitude: number };
+      noiseRunId: string;
+    };
+    expect(options.detect.minMagnitude).toBeCloseTo(0.015, 12);
+    expect(options.noiseRunId).toBe(runId(0));
+    expect(w.messages).toHaveLength(1);
+  });
+
+  it('without the A/A run the same +3 % step stays under the default 5 % threshold', async () => {
+    await addRun(w, 0, { p99: 2000 });
+    const first = await detectAfter(w, 0);
+    await smallStep();
+    expect([first.noiseKey, first.noiseRunId]).toEqual([null, null]);
+    expect((await changeRows(w)).filter((r) => r.status === 'confirmed')).toEqual([]);
+    expect(w.messages).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { InputError } from '../../../lib/core/errors';
 import { detectChangePoints, fillMissing } from '../../../lib/core/regression/detect';
-import { bestSplit, eDivisive, qhatValues } from '../../../lib/core/regression/edivisive';
+import { bestSplit, eDivisive, SplitSearch } from '../../../lib/core/regression/edivisive';
 import { Prng } from '../../../lib/core/regression/prng';
 import { PermutationTester } from '../../../lib/core/regression/testers';
+import { forwardChange, magnitude } from '../../../lib/core/regression/stats';
 
 /** Deterministic normal noise (Box–Muller over the seeded generator). */
 function gauss(rng: Prng, mu: number, sd: number): number {
@@ -19,31 +20,61 @@ const indexes = (values: (number | null)[], o = {}) =>
   detectChangePoints(values, o).changePoints.map((c) => c.index);
 
 describe('q̂ (E-Divisive divergence)', () => {
-  it('equals the definition computed directly for every split', () => {
+  it('equals the definition computed directly for every split τ and end κ, in every segment', () => {
     // Prepare
     const s = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3.5];
-    // Act
-    const got = qhatValues(s);
-    // Assess: q(τ) = m·k/(m+k)·(2/(mk)·Σcross − Σwithin_x/C(m,2) − Σwithin_y/C(k,2))
-    for (let tau = 0; tau < s.length; tau++) {
-      const x = s.slice(0, tau);
-      const y = s.slice(tau);
-      const m = x.length;
-      const k = y.length;
-      let cross = 0;
-      for (const a of x) for (const b of y) cross += Math.abs(a - b);
-      const within = (z: number[]) => {
-        let t = 0;
-        for (let i = 0; i < z.length; i++) for (let j = i + 1; j < z.length; j++) t += Math.abs(z[i] - z[j]);
-        return t;
-      };
-      const term =
-        (m && k ? (2 * cross) / (m * k) : 0) -
-        (m >= 2 ? within(x) / ((m * (m - 1)) / 2) : 0) -
-        (k >= 2 ? within(y) / ((k * (k - 1)) / 2) : 0);
-      const expected = m + k ? ((m * k) / (m + k)) * term : 0;
-      expect(got[tau]).toBeCloseTo(expected, 10);
+    const within = (z: number[]) => {
+      let t = 0;
+      for (let i = 0; i < z.length; i++) for (let j = i + 1; j < z.length; j++) t += Math.abs(z[i] - z[j]);
+      return t;
+    };
+    const search = new SplitSearch(s);
+    let checked = 0;
+    for (const [from, to] of [
+      [0, 10],
+      [3, 10],
+      [2, 7],
+      [8, 10],
+    ]) {
+      // Act
+      const got = search.matrix(from, to);
+      const dim = to - from - 1;
+      // Assess: Q(X, Y) = 2/(n+m)·Σ|x−y| − 2m/((n+m)(n−1))·Σ_X|x_i−x_j| − 2n/((n+m)(m−1))·Σ_Y|y_i−y_j|
+      for (let tau = from + 1; tau < to; tau++) {
+        for (let kappa = from + 1; kappa <= to; kappa++) {
+          const cell = got[(tau - from - 1) * dim + (kappa - from - 2)];
+          if (kappa <= tau) {
+            if (kappa >= from + 2) expect(cell).toBe(0);
+            continue;
+          }
+          const x = s.slice(from, tau);
+          const y = s.slice(tau, kappa);
+          const n = x.length;
+          const m = y.length;
+          let cross = 0;
+          for (const a of x) for (const b of y) cross += Math.abs(a - b);
+          const expected =
+            (2 / (n + m)) * cross -
+            (n >= 2 ? ((2 * m) / ((n + m) * (n - 1))) * within(x) : 0) -
+            (m >= 2 ? ((2 * n) / ((n + m) * (m - 1))) * within(y) : 0);
+          expect(cell).toBeCloseTo(expected, 10);
+          checked++;
+        }
+      }
     }
+    expect(checked).toBe(45 + 21 + 10 + 1);
+  });
+
+  it('finds a single outlier alone (κ = τ + 1) instead of splitting the whole segment around it', () => {
+    // with κ fixed at the segment's end (Hunter), the best split of this series is 4 or 5 and a spike
+    // becomes two change points; with κ searched, Y = [9] alone scores highest
+    const s = [1, 1.1, 0.9, 1, 9, 1, 1.1, 0.9, 1, 1.05];
+    const best = bestSplit(s, 0, s.length);
+    expect(best.index).toBe(4);
+    const q = new SplitSearch(s).matrix(0, s.length);
+    const dim = s.length - 1;
+    expect(best.qhat).toBe(q[3 * dim + 3]); // τ = 4, κ = 5
+    expect(Math.max(...q)).toBe(best.qhat);
   });
 
   it('peaks at a clean step', () => {
@@ -92,11 +123,13 @@ describe('detectChangePoints on synthetic series with known answers', () => {
     expect(indexes(last, { minSegment: 1 })).toEqual([59]);
   });
 
-  it('drops a two-run blip between regimes (short-segment rule), which Hunter would keep', () => {
+  it('reports no change point for a two-run blip between regimes', () => {
     const rng = new Prng(8);
     const values = [...noise(rng, 30, 100, 1), 130, 131, ...noise(rng, 30, 100, 1)];
     expect(indexes(values)).toEqual([]);
-    expect(indexes(values, { minSegment: 1 })).toEqual([30, 32]);
+    // Otava 0.8 (minSegment 1) agrees: its search proposes the blip alone (τ = 30, κ = 32), and the
+    // split's t-test of [0, 30) against [30, 62) does not pass (Hunter's fixed κ found 30 and 32)
+    expect(indexes(values, { minSegment: 1 })).toEqual([]);
   });
 
   it('finds two steps at both indexes, with the means of each regime', () => {
@@ -199,7 +232,7 @@ describe('permutation test (seeded)', () => {
     // Prepare
     const s = Float64Array.from([1.0, 1.3, 0.9, 1.6, 1.8, 1.5, 1.7]);
     const candidate = bestSplit(s, 0, s.length);
-    const maxQ = (xs: number[]) => Math.max(...qhatValues(xs));
+    const maxQ = (xs: number[]) => bestSplit(xs, 0, xs.length).qhat;
     let atLeast = 0;
     let total = 0;
     const permute = (rest: number[], acc: number[]) => {
@@ -224,5 +257,23 @@ describe('permutation test (seeded)', () => {
   it('eDivisive stops when no split has a positive divergence', () => {
     const s = Float64Array.from([5, 5, 5, 5]);
     expect(eDivisive(s, new PermutationTester(0.99, 10, 1))).toEqual([]);
+  });
+});
+
+describe('magnitude with a zero mean (Otava 0.8: a ratio over 0 counts as 0)', () => {
+  it('is 1 from or to 0, 0 for 0 → 0, and forwardChange stays ±∞ from 0', () => {
+    expect(magnitude({ meanBefore: 0, meanAfter: 0.02 })).toBe(1);
+    expect(magnitude({ meanBefore: 0.02, meanAfter: 0 })).toBe(1);
+    expect(magnitude({ meanBefore: 0, meanAfter: -3 })).toBe(1);
+    expect(magnitude({ meanBefore: 0, meanAfter: 0 })).toBe(0);
+    expect(magnitude({ meanBefore: 100, meanAfter: 125 })).toBeCloseTo(0.25, 15);
+    expect(forwardChange({ meanBefore: 0, meanAfter: 0.02 })).toBe(Infinity);
+  });
+
+  it('so a step from zero errors is kept at the default minMagnitude, with a finite magnitude', () => {
+    const values = [...Array(20).fill(0), ...Array(10).fill(0.02)];
+    const [cp, ...rest] = detectChangePoints(values).changePoints;
+    expect(rest).toEqual([]);
+    expect([cp!.index, cp!.magnitude, cp!.confirmed]).toEqual([20, 1, true]);
   });
 });

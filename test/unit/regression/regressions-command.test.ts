@@ -155,6 +155,77 @@ describe('fleetbench regressions (the real executable)', () => {
   });
 });
 
+describe('fleetbench regressions with an A/A calibration in the results root', () => {
+  /** 30 runs, P99 +3 % from run 20 (±0.25 % jitter), and an A/A calibration with P99's CV at 0.5 %. */
+  function calibratedRoot(): string {
+    const dir = resultsRoot(30, 20, (i) => ({
+      all_intended_p99_us: (i < 20 ? 2000 : 2060) + ((i * 37) % 11),
+    }));
+    const calibration = {
+      version: 1,
+      specName: 'nightly',
+      runId: 'nightly-aa',
+      measuredAtMs: T0,
+      factor: 3,
+      series: [
+        {
+          target: 'ddb',
+          cell: 'ddb-uniform-r50-t1000',
+          metric: 'intended_p99_us',
+          n: 3,
+          mean: 2000,
+          std: 10,
+          cv: 0.005,
+          minMagnitude: 0.015,
+        },
+      ],
+    };
+    mkdirSync(join(dir, 'noise', 'spec_name=nightly'), { recursive: true });
+    writeFileSync(join(dir, 'noise', 'spec_name=nightly', 'nightly-aa.json'), JSON.stringify(calibration));
+    return dir;
+  }
+
+  it('analyses the calibrated series with 3 × CV and lists its noise band; the +3 % step is found', () => {
+    const dir = calibratedRoot();
+    const r = cli('regressions', '--dir', dir, '--json');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.noise).toEqual([
+      {
+        key: { spec: 'nightly', target: 'ddb', cell: 'ddb-uniform-r50-t1000', metric: 'intended_p99_us' },
+        runId: 'nightly-aa',
+        n: 3,
+        mean: 2000,
+        std: 10,
+        cv: 0.005,
+        minMagnitude: 0.015,
+      },
+    ]);
+    expect(
+      doc.changes.map((c: { key: { metric: string }; runId: string }) => [c.key.metric, c.runId]),
+    ).toEqual([['intended_p99_us', 'nightly-2026-01-21']]);
+    const text = cli('regressions', '--dir', dir);
+    expect(text.stdout).toContain(
+      'nightly/ddb/ddb-uniform-r50-t1000 intended_p99_us: 2000 ± 10.0 (CV 0.50%, 3 repeats in run nightly-aa) -> min magnitude 1.50%',
+    );
+  });
+
+  it('--min-magnitude overrides the calibration: the +3 % step stays under 5 %', () => {
+    const r = cli('regressions', '--dir', calibratedRoot(), '--json', '--min-magnitude', '0.05');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect([doc.noise, doc.changes]).toEqual([[], []]);
+  });
+
+  it('a calibration off the schema exits 2 naming the file and field', () => {
+    const dir = calibratedRoot();
+    writeFileSync(join(dir, 'noise', 'spec_name=nightly', 'bad.json'), JSON.stringify({ version: 2 }));
+    const r = cli('regressions', '--dir', dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('noise/spec_name=nightly/bad.json#version');
+  });
+});
+
 describe('fleetbench history (the real executable)', () => {
   it('prints the series with a marker before the run where the change began', () => {
     // Prepare
