@@ -7,6 +7,7 @@ import {
   Janitor,
   LoaderFleet,
   Monitoring,
+  Preflight,
   ResultsLake,
   Schedules,
   ScyllaCluster,
@@ -76,6 +77,10 @@ export class FleetbenchStack extends Stack {
         onAbort: this.pipeline.onAbortFunction,
         janitor: this.janitor.fn,
       },
+    });
+    new Preflight(this, 'Preflight', {
+      plan: this.pipeline.functions.plan,
+      availabilityZones: this.fleet.availabilityZoneCount,
     });
     this.schedules = new Schedules(this, 'Schedules', {
       stateMachine: this.pipeline.stateMachine,

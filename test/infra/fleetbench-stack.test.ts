@@ -14,6 +14,7 @@ import { NAG_ACKNOWLEDGEMENTS, applyNagSuppressions } from '../../stacks/nag-sup
 import { FleetbenchStack } from '../../stacks/fleetbench-stack';
 import { readScheduledSpecs } from '../../lib/constructs/schedules';
 import { standInLoaderAssets } from '../support/loader-assets';
+import { FLEETBENCH_VERSION } from '../../lib/version';
 
 jest.setTimeout(180_000);
 
@@ -177,6 +178,29 @@ describe('LoaderFleet', () => {
       JSON.stringify(r.Properties.GroupId).includes(loaderSg[0]),
     );
     expect(intoLoaders).toEqual([]);
+  });
+
+  it('Plan may read quotas, DynamoDB limits and AZs, and knows the AZs of the subnets; the stack says its version', () => {
+    const planFn = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('PipelinePlanFn'),
+    )!;
+    expect(planFn[1].Properties.Environment.Variables.LOADER_AZ_COUNT).toBe('3');
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
+    }[];
+    const stmt = policies
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes('PipelinePlanFn'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .find((st) => st.Sid === 'PreflightReads');
+    expect(stmt?.Action).toEqual([
+      'servicequotas:GetServiceQuota',
+      'servicequotas:GetAWSDefaultServiceQuota',
+      'dynamodb:DescribeLimits',
+      'ec2:DescribeAvailabilityZones',
+    ]);
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.Version!.Value).toBe(FLEETBENCH_VERSION);
+    expect(outputs.Network!.Value).toBe('public');
   });
 
   it('Run Command output: the loader role may list log groups and write to the command log group', () => {
