@@ -15,15 +15,21 @@ export interface DeployArtifacts {
   agentFile: string;
 }
 
-export async function buildDeployArtifacts(log: (line: string) => void = () => {}): Promise<DeployArtifacts> {
-  const paths = loaderPaths();
+export async function buildDeployArtifacts(
+  log: (line: string) => void = () => {},
+  options: { root?: string; mvn?: string; agentFile?: string } = {},
+): Promise<DeployArtifacts> {
+  const paths = loaderPaths(options.root);
   const reason = staleReason(paths);
   if (reason !== null) {
     log(
       `fleetbench: building the loader bundle (${reason}): mvn -q -B -f loader/pom.xml package -DskipTests`,
     );
     try {
-      await ensureLoaderBuilt();
+      await ensureLoaderBuilt({
+        ...(options.root ? { root: options.root } : {}),
+        ...(options.mvn ? { mvn: options.mvn } : {}),
+      });
     } catch (err) {
       if (err instanceof LoaderBuildError)
         throw new LoaderBuildError(
@@ -34,7 +40,7 @@ export async function buildDeployArtifacts(log: (line: string) => void = () => {
   }
   let agentFile: string;
   try {
-    agentFile = await buildAgent();
+    agentFile = await buildAgent(options.agentFile);
   } catch (err) {
     throw new LoaderBuildError(
       `loader agent build failed: ${(err as Error).message}\n(fix that, then run \`npm run build:agent\`)`,
