@@ -203,6 +203,17 @@ describe('LoaderFleet', () => {
     expect(outputs.Network!.Value).toBe('public');
   });
 
+  it("the loader document runs the agent with Node.js 22 in the stack's region", () => {
+    const doc = Object.values(template.findResources('AWS::SSM::Document'))[0]!.Properties.Content as {
+      mainSteps: { inputs: { runCommand: unknown[] } }[];
+    };
+    const script = JSON.stringify(doc.mainSteps[0]!.inputs.runCommand);
+    expect(script).toContain('export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1');
+    expect(script).toContain('command -v node-22 >/dev/null 2>&1 || dnf install -y -q nodejs22');
+    expect(script).toMatch(/exec node-22 \/opt\/fleetbench\/agent\.js /);
+    expect(script).not.toMatch(/nodejs20/);
+  });
+
   it('Run Command output: the loader role may list log groups and write to the command log group', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
       Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
