@@ -20,7 +20,12 @@ export function synthStack(mode: IdleMode): { stack: FleetbenchStack; template: 
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new FleetbenchStack(app, `IdleCost-${mode}`, {
     env: { account: '123456789012', region: 'us-east-1' },
-    ...(mode === 'existing-vpc' ? { vpcId: 'vpc-0123456789abcdef0' } : { network: mode }),
+    // `public` is the default: synthesized without a network setting, as `npx cdk deploy` does
+    ...(mode === 'existing-vpc'
+      ? { vpcId: 'vpc-0123456789abcdef0' }
+      : mode === 'private'
+        ? { network: mode }
+        : {}),
   });
   // the existing-VPC lookup has no context here: CDK's template validation would print warnings about
   // its dummy VPC id, which do not matter for pricing

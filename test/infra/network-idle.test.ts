@@ -30,6 +30,9 @@ const resources = (mode: IdleMode, type: string) =>
 
 describe('default network (public)', () => {
   it('has no interface endpoint, no NAT gateway, no Elastic IP; idle cost under $5 a month', () => {
+    // synthesized with no network setting: the default is the public network
+    const outputs = (of('public').template as { Outputs: Record<string, { Value: unknown }> }).Outputs;
+    expect(outputs.Network!.Value).toBe('public');
     const endpoints = resources('public', 'AWS::EC2::VPCEndpoint');
     expect(endpoints.map((e) => e.Properties?.VpcEndpointType).sort()).toEqual(['Gateway', 'Gateway']);
     expect(resources('public', 'AWS::EC2::NatGateway')).toEqual([]);
