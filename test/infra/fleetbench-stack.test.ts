@@ -2,7 +2,7 @@
  * Template assertions on the whole stack (synthesized once: bundling 13 functions takes a while).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -55,8 +55,9 @@ function allStates(def: { States: Record<string, State> }): [string, State, stri
   return out;
 }
 
+let app: App;
 beforeAll(() => {
-  const app = new App();
+  app = new App();
   stack = new FleetbenchStack(app, 'TestFleetbench', {
     env: { account: '123456789012', region: 'us-east-1' },
     schedules: readScheduledSpecs(path.join(__dirname, '..', '..', 'examples', 'schedules')),
@@ -201,6 +202,19 @@ describe('LoaderFleet', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(outputs.Version!.Value).toBe(FLEETBENCH_VERSION);
     expect(outputs.Network!.Value).toBe('public');
+  });
+
+  it('every bundled function carries the price books next to its code (the cost model reads <dir>/books)', () => {
+    const fns = Object.values(template.findResources('AWS::Lambda::Function')) as {
+      Properties: { Code: { S3Key?: unknown }; Runtime?: string };
+    }[];
+    const keys = fns.map((f) => f.Properties.Code.S3Key).filter((k): k is string => typeof k === 'string');
+    expect(keys.length).toBeGreaterThanOrEqual(13);
+    for (const key of keys) {
+      const dir = path.join(app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+      if (!existsSync(path.join(dir, 'index.js'))) continue; // not a bundled step function
+      expect(readdirSync(path.join(dir, 'books')).sort()).toEqual(['2023-seed.json', '2024-11.json']);
+    }
   });
 
   it("the loader document runs the agent with Node.js 22 in the stack's region", () => {
