@@ -140,6 +140,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 /** Problems: needs above what the account has (or could not be read). Empty: the run fits. */
 export function checkAccount(needs: AccountNeeds, facts: AccountFacts): PreflightProblem[] {
   const out: PreflightProblem[] = [];
+  const raise = 'raise it in Service Quotas, or lower the spec';
   const add = (setting: string, path: string, needed: number, available: number | null, hint: string) =>
     out.push({
       setting,
@@ -148,10 +149,9 @@ export function checkAccount(needs: AccountNeeds, facts: AccountFacts): Prefligh
       available,
       message:
         available === null
-          ? `${setting}: needs ${fmt(needed)}; the account's value could not be read (${hint})`
+          ? `${setting}: needs ${fmt(needed)}; the account's value could not be read (${hint.replace(raise, 'check it in the Service Quotas console')})`
           : `${setting}: needs ${fmt(needed)}, the account has ${fmt(available)} (${hint})`,
     });
-  const raise = 'raise it in Service Quotas, or lower the spec';
   if (needs.tables.length) {
     const d = facts.dynamodb;
     for (const t of needs.tables) {
