@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { AwsAccountQuotas } from '../../lib/aws/account-quotas';
 import { FLEETBENCH_VERSION } from '../../lib/version';
 import { startMoto, type MotoServer } from '../support/moto';
@@ -160,5 +160,44 @@ describe('AwsAccountQuotas against moto', () => {
 
   it('a quota moto does not implement is null (unverified), not a number', async () => {
     expect(await quotas().quota('ec2', 'L-1216C47A')).toBeNull();
+  });
+});
+
+describe('the Plan Lambda handler (lambdas/plan.ts) against moto', () => {
+  const saved = { ...process.env };
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  it('checks the quotas through awsPorts() before writing anything, with the stack region and subnet AZs', async () => {
+    const bucket = 'fleetbench-results-plan';
+    await new S3Client(moto.clientConfig).send(new CreateBucketCommand({ Bucket: bucket }));
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL: moto.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+      RESULTS_BUCKET: bucket,
+      LOADER_AZ_COUNT: '2',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    });
+    const { handler } = await import('../../lambdas/plan');
+    const spec = JSON.parse(readFileSync(seedSpec, 'utf8')) as Record<string, unknown>;
+    const err = (await handler({ executionName: 'seed-plan-1', spec }).catch((e: unknown) => e)) as {
+      name: string;
+      issues: { path: string; message: string }[];
+    };
+    expect(err.name).toBe('InputError');
+    expect(err.issues.map((i) => i.message)).toEqual([
+      expect.stringMatching(/^DynamoDB per-table read capacity .*: needs 200,000, the account has 10,000 /),
+      expect.stringMatching(/^DynamoDB per-table write capacity .*: needs 250,000, the account has 10,000 /),
+      expect.stringMatching(/^DynamoDB account read capacity .*: needs 200,000, the account has 20,000 /),
+      expect.stringMatching(/^DynamoDB account write capacity .*: needs 250,000, the account has 20,000 /),
+      // LOADER_AZ_COUNT=2: replication factor 3 cannot place one replica per AZ
+      expect.stringMatching(/^availability zones of the stack's subnets: needs 3, the account has 2 /),
+    ]);
+    const listed = await new S3Client(moto.clientConfig).send(new ListObjectsV2Command({ Bucket: bucket }));
+    expect(listed.KeyCount ?? 0).toBe(0);
   });
 });
