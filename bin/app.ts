@@ -1,6 +1,9 @@
 /**
- * The CDK app (cdk.json: `npx tsx bin/app.ts`). Context:
+ * The CDK app (cdk.json: `npx tsx bin/app.ts`). Builds the loader bundle and agent first when missing
+ * or stale (lib/local/deploy-build.ts), or stops with the command to run. Context:
  *   -c fleetbench:stackName=<name>   stack name (default Fleetbench)
+ *   -c fleetbench:network=<mode>     public (default: public subnets, no NAT, no interface endpoint) or
+ *                                    private (private isolated subnets and interface endpoints)
  *   -c fleetbench:vpcId=vpc-...      use an existing VPC instead of creating one
  *   -c fleetbench:schedules=<dir>    deploy one EventBridge schedule per scheduled run spec in <dir>
  *                                    (e.g. examples/schedules)
@@ -9,19 +12,35 @@
 import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { NETWORK_MODES, type NetworkMode } from '../lib/constructs/loader-fleet';
 import { readScheduledSpecs } from '../lib/constructs/schedules';
+import { buildDeployArtifacts } from '../lib/local/deploy-build';
 import { FleetbenchStack } from '../stacks/fleetbench-stack';
 
-const app = new App();
-const ctx = (k: string): string | undefined =>
-  app.node.tryGetContext(`fleetbench:${k}`) as string | undefined;
-const schedulesDir = ctx('schedules');
-const rawExpire = ctx('rawExpireDays');
-new FleetbenchStack(app, ctx('stackName') ?? 'Fleetbench', {
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  ...(ctx('vpcId') ? { vpcId: ctx('vpcId') } : {}),
-  ...(schedulesDir ? { schedules: readScheduledSpecs(path.resolve(schedulesDir)) } : {}),
-  ...(rawExpire ? { rawExpireAfterDays: Number(rawExpire) } : {}),
+async function main(): Promise<void> {
+  const app = new App();
+  const ctx = (k: string): string | undefined =>
+    app.node.tryGetContext(`fleetbench:${k}`) as string | undefined;
+  const network = ctx('network');
+  if (network !== undefined && !(NETWORK_MODES as readonly string[]).includes(network))
+    throw new Error(`-c fleetbench:network: expected one of ${NETWORK_MODES.join(', ')}, found "${network}"`);
+  const schedulesDir = ctx('schedules');
+  const rawExpire = ctx('rawExpireDays');
+  const artifacts = await buildDeployArtifacts((l) => process.stderr.write(`${l}\n`));
+  new FleetbenchStack(app, ctx('stackName') ?? 'Fleetbench', {
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    ...(ctx('vpcId') ? { vpcId: ctx('vpcId') } : {}),
+    ...(network ? { network: network as NetworkMode } : {}),
+    ...(schedulesDir ? { schedules: readScheduledSpecs(path.resolve(schedulesDir)) } : {}),
+    ...(rawExpire ? { rawExpireAfterDays: Number(rawExpire) } : {}),
+    loaderBundleDir: artifacts.bundleDir,
+    loaderAgentFile: artifacts.agentFile,
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  app.synth();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(1);
 });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-app.synth();

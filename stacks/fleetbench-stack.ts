@@ -7,16 +7,21 @@ import {
   Janitor,
   LoaderFleet,
   Monitoring,
+  Preflight,
   ResultsLake,
   Schedules,
   ScyllaCluster,
   type ScheduledSpec,
 } from '../lib/constructs';
+import type { NetworkMode } from '../lib/constructs/loader-fleet';
+import { FLEETBENCH_VERSION } from '../lib/version';
 import { applyNagSuppressions } from './nag-suppressions';
 
 export interface FleetbenchStackProps extends StackProps {
   /** Use an existing VPC (looked up at synth) instead of creating one. */
   readonly vpcId?: string;
+  /** The network the stack creates when no vpcId is given (see NetworkMode). @default 'public' */
+  readonly network?: NetworkMode;
   /** Scheduled run specs (see readScheduledSpecs). @default none */
   readonly schedules?: ScheduledSpec[];
   /** Raw outputs expire after this many days. @default 365 */
@@ -46,6 +51,7 @@ export class FleetbenchStack extends Stack {
     this.fleet = new LoaderFleet(this, 'Loaders', {
       resultsBucket: this.lake.bucket,
       ...(props.vpcId ? { vpc: ec2.Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId }) } : {}),
+      ...(props.network ? { network: props.network } : {}),
       bundleDir: props.loaderBundleDir,
       agentFile: props.loaderAgentFile,
     });
@@ -72,6 +78,10 @@ export class FleetbenchStack extends Stack {
         janitor: this.janitor.fn,
       },
     });
+    new Preflight(this, 'Preflight', {
+      plan: this.pipeline.functions.plan,
+      availabilityZones: this.fleet.availabilityZoneCount,
+    });
     this.schedules = new Schedules(this, 'Schedules', {
       stateMachine: this.pipeline.stateMachine,
       specs: props.schedules ?? [],
@@ -82,6 +92,13 @@ export class FleetbenchStack extends Stack {
     new CfnOutput(this, 'GlueDatabase', { value: this.lake.databaseName });
     new CfnOutput(this, 'AthenaWorkGroup', { value: this.lake.workGroupName });
     new CfnOutput(this, 'TopicArn', { value: this.monitoring.topic.topicArn });
+    // `fleetbench doctor` and `start` compare these with the CLI's version and the spec
+    new CfnOutput(this, 'Version', { value: FLEETBENCH_VERSION });
+    new CfnOutput(this, 'Network', { value: this.fleet.network });
+    new CfnOutput(this, 'LoaderAssets', {
+      value: this.toJsonString([this.fleet.bundleAsset.s3ObjectUrl, this.fleet.agentAsset.s3ObjectUrl]),
+    });
+    new CfnOutput(this, 'LoaderSubnetAzs', { value: String(this.fleet.availabilityZoneCount) });
     applyNagSuppressions(this);
   }
 }

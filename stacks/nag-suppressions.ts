@@ -4,9 +4,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 /**
  * The cdk-nag AwsSolutions findings we accept. Each entry matches finding ids (cdk-nag v3 reports
  * granular ids such as `AwsSolutions-IAM5[Resource::...]`) and carries the reason; a finding no
- * entry matches stays an error and fails synth.
+ * entry matches stays an error and fails synth. `network: 'private'`: findings of the private network
+ * mode only.
  */
-export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
+export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 'private' }[] = [
   {
     pattern:
       /^AwsSolutions-IAM4\[Policy::arn:<AWS::Partition>:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole\]$/,
@@ -69,14 +70,22 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string }[] = [
       "Loaders read an external target's credentials from the secret its spec names; secret ARNs are per spec, so the grant covers the fleetbench/ name prefix (Plan refuses other names).",
   },
   {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:logs:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):log-group:\*\]$/,
+    reason:
+      "The loaders' SSM agent calls logs:DescribeLogGroups before it streams Run Command output to CloudWatch Logs; the action is authorized on log-group:* of the account only (writes stay on the command log group).",
+  },
+  {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
-      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, and cloudwatch:PutMetricData (conditioned on the Fleetbench namespace).',
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones).',
   },
   {
     pattern: /^AwsSolutions-EC23$/,
     reason:
       "The VPC interface endpoints' security groups allow HTTPS from the VPC's own CIDR (a token cdk-nag cannot resolve); loaders have no inbound rule.",
+    // interface endpoints exist in the private network mode only (test/infra/network-idle.test.ts)
+    network: 'private',
   },
   {
     pattern: /^AwsSolutions-S1$/,

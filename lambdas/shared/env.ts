@@ -2,6 +2,7 @@
  * Typed configuration from the environment (read once, fails fast naming the variable) and the
  * adapters built from it. Clients are created lazily so a step only builds what it uses.
  */
+import { AwsAccountQuotas } from '../../lib/aws/account-quotas';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
@@ -80,9 +81,12 @@ export function awsPorts(): Ports {
             commands: this.commands,
             prepare: JSON.parse(requireEnv('PROBE_PREPARE')) as string[],
             bundleDir: requireEnv('PROBE_BUNDLE_DIR'),
-            region: process.env.AWS_REGION ?? 'us-east-1',
+            region: requireEnv('AWS_REGION'),
           }),
       );
+    },
+    get quotas() {
+      return once('quotas', () => new AwsAccountQuotas());
     },
     clock: systemClock,
   };

@@ -9,7 +9,15 @@ import { translate } from './errors';
 
 /** The outputs FleetbenchStack declares (stacks/fleetbench-stack.ts). */
 export type FleetbenchOutput =
-  'StateMachineArn' | 'ResultsBucket' | 'GlueDatabase' | 'AthenaWorkGroup' | 'TopicArn';
+  | 'StateMachineArn'
+  | 'ResultsBucket'
+  | 'GlueDatabase'
+  | 'AthenaWorkGroup'
+  | 'TopicArn'
+  | 'Version'
+  | 'Network'
+  | 'LoaderAssets'
+  | 'LoaderSubnetAzs';
 
 export class StackOutputs {
   private constructor(
@@ -45,6 +53,11 @@ export class StackOutputs {
     } finally {
       client.destroy();
     }
+  }
+
+  /** One output, or undefined when the stack does not have it (older stacks lack the newer outputs). */
+  find(key: FleetbenchOutput): string | undefined {
+    return this.values[key];
   }
 
   /** One output; InputError when the stack does not have it (an older or a different stack). */

@@ -13,6 +13,8 @@ import * as history from './commands/history';
 import * as start from './commands/start';
 import * as status from './commands/status';
 import * as results from './commands/results';
+import * as idleCost from './commands/idle-cost';
+import * as doctor from './commands/doctor';
 
 /** Exit codes: 0 success, 2 invalid input, 1 internal error. */
 export const EXIT_OK = 0;
@@ -27,7 +29,7 @@ export function buildProgram(): Command {
   // Each command module registers itself; add new commands to this list.
   for (const mod of [validate, plan, schema, demo, cost, aggregate, query, run, regressions, history])
     mod.register(program);
-  for (const mod of [start, status, results]) mod.register(program);
+  for (const mod of [start, status, results, doctor, idleCost]) mod.register(program);
   return program;
 }
 

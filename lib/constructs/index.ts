@@ -7,3 +7,4 @@ export * from './janitor';
 export * from './abort-rule';
 export * from './schedules';
 export * from './scylla-cluster';
+export * from './preflight';

@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { Annotations, ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -13,8 +12,38 @@ import { TABLE_PREFIX } from '../core/ports';
 import { CREDENTIALS_SECRET_PREFIX } from '../core/cluster';
 import { PROJECT_ROOT } from './benchmark-function';
 
+/**
+ * How loaders and nodes reach AWS. `public` (default): public subnets, a public IPv4 address per
+ * instance (paid only while it runs), no inbound rule, gateway endpoints for S3 and DynamoDB, no NAT and
+ * no interface endpoint, so nothing is billed by the hour while no run is going. `private`: private
+ * isolated subnets and the interface endpoints the loaders' SSM agent and agent use (billed per
+ * endpoint and AZ by the hour). A stack in an existing VPC (`vpc`) creates no network at all.
+ */
+/** The Node.js executable the loaders run the agent with (AL2023's namespaced Node.js 22). */
+export const LOADER_NODE = 'node-22';
+
+export type NetworkMode = 'public' | 'private';
+export const NETWORK_MODES: readonly NetworkMode[] = ['public', 'private'];
+
+/**
+ * Interface endpoints of the private mode: what the SSM agent (Run Command channel, command output
+ * to CloudWatch Logs) and the loader agent (Secrets Manager for external targets' credentials) call.
+ * S3 and DynamoDB use the gateway endpoints. No STS endpoint (instance-profile credentials come from
+ * the instance metadata service) and no CloudWatch monitoring endpoint (loaders print progress as EMF
+ * lines on stdout and call no CloudWatch API).
+ */
+export const PRIVATE_MODE_ENDPOINTS: Record<string, ec2.InterfaceVpcEndpointAwsService> = {
+  Ssm: ec2.InterfaceVpcEndpointAwsService.SSM,
+  SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,
+  Ec2Messages: ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES,
+  Logs: ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
+  SecretsManager: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+};
+
 export interface LoaderFleetProps {
   readonly resultsBucket: s3.IBucket;
+  /** The network to create when `vpc` is not given. @default 'public' */
+  readonly network?: NetworkMode;
   /** Use this VPC (its private subnets need routes to the endpoints) instead of creating one. */
   readonly vpc?: ec2.IVpc;
   /** The loader bundle directory (YCSB + bindings). @default loader/ycsb-binding/target/bundle */
@@ -23,20 +52,15 @@ export interface LoaderFleetProps {
   readonly agentFile?: string;
 }
 
-/** Makes a placeholder directory so synth works before `npm run build:loader` (with a warning). */
-function placeholder(what: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-missing-'));
-  writeFileSync(path.join(dir, 'MISSING.txt'), `${what} was not built when this template was synthesized\n`);
-  return dir;
-}
-
 /**
- * The loaders' world: a VPC with private subnets only and endpoints (no NAT), a security group,
+ * The loaders' world: a VPC (see NetworkMode; no NAT in any mode), a security group with no inbound rule,
  * a launch template (Amazon Linux 2023, IMDSv2 required, encrypted gp3, no SSH key), the instance
  * role, the loader bundle and agent as S3 assets, and the SSM Command document that runs a job.
  */
 export class LoaderFleet extends Construct {
   readonly vpc: ec2.IVpc;
+  /** The network mode, or `existing` when the stack uses a given VPC. */
+  readonly network: NetworkMode | 'existing';
   readonly securityGroup: ec2.SecurityGroup;
   readonly role: iam.Role;
   /** x86_64 loaders. */
@@ -46,6 +70,10 @@ export class LoaderFleet extends Construct {
   readonly document: ssm.CfnDocument;
   readonly commandLogGroup: logs.LogGroup;
   readonly subnetIds: string[];
+  /** How many AZs the loader/node subnets span (a replication factor above it cannot place one replica per AZ). */
+  readonly availabilityZoneCount: number;
+  readonly bundleAsset: s3assets.Asset;
+  readonly agentAsset: s3assets.Asset;
   /** Shell commands that install Java/Node and fetch the loader bundle to bundleDirOnLoader (the document's first steps). */
   readonly prepareCommands: string[];
   readonly bundleDirOnLoader = '/opt/fleetbench/bundle';
@@ -54,13 +82,21 @@ export class LoaderFleet extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
 
+    const network = props.network ?? 'public';
+    this.network = props.vpc ? 'existing' : network;
     if (props.vpc) {
       this.vpc = props.vpc;
     } else {
       const vpc = new ec2.Vpc(this, 'Vpc', {
-        maxAzs: 2,
+        // three AZs so that a replication factor of 3 places one replica per AZ
+        maxAzs: 3,
         natGateways: 0,
-        subnetConfiguration: [{ name: 'loaders', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 }],
+        subnetConfiguration: [
+          network === 'public'
+            ? // a public IPv4 address per instance, paid only while the instance runs
+              { name: 'loaders', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20, mapPublicIpOnLaunch: true }
+            : { name: 'loaders', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 },
+        ],
         gatewayEndpoints: {
           S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
           DynamoDB: { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
@@ -75,27 +111,35 @@ export class LoaderFleet extends Construct {
         ),
         trafficType: ec2.FlowLogTrafficType.REJECT,
       });
-      const endpoints: Record<string, ec2.InterfaceVpcEndpointAwsService> = {
-        Ssm: ec2.InterfaceVpcEndpointAwsService.SSM,
-        SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,
-        Ec2Messages: ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES,
-        CloudWatch: ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING,
-        Logs: ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
-        Sts: ec2.InterfaceVpcEndpointAwsService.STS,
-      };
-      for (const [name, service] of Object.entries(endpoints)) {
-        vpc.addInterfaceEndpoint(name, { service, privateDnsEnabled: true });
+      if (network === 'private') {
+        for (const [name, service] of Object.entries(PRIVATE_MODE_ENDPOINTS)) {
+          // two AZs are enough for the endpoints (instances in the third reach them across AZs): each
+          // endpoint is billed per AZ
+          vpc.addInterfaceEndpoint(name, {
+            service,
+            privateDnsEnabled: true,
+            subnets: {
+              subnetType: ec2.SubnetType.PRIVATE_ISOLATED,
+              availabilityZones: vpc.availabilityZones.slice(0, 2),
+            },
+          });
+        }
       }
       this.vpc = vpc;
     }
     const subnets = this.vpc.selectSubnets({
-      subnetType: props.vpc ? ec2.SubnetType.PRIVATE_WITH_EGRESS : ec2.SubnetType.PRIVATE_ISOLATED,
+      subnetType: props.vpc
+        ? ec2.SubnetType.PRIVATE_WITH_EGRESS
+        : network === 'public'
+          ? ec2.SubnetType.PUBLIC
+          : ec2.SubnetType.PRIVATE_ISOLATED,
     });
     this.subnetIds = subnets.subnetIds;
+    this.availabilityZoneCount = new Set(subnets.availabilityZones).size;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'LoaderSg', {
       vpc: this.vpc,
-      description: 'fleetbench loaders: no inbound; HTTPS out to the VPC endpoints and the targets',
+      description: 'fleetbench loaders: no inbound (control via SSM); out to AWS endpoints and the targets',
       allowAllOutbound: true,
     });
 
@@ -188,26 +232,47 @@ export class LoaderFleet extends Construct {
         resources: [this.commandLogGroup.logGroupArn, `${this.commandLogGroup.logGroupArn}:log-stream:*`],
       }),
     );
+    // the SSM agent lists log groups before it streams Run Command output to CloudWatch Logs (it would
+    // create the group if missing); DescribeLogGroups is authorized on the account's log-group:* only
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'CommandOutputGroups',
+        actions: ['logs:DescribeLogGroups'],
+        resources: [
+          stack.formatArn({
+            service: 'logs',
+            resource: 'log-group',
+            resourceName: '*',
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
 
     const bundleDir =
       props.bundleDir ?? path.join(PROJECT_ROOT, 'loader', 'ycsb-binding', 'target', 'bundle');
     const agentFile = props.agentFile ?? path.join(PROJECT_ROOT, 'loader', 'agent', 'dist', 'agent.js');
-    let bundlePath = bundleDir;
-    if (!existsSync(bundleDir)) {
-      Annotations.of(this).addWarning(
-        `loader bundle ${bundleDir} not found: run \`npm run build:loader\` before deploying (a placeholder was used)`,
+    // A stack that will be deployed (bundling required, as for `cdk deploy`) must have the real loader:
+    // otherwise it would deploy and then fail on every loader. bin/app.ts builds both before synth.
+    // Synths with bundling skipped (aws:cdk:bundling-stacks = [], as CDK does for its own Lambda assets:
+    // the local mode's definition, the idle-cost tool) are never deployed and stand in this file.
+    const missing = (
+      [
+        ['loader bundle', bundleDir, 'npm run build:loader'],
+        ['loader agent', agentFile, 'npm run build:agent'],
+      ] as const
+    ).filter(([, p]) => !existsSync(p));
+    if (missing.length && stack.bundlingRequired) {
+      throw new Error(
+        missing.map(([what, p, command]) => `${what} ${p} not found: run \`${command}\``).join('; '),
       );
-      bundlePath = placeholder('the loader bundle');
     }
-    let agentPath = agentFile;
-    if (!existsSync(agentFile)) {
-      Annotations.of(this).addWarning(
-        `loader agent ${agentFile} not found: build it before deploying (a placeholder was used)`,
-      );
-      agentPath = path.join(placeholder('the loader agent'), 'MISSING.txt');
-    }
+    const bundlePath = existsSync(bundleDir) ? bundleDir : __filename;
+    const agentPath = existsSync(agentFile) ? agentFile : __filename;
     const bundle = new s3assets.Asset(this, 'Bundle', { path: bundlePath });
     const agent = new s3assets.Asset(this, 'Agent', { path: agentPath });
+    this.bundleAsset = bundle;
+    this.agentAsset = agent;
     bundle.grantRead(this.role);
     agent.grantRead(this.role);
 
@@ -236,9 +301,12 @@ export class LoaderFleet extends Construct {
 
     this.prepareCommands = [
       'set -euo pipefail',
+      // the stack's region for the AWS CLI, the agent's SDK clients and the binding (no instance-metadata lookup)
+      `export AWS_REGION=${stack.region} AWS_DEFAULT_REGION=${stack.region}`,
       'command -v java >/dev/null 2>&1 && java -version 2>&1 | grep -q \'"17\\|version "2[0-9]\' || dnf install -y -q java-17-amazon-corretto-headless',
-      'command -v node >/dev/null 2>&1 || dnf install -y -q nodejs20 || dnf install -y -q nodejs',
-      'command -v node >/dev/null 2>&1 || ln -sf "$(ls /usr/bin/node-* | head -1)" /usr/local/bin/node',
+      // Node.js 22 (20 is end of life); AL2023 namespaces it as node-22, whatever `node` points to
+      // (https://docs.aws.amazon.com/linux/al2023/ug/nodejs.html)
+      `command -v ${LOADER_NODE} >/dev/null 2>&1 || dnf install -y -q nodejs22`,
       'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
       `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
     ];
@@ -248,7 +316,7 @@ export class LoaderFleet extends Construct {
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
       'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=emf',
-      'exec node /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle',
+      `exec ${LOADER_NODE} /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle`,
     ];
     this.document = new ssm.CfnDocument(this, 'RunJobDocument', {
       documentType: 'Command',

@@ -205,6 +205,27 @@ export interface Clock {
   nowMs(): number;
 }
 
+// ACCOUNT QUOTAS
+// ==============
+
+/** DynamoDB's provisioned-capacity quotas of the account in the region (DescribeLimits). */
+export interface DynamoDbLimits {
+  tableMaxReadCapacityUnits: number;
+  tableMaxWriteCapacityUnits: number;
+  accountMaxReadCapacityUnits: number;
+  accountMaxWriteCapacityUnits: number;
+}
+
+/** What the account may run: read by the preflight checks (lib/core/preflight.ts). */
+export interface AccountQuotas {
+  /** null when they cannot be read (denied, unsupported). */
+  dynamoDbLimits(): Promise<DynamoDbLimits | null>;
+  /** A Service Quotas value (the applied one, else AWS's default); null when it cannot be read. */
+  quota(serviceCode: string, quotaCode: string): Promise<number | null>;
+  /** The region's available availability zones; null when they cannot be read. */
+  availabilityZones(): Promise<string[] | null>;
+}
+
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
 /** Everything a step may use. A step uses only the parts it needs; tests pass only those. */
@@ -217,6 +238,8 @@ export interface Ports {
   notifier: Notifier;
   runs: RunRegistry;
   clock: Clock;
+  /** The account's quotas, checked by Plan before anything is provisioned (none locally: nothing is limited). */
+  quotas?: AccountQuotas;
   /** ScyllaDB nodes (scylla-ec2 targets); a run with such a target fails without it. */
   cluster?: ClusterAdmin;
   probe?: ClusterProbe;

@@ -11,6 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoaderFleet } from '../../lib/constructs/loader-fleet';
 import { NODE_CLIENT_PORTS, ScyllaCluster } from '../../lib/constructs/scylla-cluster';
 import { NAG_ACKNOWLEDGEMENTS } from '../../stacks/nag-suppressions';
+import { standInLoaderAssets } from '../support/loader-assets';
 
 let template: Template;
 let stack: Stack;
@@ -30,7 +31,12 @@ beforeAll(() => {
   const app = new App();
   stack = new Stack(app, 'NodesTest', { env: { account: '123456789012', region: 'us-east-1' } });
   const bucket = new s3.Bucket(stack, 'Results');
-  fleet = new LoaderFleet(stack, 'Loaders', { resultsBucket: bucket });
+  const assets = standInLoaderAssets();
+  fleet = new LoaderFleet(stack, 'Loaders', {
+    resultsBucket: bucket,
+    bundleDir: assets.loaderBundleDir,
+    agentFile: assets.loaderAgentFile,
+  });
   const fns = Object.fromEntries(
     names.map((n) => [
       n,

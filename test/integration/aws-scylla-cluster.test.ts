@@ -31,6 +31,9 @@ import type { Clock } from '../../lib/core/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startMoto, type MotoServer } from '../support/moto';
 
+/** ProvisionTarget's wait for node 0 to run, shortened (moto reports it running on the next describe). */
+const brief = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
+
 jest.setTimeout(60_000);
 
 const MOTO_ACCOUNT = '123456789012';
@@ -151,7 +154,7 @@ describe('EC2 cluster adapter on moto', () => {
     expect(run.clusters).toEqual([{ target: 'scylla', nodes: 3, api: 'cql', table: 'usertable' }]);
     const cluster = admin();
 
-    const result = await provisionTarget(run, { store, tables: noTables, cluster });
+    const result = await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief });
     expect(result.nodes).toHaveLength(3);
     const nodes = await cluster.list({ runId: run.runId });
     expect(nodes).toHaveLength(3);
@@ -194,7 +197,9 @@ describe('EC2 cluster adapter on moto', () => {
     }
 
     // a retry launches nothing more
-    expect((await provisionTarget(run, { store, tables: noTables, cluster })).nodes).toBeUndefined();
+    expect(
+      (await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief })).nodes,
+    ).toBeUndefined();
 
     const down = await teardown(
       { run, error: { Error: 'StepFailedError', Cause: 'x' } },
@@ -212,7 +217,7 @@ describe('EC2 cluster adapter on moto', () => {
     const cluster = admin();
     const fleet = new Ec2FleetAdmin({ launchTemplateId: templateId, subnetIds: subnets }, moto.clientConfig);
     // the nodes come first (ProvisionTarget and ProvisionFleet run in parallel)
-    await provisionTarget(run, { store, tables: noTables, cluster });
+    await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief });
     const fleetResult = await provisionFleet(run, { fleet });
     expect(fleetResult).toEqual({ launched: run.loaders, instances: run.loaders });
     const loaders = await loaderIds(fleet, run.runId);
@@ -229,7 +234,7 @@ describe('EC2 cluster adapter on moto', () => {
     const clock = clockAt(Date.UTC(2026, 0, 2));
     const { run, store } = await planned('scylla-aws-2', { id: images['ScyllaDB 2024.2.5']! }, clock);
     const cluster = admin();
-    await provisionTarget(run, { store, tables: noTables, cluster });
+    await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief });
     const nodes = await cluster.list({ runId: run.runId });
     expect(nodes).toHaveLength(3);
     // before expiry: nothing; after: all three

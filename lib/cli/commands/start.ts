@@ -57,9 +57,10 @@ export function register(program: Command): void {
           message: `the execution input would be ${Buffer.byteLength(input)} bytes; Step Functions takes at most ${MAX_INPUT_BYTES}`,
         },
       ]);
-    const runId = await preflight(raw, name);
-
     const outputs = await stackOutputs(o);
+    // the Plan step's checks, with the stack's region (a spec naming another one is refused here)
+    const runId = await preflight(raw, name, outputs.region);
+
     const machine = outputs.get('StateMachineArn');
     const executions = new SfnExecutions(clientConfig(o));
     const arn = await executions.start(machine, name, input);
@@ -100,12 +101,12 @@ export function register(program: Command): void {
  * The Plan step's own checks (spec, run id, kinds the pipeline runs, history-event budget, budget cap)
  * against a scratch store, so a run Plan would refuse is not started. Returns the run id.
  */
-async function preflight(raw: unknown, executionName: string): Promise<string> {
+async function preflight(raw: unknown, executionName: string, region: string | undefined): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-start-'));
   try {
     const ctx = await plan(
       { executionName, spec: raw },
-      { store: new FsStore(dir), clock: systemClock, estimateRunUsd },
+      { store: new FsStore(dir), clock: systemClock, estimateRunUsd, ...(region ? { region } : {}) },
     );
     return ctx.runId;
   } finally {

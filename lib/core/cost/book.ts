@@ -69,6 +69,18 @@ const bookSchema = z.strictObject({
     s3PerThousandGets: priceSchema,
     athenaPerTbScanned: priceSchema,
   }),
+  /** What the deployed stack is billed by the hour or month while no run is going (lib/core/cost/idle.ts). */
+  idle: z
+    .strictObject({
+      interfaceEndpointAzHour: priceSchema,
+      natGatewayHour: priceSchema,
+      publicIpv4Hour: priceSchema,
+      kmsKeyMonth: priceSchema,
+      dashboardMonth: priceSchema,
+      alarmMonth: priceSchema,
+      secretMonth: priceSchema,
+    })
+    .optional(),
 });
 
 export type Price = z.infer<typeof priceSchema>;

@@ -6,3 +6,4 @@ export * from './report';
 export * from './workload-units';
 export * from './capacity-check';
 export * from './estimate';
+export * from './idle';

@@ -8,7 +8,8 @@ import { InputError } from '../errors';
 import { CREDENTIALS_SECRET_PREFIX, NODE_CLIENT_PORTS, readableByLoaders, scyllaSettings } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
-import type { Clock, ObjectStore, RunRegistry } from '../ports';
+import type { AccountQuotas, Clock, ObjectStore, RunRegistry } from '../ports';
+import { accountNeeds, preflight } from '../preflight';
 import { contextKey, planKey, runIdFromExecutionName, specKey, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
 
@@ -34,6 +35,32 @@ export interface PlanDeps {
   maxRunSeconds?: number;
   /** The run's own AWS cost estimate in USD (for `budget.maxUsd`); without it the budget is not checked. */
   estimateRunUsd?: (spec: RunSpec, plan: Plan) => number;
+  /**
+   * The region the stack (and this function) runs in: a spec without `region` gets it, a spec naming
+   * another region is refused. Without it (local mode) the spec's region stands.
+   */
+  region?: string;
+  /** The account's quotas: the run is refused before anything is provisioned when it does not fit. */
+  quotas?: AccountQuotas;
+  /** Availability zones the stack's subnets span (ScyllaDB replicas go one per AZ). */
+  availabilityZones?: number | null;
+}
+
+/** The spec's region against the stack's: the stack's when the spec names none; a mismatch is refused. */
+export function stackRegion(raw: unknown, spec: RunSpec, region: string | undefined): RunSpec {
+  if (!region) return spec;
+  const named = (raw as { region?: unknown }).region;
+  if (named !== undefined && named !== region) {
+    throw new InputError([
+      {
+        path: 'region',
+        message:
+          `the spec's region is ${String(named)} but the stack runs in ${region} (its loaders, nodes and tables would ` +
+          `be there): remove "region" from the spec or set it to ${region}, or run it on a stack deployed in ${String(named)}`,
+      },
+    ]);
+  }
+  return { ...spec, region };
 }
 
 /** A scheduled run refused because the previous run of the same schedule is still running. */
@@ -64,7 +91,9 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
       { path: 'spec', message: 'must be a JSON object, not a string (paste the spec itself)' },
     ]);
   }
-  const { spec, warnings } = validateSpec(raw);
+  const validated = validateSpec(raw);
+  const spec = stackRegion(raw, validated.spec, deps.region);
+  const warnings = [...validated.warnings];
 
   const secretIssues: { path: string; message: string }[] = spec.targets.flatMap((t, i) =>
     t.kind === 'external' && t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn)
@@ -129,6 +158,16 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
           'this run was not started',
       );
     }
+  }
+
+  if (deps.quotas) {
+    // quotas, AZs for the replication factor, Run Command's timeout: before anything is provisioned
+    const problems = await preflight(accountNeeds(spec, p), deps.quotas, {
+      availabilityZones: deps.availabilityZones ?? null,
+    });
+    const refused = problems.filter((q) => q.available !== null);
+    if (refused.length) throw new InputError(refused.map((q) => ({ path: q.path, message: q.message })));
+    warnings.push(...problems.map((q) => `unverified: ${q.message}`));
   }
 
   const now = deps.clock.nowMs();

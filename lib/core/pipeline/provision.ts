@@ -86,14 +86,16 @@ export function nodeTags(run: RunContext, targetId: string, index: number, userT
 }
 
 /**
- * Launches the nodes of a scylla-ec2 target that are not there yet: node 0 (the seed) first, then
- * the others with node 0's private IP as their seed. Idempotent: nodes are found again by tags.
+ * Launches the nodes of a scylla-ec2 target that are not there yet: node 0 (the seed) first, then,
+ * once node 0 is running, the others with node 0's private IP as their seed. Idempotent: nodes are
+ * found again by tags.
  */
 export async function provisionCluster(
   run: RunContext,
   target: ScyllaEc2Target,
   userTags: Tags,
   cluster: ClusterAdmin,
+  sleep: (ms: number) => Promise<void> = realSleep,
 ): Promise<string[]> {
   const have = targetNodes(await cluster.list({ runId: run.runId }), target.id);
   const present = new Set(have.map((n) => Number(n.tags[TAG_NODE_INDEX])));
@@ -116,7 +118,7 @@ export async function provisionCluster(
     );
   };
   if (!present.has(0)) await launch([0], []);
-  const seed = [...have, ...launched].find((n) => n.tags[TAG_NODE_INDEX] === '0');
+  let seed = [...have, ...launched].find((n) => n.tags[TAG_NODE_INDEX] === '0');
   if (!seed?.privateIp) {
     throw new StepFailedError(
       'ProvisionTarget',
@@ -124,13 +126,40 @@ export async function provisionCluster(
     );
   }
   const rest = Array.from({ length: target.nodes }, (_, i) => i).filter((i) => i > 0 && !present.has(i));
-  await launch(rest, [seed.privateIp]);
+  if (!rest.length) return launched.map((n) => n.id);
+  // the others join through node 0: they are launched once it runs (its ScyllaDB boots first), never
+  // before; a seed that does not run in time fails the step (teardown removes it)
+  for (let poll = 0; seed?.state !== 'running'; poll++) {
+    if (poll >= SEED_RUNNING_POLLS || seed === undefined || /terminat|stop/.test(seed.state)) {
+      throw new StepFailedError(
+        'ProvisionTarget',
+        `node 0 (the seed) of ${target.id} is ${seed?.state ?? 'gone'} ${poll * (SEED_POLL_MS / 1000)} s after launch; ` +
+          `nodes 1-${target.nodes - 1} were not launched`,
+      );
+    }
+    await sleep(SEED_POLL_MS);
+    seed = targetNodes(await cluster.list({ runId: run.runId }), target.id).find(
+      (n) => n.tags[TAG_NODE_INDEX] === '0',
+    );
+  }
+  await launch(rest, [seed.privateIp!]);
   return launched.map((n) => n.id);
 }
 
+/** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
+export const SEED_RUNNING_POLLS = 16;
+export const SEED_POLL_MS = 5000;
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 export async function provisionTarget(
   runIn: unknown,
-  deps: { store: ObjectStore; tables: TableAdmin; cluster?: ClusterAdmin },
+  deps: {
+    store: ObjectStore;
+    tables: TableAdmin;
+    cluster?: ClusterAdmin;
+    /** Waits between checks of the seed node (tests pass a fake). */
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<ProvisionTargetResult> {
   const run = checkRun(runIn);
   const spec = await readSpec(deps.store, run.runId);
@@ -146,7 +175,7 @@ export async function provisionTarget(
         `target ${c.target} needs ScyllaDB nodes and no cluster port is configured`,
       );
     }
-    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster)));
+    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep)));
   }
   for (const t of run.tables) {
     const target = spec.targets.find((x) => x.id === t.target);

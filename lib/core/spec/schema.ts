@@ -241,7 +241,10 @@ export const RunSpecSchema = z.strictObject({
   region: z
     .string()
     .regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'an AWS region such as "us-east-1"')
-    .default('us-east-1'),
+    .default('us-east-1')
+    .describe(
+      "On AWS: the stack's region when omitted; a spec naming another region than the stack's is refused by Plan. Locally: us-east-1.",
+    ),
   tags: z.record(z.string().min(1).max(128), z.string().max(256)).default({}),
   targets: z.array(Target).min(1),
   dataset: Dataset,

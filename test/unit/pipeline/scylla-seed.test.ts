@@ -1,0 +1,94 @@
+/**
+ * Defect 10: ScyllaDB nodes 1..n are launched only once node 0 (their seed) is running, with node 0's
+ * address as their seed; a seed that never runs fails ProvisionTarget with nothing else launched.
+ * The cluster port is an in-memory EC2 stand-in whose node 0 stays `pending` for a number of checks.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { TAG_NODE_INDEX } from '../../../lib/core/cluster';
+import { plan, provisionTarget, SEED_POLL_MS, SEED_RUNNING_POLLS } from '../../../lib/core/pipeline';
+import type { ClusterAdmin, ClusterNode, NodeLaunchRequest, TableAdmin } from '../../../lib/core/ports';
+import { FsStore } from '../../../lib/local/fs-store';
+
+const spec = {
+  name: 'seeded',
+  targets: [{ id: 'scylla', kind: 'scylla-ec2', nodes: 3, api: 'cql', replicationFactor: 3 }],
+  dataset: { recordCount: 1000 },
+  workload: { readProportions: [0.5], targetOpsPerSec: [3000], durationSeconds: 60 },
+  loaders: { count: 1, processesPerLoader: 3, threadsPerProcess: 10 },
+};
+
+/** EC2 as ProvisionTarget sees it: node 0 is pending for `pendingChecks` list() calls. */
+class SlowSeedCluster implements ClusterAdmin {
+  readonly events: string[] = [];
+  private readonly nodes: ClusterNode[] = [];
+  private checks = 0;
+  constructor(private readonly pendingChecks: number) {}
+  async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
+    const out = req.nodes.map((n) => {
+      const seeds = JSON.parse(Buffer.from(n.userData, 'base64').toString()).scylla_yaml.seed_provider;
+      this.events.push(`launch ${n.index} seeds=${seeds ? seeds[0].parameters[0].seeds : '-'}`);
+      const node = {
+        id: `i-${n.index}`,
+        state: 'pending',
+        privateIp: `10.0.0.${10 + n.index}`,
+        tags: n.tags,
+      };
+      this.nodes.push(node);
+      return { ...node };
+    });
+    return out;
+  }
+  async list(): Promise<ClusterNode[]> {
+    this.checks++;
+    const seed = this.nodes.find((n) => n.tags[TAG_NODE_INDEX] === '0');
+    if (seed && this.checks > this.pendingChecks) seed.state = 'running';
+    this.events.push(`list: node 0 ${seed?.state ?? 'absent'}`);
+    return this.nodes.map((n) => ({ ...n }));
+  }
+  async terminate(): Promise<void> {}
+}
+
+const noTables = {} as TableAdmin;
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-seed-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+it('launches nodes 1 and 2 only after node 0 runs, seeded with its address', async () => {
+  const store = new FsStore(dir);
+  const run = await plan({ executionName: 'seeded-1', spec }, { store, clock: { nowMs: () => 0 } });
+  const cluster = new SlowSeedCluster(3);
+  const slept: number[] = [];
+  const result = await provisionTarget(run, {
+    store,
+    tables: noTables,
+    cluster,
+    sleep: async (ms) => void slept.push(ms),
+  });
+  expect(cluster.events).toEqual([
+    'list: node 0 absent', // what exists already (nothing)
+    'launch 0 seeds=-',
+    'list: node 0 pending',
+    'list: node 0 pending',
+    'list: node 0 running',
+    'launch 1 seeds=10.0.0.10',
+    'launch 2 seeds=10.0.0.10',
+  ]);
+  expect(slept).toEqual([SEED_POLL_MS, SEED_POLL_MS, SEED_POLL_MS]);
+  expect(result.nodes).toEqual(['i-0', 'i-1', 'i-2']);
+});
+
+it('a seed that never runs fails the step and launches no other node', async () => {
+  const store = new FsStore(dir);
+  const run = await plan({ executionName: 'seeded-2', spec }, { store, clock: { nowMs: () => 0 } });
+  const cluster = new SlowSeedCluster(1000);
+  const err = await provisionTarget(run, { store, tables: noTables, cluster, sleep: async () => {} }).catch(
+    (e: unknown) => e as Error,
+  );
+  expect(err).toMatchObject({ name: 'StepFailedError' });
+  expect((err as Error).message).toBe(
+    `ProvisionTarget: node 0 (the seed) of scylla is pending ${(SEED_RUNNING_POLLS * SEED_POLL_MS) / 1000} s after launch; nodes 1-2 were not launched`,
+  );
+  expect(cluster.events.filter((e) => e.startsWith('launch'))).toEqual(['launch 0 seeds=-']);
+});
