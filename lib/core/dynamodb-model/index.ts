@@ -1,0 +1,5 @@
+/** The DynamoDB capacity model: docs/dynamodb-model.md. */
+export * from './rules';
+export * from './solve';
+export * from './model';
+export * from './ycsb-keys';

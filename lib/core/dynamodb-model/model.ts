@@ -1,0 +1,326 @@
+/**
+ * The DynamoDB capacity model of one cell: a table (billing, size, items), YCSB's key choice and
+ * operation mix, and the client (threads, latency, retries). Two modes from the same rules
+ * (./rules.ts) and the same solver (./solve.ts):
+ * - `predictSteadyState`: adaptive capacity has isolated the hot items (each then limited by its own
+ *   partition's 3,000 RCU / 1,000 WCU), burst is spent, on-demand has grown to its cap. Milliseconds.
+ * - `simulate`: second by second from table creation: the initial partitions with hot keys hashed
+ *   onto them, split for heat after sustained heat, the burst bucket, the on-demand ceiling.
+ */
+import {
+  BurstBucket,
+  DEFAULT_TABLE_QUOTA_UNITS,
+  OnDemandCeiling,
+  ON_DEMAND_NEW_TABLE_READ_UNITS,
+  ON_DEMAND_NEW_TABLE_WRITE_UNITS,
+  PARTITION_READ_UNITS_PER_SEC,
+  PARTITION_WRITE_UNITS_PER_SEC,
+  SPLIT_FOR_HEAT_SECONDS,
+  partitionCount,
+} from './rules';
+import { solve, type ClientModel, type Domain, type OpMix, type SolveResult } from './solve';
+import { keyPopularity, ycsbKeyName, type KeyDistribution, type KeyPopularity } from './ycsb-keys';
+
+export interface TableModel {
+  billing:
+    | { mode: 'provisioned'; rcu: number; wcu: number }
+    | { mode: 'on-demand'; maxReadRequestUnits?: number; maxWriteRequestUnits?: number };
+  warmThroughput?: { readUnitsPerSecond?: number; writeUnitsPerSecond?: number };
+  recordCount: number;
+  /** bytes of one item as DynamoDB sizes it */
+  itemBytes: number;
+  /** bytes stored per item (item + 100 bytes of overhead) */
+  storedItemBytes: number;
+}
+
+export interface CellModel {
+  table: TableModel;
+  distribution: KeyDistribution;
+  mix: OpMix;
+  targetOpsPerSec: number;
+  client: ClientModel;
+}
+
+export interface Prediction extends SolveResult {
+  attainment: number;
+  /** share of all operations on the busiest partition or isolated item */
+  hottestPartitionShare: number;
+  partitions: number;
+  /** one line: why the cell is below target, or '' */
+  reason: string;
+}
+
+/** The table's read/write ceiling in steady state (burst spent, on-demand grown to its cap). */
+export function steadyTableLimit(t: TableModel): { readUnitsPerSec: number; writeUnitsPerSec: number } {
+  if (t.billing.mode === 'provisioned')
+    return { readUnitsPerSec: t.billing.rcu, writeUnitsPerSec: t.billing.wcu };
+  return {
+    readUnitsPerSec: t.billing.maxReadRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS,
+    writeUnitsPerSec: t.billing.maxWriteRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS,
+  };
+}
+
+/** Partitions at creation: from size and provisioned (or warm / new on-demand) throughput. */
+export function initialPartitions(t: TableModel): number {
+  const warm = t.warmThroughput ?? {};
+  const read =
+    t.billing.mode === 'provisioned'
+      ? Math.max(t.billing.rcu, warm.readUnitsPerSecond ?? 0)
+      : (warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS);
+  const write =
+    t.billing.mode === 'provisioned'
+      ? Math.max(t.billing.wcu, warm.writeUnitsPerSecond ?? 0)
+      : (warm.writeUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_WRITE_UNITS);
+  return partitionCount({
+    storedBytes: t.recordCount * t.storedItemBytes,
+    readUnitsPerSec: read,
+    writeUnitsPerSec: write,
+  });
+}
+
+function itemDomain(share: number): Domain {
+  return {
+    kind: 'item',
+    share,
+    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC,
+    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC,
+  };
+}
+
+function partitionDomain(share: number, scale = 1): Domain {
+  return {
+    kind: 'partition',
+    share,
+    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * scale,
+    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * scale,
+  };
+}
+
+/**
+ * Steady-state layout: every listed hot key isolated on its own partition, the rest spread evenly
+ * (by the random hash of the key) over the table's partitions.
+ */
+function steadyDomains(pop: KeyPopularity, partitions: number, cell: CellModel): Domain[] {
+  // an item that cannot reach its limit even at the full target is never throttled on its own:
+  // those are one group without a local limit (exactly equivalent, and fast)
+  const m = cell.mix;
+  const canThrottle = (p: number) =>
+    cell.targetOpsPerSec * p * m.read * m.readUnits > PARTITION_READ_UNITS_PER_SEC ||
+    cell.targetOpsPerSec * p * m.write * m.writeUnits > PARTITION_WRITE_UNITS_PER_SEC;
+  const domains: Domain[] = [];
+  let cool = 0;
+  for (const h of pop.hot) {
+    if (canThrottle(h.p)) domains.push(itemDomain(h.p));
+    else cool += h.p;
+  }
+  if (cool > 0)
+    domains.push({ kind: 'item', share: cool, readUnitsPerSec: Infinity, writeUnitsPerSec: Infinity });
+  // the identical tail partitions as one group: their share and limits summed
+  if (pop.restMass > 0) domains.push({ ...partitionDomain(pop.restMass, partitions), count: partitions });
+  return domains;
+}
+
+function reasonFor(p: Omit<Prediction, 'reason'>, cell: CellModel): string {
+  if (p.attainment >= 0.95) return '';
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  switch (p.limitedBy) {
+    case 'item':
+      return (
+        `the hottest item gets ${pct(p.hottestPartitionShare)} of operations and one item is limited to ` +
+        `${PARTITION_READ_UNITS_PER_SEC} RCU / ${PARTITION_WRITE_UNITS_PER_SEC} WCU per second; ` +
+        `${p.throttledAttemptsPerOp.toFixed(2)} throttled attempts per op`
+      );
+    case 'partition-read':
+    case 'partition-write':
+      return `a partition is over its ${p.limitedBy === 'partition-read' ? '3,000 RCU' : '1,000 WCU'} per second (${p.partitions} partitions)`;
+    case 'table-read':
+    case 'table-write':
+      return `the table's ${p.limitedBy === 'table-read' ? 'read' : 'write'} capacity is below what the cell asks`;
+    case 'client':
+      return `${cell.client.threads} threads at ${cell.client.latencyMs} ms cannot reach ${cell.targetOpsPerSec} ops/s (Little's Law)`;
+    default:
+      return 'below target';
+  }
+}
+
+function finish(cell: CellModel, r: SolveResult, domains: Domain[], partitions: number): Prediction {
+  const p = {
+    ...r,
+    attainment: cell.targetOpsPerSec > 0 ? r.goodOpsPerSec / cell.targetOpsPerSec : 0,
+    hottestPartitionShare: domains.reduce(
+      (m, d) => (Number.isFinite(d.readUnitsPerSec) ? Math.max(m, d.share / (d.count ?? 1)) : m),
+      0,
+    ),
+    partitions,
+  };
+  return { ...p, reason: reasonFor(p, cell) };
+}
+
+/** Analytic, steady-state prediction of one cell (the plan's). */
+export function predictSteadyState(
+  cell: CellModel,
+  pop = keyPopularity(cell.distribution, cell.table.recordCount),
+): Prediction {
+  const partitions = initialPartitions(cell.table);
+  const domains = steadyDomains(pop, partitions, cell);
+  const r = solve(domains, cell.mix, steadyTableLimit(cell.table), cell.client, cell.targetOpsPerSec);
+  return finish(cell, r, domains, partitions);
+}
+
+/** 32-bit FNV-1a of a string: DynamoDB's partition hash is internal; any good hash is "random". */
+export function partitionHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+interface SimPartition {
+  /** indices into pop.hot */
+  keys: number[];
+  /** share of the tail (restMass) */
+  tail: number;
+  /** seconds of sustained heat */
+  hot: number;
+}
+
+export interface SimStep extends SolveResult {
+  t: number;
+  partitions: number;
+  attainment: number;
+  burstRead: number;
+  burstWrite: number;
+  tableReadLimit: number;
+  tableWriteLimit: number;
+}
+
+export interface SimulationOptions {
+  seconds: number;
+  stepSeconds?: number;
+  /** burst bucket full at start (default true: an idle table has five minutes saved) */
+  burstFullAtStart?: boolean;
+  /** seconds of sustained heat before a split (default per billing mode, from the AWS blog) */
+  splitAfterSeconds?: number;
+}
+
+/**
+ * Time-stepped simulation of a cell from table creation: the partitions at creation, hot keys
+ * hashed onto them, a partition at its limit for `splitAfterSeconds` split in two (hot keys
+ * divided to balance heat; a single item never splits), the burst bucket (provisioned) or the
+ * on-demand ceiling, and YCSB's closed loop solved each step.
+ */
+export function simulate(
+  cell: CellModel,
+  opts: SimulationOptions,
+  pop = keyPopularity(cell.distribution, cell.table.recordCount),
+): SimStep[] {
+  const dt = opts.stepSeconds ?? 1;
+  const t = cell.table;
+  const n0 = initialPartitions(t);
+  const parts: SimPartition[] = Array.from({ length: n0 }, () => ({ keys: [], tail: 1 / n0, hot: 0 }));
+  pop.hot.forEach((h, i) => parts[partitionHash(ycsbKeyName(h.keynum)) % n0]!.keys.push(i));
+  const splitAfter = opts.splitAfterSeconds ?? SPLIT_FOR_HEAT_SECONDS[t.billing.mode];
+  const full = opts.burstFullAtStart ?? true;
+  const steady = steadyTableLimit(t);
+  const burst =
+    t.billing.mode === 'provisioned'
+      ? { read: new BurstBucket(t.billing.rcu, full), write: new BurstBucket(t.billing.wcu, full) }
+      : null;
+  const warm = t.warmThroughput ?? {};
+  const ceiling =
+    t.billing.mode === 'on-demand'
+      ? {
+          read: new OnDemandCeiling(
+            warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS,
+            steady.readUnitsPerSec,
+          ),
+          write: new OnDemandCeiling(
+            warm.writeUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_WRITE_UNITS,
+            steady.writeUnitsPerSec,
+          ),
+        }
+      : null;
+  const shareOf = (p: SimPartition) => p.keys.reduce((s, k) => s + pop.hot[k]!.p, 0) + p.tail * pop.restMass;
+  const out: SimStep[] = [];
+  for (let now = 0; now < opts.seconds; now += dt) {
+    const table = burst
+      ? {
+          readUnitsPerSec: steady.readUnitsPerSec + burst.read.available / dt,
+          writeUnitsPerSec: steady.writeUnitsPerSec + burst.write.available / dt,
+        }
+      : { readUnitsPerSec: ceiling!.read.ceiling, writeUnitsPerSec: ceiling!.write.ceiling };
+    // partitions with the same share are one group (most of a large table at first)
+    const groups = new Map<number, number[]>();
+    parts.forEach((p, i) => {
+      const s = shareOf(p);
+      const g = groups.get(s);
+      if (g) g.push(i);
+      else groups.set(s, [i]);
+    });
+    const groupOf: number[] = new Array<number>(parts.length);
+    const domains: Domain[] = [];
+    for (const [s, members] of groups) {
+      for (const i of members) groupOf[i] = domains.length;
+      domains.push({ ...partitionDomain(s * members.length, members.length), count: members.length });
+    }
+    const r = solve(domains, cell.mix, table, cell.client, cell.targetOpsPerSec);
+    out.push({
+      ...r,
+      t: now,
+      partitions: parts.length,
+      attainment: r.goodOpsPerSec / cell.targetOpsPerSec,
+      burstRead: burst ? burst.read.available : 0,
+      burstWrite: burst ? burst.write.available : 0,
+      tableReadLimit: table.readUnitsPerSec,
+      tableWriteLimit: table.writeUnitsPerSec,
+    });
+    if (burst) {
+      burst.read.step(r.consumedReadUnitsPerSec, dt);
+      burst.write.step(r.consumedWriteUnitsPerSec, dt);
+    }
+    if (ceiling) {
+      ceiling.read.step(r.consumedReadUnitsPerSec, dt);
+      ceiling.write.step(r.consumedWriteUnitsPerSec, dt);
+    }
+    // split for heat: a partition at its limit (any throttling) for splitAfter seconds
+    const next: SimPartition[] = [];
+    parts.forEach((p, i) => {
+      const g = groupOf[i]!;
+      const d = r.domains[g]!;
+      const heated =
+        d.readDemand >= domains[g]!.readUnitsPerSec || d.writeDemand >= domains[g]!.writeUnitsPerSec;
+      p.hot = heated ? p.hot + dt : 0;
+      if (p.hot >= splitAfter && (p.keys.length > 1 || (p.keys.length === 1 && p.tail > 0))) {
+        next.push(...splitPartition(p, pop));
+      } else next.push(p);
+    });
+    parts.splice(0, parts.length, ...next);
+  }
+  return out;
+}
+
+/** Splits a partition in two, dividing its hot keys greedily to balance their heat. */
+function splitPartition(p: SimPartition, pop: KeyPopularity): SimPartition[] {
+  const a: SimPartition = { keys: [], tail: p.tail / 2, hot: 0 };
+  const b: SimPartition = { keys: [], tail: p.tail / 2, hot: 0 };
+  let sa = a.tail * pop.restMass;
+  let sb = b.tail * pop.restMass;
+  for (const k of [...p.keys].sort((x, y) => pop.hot[y]!.p - pop.hot[x]!.p)) {
+    if (sa <= sb) {
+      a.keys.push(k);
+      sa += pop.hot[k]!.p;
+    } else {
+      b.keys.push(k);
+      sb += pop.hot[k]!.p;
+    }
+  }
+  // a lone hot item is separated from the tail entirely (the item's own partition)
+  if (p.keys.length === 1)
+    return [
+      { keys: p.keys, tail: 0, hot: 0 },
+      { keys: [], tail: p.tail, hot: 0 },
+    ];
+  return [a, b];
+}
