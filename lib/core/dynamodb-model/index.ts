@@ -3,3 +3,4 @@ export * from './rules';
 export * from './solve';
 export * from './model';
 export * from './ycsb-keys';
+export * from './plan-cell';

@@ -31,6 +31,11 @@ export interface TableModel {
   itemBytes: number;
   /** bytes stored per item (item + 100 bytes of overhead) */
   storedItemBytes: number;
+  /**
+   * Every throughput limit (table, partition, item, on-demand ceilings) × this factor; the partition
+   * count is the unscaled table's. Local emulation: a big table's behaviour at a few hundred ops/s.
+   */
+  capacityScale?: number;
 }
 
 export interface CellModel {
@@ -78,21 +83,23 @@ export function initialPartitions(t: TableModel): number {
   });
 }
 
-function itemDomain(share: number): Domain {
+function itemDomain(share: number, capacityScale: number): Domain {
   return {
     kind: 'item',
     share,
-    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC,
-    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC,
+    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * capacityScale,
+    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * capacityScale,
   };
 }
 
-function partitionDomain(share: number, scale = 1): Domain {
+/** `count` partitions taken together (limits summed), every limit × capacityScale. */
+function partitionDomain(share: number, count: number, capacityScale: number): Domain {
   return {
     kind: 'partition',
     share,
-    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * scale,
-    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * scale,
+    count,
+    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * count * capacityScale,
+    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * count * capacityScale,
   };
 }
 
@@ -104,19 +111,20 @@ function steadyDomains(pop: KeyPopularity, partitions: number, cell: CellModel):
   // an item that cannot reach its limit even at the full target is never throttled on its own:
   // those are one group without a local limit (exactly equivalent, and fast)
   const m = cell.mix;
+  const s = cell.table.capacityScale ?? 1;
   const canThrottle = (p: number) =>
-    cell.targetOpsPerSec * p * m.read * m.readUnits > PARTITION_READ_UNITS_PER_SEC ||
-    cell.targetOpsPerSec * p * m.write * m.writeUnits > PARTITION_WRITE_UNITS_PER_SEC;
+    cell.targetOpsPerSec * p * m.read * m.readUnits > PARTITION_READ_UNITS_PER_SEC * s ||
+    cell.targetOpsPerSec * p * m.write * m.writeUnits > PARTITION_WRITE_UNITS_PER_SEC * s;
   const domains: Domain[] = [];
   let cool = 0;
   for (const h of pop.hot) {
-    if (canThrottle(h.p)) domains.push(itemDomain(h.p));
+    if (canThrottle(h.p)) domains.push(itemDomain(h.p, s));
     else cool += h.p;
   }
   if (cool > 0)
     domains.push({ kind: 'item', share: cool, readUnitsPerSec: Infinity, writeUnitsPerSec: Infinity });
   // the identical tail partitions as one group: their share and limits summed
-  if (pop.restMass > 0) domains.push({ ...partitionDomain(pop.restMass, partitions), count: partitions });
+  if (pop.restMass > 0) domains.push(partitionDomain(pop.restMass, partitions, s));
   return domains;
 }
 
@@ -218,6 +226,7 @@ export function simulate(
 ): SimStep[] {
   const dt = opts.stepSeconds ?? 1;
   const t = cell.table;
+  const scale = t.capacityScale ?? 1;
   const n0 = initialPartitions(t);
   const parts: SimPartition[] = Array.from({ length: n0 }, () => ({ keys: [], tail: 1 / n0, hot: 0 }));
   pop.hot.forEach((h, i) => parts[partitionHash(ycsbKeyName(h.keynum)) % n0]!.keys.push(i));
@@ -226,7 +235,10 @@ export function simulate(
   const steady = steadyTableLimit(t);
   const burst =
     t.billing.mode === 'provisioned'
-      ? { read: new BurstBucket(t.billing.rcu, full), write: new BurstBucket(t.billing.wcu, full) }
+      ? {
+          read: new BurstBucket(steady.readUnitsPerSec, full),
+          write: new BurstBucket(steady.writeUnitsPerSec, full),
+        }
       : null;
   const warm = t.warmThroughput ?? {};
   const ceiling =
@@ -263,7 +275,7 @@ export function simulate(
     const domains: Domain[] = [];
     for (const [s, members] of groups) {
       for (const i of members) groupOf[i] = domains.length;
-      domains.push({ ...partitionDomain(s * members.length, members.length), count: members.length });
+      domains.push(partitionDomain(s * members.length, members.length, scale));
     }
     const r = solve(domains, cell.mix, table, cell.client, cell.targetOpsPerSec);
     out.push({
