@@ -4,3 +4,4 @@ export * from './solve';
 export * from './model';
 export * from './ycsb-keys';
 export * from './plan-cell';
+export * from './emulator';

@@ -82,6 +82,19 @@ function billingOf(t: DynamoDbTarget): CellModel['table']['billing'] {
   };
 }
 
+/** The table a DynamoDB target makes with the spec's dataset, every limit × capacityScale. */
+export function tableModelOf(spec: RunSpec, target: DynamoDbTarget, capacityScale = 1): CellModel['table'] {
+  const units = dynamoOpUnits(spec, target);
+  return {
+    billing: billingOf(target),
+    ...(target.warmThroughput ? { warmThroughput: target.warmThroughput } : {}),
+    ...(capacityScale !== 1 ? { capacityScale } : {}),
+    recordCount: spec.dataset.recordCount,
+    itemBytes: units.itemBytes,
+    storedItemBytes: units.itemBytes + STORAGE_OVERHEAD_BYTES_PER_ITEM,
+  };
+}
+
 /**
  * The cell model of a planned DynamoDB cell, or null when it is not modelled (exponential keys,
  * scans). Units per read/write from the dataset's item; threads = loaders × processes × threads.
@@ -99,14 +112,7 @@ export function cellModelOf(
   const props = cell.processes[0]?.properties ?? {};
   const threads = cell.processes.reduce((s, pr) => s + intProp(pr.properties, 'threadcount', 1), 0);
   return {
-    table: {
-      billing: billingOf(target),
-      ...(target.warmThroughput ? { warmThroughput: target.warmThroughput } : {}),
-      ...(capacityScale !== 1 ? { capacityScale } : {}),
-      recordCount: spec.dataset.recordCount,
-      itemBytes: units.itemBytes,
-      storedItemBytes: units.itemBytes + STORAGE_OVERHEAD_BYTES_PER_ITEM,
-    },
+    table: tableModelOf(spec, target, capacityScale),
     distribution: dist,
     mix: {
       read: p.read + p.readModifyWrite,

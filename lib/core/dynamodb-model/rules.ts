@@ -54,13 +54,6 @@ export const SPLIT_FOR_HEAT_SECONDS = { 'on-demand': 600, provisioned: 900 } as 
 
 export type BillingMode = 'provisioned' | 'on-demand';
 
-export interface TableCapacity {
-  mode: BillingMode;
-  /** provisioned RCU / WCU, or the on-demand table's current ceiling (2 × previous peak, capped) */
-  readUnitsPerSec: number;
-  writeUnitsPerSec: number;
-}
-
 /**
  * Partition count of a table: enough partitions for its size (10 GB each) and for its throughput
  * (3,000 RCU / 1,000 WCU each): max(ceil(GB / 10), ceil(RCU / 3,000 + WCU / 1,000)). The formula
