@@ -27,7 +27,7 @@ export interface EmulatedTable {
 export interface CapacityProxy {
   /** http://127.0.0.1:<port> */
   endpoint: string;
-  /** Starts throttling (tables get fresh capacity state now). */
+  /** Starts throttling; every table gets a fresh (idle) capacity state now. Called at each cell's start. */
   arm(): void;
   /** Adds (or replaces) a table the proxy models. */
   setTable(name: string, table: EmulatedTable): void;

@@ -157,8 +157,8 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
         const ev = input as { index?: number; run?: { cellCount?: number } | null };
         if (state === 'StartCell') {
           out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
-          // the load phase is over: from the first cell on, the emulator throttles
-          if (ev.index === 0) capacity?.arm();
+          // the emulator throttles the cells (not the load), each from an idle table's capacity state
+          capacity?.arm();
         } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
         const nonFatal = NON_FATAL_STATES.includes(state);
         if ([o.failAt ?? []].flat().includes(state)) {

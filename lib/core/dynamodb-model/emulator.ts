@@ -1,13 +1,16 @@
 /**
  * The capacity model applied to real requests, one at a time (the local capacity proxy's engine).
  * Same rules as ./model.ts, as token buckets in real time:
- * - every item: 3,000 read / 1,000 write units per second (bp-partition-key-design.html);
- * - every partition (key → partition by the same random hash as the simulation): the same limits,
- *   counting the items not yet isolated; when a partition throttles, its hottest item is isolated on
- *   its own partition (adaptive capacity's isolation / split for heat, here without its minutes of
- *   delay, so a local cell sees the steady state the plan predicts);
+ * - every item: 3,000 read / 1,000 write units per second, a hard per-second limit without burst
+ *   (bp-partition-key-design.html; an item lives on one partition and no split divides it);
+ * - every partition (key → partition by the same random hash as the simulation): the same rates
+ *   with up to 300 s of unused capacity as burst, counting the items not yet isolated; when a
+ *   partition throttles, its hottest item is isolated on its own partition (adaptive capacity's
+ *   isolation / split for heat, here without its minutes of delay, so a local cell sees the steady
+ *   state the plan predicts);
  * - the table: provisioned RCU/WCU with up to 300 s of unused capacity as burst, or the on-demand
  *   ceiling (2 × previous peak, raised at most every 30 minutes).
+ * A new TableCapacity is an idle table: partitions and table have their burst saved.
  * Every limit × capacityScale. Pure: the caller passes the time.
  */
 import {
@@ -114,26 +117,13 @@ export class TableCapacity {
     this.partitionCount = initialPartitions(model);
     const s = this.scale;
     this.partitions = Array.from({ length: this.partitionCount }, () =>
-      this.pair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
+      this.burstPair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
     );
     this.members = Array.from({ length: this.partitionCount }, () => []);
     const steady = steadyTableLimit(model);
     if (model.billing.mode === 'provisioned') {
-      // the burst bucket: up to 300 s of unused capacity; starts with one second's worth
-      this.table = {
-        read: new Bucket(
-          steady.readUnitsPerSec,
-          steady.readUnitsPerSec * BURST_SECONDS,
-          nowMs,
-          steady.readUnitsPerSec,
-        ),
-        write: new Bucket(
-          steady.writeUnitsPerSec,
-          steady.writeUnitsPerSec * BURST_SECONDS,
-          nowMs,
-          steady.writeUnitsPerSec,
-        ),
-      };
+      // the table's burst bucket: up to 300 s of unused capacity, full at the start (an idle table)
+      this.table = this.burstPair(steady.readUnitsPerSec, steady.writeUnitsPerSec, nowMs);
       this.ceiling = null;
     } else {
       const warm = model.warmThroughput ?? {};
@@ -147,12 +137,29 @@ export class TableCapacity {
           steady.writeUnitsPerSec,
         ),
       };
-      this.table = this.pair(this.ceiling.read.ceiling, this.ceiling.write.ceiling, nowMs);
+      // on-demand: no burst bucket; the ceiling moves with the previous peak
+      const r = this.ceiling.read.ceiling;
+      const w = this.ceiling.write.ceiling;
+      this.table = { read: new Bucket(r, r, nowMs), write: new Bucket(w, w, nowMs) };
     }
     this.lastSecond = nowMs;
   }
 
-  private pair(read: number, write: number, nowMs: number): Pair {
+  /**
+   * A partition's buckets: the per-partition limit as the rate and up to 300 s of its unused
+   * capacity saved for bursts ("Whenever you're not fully using a partition's throughput, DynamoDB
+   * reserves a portion of that unused capacity for later bursts", burst-adaptive-capacity.html),
+   * full at the start (an idle table). Burst never lifts an item above its own limit (itemPair).
+   */
+  private burstPair(read: number, write: number, nowMs: number): Pair {
+    return {
+      read: new Bucket(read, read * BURST_SECONDS, nowMs, read * BURST_SECONDS),
+      write: new Bucket(write, write * BURST_SECONDS, nowMs, write * BURST_SECONDS),
+    };
+  }
+
+  /** An item's buckets: its hard per-second limit, one second's worth at most. */
+  private itemPair(read: number, write: number, nowMs: number): Pair {
     return { read: new Bucket(read, read, nowMs), write: new Bucket(write, write, nowMs) };
   }
 
@@ -161,7 +168,7 @@ export class TableCapacity {
     if (!it) {
       const s = this.scale;
       it = {
-        ...this.pair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
+        ...this.itemPair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
         partition: partitionHash(key) % this.partitionCount,
         rate: 0,
         at: nowMs,

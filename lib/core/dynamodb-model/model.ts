@@ -57,11 +57,12 @@ export interface Prediction extends SolveResult {
 
 /** The table's read/write ceiling in steady state (burst spent, on-demand grown to its cap). */
 export function steadyTableLimit(t: TableModel): { readUnitsPerSec: number; writeUnitsPerSec: number } {
+  const s = t.capacityScale ?? 1;
   if (t.billing.mode === 'provisioned')
-    return { readUnitsPerSec: t.billing.rcu, writeUnitsPerSec: t.billing.wcu };
+    return { readUnitsPerSec: t.billing.rcu * s, writeUnitsPerSec: t.billing.wcu * s };
   return {
-    readUnitsPerSec: t.billing.maxReadRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS,
-    writeUnitsPerSec: t.billing.maxWriteRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS,
+    readUnitsPerSec: (t.billing.maxReadRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * s,
+    writeUnitsPerSec: (t.billing.maxWriteRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * s,
   };
 }
 
@@ -131,16 +132,22 @@ function steadyDomains(pop: KeyPopularity, partitions: number, cell: CellModel):
 function reasonFor(p: Omit<Prediction, 'reason'>, cell: CellModel): string {
   if (p.attainment >= 0.95) return '';
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const s = cell.table.capacityScale ?? 1;
+  const units = (x: number) => (x * s).toLocaleString('en-US', { maximumFractionDigits: 2 });
+  const scaled = s !== 1 ? ` (limits × ${s})` : '';
   switch (p.limitedBy) {
     case 'item':
       return (
         `the hottest item gets ${pct(p.hottestPartitionShare)} of operations and one item is limited to ` +
-        `${PARTITION_READ_UNITS_PER_SEC} RCU / ${PARTITION_WRITE_UNITS_PER_SEC} WCU per second; ` +
-        `${p.throttledAttemptsPerOp.toFixed(2)} throttled attempts per op`
+        `${units(PARTITION_READ_UNITS_PER_SEC)} RCU / ${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU per second${scaled}; ` +
+        `${p.throttledAttemptsPerOp.toFixed(2)} throttled attempts per op, ${p.addedLatencyMs.toFixed(0)} ms of retries per op`
       );
     case 'partition-read':
     case 'partition-write':
-      return `a partition is over its ${p.limitedBy === 'partition-read' ? '3,000 RCU' : '1,000 WCU'} per second (${p.partitions} partitions)`;
+      return (
+        `a partition is over its ${p.limitedBy === 'partition-read' ? `${units(PARTITION_READ_UNITS_PER_SEC)} RCU` : `${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU`} ` +
+        `per second${scaled} (${p.partitions} partitions)`
+      );
     case 'table-read':
     case 'table-write':
       return `the table's ${p.limitedBy === 'table-read' ? 'read' : 'write'} capacity is below what the cell asks`;
