@@ -190,11 +190,9 @@ function computePopularity(dist: KeyDistribution, recordCount: number): KeyPopul
         const hot = Array.from({ length: hotCount }, (_, k) => ({ keynum: k, p: pHot }));
         return { hot, restMass: cold > 0 ? 1 - dist.opFraction : 0, restKeys: cold, recordCount };
       }
-      // large sets: represented by their per-key probability through two even groups
-      return evenGroups(recordCount, [
-        { keys: hotCount, mass: hotCount > 0 ? dist.opFraction : 0 },
-        { keys: cold, mass: hotCount > 0 ? 1 - dist.opFraction : 1 },
-      ]);
+      // large hot sets: every key's probability is tiny; the model needs the keys only through
+      // their partitions, and a set spread by the random hash loads every partition alike
+      return { hot: [], restMass: 1, restKeys: recordCount, recordCount };
     }
     case 'zipfian': {
       // CoreWorkload: new ScrambledZipfianGenerator(insertstart, insertstart + insertcount + expectednewkeys)
@@ -234,18 +232,6 @@ function computePopularity(dist: KeyDistribution, recordCount: number): KeyPopul
       return { hot, restMass: Math.max(0, 1 - hotMass), restKeys: recordCount - count, recordCount };
     }
   }
-}
-
-/** Even groups too large to list key by key: stored as their per-key probability, no keynums. */
-function evenGroups(recordCount: number, groups: { keys: number; mass: number }[]): KeyPopularity {
-  // the model only needs the hottest keys individually; an even group's keys never exceed their
-  // partition's share, so they join the rest with their exact mass
-  return {
-    hot: [],
-    restMass: groups.reduce((s, g) => s + g.mass, 0),
-    restKeys: recordCount,
-    recordCount,
-  };
 }
 
 /** A uniform [0, 1) source; Math.random by default, a seeded one in tests and simulations. */

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { validateSpec } from '../../../lib/core/spec';
 import { planRun, type CellPlan } from '../../../lib/core/plan';
+import { renderPlan } from '../../../lib/cli/commands/plan';
 
 const spec = validateSpec(
   JSON.parse(readFileSync(path.join(__dirname, '../../../examples/seed-001-zipfian.json'), 'utf8')),
@@ -70,5 +71,11 @@ describe('seed 001 from first principles', () => {
       const w = plan.warnings.find((x) => x.startsWith(`cell "${id}": predicted`));
       expect(w).toMatch(/limited by (item|table-write)\): \S/);
     }
+  });
+  it("the plan's text table shows each cell's predicted attainment and limit", () => {
+    const row = renderPlan(plan)
+      .split('\n')
+      .find((l) => l.includes('dynamodb.zipfian.r90.t222000'));
+    expect(row).toMatch(/ 40\.0% item$/);
   });
 });
