@@ -124,8 +124,13 @@ function steadyDomains(pop: KeyPopularity, partitions: number, cell: CellModel):
   }
   if (cool > 0)
     domains.push({ kind: 'item', share: cool, readUnitsPerSec: Infinity, writeUnitsPerSec: Infinity });
-  // the identical tail partitions as one group: their share and limits summed
-  if (pop.restMass > 0) domains.push(partitionDomain(pop.restMass, partitions, s));
+  // the identical tail partitions as one group: their share and limits summed; a table with fewer
+  // keys than partitions uses one partition per key, each held to an item's limit
+  if (pop.restMass > 0) {
+    if (pop.restKeys > 0 && pop.restKeys <= partitions)
+      domains.push({ ...partitionDomain(pop.restMass, pop.restKeys, s), kind: 'item' });
+    else domains.push(partitionDomain(pop.restMass, partitions, s));
+  }
   return domains;
 }
 
@@ -235,7 +240,13 @@ export function simulate(
   const t = cell.table;
   const scale = t.capacityScale ?? 1;
   const n0 = initialPartitions(t);
-  const parts: SimPartition[] = Array.from({ length: n0 }, () => ({ keys: [], tail: 1 / n0, hot: 0 }));
+  // the tail's keys are spread by hash; with fewer keys than partitions, only as many hold any
+  const holding = Math.max(1, Math.min(n0, pop.restKeys));
+  const parts: SimPartition[] = Array.from({ length: n0 }, (_, i) => ({
+    keys: [],
+    tail: i < holding ? 1 / holding : 0,
+    hot: 0,
+  }));
   pop.hot.forEach((h, i) => parts[partitionHash(ycsbKeyName(h.keynum)) % n0]!.keys.push(i));
   const splitAfter = opts.splitAfterSeconds ?? SPLIT_FOR_HEAT_SECONDS[t.billing.mode];
   const full = opts.burstFullAtStart ?? true;

@@ -95,6 +95,29 @@ describe('partitions (HowItWorks.Partitions.html; bp-partition-key-design.html)'
   });
 });
 
+describe('one item (bp-partition-key-design.html)', () => {
+  it("the doc's example: a 20 KB item takes 5 RCU per consistent read, so one item serves 600 reads/s", () => {
+    const cell: CellModel = {
+      table: {
+        billing: { mode: 'provisioned', rcu: 30_000, wcu: 1_000 },
+        recordCount: 1,
+        itemBytes: 20 * 1024,
+        storedItemBytes: 20 * 1024 + 100,
+      },
+      distribution: { type: 'uniform' },
+      mix: { read: 1, write: 0, readUnits: readUnitsPerRead(20 * 1024, 'strong'), writeUnits: 20 },
+      targetOpsPerSec: 1_000,
+      client: { threads: 10_000, latencyMs: 2, retry: BINDING_RETRY_DEFAULTS },
+    };
+    expect(cell.mix.readUnits).toBe(5);
+    const p = predictSteadyState(cell);
+    // 11 partitions of 3,000 RCU and a 30,000 RCU table, but the one item is on one partition
+    expect(p.partitions).toBe(11);
+    expect(p.goodOpsPerSec).toBeCloseTo(600, 6);
+    expect(p.limitedBy).toBe('item');
+  });
+});
+
 describe('the binding retry policy (loader/ycsb-binding BindingSupport.backOff)', () => {
   it('mean back-off is 3/4 of min(max, base·2^n) (equal jitter)', () => {
     const r = { maxRetries: 3, baseDelayMs: 50, maxDelayMs: 120 };
