@@ -27,7 +27,7 @@ describe('local capacity emulation (examples/local-throttling.json)', () => {
   it('throttles the hot zipfian item, not uniform, and attains the predicted share', async () => {
     expect({ status: result.status, error: result.error }).toEqual({ status: 'SUCCEEDED', error: undefined });
     expect(
-      lines.some((l) => /capacity emulator on http:\/\/127\.0\.0\.1:\d+ \(limits × 0\.005/.test(l)),
+      lines.some((l) => /capacity emulator on http:\/\/127\.0\.0\.1:\d+ \(limits × 0\.01/.test(l)),
     ).toBe(true);
     const plan = planRun(spec, { runId: 'throttle-run' });
     const predicted = Object.fromEntries(plan.cells.map((c) => [c.distribution, c.localPrediction!]));

@@ -1,8 +1,8 @@
 /**
  * The capacity model applied to real requests, one at a time (the local capacity proxy's engine).
  * Same rules as ./model.ts, as token buckets in real time:
- * - every item: 3,000 read / 1,000 write units per second, a hard per-second limit without burst
- *   (bp-partition-key-design.html; an item lives on one partition and no split divides it);
+ * - every item: 3,000 read / 1,000 write units per second, averaged over a few seconds, no burst
+ *   beyond that (bp-partition-key-design.html; an item lives on one partition and no split divides it);
  * - every partition (key → partition by the same random hash as the simulation): the same rates
  *   with up to 300 s of unused capacity as burst, counting the items not yet isolated; when a
  *   partition throttles, its hottest item is isolated on its own partition (adaptive capacity's
@@ -158,9 +158,17 @@ export class TableCapacity {
     };
   }
 
-  /** An item's buckets: its hard per-second limit, one second's worth at most. */
+  /**
+   * An item's buckets: its per-second limit with at most ITEM_WINDOW_SECONDS of it saved. DynamoDB does
+   * not document the window its per-partition limits are measured over; a few seconds keeps an item
+   * below its limit from being throttled by sub-second bunching (which the steady-state model ignores)
+   * while an item above it is held to the limit after those seconds (one second's worth at the start).
+   */
   private itemPair(read: number, write: number, nowMs: number): Pair {
-    return { read: new Bucket(read, read, nowMs), write: new Bucket(write, write, nowMs) };
+    return {
+      read: new Bucket(read, read * ITEM_WINDOW_SECONDS, nowMs, read),
+      write: new Bucket(write, write * ITEM_WINDOW_SECONDS, nowMs, write),
+    };
   }
 
   private item(key: string, nowMs: number): Item {
@@ -261,6 +269,9 @@ export class TableCapacity {
     };
   }
 }
+
+/** Seconds of an item's limit its bucket can save (see itemPair). */
+export const ITEM_WINDOW_SECONDS = 5;
 
 /** Time constant of an item's recent rate (seconds). */
 const DECAY_SECONDS = 2;
