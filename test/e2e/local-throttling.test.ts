@@ -27,7 +27,7 @@ describe('local capacity emulation (examples/local-throttling.json)', () => {
   it('throttles the hot zipfian item, not uniform, and attains the predicted share', async () => {
     expect({ status: result.status, error: result.error }).toEqual({ status: 'SUCCEEDED', error: undefined });
     expect(
-      lines.some((l) => /capacity emulator on http:\/\/127\.0\.0\.1:\d+ \(limits × 0\.01/.test(l)),
+      lines.some((l) => /capacity emulator on http:\/\/127\.0\.0\.1:\d+ \(limits × 0\.005/.test(l)),
     ).toBe(true);
     const plan = planRun(spec, { runId: 'throttle-run' });
     const predicted = Object.fromEntries(plan.cells.map((c) => [c.distribution, c.localPrediction!]));
@@ -44,6 +44,9 @@ describe('local capacity emulation (examples/local-throttling.json)', () => {
       // the binding counted DynamoDB's throttling errors (<OP>-THROTTLED samples)
       expect(Number(zipf.throttled_attempts)).toBeGreaterThan(0);
       expect(Number(uni.throttled_attempts)).toBe(0);
+      // precondition: the machine drove the load (uniform, unthrottled, reaches its target); a machine too
+      // busy for 100 ops/s cannot show the hot item's limit and fails here, saying so
+      expect({ uniformAttainment: Number(uni.attainment) >= 0.9 }).toEqual({ uniformAttainment: true });
       const measured = Number(zipf.attainment);
       const report = `zipfian measured ${(measured * 100).toFixed(1)}%, predicted ${(predicted.zipfian!.attainment * 100).toFixed(1)}%; uniform measured ${(Number(uni.attainment) * 100).toFixed(1)}%`;
       // within 10 points of the prediction (the message shows both when it fails)
