@@ -10,6 +10,7 @@ import {
   contextKey,
   readHistory,
   readPlan,
+  readSpec,
   type CellResult,
 } from '../core/pipeline';
 import { calibratedMinMagnitude, METRICS, readLatestNoise } from '../core/regression';
@@ -82,6 +83,9 @@ export async function buildReportData(
   status: string,
 ): Promise<ReportData> {
   const plan = await readPlan(store, runId);
+  // a local run is throttled as predicted only through the capacity emulator
+  const spec = await readSpec(store, runId).catch(() => null);
+  const emulated = spec?.local?.capacityEmulation !== false;
   const cells: ReportCell[] = [];
   const series: Record<string, ReportPoint[]> = {};
   const notes: string[] = [];
@@ -99,7 +103,17 @@ export async function buildReportData(
     }
     if (!startedAt && typeof result.row.window_start_ms === 'number')
       startedAt = new Date(result.row.window_start_ms).toISOString();
-    cells.push(reportCellOf(result.row));
+    const local = cell.localPrediction ?? cell.prediction;
+    cells.push({
+      ...reportCellOf(result.row),
+      predicted:
+        emulated && local
+          ? { attainment: local.attainment, limitedBy: local.limitedBy, reason: local.reason }
+          : null,
+      predictedAws: cell.prediction
+        ? { attainment: cell.prediction.attainment, limitedBy: cell.prediction.limitedBy }
+        : null,
+    });
     const keys = (await store.list('tables/intervals/')).filter((k) =>
       k.endsWith(`/${runId}.${cell.id}.jsonl`),
     );

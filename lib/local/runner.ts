@@ -27,6 +27,9 @@ import { FsStore } from './fs-store';
 import { ensureLoaderBuilt } from './maven';
 import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
+import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
+import { tableModelOf } from '../core/dynamodb-model/plan-cell';
+import { tableName } from '../core/plan';
 
 // aws-local-stepfunctions 3 calls Promise.withResolvers (Node 22+)
 const P = Promise as unknown as { withResolvers?: () => unknown };
@@ -104,6 +107,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
 
   let ddb: DynamoDbLocal | undefined;
+  let capacity: CapacityProxy | undefined;
   let fleet: LocalFleet | undefined;
   let cluster: LocalCluster | undefined;
   let ports: Ports | undefined;
@@ -113,9 +117,10 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   try {
     ddb = o.dynamoDbLocal ?? (await startDynamoDbLocal());
     out(`  DynamoDB Local on ${ddb.endpoint}`);
+    capacity = await startCapacityEmulator(o.spec, runId, ddb.endpoint, out);
     fleet = new LocalFleet({
       bundleDir: path.dirname(built.bundleLibDir),
-      endpoint: ddb.endpoint,
+      endpoint: capacity?.endpoint ?? ddb.endpoint,
       logDir: path.join(resultsDir, 'runs', runId, 'local', 'agents'),
       onProgress: (id, line) => {
         const now = Date.now();
@@ -150,9 +155,11 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     for (const [state, step] of Object.entries(TASK_STATES) as [TaskStateName, keyof typeof LOCAL_STEPS][]) {
       handlers[state] = async (input: unknown) => {
         const ev = input as { index?: number; run?: { cellCount?: number } | null };
-        if (state === 'StartCell')
+        if (state === 'StartCell') {
           out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
-        else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
+          // the emulator throttles the cells (not the load), each from an idle table's capacity state
+          capacity?.arm();
+        } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
         const nonFatal = NON_FATAL_STATES.includes(state);
         if ([o.failAt ?? []].flat().includes(state)) {
           if (nonFatal) warnings.push(`${state}: fault injected by the test`);
@@ -224,6 +231,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   } finally {
     await fleet?.killAll();
     await cluster?.killAll();
+    await capacity?.stop();
     if (ddb !== o.dynamoDbLocal) await ddb?.stop();
   }
 
@@ -245,6 +253,29 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     writeFileSync(path.join(resultsDir, 'runs', runId, 'local-result.json'), JSON.stringify(result, null, 2));
     return result;
   }
+}
+
+/**
+ * The capacity emulator in front of DynamoDB Local for the run's DynamoDB tables (on unless
+ * `local.capacityEmulation` is false), with every limit × `local.capacityScale`.
+ */
+async function startCapacityEmulator(
+  spec: RunSpec,
+  runId: string,
+  upstream: string,
+  out: (line: string) => void,
+): Promise<CapacityProxy | undefined> {
+  const targets = spec.targets.flatMap((t) => (t.kind === 'dynamodb' ? [t] : []));
+  if (!targets.length || spec.local?.capacityEmulation === false) return undefined;
+  const scale = spec.local?.capacityScale ?? 1;
+  const proxy = await startCapacityProxy({ upstream });
+  for (const t of targets)
+    proxy.setTable(tableName(spec, t, runId), {
+      model: tableModelOf(spec, t, scale),
+      keyAttribute: t.keyAttribute,
+    });
+  out(`  DynamoDB capacity emulator on ${proxy.endpoint} (limits × ${scale}; docs/dynamodb-model.md)`);
+  return proxy;
 }
 
 export function assertRunnable(spec: RunSpec): void {

@@ -69,18 +69,15 @@ export function oracleClasspath(): string {
 
 /** Runs `Oracle <args>` on a small JVM; returns stdout. */
 export function runOracle(args: string[], input?: string): string {
+  return runOracleMain('dev.fleetbench.oracle.Oracle', args, input);
+}
+
+/** Runs one of the oracle's main classes (e.g. dev.fleetbench.oracle.KeyChooser) on a small JVM. */
+export function runOracleMain(mainClass: string, args: string[], input?: string): string {
   ensureOracleBuilt();
   const r = spawnSync(
     'java',
-    [
-      '-Xmx256m',
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      '-cp',
-      oracleClasspath(),
-      'dev.fleetbench.oracle.Oracle',
-      ...args,
-    ],
+    ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', oracleClasspath(), mainClass, ...args],
     { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   if (r.status !== 0) throw new Error(`oracle ${args[0]} failed (${r.status}): ${r.stderr}`);

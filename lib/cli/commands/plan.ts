@@ -84,6 +84,7 @@ export function renderPlan(plan: Plan): string {
         'duration s',
         'warm-up s',
         'processes',
+        'predicted',
       ],
       plan.cells.map((c) => [
         String(c.index + 1),
@@ -96,6 +97,10 @@ export function renderPlan(plan: Plan): string {
         String(c.durationSeconds),
         String(c.warmupSeconds),
         String(c.processes.length),
+        // the DynamoDB capacity model's steady-state attainment (docs/dynamodb-model.md)
+        c.prediction
+          ? `${(c.prediction.attainment * 100).toFixed(1)}%${c.prediction.limitedBy !== 'none' ? ` ${c.prediction.limitedBy}` : ''}`
+          : '',
       ]),
     ),
   );

@@ -16,6 +16,7 @@ import { aaCellId } from '../regression/noise';
 import { loadPriceBook } from '../cost/book';
 import { CQL_TABLE, externalJobProperties } from '../cluster';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
+import { predictPlannedCell, type CellPrediction } from '../dynamodb-model/plan-cell';
 
 export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
 
@@ -46,6 +47,10 @@ export interface CellPlan {
   cooldownSeconds: number;
   loaders: number;
   processes: ProcessPlan[];
+  /** DynamoDB cells: the capacity model's steady-state prediction on AWS (docs/dynamodb-model.md) */
+  prediction?: CellPrediction;
+  /** DynamoDB cells of a spec with `local.capacityScale` ≠ 1: the prediction with the scaled limits */
+  localPrediction?: CellPrediction;
 }
 
 export interface LoadProcessPlan extends ProcessPlan {
@@ -181,6 +186,28 @@ export function operationCount(targetPerProcess: number, durationSeconds: number
   return Math.min(YCSB_INT_MAX, Math.max(1000, Math.ceil(targetPerProcess * (durationSeconds + 60) * 1.5)));
 }
 
+/** The capacity model's predictions for a DynamoDB cell (none for what it does not model). */
+function addPredictions(spec: RunSpec, t: Extract<Target, { kind: 'dynamodb' }>, cell: CellPlan): void {
+  const aws = predictPlannedCell(spec, t, cell);
+  if (aws) cell.prediction = aws;
+  const scale = spec.local?.capacityScale ?? 1;
+  const local = scale !== 1 ? predictPlannedCell(spec, t, cell, scale) : null;
+  if (local) cell.localPrediction = local;
+}
+
+/** One line per DynamoDB cell the capacity model predicts below 95 % of its target, with why. */
+export function predictionWarnings(cells: CellPlan[]): string[] {
+  const f = (x: number) => Math.round(x).toLocaleString('en-US');
+  return cells.flatMap((c) => {
+    const p = c.prediction;
+    if (!p || p.attainment >= 0.95) return [];
+    return [
+      `cell "${c.id}": predicted ${(p.attainment * 100).toFixed(1)}% of target (${f(p.goodOpsPerSec)} of ` +
+        `${f(c.targetOpsPerSec)} ops/s, limited by ${p.limitedBy}): ${p.reason}`,
+    ];
+  });
+}
+
 export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const runId = options.runId ?? 'plan';
   const w = spec.workload;
@@ -247,6 +274,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
               loaders: s.loaders,
               processes,
             });
+            if (t.kind === 'dynamodb') addPredictions(spec, t, cells[cells.length - 1]!);
           }
         }
       }
@@ -298,6 +326,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   }
 
   const warnings = Object.values(sizing).flatMap((s) => s.warnings);
+  warnings.push(...predictionWarnings(cells));
   const maxProc = Math.max(...Object.values(sizing).map((s) => s.totalProcesses));
   if (mixes.some((m) => m.proportions.insert > 0) && maxProc > 1) {
     warnings.push(

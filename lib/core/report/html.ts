@@ -31,6 +31,13 @@ export interface ReportCell {
   monthlyCostOnDemandUsd: number | null;
   monthlyCostUsd: number | null;
   incomplete: string | null;
+  /**
+   * The capacity model's prediction (docs/dynamodb-model.md) for this run: on AWS the plan's, locally
+   * the emulator's (scaled limits); null when not modelled (not DynamoDB, or no emulation locally).
+   */
+  predicted?: { attainment: number; limitedBy: string; reason: string } | null;
+  /** The plan's prediction for the same cell on AWS (unscaled limits), DynamoDB cells only. */
+  predictedAws?: { attainment: number; limitedBy: string } | null;
 }
 
 export interface ReportPoint {
@@ -72,6 +79,15 @@ const usd = (x: number | null) =>
 const num = (x: number | null, digits = 1) =>
   x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits });
 
+/** A prediction as a table cell: the attainment, what limits it in the tooltip and below. */
+function predictedCell(
+  p: { attainment: number; limitedBy: string; reason?: string } | null | undefined,
+): string {
+  if (!p) return '<td>–</td>';
+  const why = p.reason ? `${p.limitedBy}: ${p.reason}` : p.limitedBy;
+  return `<td class="predicted" title="${escapeXml(why)}">${pct(p.attainment)}${p.limitedBy !== 'none' ? ` <small>${escapeXml(p.limitedBy)}</small>` : ''}</td>`;
+}
+
 function uniq<T>(xs: T[]): T[] {
   return [...new Set(xs)];
 }
@@ -108,7 +124,7 @@ export function renderReport(d: ReportData): string {
   sections.push('<h2>Cells</h2>');
   sections.push(
     '<table class="cells"><thead><tr><th>cell</th><th>target</th><th>distribution</th><th>read</th><th>target ops/s</th>' +
-      '<th>achieved ops/s</th><th>good ops/s</th><th>attainment</th><th>intended P50 ms</th><th>P99 ms</th><th>P99.9 ms</th>' +
+      '<th>achieved ops/s</th><th>good ops/s</th><th>attainment</th><th>predicted</th><th>predicted on AWS</th><th>intended P50 ms</th><th>P99 ms</th><th>P99.9 ms</th>' +
       '<th>errors</th><th>throttles</th><th>$/month provisioned</th><th>$/month on-demand</th><th>$/month</th></tr></thead><tbody>' +
       d.cells
         .map(
@@ -116,6 +132,7 @@ export function renderReport(d: ReportData): string {
             `<tr${c.incomplete ? ' class="incomplete"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incomplete)}">incomplete</span>` : ''}</td>` +
             `<td>${escapeXml(c.target)}</td><td>${escapeXml(c.distribution)}</td><td>${c.readProportion}</td>` +
             `<td>${num(c.targetOpsPerSec, 0)}</td><td>${num(c.achievedOpsPerSec)}</td><td>${num(c.goodOpsPerSec)}</td><td>${pct(c.attainment)}</td>` +
+            `${predictedCell(c.predicted)}${predictedCell(c.predictedAws)}` +
             `<td>${num(ms(c.intended.p50), 3)}</td><td>${num(ms(c.intended.p99), 3)}</td><td>${num(ms(c.intended.p999), 3)}</td>` +
             `<td>${c.errors}</td><td>${c.throttles}</td><td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
         )
@@ -201,6 +218,29 @@ export function renderReport(d: ReportData): string {
       })),
     }),
   );
+
+  // Predicted vs measured (DynamoDB cells the capacity model predicts)
+  const predicted = d.cells.filter((c) => c.predicted);
+  if (predicted.length) {
+    sections.push(
+      '<h2>Attainment: measured vs predicted (DynamoDB capacity model, docs/dynamodb-model.md)</h2>',
+    );
+    sections.push(
+      barChart({
+        id: 'attainment-predicted',
+        title: 'Measured and predicted attainment per DynamoDB cell',
+        unit: '%',
+        bars: predicted.flatMap((c) => [
+          {
+            label: `${c.cellId} measured`,
+            value: c.attainment === null ? NaN : c.attainment * 100,
+            group: 'measured',
+          },
+          { label: `${c.cellId} predicted`, value: c.predicted!.attainment * 100, group: 'predicted' },
+        ]),
+      }),
+    );
+  }
 
   // Over time
   sections.push('<h2>Over time</h2><div class="grid">');

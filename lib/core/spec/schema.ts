@@ -229,6 +229,17 @@ export const Schedule = z.strictObject({
   timezone: z.string().default('UTC'),
 });
 
+/** Options of `fleetbench run --local` only (ignored on AWS). */
+export const LocalOptions = z.strictObject({
+  /**
+   * DynamoDB targets go through the capacity emulator (lib/local/capacity-proxy.ts): DynamoDB's
+   * throttling, by the model in docs/dynamodb-model.md, in front of DynamoDB Local.
+   */
+  capacityEmulation: z.boolean().default(true),
+  /** Every emulated throughput limit (table, partition, item) × this factor, e.g. 0.01. */
+  capacityScale: z.number().gt(0).max(1).default(1),
+});
+
 export const RunSpecSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z
@@ -252,6 +263,7 @@ export const RunSpecSchema = z.strictObject({
   loaders: Loaders.default(Loaders.parse({})),
   budget: Budget.optional(),
   schedule: Schedule.optional(),
+  local: LocalOptions.optional(),
 });
 
 export type RunSpec = z.output<typeof RunSpecSchema>;
@@ -262,6 +274,7 @@ export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
 export type ExternalTarget = z.output<typeof ExternalTarget>;
 export type Distribution = z.output<typeof Distribution>;
 export type Proportions = z.output<typeof Proportions>;
+export type LocalOptions = z.output<typeof LocalOptions>;
 export type TargetKind = Target['kind'];
 
 /** The JSON Schema for console users and editors, generated from the zod schema. */

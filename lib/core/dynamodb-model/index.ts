@@ -1,0 +1,7 @@
+/** The DynamoDB capacity model: docs/dynamodb-model.md. */
+export * from './rules';
+export * from './solve';
+export * from './model';
+export * from './ycsb-keys';
+export * from './plan-cell';
+export * from './emulator';

@@ -1,0 +1,154 @@
+/**
+ * A planned DynamoDB cell as the capacity model sees it: the table from the target, the item from
+ * the dataset (as the fleetbench binding writes it), YCSB's key chooser and mix from the cell, the
+ * client from the loader sizing and the binding's retry properties.
+ */
+import type { DynamoDbTarget, RunSpec } from '../spec/schema';
+import { dynamoOpUnits } from '../cost/workload-units';
+import { STORAGE_OVERHEAD_BYTES_PER_ITEM } from '../cost/capacity';
+import { BINDING_RETRY_DEFAULTS, type RetryPolicy } from './solve';
+import { predictSteadyState, type CellModel, type Prediction } from './model';
+import type { KeyDistribution } from './ycsb-keys';
+
+/** What the plan publishes per DynamoDB cell (`fleetbench plan --json`). */
+export interface CellPrediction {
+  attainment: number;
+  goodOpsPerSec: number;
+  /** throttled attempts / all attempts */
+  throttledFraction: number;
+  limitedBy: Prediction['limitedBy'];
+  /** share of operations on the busiest partition (or isolated item) */
+  hottestPartitionShare: number;
+  throttledAttemptsPerOp: number;
+  /** mean latency retries and back-off add to one operation, ms */
+  addedLatencyMs: number;
+  partitions: number;
+  /** limits scaled by this factor (local capacity emulation); 1 on AWS */
+  capacityScale: number;
+  /** why the cell is predicted below 95 % of its target; '' otherwise */
+  reason: string;
+}
+
+/** The planned-cell fields the model reads (structurally lib/core/plan's CellPlan). */
+export interface PlannedCell {
+  target: string;
+  distribution: string;
+  proportions: { read: number; update: number; insert: number; scan: number; readModifyWrite: number };
+  targetOpsPerSec: number;
+  loaders: number;
+  processes: { properties: Record<string, string> }[];
+}
+
+function intProp(props: Record<string, string>, name: string, fallback: number): number {
+  const v = Number(props[name]);
+  return props[name] !== undefined && Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+/** The binding's retry policy from a process's properties (loader/ycsb-binding/README.md). */
+export function retryPolicyOf(props: Record<string, string>): RetryPolicy {
+  return {
+    maxRetries: intProp(props, 'dynamodb.maxRetries', BINDING_RETRY_DEFAULTS.maxRetries),
+    baseDelayMs: intProp(props, 'dynamodb.retryBaseDelayMs', BINDING_RETRY_DEFAULTS.baseDelayMs),
+    maxDelayMs: intProp(props, 'dynamodb.retryMaxDelayMs', BINDING_RETRY_DEFAULTS.maxDelayMs),
+  };
+}
+
+function keyDistributionOf(cell: PlannedCell): KeyDistribution | null {
+  const props = cell.processes[0]?.properties ?? {};
+  switch (cell.distribution) {
+    case 'uniform':
+    case 'zipfian':
+    case 'latest':
+    case 'sequential':
+      return { type: cell.distribution };
+    case 'hotspot':
+      return {
+        type: 'hotspot',
+        dataFraction: Number(props.hotspotdatafraction),
+        opFraction: Number(props.hotspotopnfraction),
+      };
+    default:
+      return null; // exponential: not modelled
+  }
+}
+
+function billingOf(t: DynamoDbTarget): CellModel['table']['billing'] {
+  if (t.billing.mode === 'provisioned')
+    return { mode: 'provisioned', rcu: t.billing.rcu, wcu: t.billing.wcu };
+  return {
+    mode: 'on-demand',
+    ...(t.billing.maxReadRequestUnits ? { maxReadRequestUnits: t.billing.maxReadRequestUnits } : {}),
+    ...(t.billing.maxWriteRequestUnits ? { maxWriteRequestUnits: t.billing.maxWriteRequestUnits } : {}),
+  };
+}
+
+/** The table a DynamoDB target makes with the spec's dataset, every limit × capacityScale. */
+export function tableModelOf(spec: RunSpec, target: DynamoDbTarget, capacityScale = 1): CellModel['table'] {
+  const units = dynamoOpUnits(spec, target);
+  return {
+    billing: billingOf(target),
+    ...(target.warmThroughput ? { warmThroughput: target.warmThroughput } : {}),
+    ...(capacityScale !== 1 ? { capacityScale } : {}),
+    recordCount: spec.dataset.recordCount,
+    itemBytes: units.itemBytes,
+    storedItemBytes: units.itemBytes + STORAGE_OVERHEAD_BYTES_PER_ITEM,
+  };
+}
+
+/**
+ * The cell model of a planned DynamoDB cell, or null when it is not modelled (exponential keys,
+ * scans). Units per read/write from the dataset's item; threads = loaders × processes × threads.
+ */
+export function cellModelOf(
+  spec: RunSpec,
+  target: DynamoDbTarget,
+  cell: PlannedCell,
+  capacityScale = 1,
+): CellModel | null {
+  const dist = keyDistributionOf(cell);
+  if (!dist || cell.proportions.scan > 0) return null;
+  const units = dynamoOpUnits(spec, target);
+  const p = cell.proportions;
+  const props = cell.processes[0]?.properties ?? {};
+  const threads = cell.processes.reduce((s, pr) => s + intProp(pr.properties, 'threadcount', 1), 0);
+  return {
+    table: tableModelOf(spec, target, capacityScale),
+    distribution: dist,
+    mix: {
+      read: p.read + p.readModifyWrite,
+      write: p.update + p.insert + p.readModifyWrite,
+      readUnits: units.readUnitsPerRead,
+      writeUnits: units.writeUnitsPerWrite,
+    },
+    targetOpsPerSec: cell.targetOpsPerSec,
+    client: {
+      threads,
+      latencyMs: target.expectedLatencyMs ?? 6,
+      retry: retryPolicyOf(props),
+    },
+  };
+}
+
+/** The plan's prediction for a DynamoDB cell (steady state), with every limit × `capacityScale`. */
+export function predictPlannedCell(
+  spec: RunSpec,
+  target: DynamoDbTarget,
+  cell: PlannedCell,
+  capacityScale = 1,
+): CellPrediction | null {
+  const model = cellModelOf(spec, target, cell, capacityScale);
+  if (!model) return null;
+  const p = predictSteadyState(model);
+  return {
+    attainment: p.attainment,
+    goodOpsPerSec: p.goodOpsPerSec,
+    throttledFraction: p.throttledFraction,
+    limitedBy: p.limitedBy,
+    hottestPartitionShare: p.hottestPartitionShare,
+    throttledAttemptsPerOp: p.throttledAttemptsPerOp,
+    addedLatencyMs: p.addedLatencyMs,
+    partitions: p.partitions,
+    capacityScale,
+    reason: p.reason,
+  };
+}
