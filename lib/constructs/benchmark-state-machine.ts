@@ -123,7 +123,11 @@ export class BenchmarkStateMachine extends Construct {
       return s;
     };
 
-    const init = new sfn.Pass(this, 'Init', { parameters: { 'input.$': '$', run: null } });
+    // `run` must exist before Plan: TeardownAfterFailure reads $.run when Plan fails. A literal null is
+    // dropped when CDK renders Parameters, so it comes from an intrinsic.
+    const init = new sfn.Pass(this, 'Init', {
+      parameters: { 'input.$': '$', 'run.$': "States.StringToJson('null')" },
+    });
     const planTask = catchToTeardown(
       task(
         'Plan',
