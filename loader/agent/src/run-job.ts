@@ -299,6 +299,10 @@ async function writeProperties(job: Job, j: number, dir: string): Promise<string
     'measurement.interval': 'both',
   };
   const own: Record<string, string | number | boolean> = { ...props };
+  // The AWS SDKs' endpoint variables (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html),
+  // which the binding's SDK (2.25) does not read itself: a job that names no endpoint gets this one.
+  const sdkEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB || process.env.AWS_ENDPOINT_URL;
+  if (sdkEndpoint && !('dynamodb.endpoint' in props)) own['dynamodb.endpoint'] = sdkEndpoint;
   if (job.phase === 'run' && !('maxexecutiontime' in props))
     own.maxexecutiontime = Math.ceil(job.durationSeconds);
   Object.assign(own, {
