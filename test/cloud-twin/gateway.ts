@@ -42,8 +42,19 @@ export interface GatewayOptions {
   ssm: SsmHooks;
 }
 
+/** A refusal the cloud can give (capacity, throttling), injected on the n-th call of an operation. */
+export interface Fault {
+  operation: string;
+  /** Calls of the operation let through first. @default 0 */
+  skip?: number;
+  code: string;
+  message: string;
+}
+
 export class Gateway {
   readonly calls: CallRecord[] = [];
+  private faults: (Fault & { seen: number })[] = [];
+  private readonly tags = new Map<string, { Key: string; Value: string }[]>();
   private server?: http.Server;
   port = 0;
 
@@ -58,6 +69,43 @@ export class Gateway {
     return this.calls
       .filter((c) => c.result !== 'Allowed')
       .map((c) => `${c.principal}: ${c.action} on ${c.resource} (${c.result})`);
+  }
+
+  /**
+   * DynamoDB Local has no tagging ("Tagging is not currently supported"): the twin keeps table tags,
+   * given at CreateTable or by TagResource, and answers ListTagsOfResource from them.
+   */
+  private tableTags(m: Mapped): object | undefined {
+    const name = (arn: unknown) => String(arn).split('/').pop()!;
+    if (m.operation === 'dynamodb:TagResource') {
+      const t = name(m.params.ResourceArn);
+      const merged = new Map((this.tags.get(t) ?? []).map((x) => [x.Key, x.Value]));
+      for (const x of m.params.Tags as { Key: string; Value: string }[]) merged.set(x.Key, x.Value);
+      this.tags.set(
+        t,
+        [...merged].map(([Key, Value]) => ({ Key, Value })),
+      );
+      return {};
+    }
+    if (m.operation === 'dynamodb:ListTagsOfResource')
+      return { Tags: this.tags.get(name(m.params.ResourceArn)) ?? [] };
+    return undefined;
+  }
+
+  /** Tags of a table created outside the gateway (a test's fixture). */
+  setTableTags(table: string, tags: Record<string, string>): void {
+    this.tags.set(
+      table,
+      Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+    );
+  }
+
+  injectFault(f: Fault): void {
+    this.faults.push({ ...f, seen: 0 });
+  }
+
+  clearFaults(): void {
+    this.faults = [];
   }
 
   async start(): Promise<void> {
@@ -84,7 +132,7 @@ export class Gateway {
   private async handle(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): Promise<void> {
     const auth = String(req.headers.authorization ?? '');
     const m = /Credential=([^/]+)\/\d+\/([^/]+)\/([^/]+)\//.exec(auth);
-    if (!m) return deny(res, 'unknown', 'MissingAuthenticationToken', 'unsigned request');
+    if (!m) return refuse(res, 'unknown', 'MissingAuthenticationToken', 'unsigned request');
     const [, accessKey, , service] = m as unknown as [string, string, string, string];
     const principal = this.o.principals.get(accessKey);
     const url = new URL(req.url ?? '/', 'http://twin');
@@ -96,7 +144,8 @@ export class Gateway {
       headers: req.headers,
       body,
     };
-    if (!principal) return deny(res, service, 'InvalidClientTokenId', `no role for access key ${accessKey}`);
+    if (!principal)
+      return refuse(res, service, 'InvalidClientTokenId', `no role for access key ${accessKey}`);
     let mapped: Mapped;
     try {
       mapped = await mapRequest(api, {
@@ -112,7 +161,7 @@ export class Gateway {
         resource: '?',
         result: `Unmapped: ${err.message}`,
       });
-      return deny(res, service, 'AccessDenied', `fleetbench twin: ${err.message}`);
+      return refuse(res, service, 'AccessDenied', `fleetbench twin: ${err.message}`);
     }
     for (const check of mapped.checks) {
       const d = await evaluate(principal.roleArn, principal.policies, check);
@@ -124,12 +173,25 @@ export class Gateway {
         result: d.result,
       });
       if (!d.allowed) {
-        return deny(
+        return refuse(
           res,
           service,
           service === 'ec2' ? 'UnauthorizedOperation' : 'AccessDenied',
           `User: ${principal.roleArn} is not authorized to perform: ${check.action} on resource: ${check.resource} (${d.result}; fleetbench twin, ${principal.name})`,
         );
+      }
+    }
+    const fault = this.faults.find((f) => f.operation === mapped.operation);
+    if (fault && fault.seen++ >= (fault.skip ?? 0)) {
+      this.faults.splice(this.faults.indexOf(fault), 1);
+      return refuse(res, service, fault.code, fault.message, 400);
+    }
+    if (service === 'dynamodb') {
+      const tagged = this.tableTags(mapped);
+      if (tagged) {
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify(tagged));
+        return;
       }
     }
     if (service === 'ssm') {
@@ -149,6 +211,12 @@ export class Gateway {
           .CommandId;
         this.o.ssm.sent(id, mapped.params);
       }
+      if (mapped.operation === 'dynamodb:CreateTable' && Array.isArray(mapped.params.Tags))
+        this.tags.set(
+          String(mapped.params.TableName),
+          mapped.params.Tags as { Key: string; Value: string }[],
+        );
+      if (mapped.operation === 'dynamodb:DeleteTable') this.tags.delete(String(mapped.params.TableName));
       if (mapped.operation === 'ec2:TerminateInstances')
         this.o.ssm.terminated(mapped.checks.map((c) => c.resource.split('/').pop()!));
     }
@@ -179,8 +247,14 @@ function forward(
   });
 }
 
-/** AccessDenied in the caller's protocol (JSON for JSON services, XML for S3/EC2/SNS). */
-function deny(res: http.ServerResponse, service: string, code: string, message: string): void {
+/** An error (AccessDenied, an injected fault) in the caller's protocol (JSON for JSON services, XML for S3/EC2/SNS). */
+function refuse(
+  res: http.ServerResponse,
+  service: string,
+  code: string,
+  message: string,
+  status = 403,
+): void {
   if (['s3', 'ec2', 'sns'].includes(service)) {
     const esc = message.replace(/&/g, '&amp;').replace(/</g, '&lt;');
     const xml =
@@ -189,7 +263,7 @@ function deny(res: http.ServerResponse, service: string, code: string, message: 
         : service === 'ec2'
           ? `<?xml version="1.0" encoding="UTF-8"?><Response><Errors><Error><Code>${code}</Code><Message>${esc}</Message></Error></Errors><RequestID>twin</RequestID></Response>`
           : `<ErrorResponse><Error><Type>Sender</Type><Code>AuthorizationError</Code><Message>${esc}</Message></Error></ErrorResponse>`;
-    res.writeHead(403, { 'content-type': 'application/xml' });
+    res.writeHead(status, { 'content-type': 'application/xml' });
     res.end(xml);
     return;
   }

@@ -90,7 +90,9 @@ export async function mapRequest(
     });
     if (prefix === 'dynamodb') {
       if (op === 'ListTables') return one('*');
-      if (op === 'TagResource' || op === 'ListTagsOfResource') return one(String(p.ResourceArn));
+      // DynamoDB Local's ARNs name its own region/account (ddblocal:000000000000): the table's ARN here
+      if (op === 'TagResource' || op === 'ListTagsOfResource')
+        return one(arn('dynamodb', `table/${String(p.ResourceArn).split('/').pop()}`));
       if (op === 'BatchWriteItem' || op === 'BatchGetItem') {
         const tables = Object.keys((p.RequestItems ?? {}) as object);
         return {

@@ -12,7 +12,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import {
   CreateLaunchTemplateCommand,
   CreateSecurityGroupCommand,
@@ -25,7 +31,7 @@ import {
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { CreateDocumentCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
   startDynamoDbLocal,
   DYNAMODB_LOCAL_CREDENTIALS,
@@ -465,14 +471,14 @@ export class CloudTwin {
 
   /**
    * Runs one execution of the template's definition. Every Task calls the function its Resource names
-   * with the Task's Parameters as the event. `waitMs` shortens the Wait states; `abortWhen` aborts the
-   * execution (as StopExecution does) once a state is entered.
+   * with the Task's Parameters as the event. `waitMs` shortens the Wait states; `onState` is told of
+   * every state entered and aborts the execution (as StopExecution does) when it answers 'abort'.
    */
   async execute(o: {
     input: unknown;
     name: string;
     waitMs?: number;
-    abortWhen?: (state: string) => boolean;
+    onState?: (state: string) => 'abort' | void;
   }): Promise<ExecutionResult> {
     const sm = this.stateMachine();
     const def = sm.definition as {
@@ -507,7 +513,7 @@ export class CloudTwin {
         const e = ev as { type: string; state?: { name: string } };
         if (e.type === 'StateEntered' && e.state) {
           states.push(e.state.name);
-          if (o.abortWhen?.(e.state.name)) execution.abort();
+          if (o.onState?.(e.state.name) === 'abort') execution.abort();
         }
       }
     })();
@@ -517,8 +523,10 @@ export class CloudTwin {
       return { status: 'SUCCEEDED', output, states, executionArn };
     } catch (err) {
       await watch.catch(() => undefined);
-      const e = err as { name?: string; message?: string; cause?: unknown };
-      const aborted = /abort/i.test(String(e.name)) || /abort/i.test(String(e.message));
+      // an ExecutionError wraps what ended the run (the Fail state's error and cause)
+      const outer = err as { name?: string; message?: string; cause?: { name?: string; message?: string } };
+      const e = outer.name === 'ExecutionError' && outer.cause ? outer.cause : outer;
+      const aborted = /abort/i.test(String(outer.name)) || /abort/i.test(String(outer.message));
       return {
         status: aborted ? 'ABORTED' : 'FAILED',
         error: e.name,
@@ -527,6 +535,57 @@ export class CloudTwin {
         executionArn,
       };
     }
+  }
+
+  /** The results bucket (the stack's only bucket). */
+  get bucket(): string {
+    return this.physical.get(resourcesOfType(this.asm.template, 'AWS::S3::Bucket')[0]![0])!.ref;
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.clients.s3.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      out.push(...(page.Contents ?? []).map((o) => o.Key!));
+      token = page.NextContinuationToken;
+    } while (token);
+    return out.sort();
+  }
+
+  async getJson(key: string): Promise<unknown> {
+    const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return JSON.parse(await out.Body!.transformToString());
+  }
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    await this.clients.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: JSON.stringify(value) }),
+    );
+  }
+
+  async tables(): Promise<string[]> {
+    return (await this.clients.ddb.send(new ListTablesCommand({}))).TableNames ?? [];
+  }
+
+  /** The function an EventBridge rule targets and the rule's event pattern (resolved). */
+  ruleTarget(ruleIdPrefix: string): { fn: string; pattern: unknown; schedule?: string } {
+    const hit = resourcesOfType(this.asm.template, 'AWS::Events::Rule').find(([id]) =>
+      id.startsWith(ruleIdPrefix),
+    );
+    if (!hit) throw new Error(`no rule ${ruleIdPrefix}* in the template`);
+    const p = this.resolver.resolve(hit[1].Properties) as {
+      Targets: { Arn: string }[];
+      EventPattern?: unknown;
+      ScheduleExpression?: string;
+    };
+    return {
+      fn: this.functionByArn(p.Targets[0]!.Arn),
+      pattern: p.EventPattern,
+      ...(p.ScheduleExpression ? { schedule: p.ScheduleExpression } : {}),
+    };
   }
 
   async stop(): Promise<void> {
