@@ -32,14 +32,16 @@ export function awsPorts(): Ports {
     get tables() {
       return once('tables', () => new DynamoDbTableAdmin());
     },
+    // Listing and terminating loaders need no launch template (the janitor has none); launching
+    // without one fails naming the variable (Ec2FleetAdmin.launch).
     get fleet() {
       return once(
         'fleet',
         () =>
           new Ec2FleetAdmin({
-            launchTemplateId: requireEnv('LAUNCH_TEMPLATE_ID'),
-            launchTemplateIdArm: requireEnv('LAUNCH_TEMPLATE_ID_ARM'),
-            subnetIds: requireEnv('SUBNET_IDS').split(',').filter(Boolean),
+            launchTemplateId: process.env.LAUNCH_TEMPLATE_ID ?? '',
+            launchTemplateIdArm: process.env.LAUNCH_TEMPLATE_ID_ARM ?? '',
+            subnetIds: (process.env.SUBNET_IDS ?? '').split(',').filter(Boolean),
           }),
       );
     },

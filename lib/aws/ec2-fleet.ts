@@ -42,7 +42,8 @@ export class Ec2FleetAdmin implements FleetAdmin {
     const templateId = arm ? this.options.launchTemplateIdArm : this.options.launchTemplateId;
     if (!templateId)
       throw new CapacityError(
-        `EC2 no launch template for ${arm ? 'arm64' : 'x86_64'} instance type ${req.instanceType}`,
+        `EC2 no launch template for ${arm ? 'arm64' : 'x86_64'} instance type ${req.instanceType} ` +
+          `(${arm ? 'LAUNCH_TEMPLATE_ID_ARM' : 'LAUNCH_TEMPLATE_ID'} is not set on this function)`,
       );
     const ids: string[] = [];
     try {
