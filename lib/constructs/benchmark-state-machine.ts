@@ -294,8 +294,9 @@ export class BenchmarkStateMachine extends Construct {
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
 
-    // Plan
+    // Plan (a start with {"specKey": "specs/..."} reads the spec there)
     runsRead(f.plan);
+    bucket.grantRead(f.plan, 'specs/*');
     runsWrite(f.plan);
     add(f.plan, 'ListRuns', ['states:ListExecutions'], [smArn]);
     add(f.plan, 'DescribeRuns', ['states:DescribeExecution'], [execArn]);
