@@ -253,6 +253,37 @@ test('a failing cell (its table deleted under the loaders) fails the run with th
   expectNoDenials(mark);
 });
 
+test('RunInstances refused after a partial launch: ProvisionFleet terminates what it launched, the refusal is the error', async () => {
+  const mark = twin.gateway.calls.length;
+  // two loaders over the two subnets = two RunInstances calls; the second is refused
+  twin.gateway.injectFault({
+    operation: 'ec2:RunInstances',
+    skip: 1,
+    code: 'InsufficientInstanceCapacity',
+    message: 'We currently do not have sufficient c5.large capacity in the Availability Zone you requested.',
+  });
+  const s = spec('twin-capacity', {
+    loaders: { instanceType: 'c5.large', count: 2, processesPerLoader: 1, threadsPerProcess: 2 },
+  });
+  const r = await twin.execute({ input: { spec: s }, name: 'twin-capacity-1', waitMs: 1000 });
+  expectNoDenials(mark);
+  expect(r.status).toBe('FAILED');
+  expect(r.error).toBe('CapacityError');
+  expect(r.cause).toContain('RunInstances: InsufficientInstanceCapacity');
+  const launched = await runInstancesOf('twin-capacity-1');
+  expect(launched.map((i) => i.state)).toEqual(['terminated']);
+  // terminated by ProvisionFleet's rollback, under its own role
+  expect(
+    twin.gateway.calls
+      .slice(mark)
+      .filter(
+        (c) => c.action === 'ec2:TerminateInstances' && c.principal.startsWith('PipelineProvisionFleetFn'),
+      )
+      .map((c) => [c.resource, c.result]),
+  ).toEqual([[`arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${launched[0]!.id}`, 'Allowed']]);
+  expect(await twin.tables()).not.toContain('fleetbench-twin-capacity-ddb-twin-capacity-1');
+});
+
 test("the janitor (its rule's target) removes expired loaders and tables, keeps unexpired ones", async () => {
   const mark = twin.gateway.calls.length;
   const now = Math.floor(Date.now() / 1000);
