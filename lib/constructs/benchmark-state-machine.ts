@@ -346,6 +346,8 @@ export class BenchmarkStateMachine extends Construct {
       { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
     );
     add(f.provisionFleet, 'PassLoaderRole', ['iam:PassRole'], [props.fleet.role.roleArn]);
+    // rollback of a partial launch (Ec2FleetAdmin.launch)
+    add(f.provisionFleet, 'RollBackLoaders', ['ec2:TerminateInstances'], [instanceArn], loaderTag);
     // Describe* of EC2 and SSM cannot be scoped to resources
     for (const fn of [f.provisionFleet, f.waitReady, f.startCell, f.startLoad]) {
       add(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
