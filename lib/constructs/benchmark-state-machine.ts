@@ -134,7 +134,7 @@ export class BenchmarkStateMachine extends Construct {
         {
           input: J.objectAt('$.input'),
           executionName: J.stringAt('$$.Execution.Name'),
-          executionArn: J.stringAt('$$.Execution.Id'),
+          stateMachineArn: J.stringAt('$$.StateMachine.Id'),
         },
         '$.run',
       ),
