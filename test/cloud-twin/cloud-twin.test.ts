@@ -148,8 +148,10 @@ test('a scheduled start while another run of the schedule is running is refused 
     const r = await twin.execute({ input, name: 'twin-nightly-2', waitMs: 1000 });
     expectNoDenials(mark);
     expect(r.status).toBe('FAILED');
-    expect(r.error).toBe('ScheduleOverlapError');
-    expect(r.cause).toContain('twin-nightly-prev');
+    expect({ error: r.error, cause: r.cause }).toEqual({
+      error: 'ScheduleOverlapError',
+      cause: expect.stringContaining('twin-nightly-prev'),
+    });
     expect(r.states).toEqual(['Init', 'Plan', 'TeardownAfterFailure', 'RunFailed']);
     expect(await runInstancesOf('twin-nightly-2')).toEqual([]);
     expect((await twin.tables()).filter((t) => t.includes('twin-nightly'))).toEqual([]);
@@ -282,6 +284,68 @@ test('RunInstances refused after a partial launch: ProvisionFleet terminates wha
       .map((c) => [c.resource, c.result]),
   ).toEqual([[`arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${launched[0]!.id}`, 'Allowed']]);
   expect(await twin.tables()).not.toContain('fleetbench-twin-capacity-ddb-twin-capacity-1');
+});
+
+test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins answer), schema made, torn down', async () => {
+  const mark = twin.gateway.calls.length;
+  const s = spec('twin-scylla', {
+    targets: [
+      {
+        id: 'scylla',
+        kind: 'scylla-ec2',
+        nodes: 3,
+        instanceType: 'i4i.large',
+        ami: { id: await anyAmi() },
+        api: 'alternator',
+        replicationFactor: 3,
+      },
+    ],
+  });
+  const r = await twin.execute({
+    input: { spec: s },
+    name: 'twin-scylla-1',
+    waitMs: 1000,
+    // the loaders' YCSB would call the nodes' private addresses, which only exist in moto: the run
+    // is stopped once the cluster is ready and its schema made, and torn down by the abort rule's target
+    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-30).join('\n') }).toEqual({
+    status: 'ABORTED',
+    logs: '',
+  });
+  expect(r.states).toEqual(
+    expect.arrayContaining(['ProvisionTarget', 'ProvisionFleet', 'WaitReady', 'Ready?']),
+  );
+  const all = await runInstancesOf('twin-scylla-1');
+  const nodes = all.filter((i) => i.tags['fleetbench:role'] === 'scylla-node');
+  expect(nodes).toHaveLength(3);
+  // the probe ran on a loader under WaitReady's role, with the AWS-RunShellScript document
+  const sends = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.action === 'ssm:SendCommand' && c.resource.includes(':document/AWS-RunShellScript'));
+  expect(new Set(sends.map((c) => c.principal.replace(/[0-9A-F]{8}$/, '')))).toEqual(
+    new Set(['PipelineWaitReadyFn']),
+  );
+  // the Alternator table exists on the (stand-in) cluster
+  expect(await twin.tables()).toContain('fleetbench-twin-scylla-scylla-twin-scylla-1');
+
+  const sm = twin.stateMachine();
+  const rule = twin.ruleTarget('AbortRule');
+  const out = (await twin.invoke(rule.fn, {
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: {
+      executionArn: r.executionArn,
+      stateMachineArn: sm.arn,
+      name: 'twin-scylla-1',
+      status: 'ABORTED',
+    },
+  })) as { terminated: string[]; terminatedNodes: string[] };
+  expectNoDenials(mark);
+  expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
+  const after = await runInstancesOf('twin-scylla-1');
+  expect(after.map((i) => i.state)).toEqual(all.map(() => 'terminated'));
 });
 
 test("the janitor (its rule's target) removes expired loaders and tables, keeps unexpired ones", async () => {

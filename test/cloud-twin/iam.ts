@@ -110,7 +110,14 @@ export async function mapRequest(
         return {
           operation: action,
           checks: [
-            { action, resource: arn('ssm', `document/${doc}`), context: {} },
+            // AWS-owned documents (AWS-RunShellScript) have no account in their ARN
+            {
+              action,
+              resource: doc.startsWith('AWS-')
+                ? `arn:aws:ssm:${REGION}::document/${doc}`
+                : arn('ssm', `document/${doc}`),
+              context: {},
+            },
             ...(await instanceChecks(action, ids, lookups.instanceTags)),
           ],
           params: p,
@@ -235,6 +242,8 @@ function mapS3(req: ApiRequest): Mapped {
   throw new UnmappedOperation(`s3 ${m} ${req.path}?${req.query.toString()} is not in the twin's IAM table`);
 }
 
+const AWS_OWNED = '000000000000';
+
 export interface Decision {
   allowed: boolean;
   /** Allowed / ImplicitlyDenied / ExplicitlyDenied, or the simulator's validation error. */
@@ -247,15 +256,22 @@ export async function evaluate(
   policies: { name: string; doc: unknown }[],
   check: IamCheck,
 ): Promise<Decision> {
+  // ARNs of AWS-owned SSM documents (no account) fail the simulator's resource-type
+  // validation: both sides name a sentinel account instead, which no statement of the stack uses.
+  const ownerless = (text: string) =>
+    text.replace(/(arn:aws:ssm:[a-z0-9-]+):(?=:document\/)/g, `$1:${AWS_OWNED}`);
   const res = await runSimulation(
     {
       request: {
         principal: `${roleArn.replace(':role/', ':assumed-role/').replace('arn:aws:iam:', 'arn:aws:sts:')}/twin`,
         action: check.action,
-        resource: { resource: check.resource, accountId: ACCOUNT },
+        resource: { resource: ownerless(check.resource), accountId: ACCOUNT },
         contextVariables: check.context,
       },
-      identityPolicies: policies.map((p) => ({ name: p.name, policy: p.doc as never })),
+      identityPolicies: policies.map((p) => ({
+        name: p.name,
+        policy: JSON.parse(ownerless(JSON.stringify(p.doc))) as never,
+      })),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     } as never,

@@ -15,7 +15,17 @@ export interface LoaderDocument {
   lines: string[];
 }
 
+/**
+ * Runs an AWS-RunShellScript command on an instance: the twin rewrites the database nodes' addresses
+ * to their local stand-ins, runs the lines with bash and maps the addresses back in the output.
+ */
+export type ShellRunner = (
+  instanceId: string,
+  commands: string[],
+) => Promise<{ ok: boolean; output: string }>;
+
 export interface SsmTwinOptions {
+  shell?: ShellRunner;
   document: LoaderDocument;
   /** s3 URI of an asset → the staged file or directory in the cloud assembly. */
   assetFromS3: (uri: string) => string;
@@ -82,8 +92,31 @@ export class SsmTwin {
     return { argv, env };
   }
 
+  /** The environment of a command on the instance (its role's credentials). */
+  agentEnvOf(instanceId: string): NodeJS.ProcessEnv {
+    return this.o.agentEnv(instanceId);
+  }
+
   sent(commandId: string, p: Record<string, unknown>): void {
     const doc = String(p.DocumentName);
+    if (doc === 'AWS-RunShellScript' && this.o.shell) {
+      const commands = ((p.Parameters ?? {}) as Record<string, string[]>).commands ?? [];
+      for (const instanceId of (p.InstanceIds ?? []) as string[]) {
+        const inv: TwinInvocation = { commandId, instanceId, status: 'InProgress', output: '' };
+        this.invocations.push(inv);
+        this.o.shell(instanceId, commands).then(
+          (r) => {
+            inv.status = r.ok ? 'Success' : 'Failed';
+            inv.output = r.output;
+          },
+          (err: unknown) => {
+            inv.status = 'Failed';
+            inv.output = (err as Error).message;
+          },
+        );
+      }
+      return;
+    }
     if (doc !== this.o.document.name) {
       this.unsupported.push({ commandId, document: doc });
       for (const id of (p.InstanceIds ?? []) as string[])

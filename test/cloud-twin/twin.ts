@@ -8,7 +8,7 @@
  * definition from the template runs in aws-local-stepfunctions, each Task invoking the function its
  * Resource names; the SSM twin plays the agent on the loaders.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -37,6 +37,9 @@ import {
   DYNAMODB_LOCAL_CREDENTIALS,
   type DynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
+import { NODE_MAIN } from '../../lib/local/cluster';
+import { NODE_ROLE } from '../../lib/core/cluster';
+import { TAG_ROLE } from '../../lib/core/ports';
 import { startMoto, type MotoServer } from '../support/moto';
 import { Gateway, type Principal } from './gateway';
 import { SsmTwin } from './ssm-twin';
@@ -319,6 +322,66 @@ export class CloudTwin {
       }),
       logDir,
       onOutput: (id, line) => this.log(`agent ${id}: ${line}`),
+      shell: (id, commands) => this.runShell(id, commands),
+    });
+  }
+
+  /** Stand-in ScyllaDB nodes (lib/local/scylla-node.ts) by the moto node's private IP. */
+  private readonly standIns = new Map<string, { child: ChildProcess; port: Promise<number> }>();
+
+  private standIn(ip: string): Promise<number> {
+    let s = this.standIns.get(ip);
+    if (!s) {
+      const child = spawn(
+        process.execPath,
+        ['-r', require.resolve('tsx/cjs'), NODE_MAIN, this.ddbLocal.endpoint, 'twin', ip],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      const port = new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (b: Buffer) => {
+          out += b.toString();
+          const m = /listening (\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child.once('exit', (code) => reject(new Error(`stand-in node for ${ip} exited ${code}`)));
+      });
+      s = { child, port };
+      this.standIns.set(ip, s);
+    }
+    return s.port;
+  }
+
+  /**
+   * AWS-RunShellScript on a loader (the ScyllaDB probe and schema scripts): each running moto node's
+   * `ip:port` becomes its stand-in's `127.0.0.1:port`, the lines run with bash under the loader's
+   * credentials, and the output names the nodes' addresses again.
+   */
+  private async runShell(instanceId: string, commands: string[]): Promise<{ ok: boolean; output: string }> {
+    const nodes = new Map(
+      (await this.instances())
+        .filter((i) => i.state === 'running' && i.privateIp && i.tags[TAG_ROLE] === NODE_ROLE)
+        .map((i) => [i.privateIp!, i]),
+    );
+    const back = new Map<string, string>();
+    let script = commands.join('\n');
+    for (const m of new Set(script.match(/\b\d+\.\d+\.\d+\.\d+:\d+\b/g) ?? [])) {
+      const [ip] = m.split(':') as [string];
+      if (!nodes.has(ip)) continue;
+      const local = `127.0.0.1:${await this.standIn(ip)}`;
+      back.set(local, m);
+      script = script.split(m).join(local);
+    }
+    const env = { ...this.ssm.agentEnvOf(instanceId) };
+    return new Promise((resolve) => {
+      const child = spawn('bash', ['-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+      child.on('exit', (code) => {
+        for (const [local, remote] of back) output = output.split(local).join(remote);
+        resolve({ ok: code === 0, output });
+      });
     });
   }
 
@@ -335,7 +398,9 @@ export class CloudTwin {
     if (this.logs.length > 4000) this.logs.splice(0, 1000);
   }
 
-  async instances(ids?: string[]): Promise<{ id: string; state: string; tags: Record<string, string> }[]> {
+  async instances(
+    ids?: string[],
+  ): Promise<{ id: string; state: string; tags: Record<string, string>; privateIp?: string }[]> {
     const out = await this.clients.ec2.send(
       new DescribeInstancesCommand(ids?.length ? { InstanceIds: ids } : {}),
     );
@@ -343,6 +408,7 @@ export class CloudTwin {
       (r.Instances ?? []).map((i) => ({
         id: i.InstanceId!,
         state: i.State?.Name ?? '?',
+        ...(i.PrivateIpAddress ? { privateIp: i.PrivateIpAddress } : {}),
         tags: Object.fromEntries((i.Tags ?? []).map((x) => [x.Key!, x.Value!])),
       })),
     );
@@ -590,6 +656,7 @@ export class CloudTwin {
 
   async stop(): Promise<void> {
     await this.ssm?.stopAll();
+    for (const s of this.standIns.values()) s.child.kill('SIGTERM');
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);
     await this.moto.stop();
