@@ -352,7 +352,8 @@ export class BenchmarkStateMachine extends Construct {
     for (const fn of [f.provisionFleet, f.waitReady, f.startCell, f.startLoad]) {
       add(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
     }
-    // WaitReady
+    // WaitReady (reads the run's spec for its ScyllaDB clusters)
+    runsRead(f.waitReady);
     add(f.waitReady, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
     add(f.waitReady, 'LoadersOnline', ['ssm:DescribeInstanceInformation'], ['*']);
     // StartLoad / StartCell
