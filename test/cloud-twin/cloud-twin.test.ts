@@ -6,6 +6,7 @@
  * was denied (a denied call also fails the step that made it).
  */
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CloudWatchClient, ListMetricsCommand } from '@aws-sdk/client-cloudwatch';
 import { RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
@@ -129,6 +130,24 @@ test('a DynamoDB run: every step from its bundle, under its role, writes the res
   });
   expect(await twin.tables()).not.toContain('fleetbench-twin-ddb-ddb-twin-ddb-1');
   expect(twin.ssm.running()).toBe(0);
+  // the loaders' live progress became CloudWatch metrics, put under the loader role
+  const metrics = await new CloudWatchClient(twin.moto.clientConfig).send(
+    new ListMetricsCommand({ Namespace: 'Fleetbench', MetricName: 'LoaderOpsPerSecond' }),
+  );
+  const cells = [
+    ...new Set(
+      (metrics.Metrics ?? [])
+        .map((m) => Object.fromEntries((m.Dimensions ?? []).map((d) => [d.Name!, d.Value!])))
+        .filter((d) => d.RunId === 'twin-ddb-1')
+        .map((d) => `${d.CellId}/${d.Phase}`),
+    ),
+  ].sort();
+  expect(cells).toEqual(['ddb.uniform.r50.t50/run', 'load-ddb/load']);
+  expect(
+    twin.gateway.calls.filter(
+      (c) => c.action === 'cloudwatch:PutMetricData' && c.principal.startsWith('Loaders'),
+    ).length,
+  ).toBeGreaterThan(0);
   expectNoDenials(mark);
 });
 

@@ -310,12 +310,14 @@ export class CloudTwin {
         const tags = await this.instances(ids);
         return tags.filter((i) => i.state === 'running').map((i) => i.id);
       },
+      // what Run Command gives a command on the instance: its region and id as AWS_SSM_* (no
+      // AWS_REGION), the instance role's credentials (here as variables: there is no metadata service)
       agentEnv: (instanceId) => ({
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}),
-        AWS_REGION: REGION,
-        AWS_DEFAULT_REGION: REGION,
+        AWS_SSM_REGION_NAME: REGION,
+        AWS_SSM_INSTANCE_ID: instanceId,
         AWS_ACCESS_KEY_ID: this.loaderAccessKey(instanceId),
         AWS_SECRET_ACCESS_KEY: 'twin',
         AWS_ENDPOINT_URL: this.gateway.endpoint,
