@@ -247,7 +247,7 @@ export class LoaderFleet extends Construct {
       `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
-      'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=emf',
+      'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch',
       'exec node /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle',
     ];
     this.document = new ssm.CfnDocument(this, 'RunJobDocument', {

@@ -8,9 +8,17 @@ import { createWriteStream, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import type { MetricsSink } from '../../../lib/core/ports';
 import { ObjectStore, joinKey } from '../../../lib/core/store';
 import { Job, validateJob } from './job';
-import { ProgressContext, ProgressReport, ProgressTracker, formatEmf, formatPlain } from './progress';
+import {
+  ProgressContext,
+  ProgressReport,
+  ProgressTracker,
+  formatEmf,
+  formatPlain,
+  progressMetrics,
+} from './progress';
 import { toPropertiesText } from './properties';
 import { Summary, judgeProcess, opTotals, parseStatusLine, parseSummary } from './ycsb-output';
 
@@ -33,6 +41,8 @@ export interface AgentDeps {
   log?: (line: string) => void;
   /** `emf` prints CloudWatch Embedded Metric Format documents instead of plain lines. */
   progressFormat?: 'plain' | 'emf';
+  /** Also sends each progress report as metrics (CloudWatch on a loader); a failure is logged, never fatal. */
+  metrics?: MetricsSink;
   /** Aborting kills every JVM (SIGTERM, then SIGKILL) and uploads what they left. */
   signal?: AbortSignal;
   host?: string;
@@ -191,8 +201,15 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
     phase: job.phase,
     processCount: job.processes.length,
   };
-  const emit = (r: ProgressReport): void =>
+  const emit = (r: ProgressReport): void => {
     out(deps.progressFormat === 'emf' ? formatEmf(ctx, r) : formatPlain(ctx, r));
+    if (deps.metrics) {
+      const m = progressMetrics(ctx, r);
+      deps.metrics
+        .put(m.dimensions, m.data)
+        .catch((err: unknown) => log(`agent: progress metrics not sent: ${(err as Error).message}`));
+    }
+  };
 
   const startAll = Date.now();
   const tracker = new ProgressTracker(startAll);
