@@ -367,6 +367,36 @@ test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins 
   expect(after.map((i) => i.state)).toEqual(all.map(() => 'terminated'));
 });
 
+test('an existingTable not named fleetbench-* is refused by Plan with the field named, nothing provisioned', async () => {
+  const mark = twin.gateway.calls.length;
+  await twin.clients.ddb.send(
+    new CreateTableCommand({
+      TableName: 'orders',
+      AttributeDefinitions: [{ AttributeName: 'p', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'p', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  const s = spec('twin-existing', {
+    targets: [
+      {
+        id: 'ddb',
+        kind: 'dynamodb',
+        billing: { mode: 'on-demand' },
+        existingTable: 'orders',
+        expectedLatencyMs: 20,
+      },
+    ],
+  });
+  const r = await twin.execute({ input: { spec: s }, name: 'twin-existing-1', waitMs: 1000 });
+  expectNoDenials(mark);
+  expect({ status: r.status, error: r.error }).toEqual({ status: 'FAILED', error: 'InputError' });
+  expect(r.cause).toContain('targets[0].existingTable');
+  expect(r.states).toEqual(['Init', 'Plan', 'TeardownAfterFailure', 'RunFailed']);
+  expect(await runInstancesOf('twin-existing-1')).toEqual([]);
+  expect(await twin.tables()).toContain('orders');
+});
+
 test("the janitor (its rule's target) removes expired loaders and tables, keeps unexpired ones", async () => {
   const mark = twin.gateway.calls.length;
   const now = Math.floor(Date.now() / 1000);
