@@ -44,9 +44,17 @@ export interface Assembly {
 }
 
 /** Synthesizes the FleetbenchStack with asset bundling (esbuild, no Docker), as `cdk synth` does. */
-export function synthesize(outdir: string, stackName = 'FleetbenchTwin'): Assembly {
+export function synthesize(
+  outdir: string,
+  loader: { agentFile: string; bundleDir: string },
+  stackName = 'FleetbenchTwin',
+): Assembly {
   const app = new App({ outdir });
-  const stack = new FleetbenchStack(app, stackName, { env: { account: ACCOUNT, region: REGION } });
+  const stack = new FleetbenchStack(app, stackName, {
+    env: { account: ACCOUNT, region: REGION },
+    loaderAgentFile: loader.agentFile,
+    loaderBundleDir: loader.bundleDir,
+  });
   const asm = app.synth();
   const artifact = asm.getStackByName(stack.stackName);
   const template = artifact.template as Template;

@@ -38,6 +38,8 @@ import {
   type DynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
 import { NODE_MAIN } from '../../lib/local/cluster';
+import { ensureLoaderBuilt } from '../../lib/local/maven';
+import { buildAgent } from '../../loader/agent/build';
 import { NODE_ROLE } from '../../lib/core/cluster';
 import { TAG_ROLE } from '../../lib/core/ports';
 import { startMoto, type MotoServer } from '../support/moto';
@@ -154,7 +156,15 @@ export class CloudTwin {
   /** Synthesizes (with bundling), starts moto, DynamoDB Local and the gateway, creates the stack's resources. */
   static async start(): Promise<CloudTwin> {
     const workDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-twin-'));
-    const asm = synthesize(path.join(workDir, 'cdk.out'));
+    // the loader bundle (Maven, when missing or stale) and the agent built from the current sources
+    const [built, agentFile] = await Promise.all([
+      ensureLoaderBuilt(),
+      buildAgent(path.join(workDir, 'agent', 'agent.js')),
+    ]);
+    const asm = synthesize(path.join(workDir, 'cdk.out'), {
+      agentFile,
+      bundleDir: path.dirname(built.bundleLibDir),
+    });
     const [moto, ddb] = await Promise.all([startMoto(), startDynamoDbLocal()]);
     const twin = new CloudTwin(asm, moto, ddb, workDir, new Map());
     try {
