@@ -49,6 +49,7 @@ const JSON_PREFIX: Record<string, string> = {
   states: 'states',
   logs: 'logs',
   secretsmanager: 'secretsmanager',
+  servicequotas: 'servicequotas',
 };
 
 /** Instance-scoped checks with the instance's tags as aws:ResourceTag/* (and `ssm:resourceTag/*` for SSM). */
@@ -89,7 +90,7 @@ export async function mapRequest(
       params: p,
     });
     if (prefix === 'dynamodb') {
-      if (op === 'ListTables') return one('*');
+      if (op === 'ListTables' || op === 'DescribeLimits') return one('*');
       // DynamoDB Local's ARNs name its own region/account (ddblocal:000000000000): the table's ARN here
       if (op === 'TagResource' || op === 'ListTagsOfResource')
         return one(arn('dynamodb', `table/${String(p.ResourceArn).split('/').pop()}`));
@@ -143,6 +144,12 @@ export async function mapRequest(
       const id = String(p.SecretId);
       return one(id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}`));
     }
+    // preflight quota checks (https://docs.aws.amazon.com/service-authorization/latest/reference/list_servicequotas.html)
+    if (prefix === 'servicequotas') {
+      if (op === 'GetServiceQuota' || op === 'GetAWSDefaultServiceQuota')
+        return one(arn('servicequotas', `${String(p.ServiceCode)}/${String(p.QuotaCode)}`));
+      if (op === 'ListServiceQuotas' || op === 'ListAWSDefaultServiceQuotas') return one('*');
+    }
     if (prefix === 'logs') {
       const group = arn('logs', `log-group:${String(p.logGroupName)}`);
       if (op === 'CreateLogStream' || op === 'PutLogEvents')
@@ -165,7 +172,15 @@ export async function mapRequest(
         params,
       };
     if (req.service === 'ec2') {
-      if (op === 'DescribeInstances' || op === 'DescribeImages' || op === 'DescribeSubnets')
+      if (
+        [
+          'DescribeInstances',
+          'DescribeImages',
+          'DescribeSubnets',
+          'DescribeAvailabilityZones',
+          'DescribeInstanceTypes',
+        ].includes(op)
+      )
         return { operation: action, checks: [{ action, resource: '*', context: {} }], params };
       if (op === 'TerminateInstances') {
         const ids = queryList(form, 'InstanceId');
