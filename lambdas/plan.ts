@@ -1,9 +1,13 @@
 import { estimateRunUsd, plan, type PlanInput } from '../lib/core/pipeline';
-import { SfnRunRegistry, stateMachineArnOf } from '../lib/aws/sfn-runs';
+import { SfnRunRegistry } from '../lib/aws/sfn-runs';
 import { stepHandler } from './shared/handler';
 
-/** `executionArn` ($$.Execution.Id) gives the state machine to ask for overlapping scheduled runs. */
-export const handler = stepHandler('Plan', (event: PlanInput & { executionArn?: string }, p) =>
+/**
+ * `stateMachineArn` ($$.StateMachine.Id, from the execution's context object: no environment
+ * variable, which would make the function depend on the state machine that depends on it) is the
+ * state machine asked for overlapping scheduled runs.
+ */
+export const handler = stepHandler('Plan', (event: PlanInput & { stateMachineArn?: string }, p) =>
   plan(event, {
     store: p.store,
     clock: p.clock,
@@ -14,6 +18,6 @@ export const handler = stepHandler('Plan', (event: PlanInput & { executionArn?: 
     ...(p.quotas ? { quotas: p.quotas } : {}),
     ...(process.env.LOADER_AZ_COUNT ? { availabilityZones: Number(process.env.LOADER_AZ_COUNT) } : {}),
     ...(process.env.MAX_RUN_SECONDS ? { maxRunSeconds: Number(process.env.MAX_RUN_SECONDS) } : {}),
-    ...(event.executionArn ? { runs: new SfnRunRegistry(stateMachineArnOf(event.executionArn)) } : {}),
+    ...(event.stateMachineArn ? { runs: new SfnRunRegistry(event.stateMachineArn) } : {}),
   }),
 );

@@ -16,9 +16,9 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|tables|tables\/changes|noise)?\/?\*)\]$/,
+      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|noise)?\/?\*)\]$/,
     reason:
-      'CDK bucket grants: object actions under the runs/, tables/ and noise/ prefixes of the results bucket (listing needs the bucket).',
+      'CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket).',
   },
   {
     pattern: /^AwsSolutions-IAM5\[Action::kms:GenerateDataKey\*\]$/,

@@ -8,7 +8,6 @@ import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
-import { SfnRunRegistry } from '../../lib/aws/sfn-runs';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
 import { SsmClusterProbe } from '../../lib/aws/ssm-cluster-probe';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
@@ -33,14 +32,16 @@ export function awsPorts(): Ports {
     get tables() {
       return once('tables', () => new DynamoDbTableAdmin());
     },
+    // Listing and terminating loaders need no launch template (the janitor has none); launching
+    // without one fails naming the variable (Ec2FleetAdmin.launch).
     get fleet() {
       return once(
         'fleet',
         () =>
           new Ec2FleetAdmin({
-            launchTemplateId: requireEnv('LAUNCH_TEMPLATE_ID'),
-            launchTemplateIdArm: requireEnv('LAUNCH_TEMPLATE_ID_ARM'),
-            subnetIds: requireEnv('SUBNET_IDS').split(',').filter(Boolean),
+            launchTemplateId: process.env.LAUNCH_TEMPLATE_ID ?? '',
+            launchTemplateIdArm: process.env.LAUNCH_TEMPLATE_ID_ARM ?? '',
+            subnetIds: (process.env.SUBNET_IDS ?? '').split(',').filter(Boolean),
           }),
       );
     },
@@ -56,8 +57,12 @@ export function awsPorts(): Ports {
     get notifier() {
       return once('notifier', () => new SnsNotifier(requireEnv('TOPIC_ARN')));
     },
-    get runs() {
-      return once('runs', () => new SfnRunRegistry(requireEnv('STATE_MACHINE_ARN')));
+    // No function has the state machine's ARN in its environment (it would be a dependency cycle in
+    // the template): Plan builds its registry from the execution's context object (lambdas/plan.ts).
+    get runs(): Ports['runs'] {
+      throw new Error(
+        "the run registry comes from the execution's context ($$.StateMachine.Id in the Task's parameters), not from the environment",
+      );
     },
     // ScyllaDB nodes: only where the stack set the node launch template (ScyllaCluster construct)
     get cluster() {

@@ -42,7 +42,8 @@ export class Ec2FleetAdmin implements FleetAdmin {
     const templateId = arm ? this.options.launchTemplateIdArm : this.options.launchTemplateId;
     if (!templateId)
       throw new CapacityError(
-        `EC2 no launch template for ${arm ? 'arm64' : 'x86_64'} instance type ${req.instanceType}`,
+        `EC2 no launch template for ${arm ? 'arm64' : 'x86_64'} instance type ${req.instanceType} ` +
+          `(${arm ? 'LAUNCH_TEMPLATE_ID_ARM' : 'LAUNCH_TEMPLATE_ID'} is not set on this function)`,
       );
     const ids: string[] = [];
     try {
@@ -69,9 +70,17 @@ export class Ec2FleetAdmin implements FleetAdmin {
         ids.push(...(out.Instances ?? []).map((x) => x.InstanceId!));
       }
     } catch (err) {
-      // all or nothing: what was launched before the refusal is terminated again
-      if (ids.length) await this.terminate(ids);
-      throw translate('EC2', 'RunInstances', err);
+      // all or nothing: what was launched before the refusal is terminated again; the refusal stays
+      // the error (a failed rollback is added to it, teardown terminates by the run tag later)
+      const refused = translate('EC2', 'RunInstances', err);
+      if (ids.length) {
+        try {
+          await this.terminate(ids);
+        } catch (rollback) {
+          refused.message += `; terminating the ${ids.length} launched before it (${ids.join(', ')}) failed: ${(rollback as Error).message}`;
+        }
+      }
+      throw refused;
     }
     return ids;
   }

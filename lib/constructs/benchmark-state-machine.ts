@@ -123,14 +123,18 @@ export class BenchmarkStateMachine extends Construct {
       return s;
     };
 
-    const init = new sfn.Pass(this, 'Init', { parameters: { 'input.$': '$', run: null } });
+    // `run` must exist before Plan: TeardownAfterFailure reads $.run when Plan fails. A literal null is
+    // dropped when CDK renders Parameters, so it comes from an intrinsic.
+    const init = new sfn.Pass(this, 'Init', {
+      parameters: { 'input.$': '$', 'run.$': "States.StringToJson('null')" },
+    });
     const planTask = catchToTeardown(
       task(
         'Plan',
         {
           input: J.objectAt('$.input'),
           executionName: J.stringAt('$$.Execution.Name'),
-          executionArn: J.stringAt('$$.Execution.Id'),
+          stateMachineArn: J.stringAt('$$.StateMachine.Id'),
         },
         '$.run',
       ),
@@ -290,8 +294,9 @@ export class BenchmarkStateMachine extends Construct {
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
 
-    // Plan
+    // Plan (a start with {"specKey": "specs/..."} reads the spec there)
     runsRead(f.plan);
+    bucket.grantRead(f.plan, 'specs/*');
     runsWrite(f.plan);
     add(f.plan, 'ListRuns', ['states:ListExecutions'], [smArn]);
     add(f.plan, 'DescribeRuns', ['states:DescribeExecution'], [execArn]);
@@ -341,11 +346,14 @@ export class BenchmarkStateMachine extends Construct {
       { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
     );
     add(f.provisionFleet, 'PassLoaderRole', ['iam:PassRole'], [props.fleet.role.roleArn]);
+    // rollback of a partial launch (Ec2FleetAdmin.launch)
+    add(f.provisionFleet, 'RollBackLoaders', ['ec2:TerminateInstances'], [instanceArn], loaderTag);
     // Describe* of EC2 and SSM cannot be scoped to resources
     for (const fn of [f.provisionFleet, f.waitReady, f.startCell, f.startLoad]) {
       add(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
     }
-    // WaitReady
+    // WaitReady (reads the run's spec for its ScyllaDB clusters)
+    runsRead(f.waitReady);
     add(f.waitReady, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
     add(f.waitReady, 'LoadersOnline', ['ssm:DescribeInstanceInformation'], ['*']);
     // StartLoad / StartCell

@@ -27,16 +27,16 @@ export const NETWORK_MODES: readonly NetworkMode[] = ['public', 'private'];
 
 /**
  * Interface endpoints of the private mode: what the SSM agent (Run Command channel, command output
- * to CloudWatch Logs) and the loader agent (Secrets Manager for external targets' credentials) call.
- * S3 and DynamoDB use the gateway endpoints. No STS endpoint (instance-profile credentials come from
- * the instance metadata service) and no CloudWatch monitoring endpoint (loaders print progress as EMF
- * lines on stdout and call no CloudWatch API).
+ * to CloudWatch Logs) and the loader agent (Secrets Manager for external targets' credentials,
+ * CloudWatch PutMetricData for its live progress metrics) call. S3 and DynamoDB use the gateway
+ * endpoints. No STS endpoint (instance-profile credentials come from the instance metadata service).
  */
 export const PRIVATE_MODE_ENDPOINTS: Record<string, ec2.InterfaceVpcEndpointAwsService> = {
   Ssm: ec2.InterfaceVpcEndpointAwsService.SSM,
   SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,
   Ec2Messages: ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES,
   Logs: ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
+  CloudWatch: ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING,
   SecretsManager: ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
 };
 
@@ -315,7 +315,7 @@ export class LoaderFleet extends Construct {
       `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
-      'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=emf',
+      'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch',
       `exec ${LOADER_NODE} /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle`,
     ];
     this.document = new ssm.CfnDocument(this, 'RunJobDocument', {

@@ -117,7 +117,13 @@ export class Monitoring extends Construct {
     const cell = (name: string, stat = 'Average') =>
       search(`{Fleetbench,Distribution,ReadRatio,Target} MetricName="${name}"`, name, stat);
     const ddb = (name: string, stat = 'Sum') =>
-      search(`{AWS/DynamoDB,TableName} MetricName="${name}" TableName="${TABLE_PREFIX}"`, name, stat);
+      // unquoted: a partial match on the name's tokens (a quoted value matches the whole name only)
+      // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/search-expression-examples.html
+      search(
+        `{AWS/DynamoDB,TableName} MetricName="${name}" TableName=${TABLE_PREFIX.replace(/-$/, '')}`,
+        name,
+        stat,
+      );
     const w = (title: string, metrics: cloudwatch.IMetric[]) =>
       new cloudwatch.GraphWidget({ title, left: metrics, width: 12, height: 6 });
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {

@@ -197,6 +197,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       },
       context: {
         Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },
+        StateMachine: { Id: 'arn:aws:states:local:000000000000:stateMachine:fleetbench', Name: 'fleetbench' },
       },
     });
     const onAbort = () => execution.abort();

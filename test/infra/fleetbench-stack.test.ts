@@ -336,6 +336,44 @@ describe('ResultsLake', () => {
   });
 });
 
+/**
+ * Whether a SEARCH term `Name=value` selects a metric whose dimension has this value. CloudWatch:
+ * a quoted value is an exact match (`InstanceType="t2.micro"`), an unquoted one a partial match on
+ * the value's tokens (`InstanceType=micro` finds t2.micro)
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/search-expression-examples.html).
+ */
+function searchTermMatches(term: string, value: string): boolean {
+  const quoted = /^"(.*)"$/.exec(term);
+  if (quoted) return quoted[1] === value;
+  const tokens = value.toLowerCase().split(/[^a-z0-9]+/);
+  return term
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .every((t) => tokens.includes(t));
+}
+
+describe('Monitoring: dashboard', () => {
+  it("the DynamoDB widgets' searches select the pipeline's tables (fleetbench-<spec>-<target>-<run>) and no other", () => {
+    const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as {
+      Properties: { DashboardBody: { 'Fn::Join': [string, unknown[]] } };
+    };
+    const text = body.Properties.DashboardBody['Fn::Join'][1]
+      .map((p) => (typeof p === 'string' ? p : 'TOKEN'))
+      .join('');
+    const terms = [...text.matchAll(/\{AWS\/DynamoDB,TableName\}[^']*?TableName=(\\"[^\\]*\\"|[^ ']+)/g)].map(
+      (m) => m[1]!.replace(/\\"/g, '"'),
+    );
+    expect(terms.length).toBeGreaterThanOrEqual(2);
+    for (const term of terms) {
+      expect([term, searchTermMatches(term, 'fleetbench-quickstart-ddb-quickstart-20261122-1840')]).toEqual([
+        term,
+        true,
+      ]);
+      expect([term, searchTermMatches(term, 'orders')]).toEqual([term, false]);
+    }
+  });
+});
+
 describe('Monitoring: regression alarm', () => {
   const topicLogicalId = () => Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
 

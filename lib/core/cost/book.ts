@@ -8,6 +8,12 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { InputError, Issue } from '../errors';
 import { Q } from './decimal';
+// The built-in books are imported, not read from disk at run time: the Lambda bundles (esbuild)
+// carry these modules but no books/ directory next to them. A new book is added here too.
+import book2023Seed from './books/2023-seed.json';
+import book202411 from './books/2024-11.json';
+
+const BUILT_IN: Record<string, unknown> = { '2023-seed': book2023Seed, '2024-11': book202411 };
 
 export const BOOKS_DIR = path.join(__dirname, 'books');
 
@@ -148,10 +154,8 @@ export function builtInBookIds(): string[] {
 let cache: PriceBook[] | undefined;
 function builtInBooks(): PriceBook[] {
   if (!cache) {
-    cache = fs
-      .readdirSync(BOOKS_DIR)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => readPriceBook(path.join(BOOKS_DIR, f)))
+    cache = Object.entries(BUILT_IN)
+      .map(([id, data]) => parsePriceBook(data, path.join(BOOKS_DIR, `${id}.json`)))
       .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.id.localeCompare(b.id)));
   }
   return cache;

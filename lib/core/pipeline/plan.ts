@@ -8,7 +8,7 @@ import { InputError } from '../errors';
 import { CREDENTIALS_SECRET_PREFIX, NODE_CLIENT_PORTS, readableByLoaders, scyllaSettings } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
-import type { AccountQuotas, Clock, ObjectStore, RunRegistry } from '../ports';
+import { TABLE_PREFIX, type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
 import { accountNeeds, preflight } from '../preflight';
 import { contextKey, planKey, runIdFromExecutionName, specKey, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
@@ -105,6 +105,16 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
         ]
       : [],
   );
+  // the steps' and loaders' roles are scoped to fleetbench-* tables: another name would be denied mid-run
+  spec.targets.forEach((t, i) => {
+    if (t.kind === 'dynamodb' && t.existingTable && !t.existingTable.startsWith(TABLE_PREFIX))
+      secretIssues.push({
+        path: `targets[${i}].existingTable`,
+        message:
+          `the pipeline's roles may use tables named ${TABLE_PREFIX}* only; got "${t.existingTable}" ` +
+          `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
+      });
+  });
   // the nodes' security group opens the default client ports only
   spec.targets.forEach((t, i) => {
     if (t.kind !== 'scylla-ec2') return;

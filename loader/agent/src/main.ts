@@ -2,10 +2,11 @@
  * The loader agent's command line (bundled by esbuild to loader/agent/dist/agent.js):
  *
  *   node agent.js <job.json | file:///…/job.json | s3://bucket/…/job.json>
- *        [--bundle <dir>] [--classpath <cp>] [--work-dir <dir>] [--keep-work-dir] [--progress plain|emf]
+ *        [--bundle <dir>] [--classpath <cp>] [--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch]
  *
  * Environment: FLEETBENCH_BUNDLE (the loader bundle directory, `<dir>/lib/*.jar`),
- * FLEETBENCH_PROGRESS=emf (CloudWatch EMF progress on AWS), JAVA_HOME.
+ * FLEETBENCH_PROGRESS=cloudwatch (on AWS: progress lines plus PutMetricData, namespace Fleetbench) or
+ * emf (EMF documents on stdout), JAVA_HOME.
  * Exit codes: 0 all processes succeeded; 1 a process failed (named on stderr) or an internal
  * error; 2 a bad job or bad flags (nothing was started); 130/143 stopped by SIGINT/SIGTERM.
  */
@@ -14,13 +15,14 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../../../lib/core/errors';
 import { openStore } from '../../../lib/aws/s3-store';
+import { CloudWatchMetricsSink } from '../../../lib/aws/cloudwatch-metrics';
 import { SecretsManagerSecrets } from '../../../lib/aws/secrets';
 import { loadJob } from './job';
 import { runJob } from './run-job';
 
 const USAGE =
   'usage: agent <job.json | file:///…/job.json | s3://bucket/…/job.json> [--bundle <dir>] [--classpath <cp>] ' +
-  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf]';
+  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch]';
 
 /** The YCSB classpath of a loader bundle directory: `<dir>/lib/*` (or `<dir>/*` when it holds the jars). */
 export function bundleClasspath(dir: string, field = '--bundle'): string {
@@ -38,6 +40,11 @@ export function bundleClasspath(dir: string, field = '--bundle'): string {
 const ABORT_UPLOAD_ALLOWANCE_MS = 60_000;
 
 export async function agentMain(argv: string[]): Promise<number> {
+  // Run Command gives a command its region as AWS_SSM_REGION_NAME, not AWS_REGION, and the SDK for
+  // JavaScript does not ask the instance metadata for it
+  // (https://docs.aws.amazon.com/systems-manager/latest/userguide/running-commands.html#run-command-environment-variables)
+  if (!process.env.AWS_REGION && process.env.AWS_SSM_REGION_NAME)
+    process.env.AWS_REGION = process.env.AWS_SSM_REGION_NAME;
   const controller = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
   let abortTimeoutMs = ABORT_UPLOAD_ALLOWANCE_MS;
@@ -84,9 +91,11 @@ export async function agentMain(argv: string[]): Promise<number> {
     }
     if (positionals.length !== 1)
       throw new InputError([{ path: 'job', message: `exactly one job expected\n${USAGE}` }]);
-    const progress = values.progress ?? (process.env.FLEETBENCH_PROGRESS === 'emf' ? 'emf' : 'plain');
-    if (progress !== 'plain' && progress !== 'emf') {
-      throw new InputError([{ path: '--progress', message: `must be plain or emf, got "${progress}"` }]);
+    const progress = values.progress ?? process.env.FLEETBENCH_PROGRESS ?? 'plain';
+    if (progress !== 'plain' && progress !== 'emf' && progress !== 'cloudwatch') {
+      throw new InputError([
+        { path: '--progress', message: `must be plain, emf or cloudwatch, got "${progress}"` },
+      ]);
     }
     // Validate the job before looking for Java or the bundle: a bad job fails at once.
     const { job } = await loadJob(positionals[0], (uri) => openStore(uri));
@@ -110,7 +119,9 @@ export async function agentMain(argv: string[]): Promise<number> {
       fetchSecret: (arn) => new SecretsManagerSecrets(secretsClientConfig()).secretString(arn),
       workDir: values['work-dir'],
       keepWorkDir: values['keep-work-dir'],
-      progressFormat: progress,
+      progressFormat: progress === 'emf' ? 'emf' : 'plain',
+      // on a loader: plain lines in the command output, and the figures as CloudWatch metrics
+      ...(progress === 'cloudwatch' ? { metrics: new CloudWatchMetricsSink() } : {}),
       signal: controller.signal,
       onSpawn: (proc, pid) => process.stderr.write(`agent: proc-${proc} pid ${pid}\n`),
     });

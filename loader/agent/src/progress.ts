@@ -4,6 +4,7 @@
  * agent reports the worst of them (`p99MaxUs`), which bounds the merged p99 from above. Exact
  * merged percentiles come later from the HDR logs (the aggregator), never from these lines.
  */
+import type { MetricDatum } from '../../../lib/core/ports';
 import type { StatusLine } from './ycsb-output';
 
 export interface ProgressContext {
@@ -114,4 +115,22 @@ export function formatEmf(ctx: ProgressContext, r: ProgressReport, namespace = E
     TotalOps: r.totalOps,
     ...values,
   });
+}
+
+/**
+ * The live progress of one loader as CloudWatch metrics (namespace Fleetbench, which the loader role
+ * may write to): LoaderOpsPerSecond and LoaderP99Us_<op> by RunId, CellId and Phase. The agent puts
+ * them with PutMetricData: EMF printed on stdout would only reach the Run Command output, which
+ * CloudWatch never reads as metrics.
+ */
+export function progressMetrics(
+  ctx: ProgressContext,
+  r: ProgressReport,
+): { dimensions: Record<string, string>; data: MetricDatum[] } {
+  const data: MetricDatum[] = [{ name: 'LoaderOpsPerSecond', value: r.opsPerSec, unit: 'Count/Second' }];
+  for (const [name, o] of Object.entries(r.ops).sort(([a], [b]) => a.localeCompare(b))) {
+    if (name === 'CLEANUP' || o.p99MaxUs === undefined) continue;
+    data.push({ name: `LoaderP99Us_${name}`, value: o.p99MaxUs, unit: 'Microseconds' });
+  }
+  return { dimensions: { RunId: ctx.runId, CellId: ctx.cellId, Phase: ctx.phase }, data };
 }

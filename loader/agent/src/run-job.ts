@@ -8,9 +8,17 @@ import { createWriteStream, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import type { MetricsSink } from '../../../lib/core/ports';
 import { ObjectStore, joinKey } from '../../../lib/core/store';
 import { Job, validateJob } from './job';
-import { ProgressContext, ProgressReport, ProgressTracker, formatEmf, formatPlain } from './progress';
+import {
+  ProgressContext,
+  ProgressReport,
+  ProgressTracker,
+  formatEmf,
+  formatPlain,
+  progressMetrics,
+} from './progress';
 import { toPropertiesText } from './properties';
 import { Summary, judgeProcess, opTotals, parseStatusLine, parseSummary } from './ycsb-output';
 
@@ -33,6 +41,8 @@ export interface AgentDeps {
   log?: (line: string) => void;
   /** `emf` prints CloudWatch Embedded Metric Format documents instead of plain lines. */
   progressFormat?: 'plain' | 'emf';
+  /** Also sends each progress report as metrics (CloudWatch on a loader); a failure is logged, never fatal. */
+  metrics?: MetricsSink;
   /** Aborting kills every JVM (SIGTERM, then SIGKILL) and uploads what they left. */
   signal?: AbortSignal;
   host?: string;
@@ -191,8 +201,15 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
     phase: job.phase,
     processCount: job.processes.length,
   };
-  const emit = (r: ProgressReport): void =>
+  const emit = (r: ProgressReport): void => {
     out(deps.progressFormat === 'emf' ? formatEmf(ctx, r) : formatPlain(ctx, r));
+    if (deps.metrics) {
+      const m = progressMetrics(ctx, r);
+      deps.metrics
+        .put(m.dimensions, m.data)
+        .catch((err: unknown) => log(`agent: progress metrics not sent: ${(err as Error).message}`));
+    }
+  };
 
   const startAll = Date.now();
   const tracker = new ProgressTracker(startAll);
@@ -299,6 +316,10 @@ async function writeProperties(job: Job, j: number, dir: string): Promise<string
     'measurement.interval': 'both',
   };
   const own: Record<string, string | number | boolean> = { ...props };
+  // The AWS SDKs' endpoint variables (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html),
+  // which the binding's SDK (2.25) does not read itself: a job that names no endpoint gets this one.
+  const sdkEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB || process.env.AWS_ENDPOINT_URL;
+  if (sdkEndpoint && !('dynamodb.endpoint' in props)) own['dynamodb.endpoint'] = sdkEndpoint;
   if (job.phase === 'run' && !('maxexecutiontime' in props))
     own.maxexecutiontime = Math.ceil(job.durationSeconds);
   Object.assign(own, {

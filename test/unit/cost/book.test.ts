@@ -32,6 +32,15 @@ function issuesOf(fn: () => unknown): { path: string; message: string }[] {
 }
 
 describe('built-in price books', () => {
+  it('every book file under books/ is built in (imported: the Lambda bundles carry no books/ directory)', () => {
+    const files = fs
+      .readdirSync(BOOKS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.replace(/\.json$/, ''))
+      .sort();
+    expect([...builtInBookIds()].sort()).toEqual(files);
+  });
+
   it('ships 2023-seed and 2024-11, and the default is the newest', () => {
     expect(builtInBookIds()).toEqual(['2023-seed', '2024-11']);
     expect(loadPriceBook().id).toBe('2024-11');

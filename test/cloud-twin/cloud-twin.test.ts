@@ -1,0 +1,480 @@
+/**
+ * The deployed wiring, proven before anyone deploys: the synthesized stack's bundled Lambdas, with
+ * the template's environments and role policies, the state machine definition from the template,
+ * the SSM document and the loader agent bundle, run on moto server + DynamoDB Local (./twin.ts).
+ * Every AWS call is checked against its caller's role; each scenario ends by asserting that no call
+ * was denied (a denied call also fails the step that made it).
+ */
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CloudWatchClient, ListMetricsCommand } from '@aws-sdk/client-cloudwatch';
+import { RunInstancesCommand } from '@aws-sdk/client-ec2';
+import { StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
+import { CloudTwin } from './twin';
+import { ACCOUNT, REGION } from './template';
+
+jest.setTimeout(240_000);
+
+let twin: CloudTwin;
+
+beforeAll(async () => {
+  twin = await CloudTwin.start();
+}, 180_000);
+
+afterAll(async () => {
+  await twin?.stop();
+});
+
+afterEach(() => {
+  twin.gateway.clearFaults();
+});
+
+/** Fails naming every call IAM refused (function, action, resource) since the mark. */
+function expectNoDenials(from: number): void {
+  const denied = twin.gateway.calls
+    .slice(from)
+    .filter((c) => c.result !== 'Allowed')
+    .map((c) => `${c.principal}: ${c.action} on ${c.resource} (${c.result})`);
+  expect(denied).toEqual([]);
+}
+
+const logsOnFailure = (r: { status: string }) =>
+  r.status === 'SUCCEEDED' ? '' : twin.logs.slice(-40).join('\n');
+
+function spec(name: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    region: REGION,
+    targets: [
+      {
+        id: 'ddb',
+        kind: 'dynamodb',
+        billing: { mode: 'provisioned', rcu: 100, wcu: 100 },
+        expectedLatencyMs: 20,
+      },
+    ],
+    dataset: { recordCount: 300, fieldCount: 2, fieldLength: 20, load: true },
+    workload: {
+      base: 'a',
+      readProportions: [0.5],
+      targetOpsPerSec: [50],
+      distributions: ['uniform'],
+      durationSeconds: 5,
+      warmupSeconds: 0,
+    },
+    loaders: { instanceType: 'c5.large', count: 1, processesPerLoader: 1, threadsPerProcess: 2 },
+    ...over,
+  };
+}
+
+async function runInstancesOf(runId: string) {
+  return (await twin.instances()).filter((i) => i.tags[TAG_RUN_ID] === runId);
+}
+
+/** Does an EventBridge pattern (arrays of allowed values, nested objects) match the event? */
+function matches(pattern: unknown, event: unknown): boolean {
+  if (Array.isArray(pattern)) return pattern.includes(event);
+  if (pattern && typeof pattern === 'object') {
+    const ev = (event ?? {}) as Record<string, unknown>;
+    return Object.entries(pattern as Record<string, unknown>).every(([k, p]) => matches(p, ev[k]));
+  }
+  return pattern === event;
+}
+
+test('a DynamoDB run: every step from its bundle, under its role, writes the results and tears down', async () => {
+  const mark = twin.gateway.calls.length;
+  const r = await twin.execute({ input: { spec: spec('twin-ddb') }, name: 'twin-ddb-1', waitMs: 1000 });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: logsOnFailure(r) }).toEqual({ status: 'SUCCEEDED', logs: '' });
+  const entered = [...new Set(r.states)];
+  expect(entered).toEqual(
+    expect.arrayContaining([
+      'Plan',
+      'ProvisionTarget',
+      'ProvisionFleet',
+      'WaitReady',
+      'StartLoad',
+      'CheckLoad',
+      'ConfigureCell',
+      'StartCell',
+      'CheckCell',
+      'AggregateCell',
+      'Report',
+      'DetectRegressions',
+      'Teardown',
+      'Done',
+    ]),
+  );
+  expect(entered).not.toContain('TeardownAfterFailure');
+
+  const runKeys = await twin.keys('runs/twin-ddb-1/');
+  const cell = 'ddb.uniform.r50.t50';
+  for (const k of ['spec.json', 'plan.json', 'context.json', 'summary.json', 'teardown.json'])
+    expect(runKeys).toContain(`runs/twin-ddb-1/${k}`);
+  // the agent's raw outputs (HDR logs, summary) uploaded under the loader role
+  expect(runKeys.filter((k) => k.startsWith(`runs/twin-ddb-1/cells/${cell}/raw/`)).length).toBeGreaterThan(2);
+  expect(runKeys.some((k) => /load\/ddb\/raw\/loader-0\/proc-0\/summary\.json$/.test(k))).toBe(true);
+  const summary = (await twin.getJson('runs/twin-ddb-1/summary.json')) as { cells: { cellId: string }[] };
+  expect(summary.cells.map((c) => c.cellId)).toEqual([cell]);
+  const rows = await twin.keys('tables/');
+  expect(rows.some((k) => k.startsWith('tables/runs/') && k.includes('twin-ddb-1'))).toBe(true);
+  expect(rows.some((k) => k.startsWith('tables/cells/') && k.includes('twin-ddb-1'))).toBe(true);
+
+  const instances = await runInstancesOf('twin-ddb-1');
+  expect(instances.map((i) => i.state)).toEqual(['terminated']);
+  const teardown = (await twin.getJson('runs/twin-ddb-1/teardown.json')) as Record<string, unknown>;
+  expect(teardown).toMatchObject({
+    terminated: [instances[0]!.id],
+    deletedTables: ['fleetbench-twin-ddb-ddb-twin-ddb-1'],
+    failed: false,
+  });
+  expect(await twin.tables()).not.toContain('fleetbench-twin-ddb-ddb-twin-ddb-1');
+  expect(twin.ssm.running()).toBe(0);
+  // the loaders' live progress became CloudWatch metrics, put under the loader role
+  const metrics = await new CloudWatchClient(twin.moto.clientConfig).send(
+    new ListMetricsCommand({ Namespace: 'Fleetbench', MetricName: 'LoaderOpsPerSecond' }),
+  );
+  const cells = [
+    ...new Set(
+      (metrics.Metrics ?? [])
+        .map((m) => Object.fromEntries((m.Dimensions ?? []).map((d) => [d.Name!, d.Value!])))
+        .filter((d) => d.RunId === 'twin-ddb-1')
+        .map((d) => `${d.CellId}/${d.Phase}`),
+    ),
+  ].sort();
+  expect(cells).toEqual(['ddb.uniform.r50.t50/run', 'load-ddb/load']);
+  expect(
+    twin.gateway.calls.filter(
+      (c) => c.action === 'cloudwatch:PutMetricData' && c.principal.startsWith('Loaders'),
+    ).length,
+  ).toBeGreaterThan(0);
+  expectNoDenials(mark);
+});
+
+test('a scheduled start while another run of the schedule is running is refused by Plan, nothing provisioned', async () => {
+  const mark = twin.gateway.calls.length;
+  const sm = twin.stateMachine();
+  const input = { spec: spec('twin-nightly'), scheduleName: 'twin-nightly' };
+  // the previous run of the schedule, still RUNNING in Step Functions (moto)
+  const other = await twin.clients.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: sm.arn,
+      name: 'twin-nightly-prev',
+      input: JSON.stringify(input),
+    }),
+  );
+  try {
+    const r = await twin.execute({ input, name: 'twin-nightly-2', waitMs: 1000 });
+    expectNoDenials(mark);
+    expect(r.status).toBe('FAILED');
+    expect({ error: r.error, cause: r.cause }).toEqual({
+      error: 'ScheduleOverlapError',
+      cause: expect.stringContaining('twin-nightly-prev'),
+    });
+    expect(r.states).toEqual(['Init', 'Plan', 'TeardownAfterFailure', 'RunFailed']);
+    expect(await runInstancesOf('twin-nightly-2')).toEqual([]);
+    expect((await twin.tables()).filter((t) => t.includes('twin-nightly'))).toEqual([]);
+    expect(await twin.keys('runs/twin-nightly-2/plan.json')).toEqual([]);
+  } finally {
+    await twin.clients.sfn.send(new StopExecutionCommand({ executionArn: other.executionArn }));
+  }
+  // Plan asked Step Functions under its own role
+  expect(
+    twin.gateway.calls
+      .slice(mark)
+      .filter((c) => c.action === 'states:ListExecutions')
+      .map((c) => [c.principal, c.resource, c.result]),
+  ).toEqual([[expect.stringMatching(/^PipelinePlanFn/), sm.arn, 'Allowed']]);
+  expectNoDenials(mark);
+});
+
+test('a {"specKey": "specs/..."} start, aborted while the loaders run: the abort rule\'s target tears down', async () => {
+  const mark = twin.gateway.calls.length;
+  const s = spec('twin-abort', { workload: { ...(spec('x').workload as object), durationSeconds: 60 } });
+  await twin.putJson('specs/twin-abort.json', s);
+  const r = await twin.execute({
+    input: { specKey: 'specs/twin-abort.json' },
+    name: 'twin-abort-1',
+    waitMs: 1000,
+    onState: (state) => (state === 'CheckCell' ? 'abort' : undefined),
+  });
+  expectNoDenials(mark);
+  expect(r.status).toBe('ABORTED');
+  expect(r.states).toContain('StartCell');
+  // Plan read the spec from specs/ and wrote it under the run
+  expect(((await twin.getJson('runs/twin-abort-1/spec.json')) as { name: string }).name).toBe('twin-abort');
+  expect(twin.ssm.running()).toBe(1);
+
+  // what EventBridge delivers for an ABORTED execution (Step Functions Execution Status Change)
+  const rule = twin.ruleTarget('AbortRule');
+  const sm = twin.stateMachine();
+  const event = {
+    version: '0',
+    id: 'twin-event-1',
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    account: ACCOUNT,
+    time: new Date().toISOString(),
+    region: REGION,
+    resources: [r.executionArn],
+    detail: {
+      executionArn: r.executionArn,
+      stateMachineArn: sm.arn,
+      name: 'twin-abort-1',
+      status: 'ABORTED',
+      startDate: Date.now() - 30_000,
+      stopDate: Date.now(),
+      input: '{"specKey":"specs/twin-abort.json"}',
+      output: null,
+      error: null,
+      cause: null,
+    },
+  };
+  expect(matches(rule.pattern, event)).toBe(true);
+  const out = (await twin.invoke(rule.fn, event)) as { terminated: string[]; deletedTables: string[] };
+  expectNoDenials(mark);
+  const instances = await runInstancesOf('twin-abort-1');
+  expect(out.terminated).toEqual(instances.map((i) => i.id));
+  expect(instances.map((i) => i.state)).toEqual(['terminated']);
+  expect(out.deletedTables).toEqual(['fleetbench-twin-abort-ddb-twin-abort-1']);
+  expect(await twin.tables()).not.toContain('fleetbench-twin-abort-ddb-twin-abort-1');
+  // the agent on the terminated loader is gone with it
+  await waitFor(() => twin.ssm.running() === 0, 20_000);
+  const teardown = (await twin.getJson('runs/twin-abort-1/teardown.json')) as Record<string, unknown>;
+  expect(teardown).toMatchObject({ failed: true });
+  expectNoDenials(mark);
+});
+
+test('a failing cell (its table deleted under the loaders) fails the run with the loader named, then tears down', async () => {
+  const mark = twin.gateway.calls.length;
+  const table = 'fleetbench-twin-fail-ddb-twin-fail-1';
+  let deleted: Promise<boolean> | undefined;
+  const r = await twin.execute({
+    input: {
+      spec: spec('twin-fail', { dataset: { recordCount: 300, fieldCount: 2, fieldLength: 20, load: false } }),
+    },
+    name: 'twin-fail-1',
+    waitMs: 1000,
+    onState: (state) => {
+      if (state === 'WaitCell' && !deleted)
+        deleted = twin.clients.ddb.send(new DeleteTableCommand({ TableName: table })).then(() => true);
+    },
+  });
+  expectNoDenials(mark);
+  expect(await deleted).toBe(true);
+  expect(r.status).toBe('FAILED');
+  expect(r.error).toBe('StepFailedError');
+  expect(r.cause).toMatch(/CheckCell: the loader command failed on 1 of 1 loaders: i-/);
+  expect(r.states.slice(-2)).toEqual(['TeardownAfterFailure', 'RunFailed']);
+  expect(r.states).not.toContain('AggregateCell');
+  const instances = await runInstancesOf('twin-fail-1');
+  expect(instances.map((i) => i.state)).toEqual(['terminated']);
+  const teardown = (await twin.getJson('runs/twin-fail-1/teardown.json')) as Record<string, unknown>;
+  expect(teardown).toMatchObject({ terminated: [instances[0]!.id], failed: true });
+  expectNoDenials(mark);
+});
+
+test('RunInstances refused after a partial launch: ProvisionFleet terminates what it launched, the refusal is the error', async () => {
+  const mark = twin.gateway.calls.length;
+  // two loaders over the two subnets = two RunInstances calls; the second is refused
+  twin.gateway.injectFault({
+    operation: 'ec2:RunInstances',
+    skip: 1,
+    code: 'InsufficientInstanceCapacity',
+    message: 'We currently do not have sufficient c5.large capacity in the Availability Zone you requested.',
+  });
+  const s = spec('twin-capacity', {
+    loaders: { instanceType: 'c5.large', count: 2, processesPerLoader: 1, threadsPerProcess: 2 },
+  });
+  const r = await twin.execute({ input: { spec: s }, name: 'twin-capacity-1', waitMs: 1000 });
+  expectNoDenials(mark);
+  expect(r.status).toBe('FAILED');
+  expect(r.error).toBe('CapacityError');
+  expect(r.cause).toContain('RunInstances: InsufficientInstanceCapacity');
+  const launched = await runInstancesOf('twin-capacity-1');
+  expect(launched.map((i) => i.state)).toEqual(['terminated']);
+  // terminated by ProvisionFleet's rollback, under its own role
+  expect(
+    twin.gateway.calls
+      .slice(mark)
+      .filter(
+        (c) => c.action === 'ec2:TerminateInstances' && c.principal.startsWith('PipelineProvisionFleetFn'),
+      )
+      .map((c) => [c.resource, c.result]),
+  ).toEqual([[`arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${launched[0]!.id}`, 'Allowed']]);
+  expect(await twin.tables()).not.toContain('fleetbench-twin-capacity-ddb-twin-capacity-1');
+});
+
+test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins answer), schema made, torn down', async () => {
+  const mark = twin.gateway.calls.length;
+  const s = spec('twin-scylla', {
+    targets: [
+      {
+        id: 'scylla',
+        kind: 'scylla-ec2',
+        nodes: 3,
+        instanceType: 'i4i.large',
+        ami: { id: await anyAmi() },
+        api: 'alternator',
+        replicationFactor: 3,
+      },
+    ],
+  });
+  const r = await twin.execute({
+    input: { spec: s },
+    name: 'twin-scylla-1',
+    waitMs: 1000,
+    // the loaders' YCSB would call the nodes' private addresses, which only exist in moto: the run
+    // is stopped once the cluster is ready and its schema made, and torn down by the abort rule's target
+    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-30).join('\n') }).toEqual({
+    status: 'ABORTED',
+    logs: '',
+  });
+  expect(r.states).toEqual(
+    expect.arrayContaining(['ProvisionTarget', 'ProvisionFleet', 'WaitReady', 'Ready?']),
+  );
+  const all = await runInstancesOf('twin-scylla-1');
+  const nodes = all.filter((i) => i.tags['fleetbench:role'] === 'scylla-node');
+  expect(nodes).toHaveLength(3);
+  // the probe ran on a loader under WaitReady's role, with the AWS-RunShellScript document
+  const sends = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.action === 'ssm:SendCommand' && c.resource.includes(':document/AWS-RunShellScript'));
+  expect(new Set(sends.map((c) => c.principal.replace(/[0-9A-F]{8}$/, '')))).toEqual(
+    new Set(['PipelineWaitReadyFn']),
+  );
+  // the Alternator table exists on the (stand-in) cluster
+  expect(await twin.tables()).toContain('fleetbench-twin-scylla-scylla-twin-scylla-1');
+
+  const sm = twin.stateMachine();
+  const rule = twin.ruleTarget('AbortRule');
+  const out = (await twin.invoke(rule.fn, {
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: {
+      executionArn: r.executionArn,
+      stateMachineArn: sm.arn,
+      name: 'twin-scylla-1',
+      status: 'ABORTED',
+    },
+  })) as { terminated: string[]; terminatedNodes: string[] };
+  expectNoDenials(mark);
+  expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
+  const after = await runInstancesOf('twin-scylla-1');
+  expect(after.map((i) => i.state)).toEqual(all.map(() => 'terminated'));
+});
+
+test('an existingTable not named fleetbench-* is refused by Plan with the field named, nothing provisioned', async () => {
+  const mark = twin.gateway.calls.length;
+  await twin.clients.ddb.send(
+    new CreateTableCommand({
+      TableName: 'orders',
+      AttributeDefinitions: [{ AttributeName: 'p', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'p', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  const s = spec('twin-existing', {
+    targets: [
+      {
+        id: 'ddb',
+        kind: 'dynamodb',
+        billing: { mode: 'on-demand' },
+        existingTable: 'orders',
+        expectedLatencyMs: 20,
+      },
+    ],
+  });
+  const r = await twin.execute({ input: { spec: s }, name: 'twin-existing-1', waitMs: 1000 });
+  expectNoDenials(mark);
+  expect({ status: r.status, error: r.error }).toEqual({ status: 'FAILED', error: 'InputError' });
+  expect(r.cause).toContain('targets[0].existingTable');
+  expect(r.states).toEqual(['Init', 'Plan', 'TeardownAfterFailure', 'RunFailed']);
+  expect(await runInstancesOf('twin-existing-1')).toEqual([]);
+  expect(await twin.tables()).toContain('orders');
+});
+
+test("the janitor (its rule's target) removes expired loaders and tables, keeps unexpired ones", async () => {
+  const mark = twin.gateway.calls.length;
+  const now = Math.floor(Date.now() / 1000);
+  const launch = async (runId: string, expiresAt: number) => {
+    const out = await twin.clients.ec2.send(
+      new RunInstancesCommand({
+        ImageId: await anyAmi(),
+        MinCount: 1,
+        MaxCount: 1,
+        InstanceType: 'c5.large',
+        TagSpecifications: [
+          {
+            ResourceType: 'instance',
+            Tags: [
+              { Key: TAG_RUN_ID, Value: runId },
+              { Key: TAG_ROLE, Value: 'loader' },
+              { Key: TAG_EXPIRES_AT, Value: String(expiresAt) },
+            ],
+          },
+        ],
+      }),
+    );
+    return out.Instances![0]!.InstanceId!;
+  };
+  const table = async (name: string, runId: string, expiresAt: number) => {
+    const out = await twin.clients.ddb.send(
+      new CreateTableCommand({
+        TableName: name,
+        AttributeDefinitions: [{ AttributeName: 'p', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'p', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    twin.gateway.setTableTags(out.TableDescription!.TableName!, {
+      [TAG_RUN_ID]: runId,
+      [TAG_EXPIRES_AT]: String(expiresAt),
+    });
+  };
+  const oldLoader = await launch('twin-old', now - 3600);
+  const newLoader = await launch('twin-new', now + 3600);
+  await table('fleetbench-twin-old', 'twin-old', now - 3600);
+  await table('fleetbench-twin-new', 'twin-new', now + 3600);
+
+  const rule = twin.ruleTarget('JanitorSchedule');
+  expect(rule.schedule).toBe('rate(1 hour)');
+  const out = (await twin.invoke(rule.fn, {
+    version: '0',
+    id: 'twin-janitor-1',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: ACCOUNT,
+    time: new Date().toISOString(),
+    region: REGION,
+    resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/JanitorSchedule`],
+    detail: {},
+  })) as { terminated: string[]; deletedTables: string[] };
+  expectNoDenials(mark);
+  expect(out.terminated).toEqual([oldLoader]);
+  expect(out.deletedTables).toEqual(['fleetbench-twin-old']);
+  const states = Object.fromEntries(
+    (await twin.instances([oldLoader, newLoader])).map((i) => [i.id, i.state]),
+  );
+  expect(states).toEqual({ [oldLoader]: 'terminated', [newLoader]: 'running' });
+  const tables = await twin.tables();
+  expect(tables).toContain('fleetbench-twin-new');
+  expect(tables).not.toContain('fleetbench-twin-old');
+  expectNoDenials(mark);
+});
+
+async function anyAmi(): Promise<string> {
+  const { DescribeImagesCommand } = await import('@aws-sdk/client-ec2');
+  return (await twin.clients.ec2.send(new DescribeImagesCommand({}))).Images![0]!.ImageId!;
+}
+
+async function waitFor(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
