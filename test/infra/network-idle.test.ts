@@ -42,7 +42,7 @@ describe('default network (public)', () => {
 });
 
 describe('private network', () => {
-  it('has the SSM, ssmmessages, ec2messages, Logs and Secrets Manager endpoints in two AZs, and no STS or CloudWatch one', () => {
+  it('has the SSM, ssmmessages, ec2messages, Logs, CloudWatch (for the agent PutMetricData) and Secrets Manager endpoints in two AZs, and no STS one', () => {
     const services = resources('private', 'AWS::EC2::VPCEndpoint')
       .filter((e) => e.Properties?.VpcEndpointType === 'Interface')
       .map((e) => {
@@ -53,13 +53,14 @@ describe('private network', () => {
     expect(services).toEqual([
       ['ec2messages', 2],
       ['logs', 2],
+      ['monitoring', 2],
       ['secretsmanager', 2],
       ['ssm', 2],
       ['ssmmessages', 2],
     ]);
-    // 5 endpoints × 2 AZs × 730 h × $0.01 (https://aws.amazon.com/privatelink/pricing/)
+    // 6 endpoints × 2 AZs × 730 h × $0.01 (https://aws.amazon.com/privatelink/pricing/)
     const line = of('private').cost.lines.find((l) => l.item.startsWith('VPC interface endpoint'))!;
-    expect(line.usdPerMonth.toUsd()).toBe(73);
+    expect(line.usdPerMonth.toUsd()).toBe(87.6);
     expect(resources('private', 'AWS::EC2::NatGateway')).toEqual([]);
   });
 
