@@ -11,7 +11,7 @@ const cli = (...args: string[]) =>
     cwd: root,
   });
 
-it('--json prices the private network line by line: 5 endpoints × 2 AZs × 730 h × $0.01 and the rest', () => {
+it('--json prices the private network line by line: 6 endpoints × 2 AZs × 730 h × $0.01 and the rest', () => {
   const r = cli('--network', 'private', '--json');
   expect(r.status).toBe(0);
   const [row] = JSON.parse(r.stdout) as {
@@ -21,7 +21,7 @@ it('--json prices the private network line by line: 5 endpoints × 2 AZs × 730 
   }[];
   expect(row!.network).toBe('private');
   const endpoints = row!.lines.find((l) => l.item.startsWith('VPC interface endpoint'))!;
-  expect(endpoints).toMatchObject({ count: 10, periods: 730, usdPerMonth: 73 });
+  expect(endpoints).toMatchObject({ count: 12, periods: 730, usdPerMonth: 87.6 });
   expect(endpoints.source).toBe('https://aws.amazon.com/privatelink/pricing/');
   expect(row!.usdPerMonth).toBeCloseTo(
     row!.lines.reduce((s, l) => s + l.usdPerMonth, 0),
