@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readCellDir } from '../../lib/core/results/input';
+import { readCellDir } from '../../lib/local/cell-dir';
 import { aggregateCell, CellAggregate } from '../../lib/core/results/aggregate';
 import { oracleMerge, OracleMerge } from './oracle';
 
@@ -61,8 +61,8 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
   const cellStart = Math.min(...ms.map((m) => m.startMs));
   const cellEnd = Math.max(...ms.map((m) => m.endMs));
 
-  it('with a 3 s warm-up cut falling between intervals', () => {
-    const agg = aggregateCell(readCellDir(DIR), { warmupSeconds: 3, keepHistograms: true });
+  it('with a 3 s warm-up cut falling between intervals', async () => {
+    const agg = await aggregateCell(await readCellDir(DIR), { warmupSeconds: 3, keepHistograms: true });
     expect(agg.window.startMs).toBe(cellStart + 3000);
     expect(agg.window.endMs).toBe(cellEnd);
     const java = oracleMerge(DIR, { fromMs: cellStart + 3000, toMs: cellEnd, percentiles: PERCENTILES });
@@ -73,8 +73,8 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
     expect(agg.incomplete).toEqual([]);
   });
 
-  it('with warm-up and cool-down, and the 1 s time series bucket by bucket', () => {
-    const agg = aggregateCell(readCellDir(DIR), {
+  it('with warm-up and cool-down, and the 1 s time series bucket by bucket', async () => {
+    const agg = await aggregateCell(await readCellDir(DIR), {
       warmupSeconds: 2.5,
       cooldownSeconds: 2,
       seriesSeconds: 1,
@@ -105,8 +105,8 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
     expect(buckets).toBeGreaterThan(50);
   });
 
-  it("over the whole run, success + failure samples equal YCSB's own Return= totals", () => {
-    const agg = aggregateCell(readCellDir(DIR), {});
+  it("over the whole run, success + failure samples equal YCSB's own Return= totals", async () => {
+    const agg = await aggregateCell(await readCellDir(DIR), {});
     for (const op of ['READ', 'UPDATE']) {
       const returns = Object.values(agg.statuses[op]).reduce((a, b) => a + b, 0);
       expect(agg.ops[op].count + agg.ops[`${op}-FAILED`].count).toBe(returns);
