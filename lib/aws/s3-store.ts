@@ -1,7 +1,7 @@
 /**
  * The object store on S3 (`s3://bucket/prefix`), SDK v3. Errors come back as the project's own:
  * a missing object is NotFoundError, anything else a StoreError naming the object's URI.
- * `openStore(uri)` picks this or the filesystem store by the URI's scheme.
+ * `openStore(uri)` (lib/open-store.ts) picks this or the filesystem store by the URI's scheme.
  */
 import { readFile } from 'node:fs/promises';
 import {
@@ -23,7 +23,6 @@ import {
   parseJsonObject,
   parseStoreUri,
 } from '../core/store';
-import { FsStore } from '../local/fs-store';
 
 export interface S3StoreOptions {
   /** A ready client (shared across stores); otherwise one is made from `clientConfig`. */
@@ -158,15 +157,4 @@ function guessContentType(key: string): string {
   if (key.endsWith('.json')) return 'application/json';
   if (key.endsWith('.hdr') || key.endsWith('.log') || key.endsWith('.txt')) return 'text/plain';
   return 'application/octet-stream';
-}
-
-/** Opens the store a URI names: `s3://…` on S3, `file:///…` (or a plain path) on the local disk. */
-export function openStore(uri: string, options: S3StoreOptions = {}): ObjectStore {
-  if (uri.startsWith('s3://')) return new S3Store(uri, options);
-  if (uri.startsWith('file://')) {
-    parseStoreUri(uri);
-    return new FsStore(uri);
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri)) parseStoreUri(uri); // throws: unsupported scheme
-  return new FsStore(uri);
 }

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsStore } from '../../../lib/local/fs-store';
-import { openStore } from '../../../lib/aws/s3-store';
+import { openStore } from '../../../lib/open-store';
 import { InputError } from '../../../lib/core/errors';
 import { parseStoreUri, splitObjectUri } from '../../../lib/core/store';
 import { storeContract } from './store-contract';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RESULTS_SCHEMA_DOC, renderSchemaMarkdown } from '../../../lib/core/results/schema-doc';
+import { RESULTS_SCHEMA_DOC, renderSchemaMarkdown } from '../../../bin/results-schema-doc';
 import { TABLES, tableDef, glueColumns, duckdbViewSql } from '../../../lib/core/results/schema';
 import {
   buildCellRow,

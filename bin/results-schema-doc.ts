@@ -1,8 +1,9 @@
 /**
- * Renders docs/results-schema.md from the table definitions in schema.ts.
+ * Renders docs/results-schema.md from the table definitions in lib/core/results/schema.ts.
  * Regenerate: `npm run docs:results-schema` (a unit test fails when the file is stale).
  */
-import { TABLES } from './schema';
+import { writeFileSync } from 'node:fs';
+import { TABLES } from '../lib/core/results/schema';
 
 export const RESULTS_SCHEMA_DOC = 'docs/results-schema.md';
 
@@ -45,8 +46,6 @@ export function renderSchemaMarkdown(): string {
 }
 
 if (require.main === module) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require('node:fs') as typeof import('node:fs');
-  fs.writeFileSync(RESULTS_SCHEMA_DOC, renderSchemaMarkdown());
+  writeFileSync(RESULTS_SCHEMA_DOC, renderSchemaMarkdown());
   process.stdout.write(`wrote ${RESULTS_SCHEMA_DOC}\n`);
 }
