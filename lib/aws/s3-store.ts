@@ -12,6 +12,7 @@ import {
   S3Client,
   S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   Body,
   NotFoundError,
@@ -22,6 +23,7 @@ import {
   joinKey,
   parseJsonObject,
   parseStoreUri,
+  MAX_LINK_SECONDS,
 } from '../core/store';
 
 export interface S3StoreOptions {
@@ -126,6 +128,21 @@ export class S3Store implements ObjectStore {
     await this.put(key, JSON.stringify(value, null, 2) + '\n', { contentType: 'application/json' });
   }
 
+  async link(key: string, expiresInSeconds: number): Promise<string> {
+    if (!(
+      Number.isInteger(expiresInSeconds) &&
+      expiresInSeconds >= 1 &&
+      expiresInSeconds <= MAX_LINK_SECONDS
+    )) {
+      throw new StoreError(
+        this.uriOf(key),
+        `link lifetime must be 1..${MAX_LINK_SECONDS} s, got ${expiresInSeconds}`,
+      );
+    }
+    const command = new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
+    return this.call(key, () => getSignedUrl(this.client, command, { expiresIn: expiresInSeconds }));
+  }
+
   child(prefix: string): ObjectStore {
     return new S3Store(`s3://${this.bucket}/${joinKey(this.prefix, checkKey(joinKey(prefix), 'prefix'))}`, {
       client: this.client,
@@ -155,6 +172,7 @@ export function translateS3Error(uri: string, err: unknown): Error {
 
 function guessContentType(key: string): string {
   if (key.endsWith('.json')) return 'application/json';
+  if (key.endsWith('.html')) return 'text/html; charset=utf-8';
   if (key.endsWith('.hdr') || key.endsWith('.log') || key.endsWith('.txt')) return 'text/plain';
   return 'application/octet-stream';
 }

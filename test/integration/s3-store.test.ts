@@ -77,7 +77,7 @@ describe('S3Store specifics', () => {
     ]);
     expect(fromS3).toEqual(fromDisk);
     // a prefix holding no loader output is named by its S3 URI
-    const empty = await readCell(store, 'runs/r1/cells/none/raw').catch((e: unknown) => e as Error);
+    const empty = (await readCell(store, 'runs/r1/cells/none/raw').catch((e: unknown) => e)) as Error;
     expect(empty.message).toContain(
       's3://fleetbench-test/agg/runs/r1/cells/none/raw: empty: no loader output',
     );
