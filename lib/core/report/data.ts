@@ -11,7 +11,8 @@ import { calibratedMinMagnitude, readLatestNoise } from '../regression/noise';
 import { METRICS } from '../regression/metrics';
 import type { ReportCell, ReportData, ReportHistory, ReportPoint } from './html';
 import { renderReport } from './html';
-import type { Row } from '../results/rows';
+import { tableObjectKey, type Row } from '../results/rows';
+import { tableDef } from '../results/schema';
 import { NotFoundError, type ObjectStore } from '../store';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
@@ -45,15 +46,24 @@ export function reportCellOf(row: Row): ReportCell {
   };
 }
 
-/** The time series of a cell from its interval rows: all base operations per bucket (intended latency). */
+/**
+ * The time series of a cell from its interval rows: all base operations per bucket (intended latency). A bucket
+ * without operations has no ops/s and no latency (null: a gap in the charts), not zeros.
+ */
 export function seriesOf(intervals: Row[]): ReportPoint[] {
   const base = /^(READ|UPDATE|INSERT|SCAN|DELETE|READ-MODIFY-WRITE)$/;
-  const byBucket = new Map<number, { t: number; ops: number; p50: number | null; p99: number | null }>();
+  const byBucket = new Map<
+    number,
+    { t: number; ops: number; count: number; p50: number | null; p99: number | null }
+  >();
   for (const r of intervals) {
     const op = String(r.op);
     const t = num(r, 'offset_seconds') ?? 0;
-    const b = byBucket.get(t) ?? { t, ops: 0, p50: null, p99: null };
-    if (base.test(op)) b.ops += num(r, 'ops_per_sec') ?? 0;
+    const b = byBucket.get(t) ?? { t, ops: 0, count: 0, p50: null, p99: null };
+    if (base.test(op)) {
+      b.ops += num(r, 'ops_per_sec') ?? 0;
+      b.count += num(r, 'count') ?? 0;
+    }
     // the worst operation's percentile in the bucket (the rows keep each operation's own)
     if (
       op === 'Intended-READ' ||
@@ -69,7 +79,7 @@ export function seriesOf(intervals: Row[]): ReportPoint[] {
   }
   return [...byBucket.values()]
     .sort((a, b) => a.t - b.t)
-    .map((b) => ({ t: b.t, opsPerSec: b.ops, p50: b.p50, p99: b.p99 }));
+    .map((b) => ({ t: b.t, opsPerSec: b.count > 0 ? b.ops : null, p50: b.p50, p99: b.p99 }));
 }
 
 export async function buildReportData(
@@ -78,6 +88,7 @@ export async function buildReportData(
   status: string,
 ): Promise<ReportData> {
   const plan = await readPlan(store, runId);
+  const run = checkRun(await store.getJson(contextKey(runId)));
   const cells: ReportCell[] = [];
   const series: Record<string, ReportPoint[]> = {};
   const notes: string[] = [];
@@ -96,13 +107,17 @@ export async function buildReportData(
     if (!startedAt && typeof result.row.window_start_ms === 'number')
       startedAt = new Date(result.row.window_start_ms).toISOString();
     cells.push(reportCellOf(result.row));
-    const keys = (await store.list('tables/intervals/')).filter((k) =>
-      k.endsWith(`/${runId}.${cell.id}.jsonl`),
-    );
+    // the cell's interval rows: one object, where AggregateCell wrote it (no listing of the table)
     const rows: Row[] = [];
-    for (const k of keys)
-      for (const line of (await store.get(k)).toString('utf8').split('\n'))
-        if (line.trim()) rows.push(JSON.parse(line) as Row);
+    const key = tableObjectKey(tableDef('intervals'), run, `${runId}.${cell.id}`);
+    const text = await store.get(key).then(
+      (b) => b.toString('utf8'),
+      (err: unknown) => {
+        if (err instanceof NotFoundError) return '';
+        throw err;
+      },
+    );
+    for (const line of text.split('\n')) if (line.trim()) rows.push(JSON.parse(line) as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
   }
   const history = await historyOf(store, runId).catch((err: unknown) => {

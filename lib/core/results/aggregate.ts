@@ -19,7 +19,9 @@
  *
  * Time series: every interval (warm-up and cool-down included) goes to bucket
  * floor((start − windowStart) / seriesMs) — buckets are aligned on the window start across all
- * processes, negative ones are warm-up. Per bucket and name: count, count ÷ bucket seconds, p50, p99, max.
+ * processes, negative ones are warm-up. Per bucket and name: count, the seconds its intervals cover (so a
+ * partial last bucket is not divided by the full bucket length), count ÷ those seconds, p50, p99, max (null
+ * when the bucket holds no operation).
  */
 import { InputError } from '../errors';
 import { Histogram } from '../hdr/histogram';
@@ -62,10 +64,18 @@ export interface OpStats extends LatencyStats {
 
 export interface SeriesPoint {
   count: number;
+  /** count ÷ seconds */
   opsPerSec: number;
-  p50: number;
-  p99: number;
-  max: number;
+  /**
+   * The time the bucket's intervals of this name cover: per log (one process), latest end − earliest start of
+   * its intervals starting in the bucket, averaged over the logs. The bucket length for a full bucket, less
+   * for the partial one at the end of a run.
+   */
+  seconds: number;
+  /** null when the bucket holds no operation (no operations: no latency) */
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
 }
 
 export interface SeriesBucket {
@@ -223,6 +233,8 @@ export async function aggregateCell(
   for (const name of names) {
     let total: Histogram | null = null;
     const buckets = new Map<number, Histogram>();
+    // per bucket, per log: [earliest start, latest end] of its intervals in the bucket
+    const spans = new Map<number, Map<string, [number, number]>>();
     await eachInterval(byName.get(name)!, (ref, iv) => {
       const d = decodeInterval(decoder, ref.uri, iv);
       intervalsRead++;
@@ -247,14 +259,29 @@ export async function aggregateCell(
       let bh = buckets.get(b);
       if (!bh) buckets.set(b, (bh = new Histogram(d)));
       bh.addSparse(d.indices, d.counts, d.n);
+      let perLog = spans.get(b);
+      if (!perLog) spans.set(b, (perLog = new Map()));
+      const span = perLog.get(ref.key);
+      if (!span) perLog.set(ref.key, [iv.startMs, iv.endMs]);
+      else {
+        if (iv.startMs < span[0]) span[0] = iv.startMs;
+        if (iv.endMs > span[1]) span[1] = iv.endMs;
+      }
     });
     const merged = total as Histogram | null;
     if (!merged) continue;
     totals.set(name, merged);
     for (const [b, h] of buckets) {
       const point = seriesByBucket.get(b) ?? {};
-      const [p50, p99] = h.valuesAtPercentiles([50, 99]);
-      point[name] = { count: h.totalCount, opsPerSec: h.totalCount / seriesSeconds, p50, p99, max: h.max };
+      const logs = [...spans.get(b)!.values()];
+      const seconds = logs.reduce((a, [from, to]) => a + (to - from), 0) / logs.length / 1000;
+      const count = h.totalCount;
+      const opsPerSec = seconds > 0 ? count / seconds : 0;
+      if (count === 0) point[name] = { count, opsPerSec, seconds, p50: null, p99: null, max: null };
+      else {
+        const [p50, p99] = h.valuesAtPercentiles([50, 99]);
+        point[name] = { count, opsPerSec, seconds, p50, p99, max: h.max };
+      }
       seriesByBucket.set(b, point);
     }
   }
