@@ -16,6 +16,7 @@ import {
   type RunContext,
 } from '../../lib/core/pipeline';
 import type { Clock } from '../../lib/core/ports';
+import { reportLink } from '../../lib/core/report/data';
 import { startMoto, type MotoServer } from '../support/moto';
 
 jest.setTimeout(60_000);
@@ -90,5 +91,11 @@ describe('Report on S3 (moto)', () => {
     expect(html).toBe((await store.get(key)).toString('utf8'));
     expect(html).toContain(cell0);
     expect(html).toContain(`cell ${cells[1]}: no result`);
+
+    // what `fleetbench status` prints: a fresh link, or none for a run without a report
+    const fresh = await reportLink(store, run.runId, 3600);
+    expect(fresh).toContain('X-Amz-Expires=3600');
+    expect(await (await fetch(fresh!)).text()).toBe(html);
+    expect(await reportLink(store, 'no-such-run', 3600)).toBeNull();
   });
 });

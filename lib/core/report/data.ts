@@ -181,3 +181,13 @@ export async function writeReport(store: ObjectStore, runId: string, status: str
   await store.put(key, renderReport(data), { contentType: 'text/html; charset=utf-8' });
   return key;
 }
+
+/** A link to the run's report (presigned on S3), or null when the run has none (yet). */
+export async function reportLink(
+  store: ObjectStore,
+  runId: string,
+  expiresInSeconds: number,
+): Promise<string | null> {
+  const key = reportKey(runId);
+  return (await store.exists(key)) ? store.link(key, expiresInSeconds) : null;
+}
