@@ -350,7 +350,7 @@ describe('fleetbench start', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).not.toContain('> Plan');
       const runId = /^run id (quickstart-\d{8}-\d{6})$/m.exec(r.stdout)?.[1];
-      expect(runId).toBeDefined();
+      expect(runId).toMatch(/^quickstart-\d{8}-\d{6}$/);
       expect(r.stdout).toContain(`fleetbench status ${runId}`);
       const execs = await executionsOf(server, machine);
       expect(execs.map((e) => e.name)).toEqual([runId]);

@@ -92,7 +92,9 @@ describe('rows from a real aggregation', () => {
 
   it('builds interval rows and a runs row, serialised as JSON lines', async () => {
     const rows = buildIntervalRows(meta, agg);
-    expect(rows.length).toBeGreaterThan(0);
+    // one row per (bucket, measurement name)
+    expect(rows).toHaveLength(agg.series.reduce((a, b) => a + Object.keys(b.ops).length, 0));
+    expect(rows.length).toBe(new Set(rows.map((r) => `${r.offset_seconds}/${r.op}`)).size);
     expect(rows.some((r) => r.in_window === false)).toBe(true);
     const total = rows.filter((r) => r.op === 'READ').reduce((a, r) => a + (r.count as number), 0);
     expect(total).toBe((await aggregateCell(await readCellDir(FIXTURE), {})).ops.READ.count);
