@@ -29,6 +29,10 @@ export function renderSchemaMarkdown(): string {
     "- Status counts (`status_*`) are YCSB's `Return=` totals over the whole run (YCSB reports no per-interval",
     '  statuses); `errors`, `error_rate` and `throttled_attempts` come from the HDR logs of the window.',
     '- A cell is `incomplete` when a process has no manifest, a non-zero exit code, no summary or no logs.',
+    '- `intervals`: an interval goes to the 10 s bucket its start falls in; `bucket_seconds` is the time the',
+    "  bucket's intervals cover (per process log, last end − first start, averaged over the logs), so the partial",
+    '  bucket at the end of a run is not divided by 10 s. A bucket without operations has `count` 0, `ops_per_sec`',
+    '  0 and null latencies (no operations: no latency); the report draws it as a gap.',
     '',
   ];
   for (const t of TABLES) {
