@@ -69,7 +69,7 @@ describe('cell input', () => {
   it('a process without its manifest makes the cell incomplete, naming it', async () => {
     const dir = copy();
     fs.rmSync(path.join(dir, 'loader-1/proc-0/manifest.json'));
-    const agg = (await aggregateCell(await readCellDir(dir), {}));
+    const agg = await aggregateCell(await readCellDir(dir), {});
     expect(agg.incomplete).toEqual([
       'loader-1/proc-0: no manifest.json (the agent did not finish this process)',
     ]);
@@ -80,7 +80,7 @@ describe('cell input', () => {
   it('a missing summary makes the cell incomplete, naming the process', async () => {
     const dir = copy();
     fs.rmSync(path.join(dir, 'loader-0/proc-1/summary.json'));
-    const agg = (await aggregateCell(await readCellDir(dir), {}));
+    const agg = await aggregateCell(await readCellDir(dir), {});
     expect(agg.incomplete).toEqual([
       'loader-0/proc-1: no summary.json (YCSB did not write its end-of-run summary)',
     ]);
