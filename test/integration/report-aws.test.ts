@@ -97,5 +97,8 @@ describe('Report on S3 (moto)', () => {
     expect(fresh).toContain('X-Amz-Expires=3600');
     expect(await (await fetch(fresh!)).text()).toBe(html);
     expect(await reportLink(store, 'no-such-run', 3600)).toBeNull();
+    // SigV4 allows 1 s to 7 days
+    await expect(store.link(key, 0)).rejects.toThrow(/link lifetime must be 1\.\.604800 s, got 0/);
+    await expect(store.link(key, 604801)).rejects.toThrow(/got 604801/);
   });
 });

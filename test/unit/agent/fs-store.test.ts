@@ -71,4 +71,12 @@ describe('store URIs', () => {
     );
     expect(() => openStore('gs://bucket/x')).toThrow(InputError);
   });
+
+  test("a local object's link is its file URI (nothing to sign)", async () => {
+    const store = new FsStore('/tmp/fb results');
+    expect(await store.link('runs/r1/report.html', 3600)).toBe(
+      'file:///tmp/fb%20results/runs/r1/report.html',
+    );
+    await expect(store.link('../x', 3600)).rejects.toThrow(InputError);
+  });
 });
