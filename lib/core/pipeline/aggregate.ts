@@ -2,7 +2,8 @@
  * AggregateCell: merge the raw outputs of every loader of a cell (HDR interval logs, summaries,
  * manifests) into result rows (tables `cells` and `intervals`), write them under `tables/`, keep
  * a small result.json per cell, and send the cell's metrics. The merging itself is
- * lib/core/results (histograms, never averaged percentiles).
+ * lib/core/results (histograms, never averaged percentiles); the logs stream from the store port into
+ * the decoder, one object at a time, with nothing written to disk.
  */
 import type { CellPlan } from '../plan';
 import type { MetricDatum, MetricsSink, ObjectStore } from '../ports';
