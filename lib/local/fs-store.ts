@@ -116,7 +116,7 @@ export class FsStore implements ObjectStore {
   }
 
   /** The object's file:// URI (a local file needs no signature; the lifetime does not apply). */
-  async link(key: string): Promise<string> {
+  async link(key: string, _expiresInSeconds?: number): Promise<string> {
     return this.uriOf(checkKey(key));
   }
 
