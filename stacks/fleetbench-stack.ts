@@ -47,7 +47,7 @@ export class FleetbenchStack extends Stack {
   constructor(scope: Construct, id: string, props: FleetbenchStackProps = {}) {
     super(scope, id, props);
     this.lake = new ResultsLake(this, 'Results', { rawExpireAfterDays: props.rawExpireAfterDays });
-    this.monitoring = new Monitoring(this, 'Monitoring');
+    this.monitoring = new Monitoring(this, 'Monitoring', { resultsBucketName: this.lake.bucket.bucketName });
     this.fleet = new LoaderFleet(this, 'Loaders', {
       resultsBucket: this.lake.bucket,
       ...(props.vpcId ? { vpc: ec2.Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId }) } : {}),

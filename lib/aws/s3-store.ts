@@ -1,7 +1,7 @@
 /**
  * The object store on S3 (`s3://bucket/prefix`), SDK v3. Errors come back as the project's own:
  * a missing object is NotFoundError, anything else a StoreError naming the object's URI.
- * `openStore(uri)` picks this or the filesystem store by the URI's scheme.
+ * `openStore(uri)` (lib/open-store.ts) picks this or the filesystem store by the URI's scheme.
  */
 import { readFile } from 'node:fs/promises';
 import {
@@ -12,6 +12,7 @@ import {
   S3Client,
   S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   Body,
   NotFoundError,
@@ -22,8 +23,8 @@ import {
   joinKey,
   parseJsonObject,
   parseStoreUri,
+  MAX_LINK_SECONDS,
 } from '../core/store';
-import { FsStore } from '../local/fs-store';
 
 export interface S3StoreOptions {
   /** A ready client (shared across stores); otherwise one is made from `clientConfig`. */
@@ -127,6 +128,21 @@ export class S3Store implements ObjectStore {
     await this.put(key, JSON.stringify(value, null, 2) + '\n', { contentType: 'application/json' });
   }
 
+  async link(key: string, expiresInSeconds: number): Promise<string> {
+    if (!(
+      Number.isInteger(expiresInSeconds) &&
+      expiresInSeconds >= 1 &&
+      expiresInSeconds <= MAX_LINK_SECONDS
+    )) {
+      throw new StoreError(
+        this.uriOf(key),
+        `link lifetime must be 1..${MAX_LINK_SECONDS} s, got ${expiresInSeconds}`,
+      );
+    }
+    const command = new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
+    return this.call(key, () => getSignedUrl(this.client, command, { expiresIn: expiresInSeconds }));
+  }
+
   child(prefix: string): ObjectStore {
     return new S3Store(`s3://${this.bucket}/${joinKey(this.prefix, checkKey(joinKey(prefix), 'prefix'))}`, {
       client: this.client,
@@ -156,17 +172,7 @@ export function translateS3Error(uri: string, err: unknown): Error {
 
 function guessContentType(key: string): string {
   if (key.endsWith('.json')) return 'application/json';
+  if (key.endsWith('.html')) return 'text/html; charset=utf-8';
   if (key.endsWith('.hdr') || key.endsWith('.log') || key.endsWith('.txt')) return 'text/plain';
   return 'application/octet-stream';
-}
-
-/** Opens the store a URI names: `s3://…` on S3, `file:///…` (or a plain path) on the local disk. */
-export function openStore(uri: string, options: S3StoreOptions = {}): ObjectStore {
-  if (uri.startsWith('s3://')) return new S3Store(uri, options);
-  if (uri.startsWith('file://')) {
-    parseStoreUri(uri);
-    return new FsStore(uri);
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri)) parseStoreUri(uri); // throws: unsupported scheme
-  return new FsStore(uri);
 }

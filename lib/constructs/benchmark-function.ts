@@ -56,16 +56,8 @@ export class BenchmarkFunction extends NodejsFunction {
         minify: true,
         target: 'node22',
         externalModules: ['@aws-sdk/*'],
-        // the cost model reads its price books from <module dir>/books (book.ts BOOKS_DIR): in a bundle
-        // that is the asset's root, so the books are copied there
+        // the price books are imported JSON (lib/core/cost/book.ts), bundled into the code
         loader: { '.json': 'json' },
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) => [
-            `cp -r "${path.join(PROJECT_ROOT, 'lib', 'core', 'cost', 'books')}" "${output}/books"`,
-          ],
-        },
       },
     });
     this.logGroupRef = logGroup;

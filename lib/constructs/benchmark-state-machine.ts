@@ -387,6 +387,9 @@ export class BenchmarkStateMachine extends Construct {
     runsRead(f.report);
     runsWrite(f.report);
     bucket.grantPut(f.report, 'tables/*');
+    // report.html reads the cells' interval rows, the spec's history (tables/*) and noise bands (noise/*)
+    bucket.grantRead(f.report, 'tables/*');
+    bucket.grantRead(f.report, 'noise/*');
     props.topic.grantPublish(f.report);
     // DetectRegressions: reads the spec's table partitions, writes changes rows, publishes the alert;
     // reads the spec's A/A noise calibrations and writes one after an A/A run (noise/spec_name=<spec>/)

@@ -34,13 +34,18 @@ export const REGRESSION_METRIC = 'Regression';
  * GenerateDataKey, and the alarm action then fails with "CloudWatch Alarms does not have authorization to
  * access the SNS topic encryption key").
  */
+export interface MonitoringProps {
+  /** The results bucket: the dashboard links to where the runs' HTML reports are (runs/<runId>/report.html). */
+  resultsBucketName?: string;
+}
+
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
   readonly topicKey: kms.Key;
   readonly regressionAlarm: cloudwatch.Alarm;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: MonitoringProps = {}) {
     super(scope, id);
     const stack = Stack.of(this);
     this.topicKey = new kms.Key(this, 'TopicKey', {
@@ -130,6 +135,19 @@ export class Monitoring extends Construct {
       dashboardName: `${stack.stackName}-fleetbench`,
       defaultInterval: Duration.days(1),
     });
+    if (props.resultsBucketName) {
+      const bucket = props.resultsBucketName;
+      this.dashboard.addWidgets(
+        new cloudwatch.TextWidget({
+          width: 24,
+          height: 2,
+          markdown:
+            `**Run reports** (HTML, the seeds' charts): \`s3://${bucket}/runs/<runId>/report.html\`, ` +
+            `[browse runs/ in the S3 console](https://console.aws.amazon.com/s3/buckets/${bucket}?region=${stack.region}&prefix=runs/). ` +
+            "Each run's SNS message and `fleetbench status <runId>` give a presigned link.",
+        }),
+      );
+    }
     this.dashboard.addWidgets(
       w('Intended P50 (µs)', [cell('IntendedP50')]),
       w('Intended P99 (µs)', [cell('IntendedP99')]),

@@ -52,7 +52,16 @@ export interface ObjectStore {
   child(prefix: string): ObjectStore;
   /** The URI of one key (for messages and manifests). */
   uriOf(key: string): string;
+  /**
+   * A link a person can open to read the object: on S3 an HTTPS GET URL presigned for `expiresInSeconds`
+   * (SigV4 allows at most 7 days, and the link dies with the signing credentials if they expire sooner);
+   * on disk its file:// URI. Presigning is local computation: nothing is sent, and the object need not exist.
+   */
+  link(key: string, expiresInSeconds: number): Promise<string>;
 }
+
+/** SigV4's longest presigned-URL lifetime (7 days). */
+export const MAX_LINK_SECONDS = 7 * 24 * 3600;
 
 export type StoreLocation =
   { scheme: 's3'; bucket: string; prefix: string } | { scheme: 'file'; dir: string };

@@ -115,6 +115,11 @@ export class FsStore implements ObjectStore {
     await this.put(key, JSON.stringify(value, null, 2) + '\n');
   }
 
+  /** The object's file:// URI (a local file needs no signature; the lifetime does not apply). */
+  async link(key: string, _expiresInSeconds?: number): Promise<string> {
+    return this.uriOf(checkKey(key));
+  }
+
   child(prefix: string): ObjectStore {
     return new FsStore(path.join(this.dir, ...checkKey(joinKey(prefix), 'prefix').split('/')));
   }

@@ -1,181 +1,12 @@
 /**
- * Builds the run report (lib/core/report) from what a run left in the object store: the plan, each
- * cell's result row, and the interval rows; writes `runs/<runId>/report.html`.
+ * The local mode's run report: the same code as the Report step (lib/core/report/data.ts) writes
+ * `runs/<runId>/report.html` into the results directory.
  */
 import * as path from 'node:path';
-import {
-  analyzeHistory,
-  cellKey,
-  checkRun,
-  contextKey,
-  readHistory,
-  readPlan,
-  readSpec,
-  type CellResult,
-} from '../core/pipeline';
-import { calibratedMinMagnitude, METRICS, readLatestNoise } from '../core/regression';
-import type { ReportCell, ReportData, ReportHistory, ReportPoint } from '../core/report/html';
-import { renderReport } from '../core/report/html';
-import type { Row } from '../core/results/rows';
-import { NotFoundError, type ObjectStore } from '../core/store';
+import { writeReport } from '../core/report/data';
+import type { ObjectStore } from '../core/store';
 
-const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
-
-export function reportCellOf(row: Row): ReportCell {
-  return {
-    cellId: String(row.cell_id),
-    target: String(row.target_id),
-    distribution: String(row.distribution),
-    readProportion: num(row, 'read_proportion') ?? 0,
-    targetOpsPerSec: num(row, 'target_ops_per_sec') ?? 0,
-    achievedOpsPerSec: num(row, 'achieved_ops_per_sec'),
-    goodOpsPerSec: num(row, 'good_ops_per_sec'),
-    attainment: num(row, 'attainment'),
-    intended: {
-      p50: num(row, 'all_intended_p50_us'),
-      p99: num(row, 'all_intended_p99_us'),
-      p999: num(row, 'all_intended_p999_us'),
-    },
-    service: {
-      p50: num(row, 'all_service_p50_us'),
-      p99: num(row, 'all_service_p99_us'),
-      p999: num(row, 'all_service_p999_us'),
-    },
-    errors: num(row, 'errors') ?? 0,
-    throttles: num(row, 'throttled_attempts') ?? 0,
-    monthlyCostProvisionedUsd: num(row, 'monthly_cost_provisioned_usd'),
-    monthlyCostOnDemandUsd: num(row, 'monthly_cost_on_demand_usd'),
-    monthlyCostUsd: num(row, 'monthly_cost_usd'),
-    incomplete: row.incomplete === true ? String(row.incomplete_reason ?? 'incomplete') : null,
-  };
-}
-
-/** The time series of a cell from its interval rows: all base operations per bucket (intended latency). */
-export function seriesOf(intervals: Row[]): ReportPoint[] {
-  const base = /^(READ|UPDATE|INSERT|SCAN|DELETE|READ-MODIFY-WRITE)$/;
-  const byBucket = new Map<number, { t: number; ops: number; p50: number | null; p99: number | null }>();
-  for (const r of intervals) {
-    const op = String(r.op);
-    const t = num(r, 'offset_seconds') ?? 0;
-    const b = byBucket.get(t) ?? { t, ops: 0, p50: null, p99: null };
-    if (base.test(op)) b.ops += num(r, 'ops_per_sec') ?? 0;
-    // the worst operation's percentile in the bucket (the rows keep each operation's own)
-    if (
-      op === 'Intended-READ' ||
-      op === 'Intended-UPDATE' ||
-      (op.startsWith('Intended-') && base.test(op.slice(9)))
-    ) {
-      const p50 = num(r, 'p50_us');
-      const p99 = num(r, 'p99_us');
-      if (p50 !== null) b.p50 = Math.max(b.p50 ?? 0, p50);
-      if (p99 !== null) b.p99 = Math.max(b.p99 ?? 0, p99);
-    }
-    byBucket.set(t, b);
-  }
-  return [...byBucket.values()]
-    .sort((a, b) => a.t - b.t)
-    .map((b) => ({ t: b.t, opsPerSec: b.ops, p50: b.p50, p99: b.p99 }));
-}
-
-export async function buildReportData(
-  store: ObjectStore,
-  runId: string,
-  status: string,
-): Promise<ReportData> {
-  const plan = await readPlan(store, runId);
-  // a local run is throttled as predicted only through the capacity emulator
-  const spec = await readSpec(store, runId).catch(() => null);
-  const emulated = spec?.local?.capacityEmulation !== false;
-  const cells: ReportCell[] = [];
-  const series: Record<string, ReportPoint[]> = {};
-  const notes: string[] = [];
-  let startedAt = '';
-  for (const cell of plan.cells) {
-    let result: CellResult;
-    try {
-      result = (await store.getJson(cellKey(runId, cell.id, 'result.json'))) as CellResult;
-    } catch (err) {
-      if (err instanceof NotFoundError) {
-        notes.push(`cell ${cell.id}: no result (the run ended before it was aggregated)`);
-        continue;
-      }
-      throw err;
-    }
-    if (!startedAt && typeof result.row.window_start_ms === 'number')
-      startedAt = new Date(result.row.window_start_ms).toISOString();
-    const local = cell.localPrediction ?? cell.prediction;
-    cells.push({
-      ...reportCellOf(result.row),
-      predicted:
-        emulated && local
-          ? { attainment: local.attainment, limitedBy: local.limitedBy, reason: local.reason }
-          : null,
-      predictedAws: cell.prediction
-        ? { attainment: cell.prediction.attainment, limitedBy: cell.prediction.limitedBy }
-        : null,
-    });
-    const keys = (await store.list('tables/intervals/')).filter((k) =>
-      k.endsWith(`/${runId}.${cell.id}.jsonl`),
-    );
-    const rows: Row[] = [];
-    for (const k of keys)
-      for (const line of (await store.get(k)).toString('utf8').split('\n'))
-        if (line.trim()) rows.push(JSON.parse(line) as Row);
-    series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
-  }
-  const history = await historyOf(store, runId).catch((err: unknown) => {
-    notes.push(`no history chart: ${(err as Error).message}`);
-    return [];
-  });
-  const noise = await readLatestNoise(store, plan.specName).catch((err: unknown) => {
-    notes.push(`no noise bands: ${(err as Error).message}`);
-    return undefined;
-  });
-  return {
-    runId,
-    specName: plan.specName,
-    startedAt: startedAt || 'unknown',
-    status,
-    cells,
-    series,
-    notes,
-    ...(history.length ? { history } : {}),
-    ...(noise ? { noise } : {}),
-  };
-}
-
-/**
- * The spec's history up to this run, read and analysed by the same code as the DetectRegressions step:
- * one chart per metric, one line per cell, x = the run's number in the spec's history (1 = oldest), change
- * points (confirmed or pending) marked. Empty when the spec has fewer than 2 runs.
- */
-export async function historyOf(store: ObjectStore, runId: string): Promise<ReportHistory[]> {
-  const run = checkRun(await store.getJson(contextKey(runId)));
-  const history = await readHistory(store, run);
-  const noise = await readLatestNoise(store, run.specName);
-  const analyses = analyzeHistory(history, run.specName, { minMagnitudeFor: calibratedMinMagnitude(noise) });
-  const times = new Map<string, number>();
-  for (const a of analyses) for (const p of a.points) times.set(p.runId, p.timeMs);
-  const runs = [...times.keys()].sort((x, y) => times.get(x)! - times.get(y)! || (x < y ? -1 : 1));
-  if (runs.length < 2) return [];
-  const number = new Map(runs.map((r, i) => [r, i + 1]));
-  const out: ReportHistory[] = [];
-  for (const m of METRICS) {
-    const mine = analyses.filter((a) => a.key.metric === m.id);
-    const series = mine
-      .map((a) => ({
-        name: a.key.cell,
-        points: a.points
-          .filter((p) => p.value !== null)
-          .map((p) => [number.get(p.runId)!, p.value!] as [number, number]),
-        changes: a.changes.map((c) => number.get(c.runId)!),
-      }))
-      .filter((s) => s.points.length > 0);
-    if (!series.length) continue;
-    out.push({ metric: m.id, unit: m.unit, points: [], changes: [], series });
-  }
-  return out;
-}
+export { buildReportData, historyOf, reportCellOf, seriesOf } from '../core/report/data';
 
 /** Writes the report into the store and returns its path on disk. */
 export async function writeRunReport(
@@ -184,8 +15,6 @@ export async function writeRunReport(
   runId: string,
   status: string,
 ): Promise<string> {
-  const data = await buildReportData(store, runId, status);
-  const key = `runs/${runId}/report.html`;
-  await store.put(key, renderReport(data));
+  const key = await writeReport(store, runId, status, { local: true });
   return path.join(resultsDir, ...key.split('/'));
 }

@@ -13,7 +13,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openStore } from '../../lib/aws/s3-store';
+import { openStore } from '../../lib/open-store';
 import { FsStore } from '../../lib/local/fs-store';
 import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { ensureLoaderBuilt } from '../../lib/local/maven';

@@ -106,7 +106,7 @@ describe('local mode end to end (2 cells × 15 s, 10,000 records)', () => {
   });
 
   it('writes an HTML report whose charts draw in headless Chromium', async () => {
-    expect(result.reportFile).toBeDefined();
+    expect(result.reportFile).toBe(path.join(resultsDir, 'runs', 'e2e-run', 'report.html'));
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();

@@ -3,7 +3,8 @@
  * server), with YCSB's BasicDB as the database so no DynamoDB is needed.
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { S3Store, openStore } from '../../lib/aws/s3-store';
+import { S3Store } from '../../lib/aws/s3-store';
+import { openStore } from '../../lib/open-store';
 import { NotFoundError } from '../../lib/core/store';
 import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
 import { loadJob } from '../../loader/agent/src/job';

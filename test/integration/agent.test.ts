@@ -7,7 +7,7 @@ import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openStore } from '../../lib/aws/s3-store';
+import { openStore } from '../../lib/open-store';
 import { decodeInterval, parseIntervalLog } from '../../lib/core/hdr/log';
 import { V2Decoder } from '../../lib/core/hdr/decode';
 import { FsStore } from '../../lib/local/fs-store';

@@ -176,6 +176,7 @@ async function createStack(
 async function executingWorld(
   stackName: string,
   failAt?: string,
+  withBucket = false,
 ): Promise<{ server: MotoServer; machine: string }> {
   const server = await startMoto();
   const cfg = await fetch(`${server.endpoint}/moto-api/config`, {
@@ -193,7 +194,7 @@ async function executingWorld(
       }),
     )
   ).stateMachineArn!;
-  await createStack(server, stackName, machine, false);
+  await createStack(server, stackName, machine, withBucket);
   return { server, machine };
 }
 
@@ -271,7 +272,7 @@ describe('fleetbench start', () => {
   });
 
   it('starts the stack\'s state machine with {"spec": <file>} and follows it state by state to SUCCEEDED (exit 0)', async () => {
-    const { server, machine } = await executingWorld('Fleetbench');
+    const { server, machine } = await executingWorld('Fleetbench', undefined, true);
     try {
       const r = await cliAt(server.endpoint, 'start', quickstartFile, '--name', 'quickstart-cli-ok');
       expect(r.stderr).toBe('');
@@ -337,6 +338,29 @@ describe('fleetbench start', () => {
         }),
       );
       expect(Date.parse(doc.stoppedAt)).toBeGreaterThanOrEqual(Date.parse(doc.startedAt));
+      // the Tasks ran as Pass states here: no report yet, so no link
+      expect(doc.reportUrl).toBeNull();
+
+      // once runs/<runId>/report.html is in the stack's bucket, status prints a presigned link that fetches it
+      const outputs = await new CloudFormationClient(server.clientConfig).send(
+        new DescribeStacksCommand({ StackName: 'Fleetbench' }),
+      );
+      const runBucket = outputs.Stacks![0]!.Outputs!.find(
+        (o) => o.OutputKey === 'ResultsBucket',
+      )!.OutputValue!;
+      const html = '<!doctype html><title>quickstart-cli-ok</title>';
+      await new S3Store(`s3://${runBucket}`, { clientConfig: server.clientConfig }).put(
+        'runs/quickstart-cli-ok/report.html',
+        html,
+      );
+      const t = await cliAt(server.endpoint, 'status', 'quickstart-cli-ok');
+      const url = /^report {5}(\S+)$/m.exec(t.stdout)?.[1];
+      expect(url).toMatch(
+        new RegExp(
+          `^${server.endpoint}/${runBucket}/runs/quickstart-cli-ok/report\\.html\\?.*X-Amz-Expires=86400`,
+        ),
+      );
+      expect(await (await fetch(url!)).text()).toBe(html);
     } finally {
       await server.stop();
     }
@@ -350,7 +374,7 @@ describe('fleetbench start', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).not.toContain('> Plan');
       const runId = /^run id (quickstart-\d{8}-\d{6})$/m.exec(r.stdout)?.[1];
-      expect(runId).toBeDefined();
+      expect(runId).toMatch(/^quickstart-\d{8}-\d{6}$/);
       expect(r.stdout).toContain(`fleetbench status ${runId}`);
       const execs = await executionsOf(server, machine);
       expect(execs.map((e) => e.name)).toEqual([runId]);

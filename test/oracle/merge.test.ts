@@ -5,8 +5,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readCellDir } from '../../lib/core/results/input';
+import { readCellDir } from '../../lib/local/cell-dir';
 import { aggregateCell, CellAggregate } from '../../lib/core/results/aggregate';
+import { parseIntervalLog } from '../../lib/core/hdr/log';
 import { oracleMerge, OracleMerge } from './oracle';
 
 const DIR = path.join(__dirname, '../fixtures/ycsb/fleet-small');
@@ -30,6 +31,35 @@ function manifests(): { startMs: number; endMs: number }[] {
     }
   }
   return out;
+}
+
+/**
+ * Per (1 s bucket, name): the seconds the bucket's intervals cover, recomputed here from the logs' own
+ * timestamps: per log, latest end − earliest start of its intervals starting in the bucket, averaged.
+ */
+function bucketSeconds(windowStartMs: number): Map<string, number> {
+  const spans = new Map<string, number[]>();
+  for (const l of fs.readdirSync(DIR)) {
+    for (const p of fs.readdirSync(path.join(DIR, l))) {
+      for (const f of fs.readdirSync(path.join(DIR, l, p)).filter((x) => x.endsWith('.hdr'))) {
+        const file = path.join(DIR, l, p, f);
+        const perBucket = new Map<number, [number, number]>();
+        for (const iv of parseIntervalLog(fs.readFileSync(file, 'utf8'), file).intervals) {
+          const b = Math.floor((iv.startMs - windowStartMs) / 1000);
+          const s = perBucket.get(b);
+          perBucket.set(
+            b,
+            s ? [Math.min(s[0], iv.startMs), Math.max(s[1], iv.endMs)] : [iv.startMs, iv.endMs],
+          );
+        }
+        for (const [b, [from, to]] of perBucket) {
+          const key = `${b}/${f.slice(0, -4)}`;
+          spans.set(key, [...(spans.get(key) ?? []), (to - from) / 1000]);
+        }
+      }
+    }
+  }
+  return new Map([...spans].map(([k, v]) => [k, v.reduce((a, b) => a + b, 0) / v.length]));
 }
 
 function compare(agg: CellAggregate, java: OracleMerge): void {
@@ -61,8 +91,8 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
   const cellStart = Math.min(...ms.map((m) => m.startMs));
   const cellEnd = Math.max(...ms.map((m) => m.endMs));
 
-  it('with a 3 s warm-up cut falling between intervals', () => {
-    const agg = aggregateCell(readCellDir(DIR), { warmupSeconds: 3, keepHistograms: true });
+  it('with a 3 s warm-up cut falling between intervals', async () => {
+    const agg = await aggregateCell(await readCellDir(DIR), { warmupSeconds: 3, keepHistograms: true });
     expect(agg.window.startMs).toBe(cellStart + 3000);
     expect(agg.window.endMs).toBe(cellEnd);
     const java = oracleMerge(DIR, { fromMs: cellStart + 3000, toMs: cellEnd, percentiles: PERCENTILES });
@@ -73,8 +103,8 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
     expect(agg.incomplete).toEqual([]);
   });
 
-  it('with warm-up and cool-down, and the 1 s time series bucket by bucket', () => {
-    const agg = aggregateCell(readCellDir(DIR), {
+  it('with warm-up and cool-down, and the 1 s time series bucket by bucket', async () => {
+    const agg = await aggregateCell(await readCellDir(DIR), {
       warmupSeconds: 2.5,
       cooldownSeconds: 2,
       seriesSeconds: 1,
@@ -87,14 +117,32 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
       percentiles: PERCENTILES,
     });
     compare(agg, java);
+    const seconds = bucketSeconds(agg.window.startMs);
     let buckets = 0;
+    let empty = 0;
+    let partial = 0;
     for (const [name, series] of Object.entries(java.series)) {
       for (const [b, s] of Object.entries(series)) {
-        if (s.count === 0) continue;
         const bucket = agg.series.find((x) => x.offsetSeconds === Number(b));
+        const sec = seconds.get(`${b}/${name}`)!;
+        if (sec < 0.9) partial++;
+        if (s.count === 0) {
+          // no operations: no latency (null, not 0), and 0 ops/s over the time the logs covered
+          expect(bucket?.ops[name]).toEqual({
+            count: 0,
+            opsPerSec: 0,
+            seconds: expect.closeTo(sec, 12),
+            p50: null,
+            p99: null,
+            max: null,
+          });
+          empty++;
+          continue;
+        }
         expect(bucket?.ops[name]).toEqual({
           count: s.count,
-          opsPerSec: s.count,
+          opsPerSec: expect.closeTo(s.count / sec, 9),
+          seconds: expect.closeTo(sec, 12),
           p50: s.percentiles['50'],
           p99: s.percentiles['99'],
           max: s.max,
@@ -103,10 +151,13 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
       }
     }
     expect(buckets).toBeGreaterThan(50);
+    // the fixture ends with a partial bucket (intervals of 0.047 s and 0.29 s) and holds empty ones
+    expect(partial).toBeGreaterThan(0);
+    expect(empty).toBeGreaterThan(0);
   });
 
-  it("over the whole run, success + failure samples equal YCSB's own Return= totals", () => {
-    const agg = aggregateCell(readCellDir(DIR), {});
+  it("over the whole run, success + failure samples equal YCSB's own Return= totals", async () => {
+    const agg = await aggregateCell(await readCellDir(DIR), {});
     for (const op of ['READ', 'UPDATE']) {
       const returns = Object.values(agg.statuses[op]).reduce((a, b) => a + b, 0);
       expect(agg.ops[op].count + agg.ops[`${op}-FAILED`].count).toBe(returns);

@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { InputError } from '../../core/errors';
-import { readCellDir } from '../../core/results/input';
+import { readCellDir } from '../../local/cell-dir';
 import { aggregateCell, CellAggregate } from '../../core/results/aggregate';
 
 interface AggregateFlags {
@@ -101,9 +101,9 @@ export function register(program: Command): void {
     .option('--target-ops <n>', "the cell's throughput target in ops/s (gives attainment)")
     .option('--series', 'include the 10 s time series in the JSON document')
     .option('--json', 'print one JSON document')
-    .action((dir: string, flags: AggregateFlags) => {
+    .action(async (dir: string, flags: AggregateFlags) => {
       const targetOpsPerSec = number('--target-ops', flags.targetOps, true);
-      const agg = aggregateCell(readCellDir(dir), {
+      const agg = await aggregateCell(await readCellDir(dir), {
         warmupSeconds: number('--warmup-seconds', flags.warmupSeconds, false),
         cooldownSeconds: number('--cooldown-seconds', flags.cooldownSeconds, false),
         ...(targetOpsPerSec !== undefined ? { targetOpsPerSec } : {}),

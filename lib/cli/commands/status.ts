@@ -1,12 +1,18 @@
 /**
  * `fleetbench status <executionArn | runId> [--stack <name>] [--region <r>] [--json]`: the execution's
- * status, the state it is in (or the last one it left), its timings and, when it failed, why.
+ * status, the state it is in (or the last one it left), its timings, when it failed, why, and once the
+ * Report step wrote it, a link to the run's HTML report (presigned for 24 h, from the stack's results bucket).
  */
 import type { Command } from 'commander';
+import { S3Store } from '../../aws/s3-store';
 import { SfnExecutions } from '../../aws/sfn-executions';
+import { reportLink } from '../../core/report/data';
 import { InputError } from '../../core/errors';
 import { executionState, runIdFromExecutionName, type ExecutionInfo } from '../../core/pipeline';
 import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
+
+/** Lifetime of the report link `status` prints. */
+const REPORT_LINK_SECONDS = 24 * 3600;
 
 interface StatusOptions extends AwsOptions {
   json?: boolean;
@@ -51,6 +57,21 @@ export function register(program: Command): void {
     } catch {
       runId = undefined;
     }
+    // the report link: a missing stack output or an unreadable bucket says why instead of failing the status
+    let reportUrl: string | null = null;
+    let reportProblem: string | null = null;
+    if (runId) {
+      try {
+        const bucket = (await stackOutputs(o)).get('ResultsBucket');
+        reportUrl = await reportLink(
+          new S3Store(`s3://${bucket}`, { clientConfig: config }),
+          runId,
+          REPORT_LINK_SECONDS,
+        );
+      } catch (err) {
+        reportProblem = (err as Error).message;
+      }
+    }
     const endMs = info.stopMs ?? Date.now();
     const doc = {
       executionArn: info.executionArn,
@@ -66,6 +87,7 @@ export function register(program: Command): void {
       lastState: st.last?.state ?? null,
       error: info.error ?? st.failure?.error ?? null,
       cause: info.cause ?? st.failure?.cause ?? null,
+      reportUrl,
     };
     if (o.json) {
       process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
@@ -87,6 +109,8 @@ export function register(program: Command): void {
     if (doc.lastState) lines.push(`last left  ${doc.lastState}`);
     if (info.status !== 'RUNNING' && info.status !== 'SUCCEEDED' && (doc.error || doc.cause))
       lines.push(`error      ${doc.error ?? ''}${doc.cause ? `: ${doc.cause}` : ''}`);
+    if (reportUrl) lines.push(`report     ${reportUrl}`, '           (link valid 24 h)');
+    else if (reportProblem) lines.push(`report     not available: ${reportProblem}`);
     process.stdout.write(lines.join('\n') + '\n');
   });
 }

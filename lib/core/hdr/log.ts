@@ -41,7 +41,27 @@ const YEAR_SEC = 365 * 24 * 3600.0;
 
 /** Parses the text of one log (no histogram decoding yet). */
 export function parseIntervalLog(text: string, file: string): ParsedLog {
-  const out: ParsedLog = { file, startTimeSec: null, baseTimeSec: null, formatVersion: null, intervals: [] };
+  const intervals: IntervalLine[] = [];
+  const header = scanIntervalLog(text, file, (iv) => void intervals.push(iv));
+  return { ...header, intervals };
+}
+
+/**
+ * Walks the text of one log line by line and hands each interval to `visit` as soon as it is read, so a
+ * caller can decode and merge it without keeping the log's intervals (the aggregator's streaming path).
+ * Returns the header fields.
+ */
+export function scanIntervalLog(
+  text: string,
+  file: string,
+  visit: (interval: IntervalLine) => void,
+): Omit<ParsedLog, 'intervals'> {
+  const out: Omit<ParsedLog, 'intervals'> = {
+    file,
+    startTimeSec: null,
+    baseTimeSec: null,
+    formatVersion: null,
+  };
   let observedBase = false;
   let startTimeSec = 0;
   let observedStart = false;
@@ -122,7 +142,7 @@ export function parseIntervalLog(text: string, file: string): ParsedLog {
     const absStart = ts + baseTimeSec;
     const absEnd = absStart + length;
     const payload = rest.slice(c3 + 1);
-    out.intervals.push({
+    visit({
       line: lineNo,
       startMs: Math.trunc(absStart * 1000.0),
       endMs: Math.trunc(absEnd * 1000.0),

@@ -2,16 +2,14 @@
  * AggregateCell: merge the raw outputs of every loader of a cell (HDR interval logs, summaries,
  * manifests) into result rows (tables `cells` and `intervals`), write them under `tables/`, keep
  * a small result.json per cell, and send the cell's metrics. The merging itself is
- * lib/core/results (histograms, never averaged percentiles).
+ * lib/core/results (histograms, never averaged percentiles); the logs stream from the store port into
+ * the decoder, one object at a time, with nothing written to disk.
  */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import type { CellPlan } from '../plan';
 import type { MetricDatum, MetricsSink, ObjectStore } from '../ports';
 import { InputError } from '../errors';
 import { aggregateCell as mergeCell } from '../results/aggregate';
-import { readCellDir } from '../results/input';
+import { readCell } from '../results/input';
 import {
   buildCellRow,
   buildIntervalRows,
@@ -35,18 +33,6 @@ export interface AggregateDeps {
   metrics: MetricsSink;
   /** Monthly cost of the target at the cell's achieved rate; default: the cost model with the newest price book. */
   cellCosts?: (cell: CellPlan, achievedOpsPerSec: number) => CellCosts;
-}
-
-/** Copies every object under `prefix` into `dir` (same relative paths). */
-export async function downloadPrefix(store: ObjectStore, prefix: string, dir: string): Promise<number> {
-  const keys = await store.list(prefix);
-  for (const key of keys) {
-    const rel = key.slice(prefix.length).replace(/^\/+/, '');
-    const file = path.join(dir, ...rel.split('/'));
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, await store.get(key));
-  }
-  return keys.length;
 }
 
 /** The cell's CloudWatch metrics (namespace Fleetbench; dimensions target, distribution, read ratio). */
@@ -88,51 +74,41 @@ export async function aggregateCellStep(
   const plan = await readPlan(deps.store, run.runId);
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
-  const dir = await mkdtemp(path.join(tmpdir(), 'fleetbench-agg-'));
-  try {
-    const rawPrefix = cellKey(run.runId, cell.id, 'raw');
-    const n = await downloadPrefix(deps.store, rawPrefix, dir);
-    if (n === 0) {
-      throw new InputError([
-        { path: deps.store.uriOf(rawPrefix), message: 'no loader output for this cell' },
-      ]);
-    }
-    const agg = mergeCell(readCellDir(dir), {
-      warmupSeconds: cell.warmupSeconds,
-      cooldownSeconds: cell.cooldownSeconds,
-      targetOpsPerSec: cell.targetOpsPerSec,
-    });
-    const meta: CellMeta = {
-      runId: run.runId,
-      specName: run.specName,
-      startedAtMs: run.startedAtMs,
-      cellId: cell.id,
-      targetId: cell.target,
-      targetKind: cell.targetKind,
-      distribution: cell.distributionLabel,
-      readProportion: cell.readProportion,
-      updateProportion: cell.updateProportion,
-    };
-    const costOf = deps.cellCosts ?? cellCostsFor(await readSpec(deps.store, run.runId));
-    const costs = costOf(cell, agg.achievedOpsPerSec);
-    const row = buildCellRow(meta, agg, costs);
-    const intervals = buildIntervalRows(meta, agg);
-    const cells = tableDef('cells');
-    const ints = tableDef('intervals');
-    const file = `${run.runId}.${cell.id}`;
-    await deps.store.put(tableObjectKey(cells, meta, file), toJsonLines(cells, [row]));
-    await deps.store.put(tableObjectKey(ints, meta, file), toJsonLines(ints, intervals));
-    const result: CellResult = { cellId: cell.id, row };
-    await deps.store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
-    const m = cellMetrics(cell, row);
-    await deps.metrics.put(m.dimensions, m.data);
-    return {
-      index: input.index,
-      next: input.index + 1,
-      cellId: cell.id,
-      incomplete: row.incomplete === true,
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const rawPrefix = cellKey(run.runId, cell.id, 'raw');
+  // the logs stream from the store into the decoder: nothing is written to disk (no loader output: InputError)
+  const agg = await mergeCell(await readCell(deps.store, rawPrefix), {
+    warmupSeconds: cell.warmupSeconds,
+    cooldownSeconds: cell.cooldownSeconds,
+    targetOpsPerSec: cell.targetOpsPerSec,
+  });
+  const meta: CellMeta = {
+    runId: run.runId,
+    specName: run.specName,
+    startedAtMs: run.startedAtMs,
+    cellId: cell.id,
+    targetId: cell.target,
+    targetKind: cell.targetKind,
+    distribution: cell.distributionLabel,
+    readProportion: cell.readProportion,
+    updateProportion: cell.updateProportion,
+  };
+  const costOf = deps.cellCosts ?? cellCostsFor(await readSpec(deps.store, run.runId));
+  const costs = costOf(cell, agg.achievedOpsPerSec);
+  const row = buildCellRow(meta, agg, costs);
+  const intervals = buildIntervalRows(meta, agg);
+  const cells = tableDef('cells');
+  const ints = tableDef('intervals');
+  const file = `${run.runId}.${cell.id}`;
+  await deps.store.put(tableObjectKey(cells, meta, file), toJsonLines(cells, [row]));
+  await deps.store.put(tableObjectKey(ints, meta, file), toJsonLines(ints, intervals));
+  const result: CellResult = { cellId: cell.id, row };
+  await deps.store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
+  const m = cellMetrics(cell, row);
+  await deps.metrics.put(m.dimensions, m.data);
+  return {
+    index: input.index,
+    next: input.index + 1,
+    cellId: cell.id,
+    incomplete: row.incomplete === true,
+  };
 }

@@ -56,6 +56,8 @@ export const contextKey = (runId: string): string => runKey(runId, 'context.json
 export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
 export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
 export const summaryKey = (runId: string): string => runKey(runId, 'summary.json');
+/** The run's HTML report (written by the Report step, and by the local mode whatever the outcome). */
+export const reportKey = (runId: string): string => runKey(runId, 'report.html');
 export const cellKey = (runId: string, cellId: string, ...rest: string[]): string =>
   runKey(runId, 'cells', cellId, ...rest);
 export const loadKey = (runId: string, target: string, ...rest: string[]): string =>

@@ -1,8 +1,10 @@
 /**
- * Report: the run row (table `runs`), summary.json (per cell: the headline numbers), and a
- * notification. Cells without a result (never aggregated) count as incomplete.
+ * Report: the run row (table `runs`), summary.json (per cell: the headline numbers), the HTML report
+ * (`runs/<runId>/report.html`, the same renderer as the local mode) and a notification with a link to it
+ * (presigned on S3). Cells without a result (never aggregated) count as incomplete.
  */
-import { NotFoundError } from '../store';
+import { MAX_LINK_SECONDS, NotFoundError } from '../store';
+import { writeReport } from '../report/data';
 import type { Clock, Notifier, ObjectStore } from '../ports';
 import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
@@ -40,7 +42,13 @@ const n = (r: Row | undefined, k: string): number | null =>
 export async function report(
   input: { run: unknown; status?: 'SUCCEEDED' | 'FAILED' | 'ABORTED'; region?: string | null },
   deps: { store: ObjectStore; notifier: Notifier; clock: Clock },
-): Promise<{ runId: string; cells: number; incomplete: number; summaryUri: string }> {
+): Promise<{
+  runId: string;
+  cells: number;
+  incomplete: number;
+  summaryUri: string;
+  reportUri: string | null;
+}> {
   const run = checkRun(input.run);
   const plan = await readPlan(deps.store, run.runId);
   const rows: (Row | undefined)[] = [];
@@ -102,6 +110,16 @@ export async function report(
     }),
   };
   await deps.store.putJson(summaryKey(run.runId), summary);
+  // The report is a view of what is stored: a renderer failure must not cost the run its notification.
+  let reportLine: string;
+  let reportUri: string | null = null;
+  try {
+    const key = await writeReport(deps.store, run.runId, status);
+    reportUri = deps.store.uriOf(key);
+    reportLine = `Report: ${await deps.store.link(key, MAX_LINK_SECONDS)}\n(${reportUri}; the link expires within 7 days, \`fleetbench status ${run.runId}\` gives a fresh one)`;
+  } catch (err) {
+    reportLine = `Report: not written (${(err as Error).message})`;
+  }
   const incomplete = summary.cells.filter((c) => c.incomplete).length;
   const lines = summary.cells.map(
     (c) =>
@@ -116,6 +134,7 @@ export async function report(
       '',
       ...lines,
       '',
+      reportLine,
       `Summary: ${deps.store.uriOf(summaryKey(run.runId))}`,
     ].join('\n'),
   );
@@ -124,5 +143,6 @@ export async function report(
     cells: plan.cells.length,
     incomplete,
     summaryUri: deps.store.uriOf(summaryKey(run.runId)),
+    reportUri,
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../spec/workload';
 import { sizeTarget, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
+import { distributionSlug, pct } from './grid';
 import { loadPriceBook } from '../cost/book';
 import { CQL_TABLE, externalJobProperties } from '../cluster';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
@@ -116,16 +117,6 @@ export const MANAGED_PROPERTIES = [
   'exportfile',
   'table',
 ] as const;
-
-/** A number as it should appear in an id: 0.95 -> "95", 0.975 -> "97p5". */
-function pct(x: number): string {
-  return String(Math.round(x * 100 * 1e6) / 1e6).replace('.', 'p');
-}
-
-function distributionSlug(d: ReturnType<typeof distributionInfo>): string {
-  if (d.type !== 'hotspot') return d.type;
-  return `hotspot-${pct(Number(d.properties.hotspotdatafraction))}-${pct(Number(d.properties.hotspotopnfraction))}`;
-}
 
 /** Evenly splits `total` over `parts`; the first `total % parts` parts get one more. */
 export function splitEvenly(total: number, parts: number): number[] {

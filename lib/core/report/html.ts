@@ -43,7 +43,8 @@ export interface ReportCell {
 export interface ReportPoint {
   /** Seconds since the cell's measured window began. */
   t: number;
-  opsPerSec: number;
+  /** null when the bucket holds no operation (drawn as a gap) */
+  opsPerSec: number | null;
   p50: number | null;
   p99: number | null;
 }
@@ -252,7 +253,7 @@ export function renderReport(d: ReportData): string {
         title: `${c.cellId}: ops/s over time`,
         xLabel: 'seconds',
         yLabel: 'ops/s',
-        series: [{ name: 'ops/s', points: pts.map((p) => [p.t, p.opsPerSec] as [number, number]) }],
+        series: [{ name: 'ops/s', points: pts.map((p) => [p.t, p.opsPerSec] as [number, number | null]) }],
         height: 240,
       }),
     );
@@ -263,14 +264,9 @@ export function renderReport(d: ReportData): string {
         xLabel: 'seconds',
         yLabel: 'latency (ms)',
         series: [
-          {
-            name: 'P50',
-            points: pts.filter((p) => p.p50 !== null).map((p) => [p.t, ms(p.p50)!] as [number, number]),
-          },
-          {
-            name: 'P99',
-            points: pts.filter((p) => p.p99 !== null).map((p) => [p.t, ms(p.p99)!] as [number, number]),
-          },
+          // an empty bucket has no latency: a gap in the line, not a zero
+          { name: 'P50', points: pts.map((p) => [p.t, ms(p.p50)] as [number, number | null]) },
+          { name: 'P99', points: pts.map((p) => [p.t, ms(p.p99)] as [number, number | null]) },
         ],
         logY: true,
         height: 240,

@@ -6,7 +6,8 @@
 
 export interface Series {
   name: string;
-  points: [number, number][];
+  /** [x, y]; a null y is a gap: the line breaks there (no data is not zero). */
+  points: [number, number | null][];
   /** Points to mark (e.g. change points), as x values present in `points`. */
   marks?: number[];
 }
@@ -84,7 +85,9 @@ export function lineChart(o: LineChartOptions): string {
   const m = { l: 64, r: 16, t: 28, b: 44 };
   const pw = W - m.l - m.r;
   const ph = H - m.t - m.b - 18 * Math.ceil(o.series.length / 3);
-  const all = o.series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+  const all = o.series
+    .flatMap((s) => s.points)
+    .filter((p): p is [number, number] => Number.isFinite(p[0]) && p[1] !== null && Number.isFinite(p[1]));
   if (all.length === 0) {
     return `<figure class="chart" data-chart="${escapeXml(o.id)}" data-empty="true"><figcaption>${escapeXml(o.title)}</figcaption><p class="empty">no data</p></figure>`;
   }
@@ -139,13 +142,23 @@ export function lineChart(o: LineChartOptions): string {
   );
   o.series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length]!;
-    const pts = s.points
-      .filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!logY || y > 0))
-      .sort((a, b) => a[0] - b[0]);
+    const sorted = s.points.filter(([x]) => Number.isFinite(x)).sort((a, b) => a[0] - b[0]);
+    const drawable = (y: number | null): y is number => y !== null && Number.isFinite(y) && (!logY || y > 0);
+    const pts = sorted.filter((p): p is [number, number] => drawable(p[1]));
     if (pts.length === 0) return;
-    const d = pts.map(([x, y], k) => `${k ? 'L' : 'M'}${xPos(x).toFixed(1)},${yPos(y).toFixed(1)}`).join(' ');
+    // a gap (null y) ends the line; the next point starts a new one
+    const d: string[] = [];
+    let pen = false;
+    for (const [x, y] of sorted) {
+      if (!drawable(y)) {
+        pen = false;
+        continue;
+      }
+      d.push(`${pen ? 'L' : 'M'}${xPos(x).toFixed(1)},${yPos(y).toFixed(1)}`);
+      pen = true;
+    }
     parts.push(`<g data-series="${escapeXml(s.name)}" data-points="${pts.length}">`);
-    parts.push(`<path class="line" d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`);
+    parts.push(`<path class="line" d="${d.join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`);
     for (const [x, y] of pts) {
       parts.push(
         `<circle cx="${xPos(x).toFixed(1)}" cy="${yPos(y).toFixed(1)}" r="2.5" fill="${color}"><title>${escapeXml(s.name)}: ${fmtNum(x)} → ${fmtNum(y)}</title></circle>`,

@@ -13,17 +13,22 @@
  *   measuredSeconds = (latest end − earliest start of the counted intervals) / 1000: the span in which
  *   the counted operations happened; every ops/s figure divides by it.
  *
+ * Streaming: the logs are read from the store one object at a time (a few fetched ahead), name by name, and
+ * every interval is decoded and merged as its line is read; no log's text or intervals outlive its merge,
+ * so memory is one name's histograms plus the objects in flight, whatever the fleet's size.
+ *
  * Time series: every interval (warm-up and cool-down included) goes to bucket
  * floor((start − windowStart) / seriesMs) — buckets are aligned on the window start across all
- * processes, negative ones are warm-up. Per bucket and name: count, count ÷ bucket seconds, p50, p99, max.
+ * processes, negative ones are warm-up. Per bucket and name: count, the seconds its intervals cover (so a
+ * partial last bucket is not divided by the full bucket length), count ÷ those seconds, p50, p99, max (null
+ * when the bucket holds no operation).
  */
 import { InputError } from '../errors';
 import { Histogram } from '../hdr/histogram';
 import { V2Decoder } from '../hdr/decode';
-import { decodeInterval, parseIntervalLog, ParsedLog } from '../hdr/log';
-import { CellInput } from './input';
+import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';
+import type { CellInput, LogRef } from './input';
 import { BASE_OPS, classifyName, isIgnoredName } from './names';
-import * as fs from 'node:fs';
 
 export interface AggregateOptions {
   warmupSeconds?: number;
@@ -32,8 +37,8 @@ export interface AggregateOptions {
   targetOpsPerSec?: number;
   /** time-series bucket length, default 10 s */
   seriesSeconds?: number;
-  /** reads a log's text; defaults to fs.readFileSync */
-  readText?: (path: string) => string;
+  /** how many log objects to fetch ahead of the one being decoded (default 4) */
+  prefetch?: number;
   /** also return the merged window histograms per name (tests, further analysis) */
   keepHistograms?: boolean;
 }
@@ -59,10 +64,18 @@ export interface OpStats extends LatencyStats {
 
 export interface SeriesPoint {
   count: number;
+  /** count ÷ seconds */
   opsPerSec: number;
-  p50: number;
-  p99: number;
-  max: number;
+  /**
+   * The time the bucket's intervals of this name cover: per log (one process), latest end − earliest start of
+   * its intervals starting in the bucket, averaged over the logs. The bucket length for a full bucket, less
+   * for the partial one at the end of a run.
+   */
+  seconds: number;
+  /** null when the bucket holds no operation (no operations: no latency) */
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
 }
 
 export interface SeriesBucket {
@@ -126,12 +139,28 @@ export function latencyStats(h: Histogram): LatencyStats {
   return { count: h.totalCount, mean: h.mean, min: h.min, max: h.max, p50, p90, p95, p99, p999, p9999 };
 }
 
-interface LoadedLog {
-  log: ParsedLog;
-  name: string;
+/** Yields the objects' bytes in order, with up to `ahead` reads in flight. */
+async function* fetchInOrder(
+  input: CellInput,
+  refs: readonly LogRef[],
+  ahead: number,
+): AsyncGenerator<{ ref: LogRef; text: string }> {
+  const pending: Promise<Buffer>[] = [];
+  let next = 0;
+  const fill = (): void => {
+    while (next < refs.length && pending.length < ahead) pending.push(input.source.get(refs[next++]!.key));
+  };
+  for (let i = 0; i < refs.length; i++) {
+    fill();
+    const bytes = await pending.shift()!;
+    yield { ref: refs[i]!, text: bytes.toString('latin1') };
+  }
 }
 
-export function aggregateCell(input: CellInput, options: AggregateOptions = {}): CellAggregate {
+export async function aggregateCell(
+  input: CellInput,
+  options: AggregateOptions = {},
+): Promise<CellAggregate> {
   const warmupSeconds = nonNegative(options.warmupSeconds ?? 0, 'warmupSeconds');
   const cooldownSeconds = nonNegative(options.cooldownSeconds ?? 0, 'cooldownSeconds');
   const seriesSeconds = options.seriesSeconds ?? 10;
@@ -141,36 +170,50 @@ export function aggregateCell(input: CellInput, options: AggregateOptions = {}):
   if (target !== undefined && !(target > 0 && Number.isFinite(target))) {
     throw new InputError([{ path: 'targetOpsPerSec', message: 'must be a positive number' }]);
   }
-  const readText = options.readText ?? ((p: string) => fs.readFileSync(p, 'utf8'));
+  const ahead = Math.max(1, options.prefetch ?? 4);
 
-  // 1. parse every log (texts only; histograms are decoded name by name below)
-  const byName = new Map<string, LoadedLog[]>();
-  let firstStart = Infinity;
-  let lastEnd = -Infinity;
+  // 1. the logs, by measurement name (nothing read yet)
+  const byName = new Map<string, LogRef[]>();
   for (const proc of input.processes) {
     for (const lf of proc.logs) {
       if (isIgnoredName(lf.name)) continue;
-      const log = parseIntervalLog(readText(lf.path), lf.path);
-      for (const iv of log.intervals) {
-        if (iv.startMs < firstStart) firstStart = iv.startMs;
-        if (iv.endMs > lastEnd) lastEnd = iv.endMs;
-      }
       const list = byName.get(lf.name) ?? [];
-      list.push({ log, name: lf.name });
+      list.push(lf);
       byName.set(lf.name, list);
     }
   }
+  const names = [...byName.keys()].sort();
+  const eachInterval = async (
+    refs: readonly LogRef[],
+    visit: (ref: LogRef, iv: IntervalLine) => void,
+  ): Promise<void> => {
+    for await (const { ref, text } of fetchInOrder(input, refs, ahead)) {
+      scanIntervalLog(text, ref.uri, (iv) => visit(ref, iv));
+    }
+  };
 
-  // 2. the window
+  // 2. the window: from the manifests; with none at all, from the logs' own span (one extra pass)
   const manifests = input.processes.map((p) => p.manifest).filter((m) => m !== null);
-  const cellStartMs = manifests.length ? Math.min(...manifests.map((m) => m.startMs)) : firstStart;
-  const cellEndMs = manifests.length ? Math.max(...manifests.map((m) => m.endMs)) : lastEnd;
+  let cellStartMs = Infinity;
+  let cellEndMs = -Infinity;
+  if (manifests.length) {
+    cellStartMs = Math.min(...manifests.map((m) => m.startMs));
+    cellEndMs = Math.max(...manifests.map((m) => m.endMs));
+  } else {
+    await eachInterval(
+      names.flatMap((n) => byName.get(n)!),
+      (_, iv) => {
+        if (iv.startMs < cellStartMs) cellStartMs = iv.startMs;
+        if (iv.endMs > cellEndMs) cellEndMs = iv.endMs;
+      },
+    );
+  }
   const startMs = cellStartMs + warmupSeconds * 1000;
   const endMs = cellEndMs - cooldownSeconds * 1000;
   if (Number.isFinite(cellStartMs) && endMs <= startMs) {
     throw new InputError([
       {
-        path: input.dir,
+        path: input.uri,
         message:
           `warm-up ${warmupSeconds} s and cool-down ${cooldownSeconds} s leave no measured window ` +
           `(the cell ran ${(cellEndMs - cellStartMs) / 1000} s)`,
@@ -178,7 +221,7 @@ export function aggregateCell(input: CellInput, options: AggregateOptions = {}):
     ]);
   }
 
-  // 3. merge, name by name (bounded memory: one name's series at a time)
+  // 3. merge, name by name (bounded memory: one name's series at a time), decoding as the lines are read
   const decoder = new V2Decoder();
   const ops: Record<string, OpStats> = {};
   const totals = new Map<string, Histogram>();
@@ -187,42 +230,58 @@ export function aggregateCell(input: CellInput, options: AggregateOptions = {}):
   let measuredEnd = -Infinity;
   let intervalsRead = 0;
   let intervalsCounted = 0;
-  for (const name of [...byName.keys()].sort()) {
+  for (const name of names) {
     let total: Histogram | null = null;
     const buckets = new Map<number, Histogram>();
-    for (const { log } of byName.get(name)!) {
-      for (const iv of log.intervals) {
-        const d = decodeInterval(decoder, log.file, iv);
-        intervalsRead++;
-        total ??= new Histogram(d);
-        if (!total.sameLayout(d)) {
-          throw new InputError([
-            {
-              path: `${log.file}:${iv.line}`,
-              message:
-                `histogram layout (lowest ${d.lowestDiscernibleValue}, ${d.significantDigits} digits) differs from ` +
-                `other ${name} intervals (lowest ${total.lowestDiscernibleValue}, ${total.significantDigits} digits)`,
-            },
-          ]);
-        }
-        if (iv.startMs >= startMs && iv.startMs < endMs) {
-          total.addSparse(d.indices, d.counts, d.n);
-          intervalsCounted++;
-          if (iv.startMs < measuredStart) measuredStart = iv.startMs;
-          if (iv.endMs > measuredEnd) measuredEnd = iv.endMs;
-        }
-        const b = Math.floor((iv.startMs - startMs) / seriesMs);
-        let bh = buckets.get(b);
-        if (!bh) buckets.set(b, (bh = new Histogram(d)));
-        bh.addSparse(d.indices, d.counts, d.n);
+    // per bucket, per log: [earliest start, latest end] of its intervals in the bucket
+    const spans = new Map<number, Map<string, [number, number]>>();
+    await eachInterval(byName.get(name)!, (ref, iv) => {
+      const d = decodeInterval(decoder, ref.uri, iv);
+      intervalsRead++;
+      total ??= new Histogram(d);
+      if (!total.sameLayout(d)) {
+        throw new InputError([
+          {
+            path: `${ref.uri}:${iv.line}`,
+            message:
+              `histogram layout (lowest ${d.lowestDiscernibleValue}, ${d.significantDigits} digits) differs from ` +
+              `other ${name} intervals (lowest ${total.lowestDiscernibleValue}, ${total.significantDigits} digits)`,
+          },
+        ]);
       }
-    }
-    if (!total) continue;
-    totals.set(name, total);
+      if (iv.startMs >= startMs && iv.startMs < endMs) {
+        total.addSparse(d.indices, d.counts, d.n);
+        intervalsCounted++;
+        if (iv.startMs < measuredStart) measuredStart = iv.startMs;
+        if (iv.endMs > measuredEnd) measuredEnd = iv.endMs;
+      }
+      const b = Math.floor((iv.startMs - startMs) / seriesMs);
+      let bh = buckets.get(b);
+      if (!bh) buckets.set(b, (bh = new Histogram(d)));
+      bh.addSparse(d.indices, d.counts, d.n);
+      let perLog = spans.get(b);
+      if (!perLog) spans.set(b, (perLog = new Map()));
+      const span = perLog.get(ref.key);
+      if (!span) perLog.set(ref.key, [iv.startMs, iv.endMs]);
+      else {
+        if (iv.startMs < span[0]) span[0] = iv.startMs;
+        if (iv.endMs > span[1]) span[1] = iv.endMs;
+      }
+    });
+    const merged = total as Histogram | null;
+    if (!merged) continue;
+    totals.set(name, merged);
     for (const [b, h] of buckets) {
       const point = seriesByBucket.get(b) ?? {};
-      const [p50, p99] = h.valuesAtPercentiles([50, 99]);
-      point[name] = { count: h.totalCount, opsPerSec: h.totalCount / seriesSeconds, p50, p99, max: h.max };
+      const logs = [...spans.get(b)!.values()];
+      const seconds = logs.reduce((a, [from, to]) => a + (to - from), 0) / logs.length / 1000;
+      const count = h.totalCount;
+      const opsPerSec = seconds > 0 ? count / seconds : 0;
+      if (count === 0) point[name] = { count, opsPerSec, seconds, p50: null, p99: null, max: null };
+      else {
+        const [p50, p99] = h.valuesAtPercentiles([50, 99]);
+        point[name] = { count, opsPerSec, seconds, p50, p99, max: h.max };
+      }
       seriesByBucket.set(b, point);
     }
   }

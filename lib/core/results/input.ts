@@ -1,18 +1,20 @@
 /**
- * Reads one cell's raw outputs as the loader agent lays them out:
+ * Reads one cell's raw outputs from the object store, as the loader agent lays them out under the cell's
+ * `raw/` prefix (the same layout in S3 and in a local directory):
  *
- *   <dir>/loader-<i>/proc-<j>/
+ *   loader-<i>/proc-<j>/
  *       <NAME>.hdr       one HdrHistogram interval log per measurement name (READ.hdr, Intended-READ.hdr, ...)
  *       summary.json     YCSB JSONArrayMeasurementsExporter output (summary.txt: the text exporter's)
  *       stderr.log       YCSB's status lines (not read here)
  *       manifest.json    written by the agent: { loader, process, exitCode, startMs, endMs, host, phase, ... }
  *
+ * Only the small objects (manifests, summaries) are read here; the interval logs are named (`LogRef`) and
+ * read one at a time by the aggregator, which decodes them as it goes (lib/core/results/aggregate.ts).
  * Missing pieces that make a cell incomplete (a process without manifest, a non-zero exit code, no summary,
- * no logs) are recorded as problems; unreadable or malformed files are InputErrors naming the file.
+ * no logs) are recorded as problems; unreadable or malformed objects are InputErrors naming the object.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { InputError, Issue } from '../errors';
+import type { ObjectStore } from '../store';
 import { parseSummary, YcsbSummary } from './summary';
 
 export interface Manifest {
@@ -25,10 +27,16 @@ export interface Manifest {
   phase?: string;
 }
 
-export interface LogFile {
-  /** measurement name = file name without `.hdr` */
+/** What the cell reader needs of the store: list once, then read objects. */
+export type CellSource = Pick<ObjectStore, 'uri' | 'list' | 'get' | 'uriOf'>;
+
+export interface LogRef {
+  /** measurement name = object name without `.hdr` */
   name: string;
-  path: string;
+  /** the object's key in the source */
+  key: string;
+  /** the object's URI (for messages) */
+  uri: string;
 }
 
 export interface ProcessInput {
@@ -36,89 +44,102 @@ export interface ProcessInput {
   process: number;
   /** `loader-<i>/proc-<j>` */
   label: string;
-  dir: string;
   manifest: Manifest | null;
   summary: YcsbSummary | null;
-  logs: LogFile[];
+  logs: LogRef[];
   /** reasons this process makes its cell incomplete */
   problems: string[];
 }
 
 export interface CellInput {
-  dir: string;
+  /** URI of the cell's raw outputs (for messages) */
+  uri: string;
+  /** where the logs are read from */
+  source: Pick<ObjectStore, 'get'>;
   processes: ProcessInput[];
 }
 
 const LOADER_DIR = /^loader-(\d+)$/;
 const PROC_DIR = /^proc-(\d+)$/;
 
-export function readCellDir(dir: string): CellInput {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(dir);
-  } catch {
+/** Reads the manifests and summaries of every `loader-<i>/proc-<j>/` under `prefix` ('' = the source's root). */
+export async function readCell(source: CellSource, prefix = ''): Promise<CellInput> {
+  const base = prefix === '' ? '' : prefix.replace(/\/+$/, '') + '/';
+  const uri = base === '' ? source.uri : source.uriOf(base.slice(0, -1));
+  // loader index -> proc index -> object names
+  const tree = new Map<number, Map<number, string[]>>();
+  for (const key of await source.list(base)) {
+    const parts = key.slice(base.length).split('/');
+    const l = LOADER_DIR.exec(parts[0] ?? '');
+    if (!l || parts.length < 2) continue;
+    const procs = tree.get(Number(l[1])) ?? new Map<number, string[]>();
+    tree.set(Number(l[1]), procs);
+    const p = PROC_DIR.exec(parts[1] ?? '');
+    if (!p || parts.length !== 3) continue;
+    const names = procs.get(Number(p[1])) ?? [];
+    names.push(parts[2]!);
+    procs.set(Number(p[1]), names);
+  }
+  if (tree.size === 0) {
     throw new InputError([
-      { path: dir, message: 'no such directory (expected loader-<i>/proc-<j>/ outputs)' },
+      {
+        path: uri,
+        message: 'empty: no loader output (expected loader-<i>/proc-<j>/ objects holding YCSB outputs)',
+      },
     ]);
   }
-  if (!st.isDirectory()) throw new InputError([{ path: dir, message: 'not a directory' }]);
   const processes: ProcessInput[] = [];
-  for (const l of sortedMatches(dir, LOADER_DIR)) {
-    const loaderDir = path.join(dir, l.name);
-    const procs = sortedMatches(loaderDir, PROC_DIR);
-    if (procs.length === 0) {
-      throw new InputError([{ path: loaderDir, message: 'loader directory holds no proc-<j>/ directories' }]);
+  for (const [loader, procs] of [...tree].sort((a, b) => a[0] - b[0])) {
+    if (procs.size === 0) {
+      throw new InputError([
+        { path: `${uri}/loader-${loader}`, message: 'loader holds no proc-<j>/ outputs' },
+      ]);
     }
-    for (const p of procs) processes.push(readProcess(path.join(loaderDir, p.name), l.index, p.index));
+    for (const [proc, names] of [...procs].sort((a, b) => a[0] - b[0])) {
+      const dir = `${base}loader-${loader}/proc-${proc}/`;
+      processes.push(await readProcess(source, dir, names, loader, proc));
+    }
   }
-  if (processes.length === 0) {
-    throw new InputError([
-      { path: dir, message: 'empty: expected loader-<i>/proc-<j>/ directories holding YCSB outputs' },
-    ]);
-  }
-  return { dir, processes };
+  return { uri, source, processes };
 }
 
-function sortedMatches(dir: string, re: RegExp): { name: string; index: number }[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && re.test(e.name))
-    .map((e) => ({ name: e.name, index: Number(re.exec(e.name)![1]) }))
-    .sort((a, b) => a.index - b.index);
-}
-
-function readProcess(dir: string, loader: number, proc: number): ProcessInput {
+async function readProcess(
+  source: CellSource,
+  dir: string,
+  names: string[],
+  loader: number,
+  proc: number,
+): Promise<ProcessInput> {
   const label = `loader-${loader}/proc-${proc}`;
   const problems: string[] = [];
-  const files = fs.readdirSync(dir);
-  const logs = files
+  const logs = names
     .filter((f) => f.endsWith('.hdr'))
     .sort()
-    .map((f) => ({ name: f.slice(0, -4), path: path.join(dir, f) }));
+    .map((f) => ({ name: f.slice(0, -4), key: dir + f, uri: source.uriOf(dir + f) }));
 
   let manifest: Manifest | null = null;
-  const manifestPath = path.join(dir, 'manifest.json');
-  if (files.includes('manifest.json')) {
-    manifest = parseManifest(fs.readFileSync(manifestPath, 'utf8'), manifestPath, loader, proc);
+  if (names.includes('manifest.json')) {
+    const key = dir + 'manifest.json';
+    manifest = parseManifest((await source.get(key)).toString('utf8'), source.uriOf(key), loader, proc);
     if (manifest.exitCode !== 0) problems.push(`${label}: YCSB exited with code ${manifest.exitCode}`);
   } else {
     problems.push(`${label}: no manifest.json (the agent did not finish this process)`);
   }
 
   let summary: YcsbSummary | null = null;
-  const summaryFile = files.includes('summary.json')
+  const summaryFile = names.includes('summary.json')
     ? 'summary.json'
-    : files.includes('summary.txt')
+    : names.includes('summary.txt')
       ? 'summary.txt'
       : null;
   if (summaryFile) {
-    const p = path.join(dir, summaryFile);
-    summary = parseSummary(fs.readFileSync(p, 'utf8'), p);
+    const key = dir + summaryFile;
+    summary = parseSummary((await source.get(key)).toString('utf8'), source.uriOf(key));
   } else {
     problems.push(`${label}: no summary.json (YCSB did not write its end-of-run summary)`);
   }
   if (logs.length === 0) problems.push(`${label}: no .hdr interval logs`);
-  return { loader, process: proc, label, dir, manifest, summary, logs, problems };
+  return { loader, process: proc, label, manifest, summary, logs, problems };
 }
 
 export function parseManifest(text: string, file: string, loader?: number, proc?: number): Manifest {

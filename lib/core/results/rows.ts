@@ -99,7 +99,7 @@ export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCost
   return validateRow(tableDef('cells'), row);
 }
 
-export function buildIntervalRows(meta: CellMeta, agg: CellAggregate, bucketSeconds = 10): Row[] {
+export function buildIntervalRows(meta: CellMeta, agg: CellAggregate): Row[] {
   const rows: Row[] = [];
   for (const b of agg.series) {
     for (const [op, p] of Object.entries(b.ops).sort((x, y) => x[0].localeCompare(y[0]))) {
@@ -111,7 +111,7 @@ export function buildIntervalRows(meta: CellMeta, agg: CellAggregate, bucketSeco
           op,
           bucket_start_ms: b.startMs,
           offset_seconds: b.offsetSeconds,
-          bucket_seconds: bucketSeconds,
+          bucket_seconds: p.seconds,
           in_window: b.inWindow,
           count: p.count,
           ops_per_sec: p.opsPerSec,

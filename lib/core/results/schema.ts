@@ -159,13 +159,18 @@ export const TABLES: readonly TableDef[] = [
       col('op', 'string', 'YCSB measurement name (READ, UPDATE-FAILED, Intended-READ, READ-THROTTLED, ...)'),
       col('bucket_start_ms', 'bigint', 'bucket start, epoch ms'),
       col('offset_seconds', 'double', 'bucket start − window start (negative: warm-up)'),
-      col('bucket_seconds', 'double', 'bucket length'),
+      col(
+        'bucket_seconds',
+        'double',
+        "seconds the bucket's intervals cover (per process log: last end − first start, averaged): the " +
+          'bucket length, less for the partial bucket at the end of a run',
+      ),
       col('in_window', 'boolean', 'the bucket starts inside the measured window'),
       col('count', 'bigint', 'operations (latency samples) in the bucket'),
       col('ops_per_sec', 'double', 'count ÷ bucket_seconds'),
-      col('p50_us', 'double', 'median latency, µs'),
-      col('p99_us', 'double', '99th percentile latency, µs'),
-      col('max_us', 'double', 'maximum latency, µs'),
+      col('p50_us', 'double', 'median latency, µs; null when the bucket holds no operation', true),
+      col('p99_us', 'double', '99th percentile latency, µs; null when the bucket holds no operation', true),
+      col('max_us', 'double', 'maximum latency, µs; null when the bucket holds no operation', true),
     ],
   },
   {

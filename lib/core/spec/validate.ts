@@ -3,7 +3,8 @@
  * problem is reported at once as `<json path>: <expected, found>`; warnings do not stop a run.
  */
 import { InputError, type Issue } from '../errors';
-import { MANAGED_PROPERTIES, YCSB_INT_MAX, planRun, sizeTarget } from '../plan';
+import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
+import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';
 import { RunSpecSchema, type RunSpec } from './schema';
 import { jsonPath, toIssues } from './errors';
@@ -231,9 +232,10 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
           `targets[${i}]: ${s.loaders} loaders needed for ${fmt(maxOps)} ops/s; check expectedLatencyMs and loaders.threadsPerProcess`,
         );
     });
-    // provisioned DynamoDB capacity must serve every cell (or the target opts in to overdriving)
+    // provisioned DynamoDB capacity must serve every cell (or the target opts in to overdriving); the cells
+    // come from the spec's grid, not from planning the run (the Plan step plans once)
     if (issues.length === 0) {
-      const capacity = capacityChecks(spec, planRun(spec).cells);
+      const capacity = capacityChecks(spec, cellGrid(spec));
       issues.push(...capacity.issues);
       warnings.push(...capacity.warnings);
     }

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsStore } from '../../../lib/local/fs-store';
-import { openStore } from '../../../lib/aws/s3-store';
+import { openStore } from '../../../lib/open-store';
 import { InputError } from '../../../lib/core/errors';
 import { parseStoreUri, splitObjectUri } from '../../../lib/core/store';
 import { storeContract } from './store-contract';
@@ -70,5 +70,13 @@ describe('store URIs', () => {
       's3://bucket-a/p',
     );
     expect(() => openStore('gs://bucket/x')).toThrow(InputError);
+  });
+
+  test("a local object's link is its file URI (nothing to sign)", async () => {
+    const store = new FsStore('/tmp/fb results');
+    expect(await store.link('runs/r1/report.html', 3600)).toBe(
+      'file:///tmp/fb%20results/runs/r1/report.html',
+    );
+    await expect(store.link('../x', 3600)).rejects.toThrow(InputError);
   });
 });

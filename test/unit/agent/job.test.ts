@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../../lib/core/errors';
 import { DEFAULT_DB_CLASS, loadJob, validateJob } from '../../../loader/agent/src/job';
-import { openStore } from '../../../lib/aws/s3-store';
+import { openStore } from '../../../lib/open-store';
 
 const good = () => ({
   runId: 'r-2026-01',

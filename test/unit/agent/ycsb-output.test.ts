@@ -1,4 +1,7 @@
-/** Parsing YCSB 0.17.0 output; the literal lines are real YCSB output quoted in shared/reference/ycsb.md. */
+/**
+ * Parsing YCSB 0.17.0 output; the literal lines are real output of YCSB 0.17.0 (status lines from its StatusThread,
+ * https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/StatusThread.java).
+ */
 import {
   judgeProcess,
   opTotals,

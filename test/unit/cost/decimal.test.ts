@@ -2,8 +2,11 @@ import { Q, sum } from '../../../lib/core/cost/decimal';
 
 describe('Q (exact decimal money)', () => {
   it('adds decimal fractions exactly where floating point does not', () => {
-    expect(0.1 + 0.2).not.toBe(0.3);
     expect(Q.of(0.1).add(0.2).cmp(Q.of('0.3'))).toBe(0);
+    expect(Q.of(0.1).add(0.2).toNumber()).toBe(0.3);
+    // a thousand cents are ten dollars exactly (summed as doubles they are 9.999999999999831)
+    expect(sum(Array.from({ length: 1000 }, () => Q.of('0.01'))).cmp(10)).toBe(0);
+    expect(sum(Array.from({ length: 1000 }, () => Q.of(0.01))).toCents()).toBe(1000n);
   });
 
   it('parses exponent notation and decimal strings to the same value', () => {

@@ -194,6 +194,10 @@ describe('malformed logs are InputErrors naming file:line', () => {
   it('non-base64 characters and a wrong cookie', () => {
     const e1 = errorOf(() => decodeAll('0.1,0.2,0.1,HIST*AAA\n', 'R.hdr'));
     expect(e1.message).toMatch(/not base64/);
+    // characters Node's base64 decoder would skip or accept: URL-safe alphabet, an inner '=', a space
+    for (const bad of ['HIST-AAA', 'HIST_AAA', 'HI=TFAAA', 'HIST AAA']) {
+      expect(errorOf(() => decodeAll(`0.1,0.2,0.1,${bad}\n`, 'R.hdr')).message).toMatch(/not base64/);
+    }
     const e2 = errorOf(() => decodeAll(`0.1,0.2,0.1,${Buffer.alloc(12, 7).toString('base64')}\n`, 'R.hdr'));
     expect(e2.message).toMatch(/not a compressed HdrHistogram/);
   });

@@ -39,7 +39,16 @@ describe('cells', () => {
       hotspotopnfraction: '0.95',
     });
     // the plain name means YCSB's own defaults
-    expect(p.cells.find((c) => c.id.startsWith('ddb.hotspot-20-80'))).toBeDefined();
+    expect(p.cells.map((c) => c.id)).toEqual([
+      'ddb.hotspot-1p3-95.r50.t100',
+      'ddb.hotspot-1p3-95.r50.t200',
+      'ddb.hotspot-1p3-95.r90.t100',
+      'ddb.hotspot-1p3-95.r90.t200',
+      'ddb.hotspot-20-80.r50.t100',
+      'ddb.hotspot-20-80.r50.t200',
+      'ddb.hotspot-20-80.r90.t100',
+      'ddb.hotspot-20-80.r90.t200',
+    ]);
   });
 
   it('computes the update proportion of each cell from the sweep and keeps base inserts', () => {

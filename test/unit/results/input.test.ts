@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readCellDir, parseManifest } from '../../../lib/core/results/input';
+import { parseManifest } from '../../../lib/core/results/input';
+import { readCellDir } from '../../../lib/local/cell-dir';
 import { aggregateCell } from '../../../lib/core/results/aggregate';
 import { parseSummary } from '../../../lib/core/results/summary';
 import { InputError } from '../../../lib/core/errors';
@@ -31,9 +32,18 @@ function inputError(fn: () => unknown): InputError {
   throw new Error('expected an InputError');
 }
 
+async function rejected(p: Promise<unknown>): Promise<InputError> {
+  const e = await p.then(
+    () => new Error('expected an InputError'),
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(InputError);
+  return e as InputError;
+}
+
 describe('cell input', () => {
-  it('reads the real fixture completely', () => {
-    const cell = readCellDir(FIXTURE);
+  it('reads the real fixture completely', async () => {
+    const cell = await readCellDir(FIXTURE);
     expect(cell.processes.map((p) => p.label)).toEqual([
       'loader-0/proc-0',
       'loader-0/proc-1',
@@ -44,22 +54,22 @@ describe('cell input', () => {
     expect(cell.processes[0].logs.map((l) => l.name)).toContain('Intended-READ');
   });
 
-  it('a missing directory is an InputError', () => {
-    const e = inputError(() => readCellDir(path.join(tmp, 'nope')));
+  it('a missing directory is an InputError', async () => {
+    const e = await rejected(readCellDir(path.join(tmp, 'nope')));
     expect(e.message).toMatch(/nope: no such directory/);
   });
 
-  it('an empty directory is an InputError', () => {
+  it('an empty directory is an InputError', async () => {
     const dir = path.join(tmp, 'empty');
     fs.mkdirSync(dir);
-    const e = inputError(() => readCellDir(dir));
-    expect(e.message).toMatch(/empty: expected loader-<i>\/proc-<j>\//);
+    const e = await rejected(readCellDir(dir));
+    expect(e.message).toMatch(/empty: no loader output \(expected loader-<i>\/proc-<j>\//);
   });
 
-  it('a process without its manifest makes the cell incomplete, naming it', () => {
+  it('a process without its manifest makes the cell incomplete, naming it', async () => {
     const dir = copy();
     fs.rmSync(path.join(dir, 'loader-1/proc-0/manifest.json'));
-    const agg = aggregateCell(readCellDir(dir), {});
+    const agg = await aggregateCell(await readCellDir(dir), {});
     expect(agg.incomplete).toEqual([
       'loader-1/proc-0: no manifest.json (the agent did not finish this process)',
     ]);
@@ -67,20 +77,20 @@ describe('cell input', () => {
     expect(agg.processes).toHaveLength(4);
   });
 
-  it('a missing summary makes the cell incomplete, naming the process', () => {
+  it('a missing summary makes the cell incomplete, naming the process', async () => {
     const dir = copy();
     fs.rmSync(path.join(dir, 'loader-0/proc-1/summary.json'));
-    const agg = aggregateCell(readCellDir(dir), {});
+    const agg = await aggregateCell(await readCellDir(dir), {});
     expect(agg.incomplete).toEqual([
       'loader-0/proc-1: no summary.json (YCSB did not write its end-of-run summary)',
     ]);
   });
 
-  it('a non-zero exit code makes the cell incomplete', () => {
+  it('a non-zero exit code makes the cell incomplete', async () => {
     const dir = copy();
     const f = path.join(dir, 'loader-0/proc-0/manifest.json');
     fs.writeFileSync(f, JSON.stringify({ ...JSON.parse(fs.readFileSync(f, 'utf8')), exitCode: 137 }));
-    expect(aggregateCell(readCellDir(dir), {}).incomplete).toEqual([
+    expect((await aggregateCell(await readCellDir(dir), {})).incomplete).toEqual([
       'loader-0/proc-0: YCSB exited with code 137',
     ]);
   });
@@ -98,18 +108,19 @@ describe('cell input', () => {
     ).toMatch(/loader.*directory is loader-0/);
   });
 
-  it('a corrupt log in the cell names file:line', () => {
+  it('a corrupt log in the cell names file:line', async () => {
     const dir = copy();
     const f = path.join(dir, 'loader-1/proc-1/READ.hdr');
     const lines = fs.readFileSync(f, 'utf8').split('\n');
     lines[6] = lines[6].slice(0, lines[6].length - 3);
     fs.writeFileSync(f, lines.join('\n'));
-    const e = inputError(() => aggregateCell(readCellDir(dir), {}));
-    expect(e.issues[0].path).toBe(`${f}:7`);
+    const e = await rejected(readCellDir(dir).then((c) => aggregateCell(c, {})));
+    // the object's URI in the store the cell was read from
+    expect(e.issues[0].path).toBe(`file://${f}:7`);
   });
 
-  it('a warm-up longer than the cell is an InputError', () => {
-    const e = inputError(() => aggregateCell(readCellDir(FIXTURE), { warmupSeconds: 60 }));
+  it('a warm-up longer than the cell is an InputError', async () => {
+    const e = await rejected(readCellDir(FIXTURE).then((c) => aggregateCell(c, { warmupSeconds: 60 })));
     expect(e.message).toMatch(/leave no measured window/);
   });
 });

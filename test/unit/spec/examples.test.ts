@@ -17,7 +17,17 @@ describe('examples', () => {
   it.each(examples)('%s validates and plans', (file) => {
     const { spec } = validateSpec(parseSpecText(readFileSync(join(dir, file), 'utf8'), file));
     const plan = planRun(spec);
-    expect(plan.cells.length).toBeGreaterThan(0);
+    // targets × distributions × read proportions × throughput steps × repeats, counted from the file itself
+    const w = JSON.parse(readFileSync(join(dir, file), 'utf8')).workload;
+    const t = w.targetOpsPerSec;
+    const steps = Array.isArray(t) ? t.length : Math.floor((t.stop - t.start) / t.step) + 1;
+    const cells =
+      spec.targets.length *
+      (w.distributions?.length ?? 1) *
+      (w.readProportions?.length ?? 1) *
+      steps *
+      (w.repeats ?? 1);
+    expect(plan.cells).toHaveLength(cells);
   });
 
   it('scylla-vs-dynamodb expresses the seed 000 study', () => {

@@ -1,8 +1,9 @@
 /**
- * Renders docs/results-schema.md from the table definitions in schema.ts.
+ * Renders docs/results-schema.md from the table definitions in lib/core/results/schema.ts.
  * Regenerate: `npm run docs:results-schema` (a unit test fails when the file is stale).
  */
-import { TABLES } from './schema';
+import { writeFileSync } from 'node:fs';
+import { TABLES } from '../lib/core/results/schema';
 
 export const RESULTS_SCHEMA_DOC = 'docs/results-schema.md';
 
@@ -28,6 +29,10 @@ export function renderSchemaMarkdown(): string {
     "- Status counts (`status_*`) are YCSB's `Return=` totals over the whole run (YCSB reports no per-interval",
     '  statuses); `errors`, `error_rate` and `throttled_attempts` come from the HDR logs of the window.',
     '- A cell is `incomplete` when a process has no manifest, a non-zero exit code, no summary or no logs.',
+    '- `intervals`: an interval goes to the 10 s bucket its start falls in; `bucket_seconds` is the time the',
+    "  bucket's intervals cover (per process log, last end − first start, averaged over the logs), so the partial",
+    '  bucket at the end of a run is not divided by 10 s. A bucket without operations has `count` 0, `ops_per_sec`',
+    '  0 and null latencies (no operations: no latency); the report draws it as a gap.',
     '',
   ];
   for (const t of TABLES) {
@@ -45,8 +50,6 @@ export function renderSchemaMarkdown(): string {
 }
 
 if (require.main === module) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require('node:fs') as typeof import('node:fs');
-  fs.writeFileSync(RESULTS_SCHEMA_DOC, renderSchemaMarkdown());
+  writeFileSync(RESULTS_SCHEMA_DOC, renderSchemaMarkdown());
   process.stdout.write(`wrote ${RESULTS_SCHEMA_DOC}\n`);
 }
