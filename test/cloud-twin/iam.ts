@@ -146,9 +146,15 @@ export async function mapRequest(
     }
     // preflight quota checks (https://docs.aws.amazon.com/service-authorization/latest/reference/list_servicequotas.html)
     if (prefix === 'servicequotas') {
-      if (op === 'GetServiceQuota' || op === 'GetAWSDefaultServiceQuota')
+      if (op === 'GetServiceQuota')
         return one(arn('servicequotas', `${String(p.ServiceCode)}/${String(p.QuotaCode)}`));
-      if (op === 'ListServiceQuotas' || op === 'ListAWSDefaultServiceQuotas') return one('*');
+      // the default-quota and list actions have no resource type: they are authorized on "*"
+      if (
+        op === 'GetAWSDefaultServiceQuota' ||
+        op === 'ListServiceQuotas' ||
+        op === 'ListAWSDefaultServiceQuotas'
+      )
+        return one('*');
     }
     if (prefix === 'logs') {
       const group = arn('logs', `log-group:${String(p.logGroupName)}`);
