@@ -4,7 +4,6 @@
  *
  * Bindings (BENCH_BINDINGS, comma list; default all that are available):
  *   fleetbench      dev.fleetbench.ycsb.DynamoDbClient, default settings (the loader bundle)
- *   fleetbench-sdk  the same binding on AWS SDK v2 (dynamodb.client=sdk)
  *   upstream        upstream YCSB's site.ycsb.db.DynamoDBClient (AWS SDK v1), built from source by
  *                   test/bench/reference-ycsb-dynamodb (see its pom.xml for where the source comes from)
  *   basic           YCSB core's site.ycsb.BasicDB (no I/O): the floor, the YCSB machinery alone
@@ -87,19 +86,12 @@ function referenceClasspath(): string | { missing: string } {
 }
 
 function bindings(bundle: string): { use: Binding[]; missing: string[] } {
-  const fleet =
-    (client?: string) =>
-    (endpoint: string): Props => ({
-      'dynamodb.endpoint': endpoint,
-      ...(client ? { 'dynamodb.client': client } : {}),
-    });
   const all: Binding[] = [
-    { name: 'fleetbench', db: 'dev.fleetbench.ycsb.DynamoDbClient', classpath: bundle, props: fleet() },
     {
-      name: 'fleetbench-sdk',
+      name: 'fleetbench',
       db: 'dev.fleetbench.ycsb.DynamoDbClient',
       classpath: bundle,
-      props: fleet('sdk'),
+      props: (endpoint) => ({ 'dynamodb.endpoint': endpoint }),
     },
     {
       name: 'basic',
@@ -111,7 +103,7 @@ function bindings(bundle: string): { use: Binding[]; missing: string[] } {
   const missing: string[] = [];
   const ref = referenceClasspath();
   if (typeof ref === 'string') {
-    all.splice(2, 0, {
+    all.splice(1, 0, {
       name: 'upstream',
       db: 'site.ycsb.db.DynamoDBClient',
       classpath: ref,
@@ -290,11 +282,11 @@ async function main(): Promise<void> {
     });
     for (const b of use) {
       const m = med(b.name);
-      lines.push(row(b.name, [fmt(m.whole), fmt(m.warm), fmt(m.ops), fmt(m.cpu)]));
+      lines.push(row(b.name, [fmt(m.whole, 1), fmt(m.warm, 1), fmt(m.ops), fmt(m.cpu, 1)]));
     }
     if (sat.has('upstream')) {
       const up = med('upstream');
-      for (const name of ['fleetbench', 'fleetbench-sdk'].filter((n) => sat.has(n))) {
+      for (const name of ['fleetbench'].filter((n) => sat.has(n))) {
         const m = med(name);
         lines.push(
           row(`${name}/upstream`, [

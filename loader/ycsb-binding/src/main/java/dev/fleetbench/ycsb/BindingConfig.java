@@ -19,7 +19,6 @@ public final class BindingConfig {
   public static final String REGION = "dynamodb.region";
   public static final String ENDPOINT = "dynamodb.endpoint";
   public static final String CONSISTENT_READS = "dynamodb.consistentReads";
-  public static final String MAX_CONNECTIONS = "dynamodb.maxConnections";
   public static final String CONNECTION_TIMEOUT_MS = "dynamodb.connectionTimeoutMs";
   public static final String API_CALL_TIMEOUT_MS = "dynamodb.apiCallTimeoutMs";
   public static final String MAX_RETRIES = "dynamodb.maxRetries";
@@ -30,7 +29,6 @@ public final class BindingConfig {
   static final String DEFAULT_TABLE = "usertable";
   static final String DEFAULT_KEY_ATTRIBUTE = "p";
   static final String DEFAULT_REGION = "us-east-1";
-  static final int MIN_DEFAULT_MAX_CONNECTIONS = 50;
 
   public final String table;
   public final String keyAttribute;
@@ -38,7 +36,6 @@ public final class BindingConfig {
   /** Empty: the SDK's regional endpoint. One or more: requests are spread round robin. */
   public final List<URI> endpoints;
   public final boolean consistentReads;
-  public final int maxConnections;
   public final int connectionTimeoutMs;
   public final int apiCallTimeoutMs;
   public final int maxRetries;
@@ -52,8 +49,6 @@ public final class BindingConfig {
     region = regionOf(p);
     endpoints = endpointsOf(p.getProperty(ENDPOINT, ""), problems);
     consistentReads = bool(p, CONSISTENT_READS, false, problems);
-    int threads = intOr(p.getProperty("threadcount"), 1);
-    maxConnections = integer(p, MAX_CONNECTIONS, Math.max(MIN_DEFAULT_MAX_CONNECTIONS, threads), 1, problems);
     connectionTimeoutMs = integer(p, CONNECTION_TIMEOUT_MS, 2_000, 1, problems);
     apiCallTimeoutMs = integer(p, API_CALL_TIMEOUT_MS, 10_000, 1, problems);
     maxRetries = integer(p, MAX_RETRIES, 3, 0, problems);
@@ -89,8 +84,8 @@ public final class BindingConfig {
 
   /** A key that identifies clients that can be shared between DB instances of one process. */
   String clientKey() {
-    return String.join("|", region, endpoints.toString(), Integer.toString(maxConnections),
-        Integer.toString(connectionTimeoutMs), Integer.toString(apiCallTimeoutMs));
+    return String.join("|", region, endpoints.toString(), Integer.toString(connectionTimeoutMs),
+        Integer.toString(apiCallTimeoutMs));
   }
 
   private static String regionOf(Properties p) {
@@ -178,14 +173,6 @@ public final class BindingConfig {
       return n;
     } catch (NumberFormatException e) {
       problems.add(name + ": '" + v + "' is not an integer");
-      return dflt;
-    }
-  }
-
-  private static int intOr(String v, int dflt) {
-    try {
-      return v == null ? dflt : Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
       return dflt;
     }
   }
