@@ -25,6 +25,7 @@ public final class BindingConfig {
   public static final String RETRY_BASE_DELAY_MS = "dynamodb.retryBaseDelayMs";
   public static final String RETRY_MAX_DELAY_MS = "dynamodb.retryMaxDelayMs";
   public static final String INJECT_DELAY_US = "fleetbench.injectDelayUs";
+  public static final String INJECT_DELAY_EVERY = "fleetbench.injectDelayEvery";
 
   static final String DEFAULT_TABLE = "usertable";
   static final String DEFAULT_KEY_ATTRIBUTE = "p";
@@ -42,6 +43,8 @@ public final class BindingConfig {
   public final int retryBaseDelayMs;
   public final int retryMaxDelayMs;
   public final long injectDelayUs;
+  /** The delay goes to every n-th operation of the process (1: all). */
+  public final int injectDelayEvery;
 
   private BindingConfig(Properties p, List<String> problems) {
     table = text(p, TABLE, DEFAULT_TABLE, problems);
@@ -55,6 +58,7 @@ public final class BindingConfig {
     retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, problems);
     retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, problems);
     injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, problems);
+    injectDelayEvery = integer(p, INJECT_DELAY_EVERY, 1, 1, problems);
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */

@@ -85,7 +85,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-    BindingSupport.injectDelay(config.injectDelayUs);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
     StringBuilder b = start(table);
     key(b, key);
     b.append(",\"ConsistentRead\":").append(config.consistentReads);
@@ -106,7 +106,7 @@ public class DynamoDbClient extends DB {
   @Override
   public Status scan(String table, String startkey, int recordcount, Set<String> fields,
       Vector<HashMap<String, ByteIterator>> result) {
-    BindingSupport.injectDelay(config.injectDelayUs);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
     Object from = null; // null: the start key
     try {
       while (result.size() < recordcount) {
@@ -146,7 +146,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
-    BindingSupport.injectDelay(config.injectDelayUs);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
     if (values.isEmpty()) {
       return Status.OK; // nothing to set
     }
@@ -188,7 +188,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
-    BindingSupport.injectDelay(config.injectDelayUs);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
     StringBuilder b = start(table).append(",\"Item\":{");
     for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
       if (e.getKey().equals(config.keyAttribute)) {
@@ -209,7 +209,7 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status delete(String table, String key) {
-    BindingSupport.injectDelay(config.injectDelayUs);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
     StringBuilder b = start(table);
     key(b, key);
     try {
