@@ -26,6 +26,7 @@ public final class BindingConfig {
   public static final String RETRY_MAX_DELAY_MS = "dynamodb.retryMaxDelayMs";
   public static final String INJECT_DELAY_US = "fleetbench.injectDelayUs";
   public static final String INJECT_DELAY_EVERY = "fleetbench.injectDelayEvery";
+  public static final String BATCH_INSERTS = "dynamodb.batchInserts";
 
   static final String DEFAULT_TABLE = "usertable";
   static final String DEFAULT_KEY_ATTRIBUTE = "p";
@@ -45,6 +46,8 @@ public final class BindingConfig {
   public final long injectDelayUs;
   /** The delay goes to every n-th operation of the process (1: all). */
   public final int injectDelayEvery;
+  /** Inserts per BatchWriteItem (1: one PutItem per insert; at most 25, DynamoDB's limit). */
+  public final int batchInserts;
 
   private BindingConfig(Properties p, List<String> problems) {
     table = text(p, TABLE, DEFAULT_TABLE, problems);
@@ -59,6 +62,12 @@ public final class BindingConfig {
     retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, problems);
     injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, problems);
     injectDelayEvery = integer(p, INJECT_DELAY_EVERY, 1, 1, problems);
+    int batch = integer(p, BATCH_INSERTS, 1, 1, problems);
+    if (batch > 25) {
+      problems.add(BATCH_INSERTS + ": " + batch + " is above 25, the most one BatchWriteItem takes");
+      batch = 25;
+    }
+    batchInserts = batch;
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */

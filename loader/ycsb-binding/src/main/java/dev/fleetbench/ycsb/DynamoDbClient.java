@@ -5,7 +5,9 @@ import dev.fleetbench.ycsb.wire.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,6 +46,9 @@ public class DynamoDbClient extends DB {
   private EndpointClients clients;
   private DynamoWire wire;
   private final StringBuilder body = new StringBuilder(2048);
+  /** dynamodb.batchInserts: this thread's inserts not sent yet, by key (a retried insert replaces its entry). */
+  private final LinkedHashMap<String, String> pending = new LinkedHashMap<>();
+  private String pendingTable;
   private Measurements measurements;
 
   /** For tests: measure into this registry instead of the process-wide singleton. */
@@ -67,6 +72,18 @@ public class DynamoDbClient extends DB {
 
   @Override
   public void cleanup() throws DBException {
+    if (!pending.isEmpty()) {
+      int n = pending.size();
+      Status s = flushPending();
+      if (!s.isOk()) {
+        ERRORS.note("INSERT", "unsent-batch/" + s.getName(), n + " buffered inserts could not be written at cleanup");
+        for (int i = 0; i < n; i++) {
+          measurements.reportStatus("INSERT", Status.ERROR); // in the summary as Return=ERROR, one per lost item
+        }
+        throw new DBException("fleetbench DynamoDB binding: " + n + " buffered inserts of this thread could not be "
+            + "written at cleanup (" + s.getName() + ")");
+      }
+    }
     if (wire != null) {
       wire.close();
       wire = null;
@@ -189,7 +206,7 @@ public class DynamoDbClient extends DB {
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
-    StringBuilder b = start(table).append(",\"Item\":{");
+    StringBuilder b = new StringBuilder(64 + values.size() * 128).append('{');
     for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
       if (e.getKey().equals(config.keyAttribute)) {
         continue; // the key attribute is the YCSB key
@@ -198,10 +215,77 @@ public class DynamoDbClient extends DB {
       Json.quote(b, e.getValue().toString()).append("},");
     }
     Json.quote(b, config.keyAttribute).append(":{\"S\":");
-    Json.quote(b, key).append("}}}");
+    String item = Json.quote(b, key).append("}}").toString();
+    if (config.batchInserts > 1) {
+      return buffer(table, key, item);
+    }
     try {
-      call("INSERT", "PutItem", b.toString());
+      call("INSERT", "PutItem", start(table).append(",\"Item\":").append(item).append('}').toString());
       return Status.OK;
+    } catch (Failed f) {
+      return f.status;
+    }
+  }
+
+  /**
+   * dynamodb.batchInserts: the insert joins this thread's pending batch ({@code BATCHED_OK}); the insert that fills
+   * it sends the batch (BatchWriteItem) and returns the batch's status. A batch that failed stays pending (YCSB's
+   * insertion retry puts the same key again, replacing its entry), so no key is silently skipped.
+   */
+  private Status buffer(String table, String key, String item) {
+    if (pendingTable != null && !pendingTable.equals(table)) {
+      Status s = flushPending();
+      if (!s.isOk()) {
+        return s;
+      }
+    }
+    pendingTable = table;
+    pending.put(key, item);
+    return pending.size() < config.batchInserts ? Status.BATCHED_OK : flushPending();
+  }
+
+  /**
+   * Sends the pending batch; unprocessed items (DynamoDB's answer to throttling inside a batch) are measured as
+   * one {@code INSERT-THROTTLED} attempt and sent again after the back-off, up to dynamodb.maxRetries times.
+   */
+  private Status flushPending() {
+    if (pending.isEmpty()) {
+      return Status.OK;
+    }
+    long intendedStart = measurements.getIntendedtartTimeNs();
+    List<String> items = new ArrayList<>(pending.values());
+    try {
+      for (int attempt = 0;; attempt++) {
+        body.setLength(0);
+        body.append("{\"RequestItems\":{");
+        Json.quote(body, pendingTable).append(":[");
+        for (int i = 0; i < items.size(); i++) {
+          body.append(i > 0 ? ",{\"PutRequest\":{\"Item\":" : "{\"PutRequest\":{\"Item\":").append(items.get(i))
+              .append("}}");
+        }
+        body.append("]}}");
+        long st = System.nanoTime();
+        Map<String, Object> res = call("INSERT", "BatchWriteItem", body.toString());
+        Map<String, Object> unprocessed = Json.object(res.get("UnprocessedItems"));
+        Object left = unprocessed == null ? null : unprocessed.get(pendingTable);
+        if (!(left instanceof List) || ((List<?>) left).isEmpty()) {
+          pending.clear();
+          return Status.OK;
+        }
+        BindingSupport.recordThrottle(measurements, "INSERT", intendedStart == 0 ? st : intendedStart, st,
+            System.nanoTime());
+        if (attempt >= config.maxRetries) {
+          return THROTTLED;
+        }
+        items = new ArrayList<>();
+        for (Object o : (List<?>) left) {
+          Map<String, Object> put = Json.object(Json.object(o).get("PutRequest"));
+          StringBuilder one = new StringBuilder();
+          writeValue(one, put.get("Item"));
+          items.add(one.toString());
+        }
+        BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
+      }
     } catch (Failed f) {
       return f.status;
     }
