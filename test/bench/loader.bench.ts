@@ -55,6 +55,10 @@ interface Sample {
   elapsedS: number;
   ops: number;
   cpuS: number;
+  /** CPU of the JIT compiler threads (C1/C2) so far */
+  jitS: number;
+  /** CPU so far by thread group (JIT, GC, YCSB clients, other) */
+  threads: Record<string, number>;
 }
 
 interface RunResult {
@@ -67,6 +71,30 @@ function procCpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** Thread groups of a HotSpot JVM running YCSB, by thread name. */
+const THREAD_GROUPS: [string, RegExp][] = [
+  ['JIT', /^C[12] CompilerThre/],
+  ['GC', /^(GC Thread|G1 |VM Thread|VM Periodic)/],
+  ['YCSB clients', /^Thread-\d+$/],
+];
+
+/** user+sys CPU seconds of a live JVM's threads, summed by THREAD_GROUPS (the rest under "other"). */
+function threadCpuSeconds(pid: number): Record<string, number> {
+  const out: Record<string, number> = { JIT: 0, GC: 0, 'YCSB clients': 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const group = THREAD_GROUPS.find(([, re]) => re.test(name))?.[0] ?? 'other';
+      out[group] += (Number(fields[11]) + Number(fields[12])) / TICKS;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
 }
 
 /** Builds the upstream reference module when its source is there; its classpath, or why it is missing. */
@@ -153,7 +181,14 @@ async function runYcsb(b: Binding, dir: string, props: Props, phase: 'load' | 'r
       const s = parseStatusLine(line);
       if (s && child.pid) {
         try {
-          samples.push({ elapsedS: s.elapsedSeconds, ops: s.totalOps, cpuS: procCpuSeconds(child.pid) });
+          const threads = threadCpuSeconds(child.pid);
+          samples.push({
+            elapsedS: s.elapsedSeconds,
+            ops: s.totalOps,
+            cpuS: procCpuSeconds(child.pid),
+            jitS: threads.JIT,
+            threads,
+          });
         } catch {
           // the JVM is already gone
         }
@@ -169,10 +204,22 @@ async function runYcsb(b: Binding, dir: string, props: Props, phase: 'load' | 'r
   return { samples, throughput: summary.throughput ?? 0 };
 }
 
+/** The warm window's CPU-ms per 1,000 ops by thread group. */
+function groupsPerKiloOps(samples: Sample[], fromS: number): Record<string, number> {
+  const last = samples[samples.length - 1];
+  const first = samples.find((s) => s.elapsedS >= fromS);
+  const out: Record<string, number> = {};
+  if (!last || !first || last.ops <= first.ops) return out;
+  for (const g of Object.keys(last.threads))
+    out[g] = ((last.threads[g]! - (first.threads[g] ?? 0)) / (last.ops - first.ops)) * 1e6;
+  return out;
+}
+
 /** CPU-ms per 1,000 ops between the first sample at or after `fromS` and the last sample. */
 function cpuPerKiloOps(samples: Sample[], fromS: number): number {
   const last = samples[samples.length - 1];
-  const first = fromS <= 0 ? { elapsedS: 0, ops: 0, cpuS: 0 } : samples.find((s) => s.elapsedS >= fromS);
+  const first =
+    fromS <= 0 ? { elapsedS: 0, ops: 0, cpuS: 0, jitS: 0 } : samples.find((s) => s.elapsedS >= fromS);
   if (!last || !first || last.ops <= first.ops) return NaN;
   return ((last.cpuS - first.cpuS) / (last.ops - first.ops)) * 1e6;
 }
@@ -231,10 +278,13 @@ async function main(): Promise<void> {
       'load',
     );
 
-    const rate = new Map<string, { whole: number[]; warm: number[] }>();
+    const rate = new Map<
+      string,
+      { whole: number[]; warm: number[]; jit: number[]; groups: Record<string, number>[] }
+    >();
     const sat = new Map<string, { ops: number[]; cpu: number[] }>();
     for (const b of use) {
-      rate.set(b.name, { whole: [], warm: [] });
+      rate.set(b.name, { whole: [], warm: [], jit: [], groups: [] });
       sat.set(b.name, { ops: [], cpu: [] });
     }
     for (let r = 0; r < REPEATS; r++) {
@@ -247,6 +297,8 @@ async function main(): Promise<void> {
           'run',
         );
         rate.get(b.name)!.whole.push(cpuPerKiloOps(fixed.samples, 0));
+        rate.get(b.name)!.jit.push(fixed.samples[fixed.samples.length - 1]?.jitS ?? NaN);
+        rate.get(b.name)!.groups.push(groupsPerKiloOps(fixed.samples, RATE_SECONDS / 2));
         rate.get(b.name)!.warm.push(cpuPerKiloOps(fixed.samples, RATE_SECONDS / 2));
         const open = await runYcsb(
           b,
@@ -271,18 +323,19 @@ async function main(): Promise<void> {
         `${os.cpus().length} cores; median of ${REPEATS} interleaved repeats; CPU = the YCSB JVM's user+sys`,
       `rate: target ${RATE} ops/s for ${RATE_SECONDS} s (warm = second half); sat: no target for ${SAT_SECONDS} s ` +
         `(CPU over the second half)${JVM_ARGS.length ? `; JVM args ${JVM_ARGS.join(' ')}` : ''}`,
-      row('binding', ['rate whole', 'rate warm', 'sat ops/s', 'sat CPU']),
-      row('', ['CPU-ms/1k ops', 'CPU-ms/1k ops', '', 'CPU-ms/1k ops']),
+      row('binding', ['rate whole', 'rate warm', 'rate JIT', 'sat ops/s', 'sat CPU']),
+      row('', ['CPU-ms/1k ops', 'CPU-ms/1k ops', 'CPU-s (C1+C2)', '', 'CPU-ms/1k ops']),
     ];
     const med = (name: string) => ({
       whole: median(rate.get(name)!.whole),
+      jit: median(rate.get(name)!.jit),
       warm: median(rate.get(name)!.warm),
       ops: median(sat.get(name)!.ops),
       cpu: median(sat.get(name)!.cpu),
     });
     for (const b of use) {
       const m = med(b.name);
-      lines.push(row(b.name, [fmt(m.whole, 1), fmt(m.warm, 1), fmt(m.ops), fmt(m.cpu, 1)]));
+      lines.push(row(b.name, [fmt(m.whole, 1), fmt(m.warm, 1), fmt(m.jit, 1), fmt(m.ops), fmt(m.cpu, 1)]));
     }
     if (sat.has('upstream')) {
       const up = med('upstream');
@@ -292,11 +345,24 @@ async function main(): Promise<void> {
           row(`${name}/upstream`, [
             `${fmt(m.whole / up.whole, 2)}x`,
             `${fmt(m.warm / up.warm, 2)}x`,
+            `${fmt(m.jit / up.jit, 2)}x`,
             `${fmt(m.ops / up.ops, 2)}x`,
             `${fmt(m.cpu / up.cpu, 2)}x`,
           ]),
         );
       }
+    }
+    const groups = ['YCSB clients', 'JIT', 'GC', 'other'];
+    lines.push('', "where the warm rate run's CPU goes, CPU-ms per 1,000 ops by JVM thread group (median):");
+    lines.push(row('binding', groups));
+    for (const b of use) {
+      const runs = rate.get(b.name)!.groups;
+      lines.push(
+        row(
+          b.name,
+          groups.map((g) => fmt(median(runs.map((r) => r[g] ?? NaN)), 1)),
+        ),
+      );
     }
     for (const m of missing) lines.push(`(not measured: ${m})`);
     process.stdout.write(lines.join('\n') + '\n');
