@@ -204,9 +204,12 @@ async function runYcsb(b: Binding, dir: string, props: Props, phase: 'load' | 'r
   return { samples, throughput: summary.throughput ?? 0 };
 }
 
-/** The warm window's CPU-ms per 1,000 ops by thread group. */
+/**
+ * The warm window's CPU-ms per 1,000 ops by thread group. It ends at the last periodic status line, not the final
+ * one: by then the client threads have exited and their CPU is no longer listed under /proc/<pid>/task.
+ */
 function groupsPerKiloOps(samples: Sample[], fromS: number): Record<string, number> {
-  const last = samples[samples.length - 1];
+  const last = samples[samples.length - 2];
   const first = samples.find((s) => s.elapsedS >= fromS);
   const out: Record<string, number> = {};
   if (!last || !first || last.ops <= first.ops) return out;
