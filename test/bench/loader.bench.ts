@@ -205,11 +205,12 @@ async function runYcsb(b: Binding, dir: string, props: Props, phase: 'load' | 'r
 }
 
 /**
- * The warm window's CPU-ms per 1,000 ops by thread group. It ends at the last periodic status line, not the final
- * one: by then the client threads have exited and their CPU is no longer listed under /proc/<pid>/task.
+ * The warm window's CPU-ms per 1,000 ops by thread group. It ends one status interval before the final status
+ * line: around the end the client threads exit, and an exited thread's CPU is no longer under /proc/<pid>/task.
  */
 function groupsPerKiloOps(samples: Sample[], fromS: number): Record<string, number> {
-  const last = samples[samples.length - 2];
+  const end = (samples[samples.length - 1]?.elapsedS ?? 0) - STATUS_SECONDS;
+  const last = samples.filter((s) => s.elapsedS <= end).pop();
   const first = samples.find((s) => s.elapsedS >= fromS);
   const out: Record<string, number> = {};
   if (!last || !first || last.ops <= first.ops) return out;
