@@ -53,7 +53,7 @@ export interface LocalRunOptions {
   failAt?: TaskStateName | TaskStateName[];
   /** Retry failed teardown at once instead of after the definition's intervals (tests). */
   fastRetries?: boolean;
-  /** Wait states last this many ms instead of their computed time (tests that only check control flow). */
+  /** Wait states last this many ms (default LOCAL_POLL_MS) instead of their computed time. */
   waitMs?: number;
   out?: (line: string) => void;
   /** Aborting the signal stops the run (Ctrl-C); teardown still runs. */
@@ -89,6 +89,9 @@ function runNameFor(spec: RunSpec): string {
     .toLowerCase();
   return `${spec.name}-${t}`.slice(0, 40);
 }
+
+/** How long a Wait state waits in local mode: the next check comes this soon after the previous one. */
+export const LOCAL_POLL_MS = 500;
 
 export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const out = o.out ?? ((l: string) => process.stdout.write(l + '\n'));
@@ -185,15 +188,13 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       overrides: {
         taskResourceLocalHandlers: handlers as never,
         ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
-        ...(o.waitMs !== undefined
-          ? {
-              waitTimeOverrides: Object.fromEntries(
-                Object.entries(definition.States)
-                  .filter(([, st]) => st.Type === 'Wait')
-                  .map(([name]) => [name, o.waitMs!]),
-              ),
-            }
-          : {}),
+        // Wait states poll every LOCAL_POLL_MS here: the deployed machine waits out each phase's expected
+        // length (JVM start-up allowance included) to save state transitions, which cost nothing locally.
+        waitTimeOverrides: Object.fromEntries(
+          Object.entries(definition.States)
+            .filter(([, st]) => st.Type === 'Wait')
+            .map(([name]) => [name, o.waitMs ?? LOCAL_POLL_MS]),
+        ),
       },
       context: {
         Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },

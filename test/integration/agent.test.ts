@@ -18,7 +18,7 @@ import {
 } from '../../lib/local/dynamodb-local';
 import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
 import { JobInput } from '../../loader/agent/src/job';
-import { ProcessManifest, runJob } from '../../loader/agent/src/run-job';
+import { ProcessManifest, YCSB_MAIN_CLASS, runJob } from '../../loader/agent/src/run-job';
 import { parseSummary } from '../../loader/agent/src/ycsb-output';
 
 jest.setTimeout(15 * 60_000); // the first run may build the loader with Maven
@@ -104,7 +104,7 @@ async function javaProcessesMentioning(needle: string): Promise<number[]> {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmd = (await fs.readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0').join(' ');
-      if (cmd.includes('site.ycsb.Client') && cmd.includes(needle)) found.push(Number(entry));
+      if (cmd.includes(YCSB_MAIN_CLASS) && cmd.includes(needle)) found.push(Number(entry));
     } catch {
       // gone meanwhile
     }

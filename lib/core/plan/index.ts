@@ -303,6 +303,8 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
         exporter: 'site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter',
         // insert failures are retried instead of leaving holes in the key space
         core_workload_insertion_retry_limit: '10',
+        // DynamoDB-API targets load with BatchWriteItem, 25 items a request (the CQL binding ignores it)
+        'dynamodb.batchInserts': '25',
       };
       if (targets) properties.target = String(Math.max(1, targets[k]!));
       return {

@@ -7,6 +7,8 @@
  *   <OP>-THROTTLED                           one sample per throttled attempt (fleetbench's binding)
  *   READ-MODIFY-WRITE, VERIFY                composite / integrity checks (inner ops measured separately)
  *   Intended-<any of the above>              the same operations timed from their intended start
+ *   SCHEDULE-DELAY                           fleetbench's open-loop schedule: how late each operation started
+ *                                            (µs); kept as a measurement of its own ('other'), not an operation
  *   CLEANUP, THREAD_COUNT, USED_MEM_MB, ...  not operations: ignored
  */
 

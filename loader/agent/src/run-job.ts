@@ -22,7 +22,8 @@ import {
 import { toPropertiesText } from './properties';
 import { Summary, judgeProcess, opTotals, parseStatusLine, parseSummary } from './ycsb-output';
 
-export const YCSB_MAIN_CLASS = 'site.ycsb.Client';
+/** site.ycsb.Client behind fleetbench's pacing (loader/ycsb-binding: Launcher, OpenLoopWorkload). */
+export const YCSB_MAIN_CLASS = 'dev.fleetbench.ycsb.Launcher';
 export const JSON_ARRAY_EXPORTER = 'site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter';
 
 export interface AgentDeps {

@@ -181,7 +181,8 @@ export function judgeProcess(v: Verdict): string | undefined {
     );
   }
   if (v.phase === 'load' && v.expectedInserts !== undefined) {
-    const inserted = v.summary.returns.INSERT?.OK ?? 0;
+    // BATCHED_OK: an insert the binding sent in a BatchWriteItem (dynamodb.batchInserts)
+    const inserted = (v.summary.returns.INSERT?.OK ?? 0) + (v.summary.returns.INSERT?.BATCHED_OK ?? 0);
     if (inserted < v.expectedInserts) reasons.push(`inserted ${inserted} of ${v.expectedInserts} records`);
   }
   return reasons.length ? reasons.join('; ') : undefined;

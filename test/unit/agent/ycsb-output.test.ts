@@ -142,6 +142,13 @@ describe('judging a process', () => {
     );
     expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 9990, summary: s })).toBeUndefined();
   });
+  test('load phase: batched inserts (BATCHED_OK) count as inserted', () => {
+    const s = { returns: { INSERT: { OK: 400, BATCHED_OK: 9600 } }, operations: {} };
+    expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 10000, summary: s })).toBeUndefined();
+    expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 10001, summary: s })).toBe(
+      'inserted 10000 of 10001 records',
+    );
+  });
 });
 
 describe('progress', () => {

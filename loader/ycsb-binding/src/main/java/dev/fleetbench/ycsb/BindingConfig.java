@@ -19,18 +19,18 @@ public final class BindingConfig {
   public static final String REGION = "dynamodb.region";
   public static final String ENDPOINT = "dynamodb.endpoint";
   public static final String CONSISTENT_READS = "dynamodb.consistentReads";
-  public static final String MAX_CONNECTIONS = "dynamodb.maxConnections";
   public static final String CONNECTION_TIMEOUT_MS = "dynamodb.connectionTimeoutMs";
   public static final String API_CALL_TIMEOUT_MS = "dynamodb.apiCallTimeoutMs";
   public static final String MAX_RETRIES = "dynamodb.maxRetries";
   public static final String RETRY_BASE_DELAY_MS = "dynamodb.retryBaseDelayMs";
   public static final String RETRY_MAX_DELAY_MS = "dynamodb.retryMaxDelayMs";
   public static final String INJECT_DELAY_US = "fleetbench.injectDelayUs";
+  public static final String INJECT_DELAY_EVERY = "fleetbench.injectDelayEvery";
+  public static final String BATCH_INSERTS = "dynamodb.batchInserts";
 
   static final String DEFAULT_TABLE = "usertable";
   static final String DEFAULT_KEY_ATTRIBUTE = "p";
   static final String DEFAULT_REGION = "us-east-1";
-  static final int MIN_DEFAULT_MAX_CONNECTIONS = 50;
 
   public final String table;
   public final String keyAttribute;
@@ -38,13 +38,16 @@ public final class BindingConfig {
   /** Empty: the SDK's regional endpoint. One or more: requests are spread round robin. */
   public final List<URI> endpoints;
   public final boolean consistentReads;
-  public final int maxConnections;
   public final int connectionTimeoutMs;
   public final int apiCallTimeoutMs;
   public final int maxRetries;
   public final int retryBaseDelayMs;
   public final int retryMaxDelayMs;
   public final long injectDelayUs;
+  /** The delay goes to every n-th operation of the process (1: all). */
+  public final int injectDelayEvery;
+  /** Inserts per BatchWriteItem (1: one PutItem per insert; at most 25, DynamoDB's limit). */
+  public final int batchInserts;
 
   private BindingConfig(Properties p, List<String> problems) {
     table = text(p, TABLE, DEFAULT_TABLE, problems);
@@ -52,14 +55,19 @@ public final class BindingConfig {
     region = regionOf(p);
     endpoints = endpointsOf(p.getProperty(ENDPOINT, ""), problems);
     consistentReads = bool(p, CONSISTENT_READS, false, problems);
-    int threads = intOr(p.getProperty("threadcount"), 1);
-    maxConnections = integer(p, MAX_CONNECTIONS, Math.max(MIN_DEFAULT_MAX_CONNECTIONS, threads), 1, problems);
     connectionTimeoutMs = integer(p, CONNECTION_TIMEOUT_MS, 2_000, 1, problems);
     apiCallTimeoutMs = integer(p, API_CALL_TIMEOUT_MS, 10_000, 1, problems);
     maxRetries = integer(p, MAX_RETRIES, 3, 0, problems);
     retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, problems);
     retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, problems);
     injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, problems);
+    injectDelayEvery = integer(p, INJECT_DELAY_EVERY, 1, 1, problems);
+    int batch = integer(p, BATCH_INSERTS, 1, 1, problems);
+    if (batch > 25) {
+      problems.add(BATCH_INSERTS + ": " + batch + " is above 25, the most one BatchWriteItem takes");
+      batch = 25;
+    }
+    batchInserts = batch;
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */
@@ -89,8 +97,8 @@ public final class BindingConfig {
 
   /** A key that identifies clients that can be shared between DB instances of one process. */
   String clientKey() {
-    return String.join("|", region, endpoints.toString(), Integer.toString(maxConnections),
-        Integer.toString(connectionTimeoutMs), Integer.toString(apiCallTimeoutMs));
+    return String.join("|", region, endpoints.toString(), Integer.toString(connectionTimeoutMs),
+        Integer.toString(apiCallTimeoutMs));
   }
 
   private static String regionOf(Properties p) {
@@ -178,14 +186,6 @@ public final class BindingConfig {
       return n;
     } catch (NumberFormatException e) {
       problems.add(name + ": '" + v + "' is not an integer");
-      return dflt;
-    }
-  }
-
-  private static int intOr(String v, int dflt) {
-    try {
-      return v == null ? dflt : Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
       return dflt;
     }
   }

@@ -37,9 +37,20 @@ public final class BindingSupport {
     pauseNanos(ms * 1_000_000L);
   }
 
-  /** The {@code fleetbench.injectDelayUs} pause (0: none). */
+  private static final java.util.concurrent.atomic.AtomicLong INJECT_COUNTER =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The {@code fleetbench.injectDelayUs} pause (0: none), on every operation. */
   public static void injectDelay(long micros) {
-    if (micros > 0) {
+    injectDelay(micros, 1);
+  }
+
+  /**
+   * The {@code fleetbench.injectDelayUs} pause on every {@code every}-th operation of the process
+   * ({@code fleetbench.injectDelayEvery}; 1 = every operation): a slowed endpoint for pacing tests.
+   */
+  public static void injectDelay(long micros, int every) {
+    if (micros > 0 && (every <= 1 || INJECT_COUNTER.incrementAndGet() % every == 0)) {
       pauseNanos(micros * 1000L);
     }
   }

@@ -1,12 +1,17 @@
 package dev.fleetbench.ycsb;
 
+import dev.fleetbench.ycsb.wire.DynamoWire;
+import dev.fleetbench.ycsb.wire.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.Vector;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import site.ycsb.ByteIterator;
@@ -15,23 +20,17 @@ import site.ycsb.DBException;
 import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
 import site.ycsb.measurements.Measurements;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
- * YCSB binding for the DynamoDB API (Amazon DynamoDB and ScyllaDB Alternator) on AWS SDK for Java v2.
+ * YCSB binding for the DynamoDB API (Amazon DynamoDB and ScyllaDB Alternator): a lean JSON-protocol client
+ * ({@link DynamoWire}: hand-written request bodies, SigV4, one persistent connection per thread and endpoint);
+ * the AWS SDK for Java v2 only resolves credentials.
  *
  * <p>Items are {@code {<keyAttribute>: S <ycsb key>, field0: S ..., ...}}. Operations: read = GetItem
  * (projection of the requested fields), insert = PutItem, update = UpdateItem with a SET expression,
  * delete = DeleteItem, scan = Scan from ExclusiveStartKey (unordered; see README.md).
  *
- * <p>Throttling is counted, not hidden: the SDK's retries are off and this class retries throttled requests
- * itself. Every throttled attempt is recorded as the YCSB measurement {@code <OP>-THROTTLED} (service time of
+ * <p>Throttling is counted, not hidden: this class retries throttled requests itself. Every throttled attempt is recorded as the YCSB measurement {@code <OP>-THROTTLED} (service time of
  * the attempt; in intended mode the time since the operation's intended start). An operation still throttled
  * after {@code dynamodb.maxRetries} retries returns {@link #THROTTLED}; other failures return
  * {@link Status#ERROR}, each distinct error logged once.
@@ -43,11 +42,13 @@ public class DynamoDbClient extends DB {
 
   private static final Logger LOG = LoggerFactory.getLogger(DynamoDbClient.class);
   private static final BindingSupport.ErrorLog ERRORS = new BindingSupport.ErrorLog(LOG);
-  private static final Set<String> THROTTLE_CODES = Set.of("ProvisionedThroughputExceededException",
-      "ThrottlingException", "RequestLimitExceeded", "Throttling", "TooManyRequestsException");
-
   private BindingConfig config;
   private EndpointClients clients;
+  private DynamoWire wire;
+  private final StringBuilder body = new StringBuilder(2048);
+  /** dynamodb.batchInserts: this thread's inserts not sent yet, by key (a retried insert replaces its entry). */
+  private final LinkedHashMap<String, String> pending = new LinkedHashMap<>();
+  private String pendingTable;
   private Measurements measurements;
 
   /** For tests: measure into this registry instead of the process-wide singleton. */
@@ -64,12 +65,29 @@ public class DynamoDbClient extends DB {
     try {
       clients = EndpointClients.acquire(config);
     } catch (RuntimeException e) {
-      throw new DBException("fleetbench DynamoDB binding: cannot create the SDK client: " + e, e);
+      throw new DBException("fleetbench DynamoDB binding: cannot resolve AWS credentials: " + e, e);
     }
+    wire = clients.newWire();
   }
 
   @Override
   public void cleanup() throws DBException {
+    if (!pending.isEmpty()) {
+      int n = pending.size();
+      Status s = flushPending();
+      if (!s.isOk()) {
+        ERRORS.note("INSERT", "unsent-batch/" + s.getName(), n + " buffered inserts could not be written at cleanup");
+        for (int i = 0; i < n; i++) {
+          measurements.reportStatus("INSERT", Status.ERROR); // in the summary as Return=ERROR, one per lost item
+        }
+        throw new DBException("fleetbench DynamoDB binding: " + n + " buffered inserts of this thread could not be "
+            + "written at cleanup (" + s.getName() + ")");
+      }
+    }
+    if (wire != null) {
+      wire.close();
+      wire = null;
+    }
     if (clients != null) {
       EndpointClients.release(clients);
       clients = null;
@@ -84,22 +102,18 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-    BindingSupport.injectDelay(config.injectDelayUs);
-    GetItemRequest.Builder rb = GetItemRequest.builder()
-        .tableName(table)
-        .key(keyOf(key))
-        .consistentRead(config.consistentReads);
-    if (fields != null && !fields.isEmpty()) {
-      Projection pr = new Projection(fields);
-      rb.projectionExpression(pr.expression).expressionAttributeNames(pr.names);
-    }
-    GetItemRequest req = rb.build();
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
+    StringBuilder b = start(table);
+    key(b, key);
+    b.append(",\"ConsistentRead\":").append(config.consistentReads);
+    projection(b, fields);
     try {
-      GetItemResponse res = call("READ", c -> c.getItem(req));
-      if (!res.hasItem() || res.item().isEmpty()) {
+      Map<String, Object> res = call("READ", "GetItem", b.append('}').toString());
+      Map<String, Object> item = Json.object(res.get("Item"));
+      if (item == null || item.isEmpty()) {
         return Status.NOT_FOUND;
       }
-      copyFields(res.item(), result);
+      copyFields(item, result);
       return Status.OK;
     } catch (Failed f) {
       return f.status;
@@ -109,30 +123,37 @@ public class DynamoDbClient extends DB {
   @Override
   public Status scan(String table, String startkey, int recordcount, Set<String> fields,
       Vector<HashMap<String, ByteIterator>> result) {
-    BindingSupport.injectDelay(config.injectDelayUs);
-    Projection pr = fields == null || fields.isEmpty() ? null : new Projection(fields);
-    Map<String, AttributeValue> from = keyOf(startkey);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
+    Object from = null; // null: the start key
     try {
       while (result.size() < recordcount) {
-        ScanRequest.Builder rb = ScanRequest.builder()
-            .tableName(table)
-            .limit(recordcount - result.size())
-            .consistentRead(config.consistentReads)
-            .exclusiveStartKey(from);
-        if (pr != null) {
-          rb.projectionExpression(pr.expression).expressionAttributeNames(pr.names);
+        StringBuilder b = start(table);
+        b.append(",\"Limit\":").append(recordcount - result.size())
+            .append(",\"ConsistentRead\":").append(config.consistentReads)
+            .append(",\"ExclusiveStartKey\":");
+        if (from == null) {
+          keyObject(b, startkey);
+        } else {
+          writeValue(b, from);
         }
-        ScanRequest req = rb.build();
-        ScanResponse page = call("SCAN", c -> c.scan(req));
-        for (Map<String, AttributeValue> item : page.items()) {
-          HashMap<String, ByteIterator> row = new HashMap<>();
-          copyFields(item, row);
-          result.add(row);
+        projection(b, fields);
+        Map<String, Object> page = call("SCAN", "Scan", b.append('}').toString());
+        Object items = page.get("Items");
+        if (items instanceof List) {
+          for (Object o : (List<?>) items) {
+            HashMap<String, ByteIterator> row = new HashMap<>();
+            Map<String, Object> item = Json.object(o);
+            if (item != null) {
+              copyFields(item, row);
+            }
+            result.add(row);
+          }
         }
-        if (!page.hasLastEvaluatedKey() || page.lastEvaluatedKey().isEmpty()) {
+        Map<String, Object> last = Json.object(page.get("LastEvaluatedKey"));
+        if (last == null || last.isEmpty()) {
           break; // end of the table: no wrap-around
         }
-        from = page.lastEvaluatedKey();
+        from = last;
       }
       return Status.OK;
     } catch (Failed f) {
@@ -142,27 +163,40 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
-    BindingSupport.injectDelay(config.injectDelayUs);
-    Map<String, String> names = new HashMap<>();
-    Map<String, AttributeValue> vals = new HashMap<>();
-    StringBuilder expr = new StringBuilder("SET ");
-    int i = 0;
-    for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
-      if (i > 0) {
-        expr.append(", ");
-      }
-      expr.append("#f").append(i).append(" = :v").append(i);
-      names.put("#f" + i, e.getKey());
-      vals.put(":v" + i, AttributeValue.fromS(e.getValue().toString()));
-      i++;
-    }
-    if (i == 0) {
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
+    if (values.isEmpty()) {
       return Status.OK; // nothing to set
     }
-    String expression = expr.toString();
+    StringBuilder b = start(table);
+    key(b, key);
+    b.append(",\"UpdateExpression\":\"SET ");
+    for (int i = 0; i < values.size(); i++) {
+      if (i > 0) {
+        b.append(", ");
+      }
+      b.append("#f").append(i).append(" = :v").append(i);
+    }
+    b.append("\",\"ExpressionAttributeNames\":{");
+    int i = 0;
+    for (String name : values.keySet()) {
+      if (i > 0) {
+        b.append(',');
+      }
+      b.append("\"#f").append(i++).append("\":");
+      Json.quote(b, name);
+    }
+    b.append("},\"ExpressionAttributeValues\":{");
+    i = 0;
+    for (ByteIterator v : values.values()) {
+      if (i > 0) {
+        b.append(',');
+      }
+      b.append("\":v").append(i++).append("\":{\"S\":");
+      Json.quote(b, v.toString()).append('}');
+    }
+    b.append("}}");
     try {
-      call("UPDATE", c -> c.updateItem(r -> r.tableName(table).key(keyOf(key)).updateExpression(expression)
-          .expressionAttributeNames(names).expressionAttributeValues(vals)));
+      call("UPDATE", "UpdateItem", b.toString());
       return Status.OK;
     } catch (Failed f) {
       return f.status;
@@ -171,15 +205,87 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
-    BindingSupport.injectDelay(config.injectDelayUs);
-    Map<String, AttributeValue> item = new HashMap<>();
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
+    StringBuilder b = new StringBuilder(64 + values.size() * 128).append('{');
     for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
-      item.put(e.getKey(), AttributeValue.fromS(e.getValue().toString()));
+      if (e.getKey().equals(config.keyAttribute)) {
+        continue; // the key attribute is the YCSB key
+      }
+      Json.quote(b, e.getKey()).append(":{\"S\":");
+      Json.quote(b, e.getValue().toString()).append("},");
     }
-    item.put(config.keyAttribute, AttributeValue.fromS(key));
+    Json.quote(b, config.keyAttribute).append(":{\"S\":");
+    String item = Json.quote(b, key).append("}}").toString();
+    if (config.batchInserts > 1) {
+      return buffer(table, key, item);
+    }
     try {
-      call("INSERT", c -> c.putItem(r -> r.tableName(table).item(item)));
+      call("INSERT", "PutItem", start(table).append(",\"Item\":").append(item).append('}').toString());
       return Status.OK;
+    } catch (Failed f) {
+      return f.status;
+    }
+  }
+
+  /**
+   * dynamodb.batchInserts: the insert joins this thread's pending batch ({@code BATCHED_OK}); the insert that fills
+   * it sends the batch (BatchWriteItem) and returns the batch's status. A batch that failed stays pending (YCSB's
+   * insertion retry puts the same key again, replacing its entry), so no key is silently skipped.
+   */
+  private Status buffer(String table, String key, String item) {
+    if (pendingTable != null && !pendingTable.equals(table)) {
+      Status s = flushPending();
+      if (!s.isOk()) {
+        return s;
+      }
+    }
+    pendingTable = table;
+    pending.put(key, item);
+    return pending.size() < config.batchInserts ? Status.BATCHED_OK : flushPending();
+  }
+
+  /**
+   * Sends the pending batch; unprocessed items (DynamoDB's answer to throttling inside a batch) are measured as
+   * one {@code INSERT-THROTTLED} attempt and sent again after the back-off, up to dynamodb.maxRetries times.
+   */
+  private Status flushPending() {
+    if (pending.isEmpty()) {
+      return Status.OK;
+    }
+    long intendedStart = measurements.getIntendedtartTimeNs();
+    List<String> items = new ArrayList<>(pending.values());
+    try {
+      for (int attempt = 0;; attempt++) {
+        body.setLength(0);
+        body.append("{\"RequestItems\":{");
+        Json.quote(body, pendingTable).append(":[");
+        for (int i = 0; i < items.size(); i++) {
+          body.append(i > 0 ? ",{\"PutRequest\":{\"Item\":" : "{\"PutRequest\":{\"Item\":").append(items.get(i))
+              .append("}}");
+        }
+        body.append("]}}");
+        long st = System.nanoTime();
+        Map<String, Object> res = call("INSERT", "BatchWriteItem", body.toString());
+        Map<String, Object> unprocessed = Json.object(res.get("UnprocessedItems"));
+        Object left = unprocessed == null ? null : unprocessed.get(pendingTable);
+        if (!(left instanceof List) || ((List<?>) left).isEmpty()) {
+          pending.clear();
+          return Status.OK;
+        }
+        BindingSupport.recordThrottle(measurements, "INSERT", intendedStart == 0 ? st : intendedStart, st,
+            System.nanoTime());
+        if (attempt >= config.maxRetries) {
+          return THROTTLED;
+        }
+        items = new ArrayList<>();
+        for (Object o : (List<?>) left) {
+          Map<String, Object> put = Json.object(Json.object(o).get("PutRequest"));
+          StringBuilder one = new StringBuilder();
+          writeValue(one, put.get("Item"));
+          items.add(one.toString());
+        }
+        BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
+      }
     } catch (Failed f) {
       return f.status;
     }
@@ -187,9 +293,11 @@ public class DynamoDbClient extends DB {
 
   @Override
   public Status delete(String table, String key) {
-    BindingSupport.injectDelay(config.injectDelayUs);
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
+    StringBuilder b = start(table);
+    key(b, key);
     try {
-      call("DELETE", c -> c.deleteItem(r -> r.tableName(table).key(keyOf(key))));
+      call("DELETE", "DeleteItem", b.append('}').toString());
       return Status.OK;
     } catch (Failed f) {
       return f.status;
@@ -213,15 +321,14 @@ public class DynamoDbClient extends DB {
    * Sends the request, retrying throttled attempts with capped exponential back-off and jitter. Each attempt
    * goes to the next endpoint. Each throttled attempt is measured as {@code <op>-THROTTLED}.
    */
-  private <T> T call(String op, Function<software.amazon.awssdk.services.dynamodb.DynamoDbClient, T> request)
-      throws Failed {
+  private Map<String, Object> call(String op, String operation, String json) throws Failed {
     long intendedStart = measurements.getIntendedtartTimeNs();
     for (int attempt = 0;; attempt++) {
       long st = System.nanoTime();
       try {
-        return request.apply(clients.next());
-      } catch (AwsServiceException e) {
-        if (isThrottle(e)) {
+        return wire.call(operation, json);
+      } catch (DynamoWire.ApiException e) {
+        if (e.throttle) {
           long en = System.nanoTime();
           BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
           if (attempt >= config.maxRetries) {
@@ -230,33 +337,13 @@ public class DynamoDbClient extends DB {
           BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
           continue;
         }
-        noteError(op, e);
+        ERRORS.note(op, e.code + "/" + e.status, e.getMessage());
         throw new Failed(Status.ERROR);
-      } catch (SdkException e) {
-        noteError(op, e);
+      } catch (IOException | RuntimeException e) {
+        ERRORS.note(op, e.getClass().getSimpleName(), String.valueOf(e.getMessage()));
         throw new Failed(Status.ERROR);
       }
     }
-  }
-
-  static boolean isThrottle(AwsServiceException e) {
-    String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
-    return (code != null && THROTTLE_CODES.contains(code)) || e.isThrottlingException();
-  }
-
-  private void noteError(String op, SdkException e) {
-    String kind;
-    if (e instanceof AwsServiceException && ((AwsServiceException) e).awsErrorDetails() != null) {
-      AwsServiceException s = (AwsServiceException) e;
-      kind = e.getClass().getSimpleName() + "/" + s.awsErrorDetails().errorCode() + "/" + s.statusCode();
-    } else {
-      Throwable root = e;
-      while (root.getCause() != null && root.getCause() != root) {
-        root = root.getCause();
-      }
-      kind = e.getClass().getSimpleName() + "/" + root.getClass().getSimpleName();
-    }
-    ERRORS.note(op, kind, e.getMessage());
   }
 
   /** How many times each distinct error was seen in this process (for tests and diagnostics). */
@@ -264,37 +351,108 @@ public class DynamoDbClient extends DB {
     return ERRORS.counts();
   }
 
-  // ------------------------------------------------------------------------------------------ helpers
+  // ------------------------------------------------------------------------------------------ request bodies
 
-  private Map<String, AttributeValue> keyOf(String key) {
-    return Map.of(config.keyAttribute, AttributeValue.fromS(key));
+  /** {@code {"TableName":"<table>"} without the closing brace, in this thread's reused buffer. */
+  private StringBuilder start(String table) {
+    body.setLength(0);
+    body.append("{\"TableName\":");
+    return Json.quote(body, table);
   }
 
-  private void copyFields(Map<String, AttributeValue> item, Map<String, ByteIterator> out) {
-    for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
-      if (e.getKey().equals(config.keyAttribute)) {
-        continue;
-      }
-      AttributeValue v = e.getValue();
-      String s = v.s() != null ? v.s() : v.n() != null ? v.n() : v.b() != null ? v.b().asUtf8String() : v.toString();
-      out.put(e.getKey(), new StringByteIterator(s));
-    }
+  private void key(StringBuilder b, String key) {
+    b.append(",\"Key\":");
+    keyObject(b, key);
+  }
+
+  private void keyObject(StringBuilder b, String key) {
+    b.append('{');
+    Json.quote(b, config.keyAttribute).append(":{\"S\":");
+    Json.quote(b, key).append("}}");
   }
 
   /** ProjectionExpression "#f0, #f1" with ExpressionAttributeNames, safe for reserved words. */
-  private static final class Projection {
-    final String expression;
-    final Map<String, String> names = new HashMap<>();
-
-    Projection(Set<String> fields) {
-      List<String> parts = new ArrayList<>();
-      int i = 0;
-      for (String f : fields) {
-        names.put("#f" + i, f);
-        parts.add("#f" + i);
-        i++;
-      }
-      expression = String.join(", ", parts);
+  private static void projection(StringBuilder b, Set<String> fields) {
+    if (fields == null || fields.isEmpty()) {
+      return;
     }
+    b.append(",\"ProjectionExpression\":\"");
+    for (int i = 0; i < fields.size(); i++) {
+      b.append(i > 0 ? ", #f" : "#f").append(i);
+    }
+    b.append("\",\"ExpressionAttributeNames\":{");
+    int i = 0;
+    for (String f : fields) {
+      b.append(i > 0 ? ",\"#f" : "\"#f").append(i++).append("\":");
+      Json.quote(b, f);
+    }
+    b.append('}');
+  }
+
+  /** A parsed DynamoDB JSON value written back (LastEvaluatedKey into ExclusiveStartKey). */
+  private static void writeValue(StringBuilder b, Object v) {
+    if (v instanceof Map) {
+      b.append('{');
+      boolean first = true;
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+        if (!first) {
+          b.append(',');
+        }
+        first = false;
+        Json.quote(b, String.valueOf(e.getKey())).append(':');
+        writeValue(b, e.getValue());
+      }
+      b.append('}');
+    } else if (v instanceof List) {
+      b.append('[');
+      boolean first = true;
+      for (Object o : (List<?>) v) {
+        if (!first) {
+          b.append(',');
+        }
+        first = false;
+        writeValue(b, o);
+      }
+      b.append(']');
+    } else if (v instanceof String) {
+      Json.quote(b, (String) v);
+    } else if (v instanceof Double && ((Double) v) == Math.rint((Double) v)) {
+      b.append(((Double) v).longValue());
+    } else {
+      b.append(v); // Boolean, other numbers, null
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ responses
+
+  private void copyFields(Map<String, Object> item, Map<String, ByteIterator> out) {
+    for (Map.Entry<String, Object> e : item.entrySet()) {
+      if (e.getKey().equals(config.keyAttribute)) {
+        continue;
+      }
+      out.put(e.getKey(), new StringByteIterator(text(e.getValue())));
+    }
+  }
+
+  /** The text of an attribute value: S and N as they are, B decoded as UTF-8, anything else as JSON. */
+  private static String text(Object value) {
+    Map<String, Object> v = Json.object(value);
+    if (v != null) {
+      Object s = v.get("S");
+      if (s instanceof String) {
+        return (String) s;
+      }
+      Object n = v.get("N");
+      if (n instanceof String) {
+        return (String) n;
+      }
+      Object bin = v.get("B");
+      if (bin instanceof String) {
+        return new String(Base64.getDecoder().decode((String) bin), StandardCharsets.UTF_8);
+      }
+    }
+    StringBuilder b = new StringBuilder();
+    writeValue(b, value);
+    return b.toString();
   }
 }

@@ -1,71 +1,48 @@
 package dev.fleetbench.ycsb;
 
+import dev.fleetbench.ycsb.wire.DynamoWire;
 import java.net.URI;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProviderChain;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.SystemPropertyCredentialsProvider;
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
-import software.amazon.awssdk.core.retry.RetryPolicy;
-import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
- * One SDK client per endpoint, shared by every YCSB client thread of the process (SDK clients are thread
- * safe and each owns a connection pool of {@code dynamodb.maxConnections}). Requests are spread over the
- * endpoints round robin, one pick per request attempt. Reference counted: the last {@link #release} closes.
+ * What the YCSB client threads of one process share for one endpoint set: the endpoints, the round-robin
+ * counter (one pick per request attempt, over the whole process) and the credentials (resolved through the AWS
+ * SDK's providers, cached for {@link #CREDENTIALS_TTL_NANOS}). Each thread has its own {@link DynamoWire} (its
+ * own persistent connection per endpoint). Reference counted: the last {@link #release} forgets it.
  */
 final class EndpointClients {
   private static final Map<String, EndpointClients> SHARED = new HashMap<>();
+  /** How long resolved credentials are reused before the provider is asked again (it refreshes them itself). */
+  static final long CREDENTIALS_TTL_NANOS = 10_000_000_000L;
 
   private final String key;
-  private final List<DynamoDbClient> clients;
-  private final List<SdkHttpClient> httpClients;
+  private final BindingConfig config;
   private final List<URI> endpoints;
+  private final AwsCredentialsProvider provider;
   private final AtomicLong next = new AtomicLong();
+  private volatile DynamoWire.Credentials cached;
+  private volatile long cachedAt;
   private int refs;
 
   private EndpointClients(String key, BindingConfig c) {
     this.key = key;
-    this.clients = new ArrayList<>();
-    this.httpClients = new ArrayList<>();
-    this.endpoints = c.endpoints;
-    AwsCredentialsProvider credentials = credentialsFor(c);
-    int n = Math.max(1, c.endpoints.size());
-    for (int i = 0; i < n; i++) {
-      SdkHttpClient http = ApacheHttpClient.builder()
-          .maxConnections(c.maxConnections)
-          .connectionTimeout(Duration.ofMillis(c.connectionTimeoutMs))
-          .socketTimeout(Duration.ofMillis(c.apiCallTimeoutMs))
-          .build();
-      DynamoDbClientBuilder b = DynamoDbClient.builder()
-          .region(Region.of(c.region))
-          .credentialsProvider(credentials)
-          .httpClient(http)
-          .overrideConfiguration(ClientOverrideConfiguration.builder()
-              // The binding retries throttles itself so that every throttled attempt is measured.
-              .retryPolicy(RetryPolicy.none())
-              .apiCallTimeout(Duration.ofMillis(c.apiCallTimeoutMs))
-              .build());
-      if (!c.endpoints.isEmpty()) {
-        b.endpointOverride(c.endpoints.get(i));
-      }
-      httpClients.add(http);
-      clients.add(b.build());
-    }
+    this.config = c;
+    this.endpoints = c.endpoints.isEmpty() ? List.of(DynamoWire.regionalEndpoint(c.region)) : c.endpoints;
+    this.provider = credentialsFor(c);
+    credentials(); // fail at init() when there are none
   }
 
   static synchronized EndpointClients acquire(BindingConfig c) {
@@ -80,24 +57,28 @@ final class EndpointClients {
   }
 
   static synchronized void release(EndpointClients e) {
-    if (--e.refs > 0) {
-      return;
-    }
-    SHARED.remove(e.key);
-    for (DynamoDbClient client : e.clients) {
-      client.close();
-    }
-    for (SdkHttpClient http : e.httpClients) {
-      http.close();
+    if (--e.refs <= 0) {
+      SHARED.remove(e.key);
     }
   }
 
-  /** The client for the next request attempt (round robin over the endpoints). */
-  DynamoDbClient next() {
-    if (clients.size() == 1) {
-      return clients.get(0);
+  /** A client for one YCSB thread. */
+  DynamoWire newWire() {
+    return new DynamoWire(endpoints, next, config.region, this::credentials, config.connectionTimeoutMs,
+        config.apiCallTimeoutMs);
+  }
+
+  DynamoWire.Credentials credentials() {
+    long now = System.nanoTime();
+    DynamoWire.Credentials c = cached;
+    if (c == null || now - cachedAt > CREDENTIALS_TTL_NANOS) {
+      AwsCredentials r = provider.resolveCredentials();
+      String token = r instanceof AwsSessionCredentials ? ((AwsSessionCredentials) r).sessionToken() : null;
+      c = new DynamoWire.Credentials(r.accessKeyId(), r.secretAccessKey(), token);
+      cached = c;
+      cachedAt = now;
     }
-    return clients.get((int) Math.floorMod(next.getAndIncrement(), (long) clients.size()));
+    return c;
   }
 
   List<URI> endpoints() {

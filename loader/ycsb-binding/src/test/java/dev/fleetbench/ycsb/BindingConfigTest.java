@@ -19,16 +19,10 @@ class BindingConfigTest {
     assertEquals("p", c.keyAttribute);
     assertTrue(c.endpoints.isEmpty());
     assertFalse(c.consistentReads);
-    assertEquals(50, c.maxConnections);
+    assertEquals(10_000, c.apiCallTimeoutMs);
     assertEquals(3, c.maxRetries);
     assertEquals(0, c.injectDelayUs);
     assertFalse(c.endpointsAreLocal());
-  }
-
-  @Test
-  void maxConnectionsDefaultsToAtLeastThreadcount() throws Exception {
-    assertEquals(200, BindingConfig.from(props("threadcount", "200")).maxConnections);
-    assertEquals(8, BindingConfig.from(props("threadcount", "200", "dynamodb.maxConnections", "8")).maxConnections);
   }
 
   @Test

@@ -17,11 +17,18 @@ import java.util.function.Function;
  * (X-Amz-Target and body) and answers with whatever the test's responder says.
  */
 final class FakeDynamo implements AutoCloseable {
-  record Request(String target, String body) {}
+  /** One request as received; {@code atNanos}: System.nanoTime() when its body had been read. */
+  record Request(String target, String body, long atNanos) {}
 
   record Response(int status, String body) {}
 
   static final String PREFIX = "com.amazonaws.dynamodb.v20120810#";
+
+  static {
+    // The JDK server writes headers and body separately; with Nagle on, the body waits for the client's delayed
+    // ACK (~40 ms per request). Real DynamoDB endpoints answer at once. Read once, when the server class loads.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
 
   static Response error(String code, String message) {
     return new Response(400, "{\"__type\":\"" + PREFIX + code + "\",\"message\":\"" + message + "\"}");
@@ -44,7 +51,7 @@ final class FakeDynamo implements AutoCloseable {
         in = is.readAllBytes();
       }
       Request req = new Request(exchange.getRequestHeaders().getFirst("X-Amz-Target"),
-          new String(in, StandardCharsets.UTF_8));
+          new String(in, StandardCharsets.UTF_8), System.nanoTime());
       requests.add(req);
       Response res = responder.apply(req);
       byte[] out = res.body().getBytes(StandardCharsets.UTF_8);

@@ -35,8 +35,13 @@ class YcsbClientEndToEndTest {
 
   /** Runs YCSB; returns its stderr. Fails the test on a non-zero exit or a timeout. */
   private String ycsb(String name, List<String> args) throws Exception {
+    return run(dir, "site.ycsb.Client", name, args);
+  }
+
+  /** Runs {@code mainClass} (site.ycsb.Client or fleetbench's Launcher) on the bundle's classpath in {@code dir}. */
+  static String run(Path dir, String mainClass, String name, List<String> args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath(), "site.ycsb.Client"));
+        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath(), mainClass));
     cmd.addAll(args);
     File out = dir.resolve(name + ".stdout").toFile();
     File err = dir.resolve(name + ".stderr").toFile();
@@ -55,7 +60,7 @@ class YcsbClientEndToEndTest {
     return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
   }
 
-  private static List<String> props(String... kv) {
+  static List<String> props(String... kv) {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < kv.length; i += 2) {
       out.add("-p");
@@ -65,7 +70,7 @@ class YcsbClientEndToEndTest {
   }
 
   /** JSON array exporter output as metric -> measurement -> value. */
-  private static Map<String, Map<String, Double>> summary(Path file) throws IOException {
+  static Map<String, Map<String, Double>> summary(Path file) throws IOException {
     JsonNode arr = new ObjectMapper().readTree(file.toFile());
     assertTrue(arr.isArray(), file + " is a JSON array");
     Map<String, Map<String, Double>> out = new HashMap<>();
@@ -76,7 +81,7 @@ class YcsbClientEndToEndTest {
     return out;
   }
 
-  private static long value(Map<String, Map<String, Double>> s, String metric, String measurement) {
+  static long value(Map<String, Map<String, Double>> s, String metric, String measurement) {
     Double v = s.getOrDefault(metric, Map.of()).get(measurement);
     return v == null ? 0 : v.longValue();
   }

@@ -1,0 +1,78 @@
+package dev.fleetbench.ycsb;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * {@code site.ycsb.Client} with fleetbench's pacing: same command line, same output. With a target
+ * ({@code target} / {@code -target}) and {@code fleetbench.schedule=open} (the default) it runs YCSB unthrottled
+ * with {@link OpenLoopWorkload} around the configured workload, so the process follows one open-loop schedule
+ * of {@code target} ops/s; with {@code fleetbench.schedule=per-thread} it is exactly YCSB (each thread paced to
+ * target/threadcount, as in published YCSB runs).
+ */
+public final class Launcher {
+  public static final String SCHEDULE = "fleetbench.schedule";
+
+  private Launcher() {}
+
+  public static void main(String[] args) throws Exception {
+    site.ycsb.Client.main(rewrite(args));
+  }
+
+  /** The arguments site.ycsb.Client gets: unchanged, or with the open-loop properties appended (they win). */
+  static String[] rewrite(String[] args) throws IOException {
+    Properties p = merged(args);
+    String schedule = p.getProperty(SCHEDULE, "open").trim();
+    if (!schedule.equals("open") && !schedule.equals("per-thread")) {
+      throw new IllegalArgumentException(SCHEDULE + ": '" + schedule + "' is not open or per-thread");
+    }
+    String target = p.getProperty("target", "0").trim();
+    String workload = p.getProperty("workload", "site.ycsb.workloads.CoreWorkload").trim();
+    if (schedule.equals("per-thread") || Double.parseDouble(target) <= 0
+        || workload.equals(OpenLoopWorkload.class.getName())) {
+      return args;
+    }
+    List<String> out = new ArrayList<>(Arrays.asList(args));
+    for (String kv : new String[] {"target=0", OpenLoopWorkload.RATE + "=" + target,
+        OpenLoopWorkload.INNER + "=" + workload, "workload=" + OpenLoopWorkload.class.getName()}) {
+      out.add("-p");
+      out.add(kv);
+    }
+    return out.toArray(new String[0]);
+  }
+
+  /** The properties YCSB will see: -P files in order, then -p and -target (the command line wins). */
+  static Properties merged(String[] args) throws IOException {
+    Properties files = new Properties();
+    Properties cmd = new Properties();
+    for (int i = 0; i + 1 < args.length; i++) {
+      switch (args[i]) {
+        case "-P":
+          try (InputStream in = new FileInputStream(args[++i])) {
+            files.load(in);
+          }
+          break;
+        case "-p": {
+          String kv = args[++i];
+          int eq = kv.indexOf('=');
+          if (eq > 0) {
+            cmd.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
+          }
+          break;
+        }
+        case "-target":
+          cmd.setProperty("target", args[++i]);
+          break;
+        default:
+          break;
+      }
+    }
+    files.putAll(cmd);
+    return files;
+  }
+}
