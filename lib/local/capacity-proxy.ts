@@ -10,6 +10,7 @@
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
  */
 import * as http from 'node:http';
+import { forwardHttp } from './http-forward';
 import type { AddressInfo } from 'node:net';
 import { TableCapacity, type EmulatorCounters, type TableModel } from '../core/dynamodb-model';
 import {
@@ -94,25 +95,7 @@ export async function startCapacityProxy(o: {
   let requestId = 0;
 
   const forward = (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => {
-    const up = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: upstream.host },
-        agent,
-      },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', (err) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`capacity proxy: upstream ${o.upstream}: ${err.message}`);
-    });
-    up.end(body);
+    forwardHttp(upstream, agent, req, res, `capacity proxy: upstream ${o.upstream}`).end(body);
   };
 
   const server = http.createServer((req, res) => {

@@ -30,20 +30,7 @@ import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { tableModelOf } from '../core/dynamodb-model/plan-cell';
 import { tableName } from '../core/plan';
-
-// aws-local-stepfunctions 3 calls Promise.withResolvers (Node 22+)
-const P = Promise as unknown as { withResolvers?: () => unknown };
-if (!P.withResolvers) {
-  P.withResolvers = function withResolvers() {
-    let resolve!: (v: unknown) => void;
-    let reject!: (e: unknown) => void;
-    const promise = new Promise((a, b) => {
-      resolve = a;
-      reject = b;
-    });
-    return { promise, resolve, reject };
-  };
-}
+import './promise-polyfill';
 
 export interface LocalRunOptions {
   spec: RunSpec;

@@ -7,6 +7,7 @@
  * parent closes stdin (it never outlives the run).
  */
 import * as http from 'node:http';
+import { forwardHttp } from './http-forward';
 
 function main(): void {
   const [upstream, cluster = 'local', index = '0'] = process.argv.slice(2);
@@ -31,25 +32,7 @@ function main(): void {
       return;
     }
     forwarded++;
-    const up = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: target.host },
-        agent,
-      },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', (err) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`upstream: ${err.message}`);
-    });
-    req.pipe(up);
+    req.pipe(forwardHttp(target, agent, req, res, 'upstream'));
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => {

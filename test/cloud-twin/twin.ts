@@ -56,20 +56,7 @@ import {
   type Assembly,
   type Physical,
 } from './template';
-
-// aws-local-stepfunctions 3 calls Promise.withResolvers (Node 22+); lib/local/runner.ts polyfills it too
-const P = Promise as unknown as { withResolvers?: () => unknown };
-if (!P.withResolvers) {
-  P.withResolvers = function withResolvers() {
-    let resolve!: (v: unknown) => void;
-    let reject!: (e: unknown) => void;
-    const promise = new Promise((a, b) => {
-      resolve = a;
-      reject = b;
-    });
-    return { promise, resolve, reject };
-  };
-}
+import '../../lib/local/promise-polyfill';
 
 const RUNTIME = path.join(__dirname, 'lambda-runtime.js');
 const NODE_MODULES = path.resolve(__dirname, '..', '..', 'node_modules');
