@@ -397,6 +397,34 @@ test('an existingTable not named fleetbench-* is refused by Plan with the field 
   expect(await twin.tables()).toContain('orders');
 });
 
+test('a spec above the account quotas is refused by Plan before anything is provisioned, naming quota and numbers', async () => {
+  const mark = twin.gateway.calls.length;
+  const s = spec('twin-quota', {
+    targets: [
+      {
+        id: 'ddb',
+        kind: 'dynamodb',
+        billing: { mode: 'provisioned', rcu: 200_000, wcu: 250_000 },
+        expectedLatencyMs: 20,
+      },
+    ],
+  });
+  const r = await twin.execute({ input: { spec: s }, name: 'twin-quota-1', waitMs: 1000 });
+  // Plan's quota reads (DescribeLimits, Service Quotas, EC2 AZs) are all allowed by its role
+  expectNoDenials(mark);
+  const planCalls = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.principal.startsWith('PipelinePlanFn'))
+    .map((c) => c.action);
+  expect(planCalls).toEqual(expect.arrayContaining(['dynamodb:DescribeLimits']));
+  expect({ status: r.status, error: r.error }).toEqual({ status: 'FAILED', error: 'InputError' });
+  expect(r.cause).toMatch(/TableMaxReadCapacityUnits\)?: needs 200,000, the account has [0-9,]+/);
+  expect(r.cause).toMatch(/TableMaxWriteCapacityUnits\)?: needs 250,000, the account has [0-9,]+/);
+  expect(r.states).toEqual(['Init', 'Plan', 'TeardownAfterFailure', 'RunFailed']);
+  expect(await runInstancesOf('twin-quota-1')).toEqual([]);
+  expect((await twin.tables()).filter((t) => t.includes('twin-quota'))).toEqual([]);
+});
+
 test("the janitor (its rule's target) removes expired loaders and tables, keeps unexpired ones", async () => {
   const mark = twin.gateway.calls.length;
   const now = Math.floor(Date.now() / 1000);
