@@ -23,6 +23,7 @@ const spec = validateSpec({
     distributions: ['uniform'],
     durationSeconds: 4,
     warmupSeconds: 1,
+    statusIntervalSeconds: 1,
   },
   loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 2 },
 }).spec;

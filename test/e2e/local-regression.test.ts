@@ -36,6 +36,8 @@ function specOf(name: string, delayUs: number): RunSpec {
       distributions: ['uniform'],
       durationSeconds: 5,
       warmupSeconds: 1,
+      // an HDR interval per second: the 4-s window holds whole intervals however fast the JVM starts
+      statusIntervalSeconds: 1,
       ...(delayUs ? { extraProperties: { 'fleetbench.injectDelayUs': String(delayUs) } } : {}),
     },
     loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 16 },

@@ -116,6 +116,17 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         `expected warmupSeconds${w.cooldownSeconds > 0 ? ' + cooldownSeconds' : ''} to be less than durationSeconds ` +
         `(${w.durationSeconds}), found ${w.warmupSeconds + w.cooldownSeconds}`,
     });
+  } else if (
+    w.warmupSeconds > 0 &&
+    w.statusIntervalSeconds > w.durationSeconds - w.warmupSeconds - w.cooldownSeconds
+  ) {
+    // YCSB closes an HDR interval at each status tick: with one tick per status interval, the measured
+    // window (after warm-up, before cool-down) may hold no interval at all, and the cell would measure nothing
+    warnings.push(
+      `workload.statusIntervalSeconds: ${w.statusIntervalSeconds} s is longer than the measured window ` +
+        `(${w.durationSeconds - w.warmupSeconds - w.cooldownSeconds} s after warm-up and cool-down): YCSB writes an ` +
+        `HDR interval per status tick, so the window may hold none and the cell measure no operation`,
+    );
   }
 
   // proportions

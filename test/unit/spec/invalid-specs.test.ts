@@ -294,3 +294,28 @@ describe('invalid run specs', () => {
     for (const line of err.message.split('\n')) expect(line).toMatch(/^[^:]+: .+/);
   });
 });
+
+describe('a status interval longer than the measured window', () => {
+  const base = {
+    name: 'window',
+    targets: [{ id: 'ddb', kind: 'dynamodb', billing: { mode: 'on-demand' } }],
+    dataset: { recordCount: 100 },
+    workload: { readProportions: [0.5], targetOpsPerSec: [10], distributions: ['uniform'] },
+  };
+  const warningsOf = (w: Record<string, unknown>) =>
+    validateSpec({ ...base, workload: { ...base.workload, ...w } }).warnings.filter((x) =>
+      x.startsWith('workload.statusIntervalSeconds'),
+    );
+
+  it('warns, naming the field, the interval and the window, when warm-up leaves less than one status interval', () => {
+    expect(warningsOf({ durationSeconds: 5, warmupSeconds: 1 })).toEqual([
+      'workload.statusIntervalSeconds: 10 s is longer than the measured window (4 s after warm-up and cool-down): ' +
+        'YCSB writes an HDR interval per status tick, so the window may hold none and the cell measure no operation',
+    ]);
+  });
+
+  it('is quiet when the window holds a status interval, or when there is no warm-up to cut the first one', () => {
+    expect(warningsOf({ durationSeconds: 5, warmupSeconds: 1, statusIntervalSeconds: 1 })).toEqual([]);
+    expect(warningsOf({ durationSeconds: 5, warmupSeconds: 0 })).toEqual([]);
+  });
+});
