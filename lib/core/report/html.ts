@@ -344,8 +344,11 @@ ${sections.join('\n')}
 function noiseSection(c: NoiseCalibration): string {
   const f = (x: number) => fmtNum(x);
   const rows = c.series.map((s) => {
+    // every metric is non-negative (latencies, rates, counts): a band wider than the mean stops at 0
     const band =
-      s.cv === null ? '–' : `${f(s.mean * (1 - c.factor * s.cv))} – ${f(s.mean * (1 + c.factor * s.cv))}`;
+      s.cv === null
+        ? '–'
+        : `${f(Math.max(0, s.mean * (1 - c.factor * s.cv)))} – ${f(s.mean * (1 + c.factor * s.cv))}`;
     return (
       `<tr data-noise="${escapeXml(`${s.target}/${s.cell}/${s.metric}`)}"><td>${escapeXml(s.metric)}</td>` +
       `<td>${escapeXml(s.target)}</td><td>${escapeXml(s.cell)}</td><td>${s.n}</td><td>${f(s.mean)}</td>` +

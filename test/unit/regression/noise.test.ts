@@ -227,4 +227,24 @@ describe('the run report', () => {
     );
     expect(html).toContain(`<tr data-noise="ddb/${CELL}/error_rate"><td>error_rate</td>`);
   });
+
+  it('stops a band wider than the mean at 0 (no metric is negative)', () => {
+    // mean 2000, sample std 1000: CV 50 %, so mean − 3 × CV would be −1000
+    const c = measureNoise(
+      [row('aa-1', `${CELL}.aa1`, 1000), row('aa-1', `${CELL}.aa2`, 2000), row('aa-1', `${CELL}.aa3`, 3000)],
+      RUN,
+    )!;
+    const html = renderReport({
+      runId: 'aa-1',
+      specName: 'nightly',
+      startedAt: 'now',
+      status: 'SUCCEEDED',
+      cells: [],
+      series: {},
+      noise: c,
+    });
+    expect(html).toContain(
+      `<td>intended_p99_us</td><td>ddb</td><td>${CELL}</td><td>3</td><td>2000</td><td>1000</td><td>50.00%</td><td>0 – 5000</td>`,
+    );
+  });
 });
