@@ -6,29 +6,16 @@
  * and list the noise bands. Lean: 3 cells of 4 s (~40 s with DynamoDB Local's start).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { validateSpec } from '../../lib/core/spec';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
+import { rowsOf } from '../support/rows';
 
 const SPEC = 'aa-noise';
 const RUN = 'aa-noise-1';
 const CELL = 'ddb.uniform.r50.t40';
-
-function rowsOf(dir: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.jsonl'))
-        for (const l of readFileSync(p, 'utf8').split('\n')) if (l.trim()) out.push(JSON.parse(l));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 interface Band {
   key: { spec: string; target: string; cell: string; metric: string };

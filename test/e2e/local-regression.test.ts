@@ -12,7 +12,7 @@
  * (16 / 0.21 s ≈ 76 ops/s), so the change is in latency, not a throughput collapse.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { NAMED_QUERIES } from '../../lib/core/pipeline';
@@ -20,6 +20,7 @@ import { validateSpec, type RunSpec } from '../../lib/core/spec';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { openLocalDb } from '../../lib/local/query';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
+import { rowsOf } from '../support/rows';
 
 const DELAY_US = 200_000;
 const SLOWED_FROM = 3;
@@ -42,20 +43,6 @@ function specOf(name: string, delayUs: number): RunSpec {
     },
     loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 16 },
   }).spec;
-}
-
-function rowsOf(dir: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.jsonl'))
-        for (const l of readFileSync(p, 'utf8').split('\n')) if (l.trim()) out.push(JSON.parse(l));
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 const runId = (i: number) => `regress-${i}`;

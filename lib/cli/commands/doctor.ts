@@ -6,23 +6,19 @@
  * EC2 On-Demand vCPUs, AZs for the replication factor, Run Command's timeout). Exit 0 when nothing is
  * refused, 2 when something is (unverified values are warnings).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { Command } from 'commander';
 import { AwsAccountQuotas } from '../../aws/account-quotas';
 import { StackOutputs } from '../../aws/stack-outputs';
 import { InputError } from '../../core/errors';
-import { estimateRunUsd, plan } from '../../core/pipeline';
 import { planRun } from '../../core/plan';
-import { systemClock } from '../../core/ports';
 import { accountNeeds, preflight } from '../../core/preflight';
 import { parseSpecText, validateSpec } from '../../core/spec';
-import { FsStore } from '../../local/fs-store';
 import { FLEETBENCH_VERSION } from '../../version';
 import { addAwsOptions, clientConfig, type AwsOptions } from '../aws-stack';
+import { checkAsPlanWould } from '../plan-check';
 
 type Line = { level: 'ok' | 'problem' | 'warning'; text: string };
 
@@ -155,19 +151,13 @@ async function checkSpec(
     problem(`${file}: ${err instanceof InputError ? err.message : (err as Error).message}`);
     return;
   }
-  // the Plan step's own checks, in this region, against a scratch store
-  const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-doctor-'));
+  // the Plan step's own checks, in this region
   try {
-    await plan(
-      { executionName: 'doctor', spec: raw },
-      { store: new FsStore(dir), clock: systemClock, estimateRunUsd, region: ctx.region },
-    );
+    await checkAsPlanWould(raw, 'doctor', ctx.region);
     ok(`${file}: the Plan checks pass (spec, region, budget, history size)`);
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     for (const i of err.issues) problem(`${file}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
   // the account's quotas (all of them, even when the Plan checks above already refused)
   let needs;

@@ -4,9 +4,7 @@
  * deployed state machine with the input the console takes (`{"spec": ...}`), then follows the
  * execution state by state until it ends: exit 0 SUCCEEDED, 1 FAILED / TIMED_OUT / ABORTED.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { SfnExecutions } from '../../aws/sfn-executions';
 import { InputError } from '../../core/errors';
@@ -15,16 +13,13 @@ import {
   ProgressPrinter,
   TERMINAL_STATUSES,
   defaultExecutionName,
-  estimateRunUsd,
   nextPollMs,
-  plan,
   startInput,
   type ExecutionInfo,
 } from '../../core/pipeline';
-import { systemClock } from '../../core/ports';
 import { parseSpecText } from '../../core/spec';
-import { FsStore } from '../../local/fs-store';
 import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
+import { checkAsPlanWould } from '../plan-check';
 import { loadSpecFile, printWarnings } from '../spec-file';
 
 interface StartOptions extends AwsOptions {
@@ -59,7 +54,7 @@ export function register(program: Command): void {
       ]);
     const outputs = await stackOutputs(o);
     // the Plan step's checks, with the stack's region (a spec naming another one is refused here)
-    const runId = await preflight(raw, name, outputs.region);
+    const runId = await checkAsPlanWould(raw, name, outputs.region);
 
     const machine = outputs.get('StateMachineArn');
     const executions = new SfnExecutions(clientConfig(o));
@@ -95,23 +90,6 @@ export function register(program: Command): void {
     );
     process.exitCode = 1;
   });
-}
-
-/**
- * The Plan step's own checks (spec, run id, kinds the pipeline runs, history-event budget, budget cap)
- * against a scratch store, so a run Plan would refuse is not started. Returns the run id.
- */
-async function preflight(raw: unknown, executionName: string, region: string | undefined): Promise<string> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-start-'));
-  try {
-    const ctx = await plan(
-      { executionName, spec: raw },
-      { store: new FsStore(dir), clock: systemClock, estimateRunUsd, ...(region ? { region } : {}) },
-    );
-    return ctx.runId;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Prints new history events as they come, polling adaptively, until the execution ends. */

@@ -1,0 +1,28 @@
+/**
+ * The Plan step's own checks (spec, run id, region, kinds the pipeline runs, history-event budget, budget
+ * cap) run from the CLI against a scratch store, so `start` starts nothing Plan would refuse and `doctor`
+ * reports the same problems. Throws Plan's InputError; returns the run id Plan derives.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { estimateRunUsd, plan } from '../core/pipeline';
+import { systemClock } from '../core/ports';
+import { FsStore } from '../local/fs-store';
+
+export async function checkAsPlanWould(
+  spec: unknown,
+  executionName: string,
+  region: string | undefined,
+): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-plan-check-'));
+  try {
+    const ctx = await plan(
+      { executionName, spec },
+      { store: new FsStore(dir), clock: systemClock, estimateRunUsd, ...(region ? { region } : {}) },
+    );
+    return ctx.runId;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
