@@ -265,7 +265,15 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
               loaders: s.loaders,
               processes,
             });
-            if (t.kind === 'dynamodb') addPredictions(spec, t, cells[cells.length - 1]!);
+            const cell = cells[cells.length - 1]!;
+            // the repeats of a cell are the same cell: predicted once, then shared
+            if (t.kind === 'dynamodb') {
+              const first = k === 1 ? null : cells[cells.length - k]!;
+              if (first) {
+                if (first.prediction) cell.prediction = first.prediction;
+                if (first.localPrediction) cell.localPrediction = first.localPrediction;
+              } else addPredictions(spec, t, cell);
+            }
           }
         }
       }
