@@ -2,10 +2,12 @@
  * The loader fleet on this machine: each "instance" is a slot that runs the real loader agent as a
  * child process (which starts real YCSB JVMs) when a command is sent to it. Implements the same
  * FleetAdmin and CommandRunner ports as EC2 + SSM Run Command, so the pipeline's steps run unchanged.
- * Jobs get `dynamodb.endpoint` pointed at DynamoDB Local (the one thing that differs from AWS).
+ * The agents run the jobs as the pipeline wrote them; DynamoDB Local is named the way the AWS SDKs are
+ * told of an endpoint, `AWS_ENDPOINT_URL_DYNAMODB` in the agent's environment, which the agent applies
+ * to processes whose job names no endpoint (the one thing that differs from AWS).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -96,14 +98,6 @@ export class LocalFleet implements FleetAdmin, CommandRunner {
     for (const instanceId of req.instanceIds) {
       const inv: LocalInvocation = { commandId, instanceId, status: 'Pending' };
       this.invocations.push(inv);
-      // the job as the planner wrote it, pointed at DynamoDB Local
-      const job = JSON.parse(readFileSync(path.join(jobDir, `${instanceId}.json`), 'utf8')) as {
-        processes: Record<string, string>[];
-      };
-      // (a job that names its endpoints, e.g. the stand-in ScyllaDB nodes' Alternator ports, keeps them)
-      job.processes = job.processes.map((p) => ({ 'dynamodb.endpoint': this.o.endpoint, ...p }));
-      const localJob = path.join(this.o.logDir, `${commandId}-${instanceId}.job.json`);
-      writeFileSync(localJob, JSON.stringify(job, null, 2));
       const log = createWriteStream(path.join(this.o.logDir, `${commandId}-${instanceId}.log`));
       const child = spawn(
         process.execPath,
@@ -111,13 +105,18 @@ export class LocalFleet implements FleetAdmin, CommandRunner {
           '-r',
           require.resolve('tsx/cjs'),
           AGENT_MAIN,
-          pathToFileURL(localJob).href,
+          pathToFileURL(path.join(jobDir, `${instanceId}.json`)).href,
           '--bundle',
           this.o.bundleDir,
         ],
         {
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, FLEETBENCH_PROGRESS: 'plain', ...this.o.env },
+          env: {
+            ...process.env,
+            FLEETBENCH_PROGRESS: 'plain',
+            AWS_ENDPOINT_URL_DYNAMODB: this.o.endpoint,
+            ...this.o.env,
+          },
           detached: true,
         },
       );

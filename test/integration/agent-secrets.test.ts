@@ -70,15 +70,15 @@ describe('the Secrets Manager adapter', () => {
 
   it('maps secrets to the JVM environment per protocol, and names missing fields (not values)', async () => {
     const fetch = (arn: string) => secrets.secretString(arn);
-    expect(await credentialEnv({ secretArn: dynamoSecretArn, protocol: 'dynamodb' }, fetch)).toEqual({
+    expect(await credentialEnv({ secretArn: dynamoSecretArn, binding: 'dynamodb' }, fetch)).toEqual({
       AWS_ACCESS_KEY_ID: ACCESS_KEY,
       AWS_SECRET_ACCESS_KEY: SECRET_KEY,
     });
-    expect(await credentialEnv({ secretArn: cqlSecretArn, protocol: 'cql' }, fetch)).toEqual({
+    expect(await credentialEnv({ secretArn: cqlSecretArn, binding: 'cql' }, fetch)).toEqual({
       FLEETBENCH_CQL_USERNAME: 'scylla',
       FLEETBENCH_CQL_PASSWORD: 'cql-Pa55word',
     });
-    const wrong = credentialEnv({ secretArn: cqlSecretArn, protocol: 'dynamodb' }, fetch);
+    const wrong = credentialEnv({ secretArn: cqlSecretArn, binding: 'dynamodb' }, fetch);
     await expect(wrong).rejects.toThrow(/lacks "accessKeyId", "secretAccessKey"/);
     await expect(wrong).rejects.not.toThrow(/cql-Pa55word/);
   });
@@ -105,7 +105,7 @@ test('a job with credentials: the JVMs get them in their environment, no uploade
     statusIntervalSeconds: 1,
     db: 'site.ycsb.BasicDB',
     jvmArgs: ['-Xmx128m'],
-    credentials: { secretArn: dynamoSecretArn, protocol: 'dynamodb' },
+    credentials: { secretArn: dynamoSecretArn, binding: 'dynamodb' },
     outputPrefix: 's3://fb-secrets/runs/sec/cells/c/raw',
     processes: [{ recordcount: 100, operationcount: 200, target: 200, 'basicdb.verbose': false }],
   });
@@ -147,7 +147,7 @@ test('a job with credentials on an agent that cannot fetch secrets fails before 
     phase: 'run',
     durationSeconds: 30,
     db: 'site.ycsb.BasicDB',
-    credentials: { secretArn: cqlSecretArn, protocol: 'cql' },
+    credentials: { secretArn: cqlSecretArn, binding: 'cql' },
     outputPrefix: 's3://fb-secrets/runs/sec2/cells/c/raw',
     processes: [{ recordcount: 100, operationcount: 200 }],
   };

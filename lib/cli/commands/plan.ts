@@ -67,7 +67,7 @@ export function renderPlan(plan: Plan): string {
   if (plan.load) {
     lines.push(
       `Load phase: ${plan.load.recordCount.toLocaleString('en-US')} records into ${plan.load.targets.join(', ')} ` +
-        `by ${plan.load.processes.length} process(es)`,
+        `by ${plan.load.processes} process(es)`,
     );
   } else lines.push('Load phase: none');
   lines.push('');
@@ -96,7 +96,7 @@ export function renderPlan(plan: Plan): string {
         c.targetOpsPerSec.toLocaleString('en-US'),
         String(c.durationSeconds),
         String(c.warmupSeconds),
-        String(c.processes.length),
+        String(c.loaders * c.processesPerLoader),
         // the DynamoDB capacity model's steady-state attainment (docs/dynamodb-model.md)
         c.prediction
           ? `${(c.prediction.attainment * 100).toFixed(1)}%${c.prediction.limitedBy !== 'none' ? ` ${c.prediction.limitedBy}` : ''}`

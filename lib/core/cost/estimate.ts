@@ -10,15 +10,12 @@ import { PriceBook, dynamoPrices, usd } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
+import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
 
 /** The parts of a plan the estimate reads (structurally lib/core/plan's Plan). */
 export interface PlanLike {
   cells: readonly CellLike[];
-  load: {
-    targets: string[];
-    recordCount: number;
-    processes: { properties: Record<string, string> }[];
-  } | null;
+  load: (LoadProcessesInput & { targets: string[] }) | null;
   fleet: { instanceType: string; loaders: number };
   cellSeconds: number;
 }
@@ -100,7 +97,7 @@ function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
   const target = spec.targets.find((t) => t.id === targetId);
   const records = Q.of(spec.dataset.recordCount);
   if (!target || !plan.load) return Q.ZERO;
-  const threads = plan.load.processes.reduce((s, p) => s + Number(p.properties.threadcount ?? 1), 0);
+  const threads = loadProcesses(plan.load).reduce((s, p) => s + Number(p.properties.threadcount ?? 1), 0);
   const latencyMs =
     target.expectedLatencyMs ?? (target.kind === 'dynamodb' ? 6 : target.kind === 'scylla-ec2' ? 2 : 5);
   // Little's Law: the load fleet completes threads / latency inserts per second at most
@@ -284,10 +281,13 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
     A.fixedLambdaInvocations + plan.cells.length * A.lambdaInvocationsPerCell + cellPolls,
   ).add(Q.of(loadPolls));
   const processes =
-    plan.cells.reduce((s, c) => s + c.processes.length, 0) + (plan.load ? plan.load.processes.length : 0);
+    plan.cells.reduce((s, c) => s + c.loaders * c.processesPerLoader, 0) +
+    (plan.load ? plan.load.processes : 0);
   const objects = Q.of(processes * A.objectsPerProcess + plan.cells.length * A.objectsPerCell);
   const intervals = plan.cells.reduce(
-    (s, c) => s + c.processes.length * Math.ceil(c.durationSeconds / spec.workload.statusIntervalSeconds),
+    (s, c) =>
+      s +
+      c.loaders * c.processesPerLoader * Math.ceil(c.durationSeconds / spec.workload.statusIntervalSeconds),
     0,
   );
   const metricHours = plan.cells.reduce(

@@ -19,7 +19,10 @@ export interface CellLike {
   targetOpsPerSec: number;
   durationSeconds: number;
   proportions: Proportions;
-  processes: { properties: Record<string, string> }[];
+  loaders: number;
+  processesPerLoader: number;
+  /** the YCSB properties every process of the cell shares */
+  properties: Record<string, string>;
 }
 
 export interface DynamoOpUnits {
@@ -58,7 +61,7 @@ export function readUnitsPerScan(units: DynamoOpUnits, maxScanLength: number): n
 }
 
 function maxScanLength(cell: CellLike): number {
-  const v = Number(cell.processes[0]?.properties.maxscanlength);
+  const v = Number(cell.properties.maxscanlength);
   return Number.isFinite(v) && v > 0 ? v : YCSB_DEFAULT_MAX_SCAN_LENGTH;
 }
 

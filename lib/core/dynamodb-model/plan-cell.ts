@@ -36,7 +36,9 @@ export interface PlannedCell {
   proportions: { read: number; update: number; insert: number; scan: number; readModifyWrite: number };
   targetOpsPerSec: number;
   loaders: number;
-  processes: { properties: Record<string, string> }[];
+  processesPerLoader: number;
+  /** the YCSB properties every process of the cell shares */
+  properties: Record<string, string>;
 }
 
 function intProp(props: Record<string, string>, name: string, fallback: number): number {
@@ -54,7 +56,7 @@ export function retryPolicyOf(props: Record<string, string>): RetryPolicy {
 }
 
 function keyDistributionOf(cell: PlannedCell): KeyDistribution | null {
-  const props = cell.processes[0]?.properties ?? {};
+  const props = cell.properties;
   switch (cell.distribution) {
     case 'uniform':
     case 'zipfian':
@@ -109,8 +111,8 @@ export function cellModelOf(
   if (!dist || cell.proportions.scan > 0) return null;
   const units = dynamoOpUnits(spec, target);
   const p = cell.proportions;
-  const props = cell.processes[0]?.properties ?? {};
-  const threads = cell.processes.reduce((s, pr) => s + intProp(pr.properties, 'threadcount', 1), 0);
+  const props = cell.properties;
+  const threads = cell.loaders * cell.processesPerLoader * intProp(props, 'threadcount', 1);
   return {
     table: tableModelOf(spec, target, capacityScale),
     distribution: dist,

@@ -5,7 +5,7 @@
  * lib/core/results (histograms, never averaged percentiles); the logs stream from the store port into
  * the decoder, one object at a time, with nothing written to disk.
  */
-import type { CellPlan } from '../plan';
+import type { CellSummary } from '../plan';
 import type { MetricDatum, MetricsSink, ObjectStore } from '../ports';
 import { InputError } from '../errors';
 import { aggregateCell as mergeCell } from '../results/aggregate';
@@ -32,12 +32,12 @@ export interface AggregateDeps {
   store: ObjectStore;
   metrics: MetricsSink;
   /** Monthly cost of the target at the cell's achieved rate; default: the cost model with the newest price book. */
-  cellCosts?: (cell: CellPlan, achievedOpsPerSec: number) => CellCosts;
+  cellCosts?: (cell: CellSummary, achievedOpsPerSec: number) => CellCosts;
 }
 
 /** The cell's CloudWatch metrics (namespace Fleetbench; dimensions target, distribution, read ratio). */
 export function cellMetrics(
-  cell: CellPlan,
+  cell: CellSummary,
   row: Row,
 ): { dimensions: Record<string, string>; data: MetricDatum[] } {
   const num = (k: string): number | null => (typeof row[k] === 'number' ? (row[k] as number) : null);

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { InputError } from '../errors';
-import type { Plan } from '../plan';
+import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import type { ObjectStore } from '../store';
 
@@ -52,6 +52,9 @@ export interface PhaseJob {
 export const runKey = (runId: string, ...rest: string[]): string => ['runs', runId, ...rest].join('/');
 export const specKey = (runId: string): string => runKey(runId, 'spec.json');
 export const planKey = (runId: string): string => runKey(runId, 'plan.json');
+/** One cell's full plan (its YCSB properties), beside the run index. */
+export const cellPlanKey = (runId: string, index: number): string =>
+  runKey(runId, 'plan', `cell-${index}.json`);
 export const contextKey = (runId: string): string => runKey(runId, 'context.json');
 export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
 export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
@@ -86,8 +89,25 @@ export function runIdFromExecutionName(name: string): string {
   return `${base}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
-export async function readPlan(store: ObjectStore, runId: string): Promise<Plan> {
-  return (await store.getJson(planKey(runId))) as Plan;
+/** Stores a plan: the run index and one object per cell. */
+export async function writePlan(store: ObjectStore, plan: Plan): Promise<void> {
+  await Promise.all(plan.cells.map((c) => store.putJson(cellPlanKey(plan.runId, c.index), c)));
+  // the index last: a run index names only cells whose plans are stored
+  await store.putJson(planKey(plan.runId), planIndex(plan));
+}
+
+/** The run index of a stored plan (cells as summaries). */
+export async function readPlan(store: ObjectStore, runId: string): Promise<PlanIndex> {
+  return (await store.getJson(planKey(runId))) as PlanIndex;
+}
+
+/** One cell's full plan. */
+export async function readCellPlan(store: ObjectStore, runId: string, index: number): Promise<CellPlan> {
+  if (!Number.isInteger(index) || index < 0)
+    throw new InputError([
+      { path: 'cell.index', message: `must be a cell index (integer >= 0), got ${index}` },
+    ]);
+  return (await store.getJson(cellPlanKey(runId, index))) as CellPlan;
 }
 
 export async function readSpec(store: ObjectStore, runId: string): Promise<RunSpec> {

@@ -4,7 +4,7 @@
  * functions serve the Lambdas and the local mode.
  */
 import { headlineTotals, loadPriceBook, monthlyCost, type PriceBook } from '../cost';
-import type { CellPlan, Plan } from '../plan';
+import type { CellSummary, Plan } from '../plan';
 import type { CellCosts } from '../results/rows';
 import type { RunSpec } from '../spec';
 
@@ -14,7 +14,7 @@ import type { RunSpec } from '../spec';
  * items).
  */
 export function cellReadWriteRates(
-  cell: CellPlan,
+  cell: Pick<CellSummary, 'proportions'>,
   opsPerSec: number,
 ): { readsPerSec: number; writesPerSec: number } {
   const p = cell.proportions;
@@ -26,7 +26,7 @@ export function cellReadWriteRates(
 
 /** Monthly cost columns of a cell at its achieved throughput, priced with `book`. */
 export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
-  return (cell: CellPlan, achievedOpsPerSec: number): CellCosts => {
+  return (cell: CellSummary, achievedOpsPerSec: number): CellCosts => {
     const target = spec.targets.find((t) => t.id === cell.target);
     if (!target || !Number.isFinite(achievedOpsPerSec)) return {};
     const report = monthlyCost(

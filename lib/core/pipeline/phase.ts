@@ -3,7 +3,13 @@
  * document per loader (`<prefix>/jobs/<instance id>.json`, the loader agent's input) and send the
  * loader command; CheckLoad/CheckCell poll it. ConfigureCell prepares the target for a cell.
  */
-import type { CellPlan, Plan } from '../plan';
+import {
+  cellProcesses,
+  loadProcesses,
+  runtimeEndpointProperties,
+  type CellPlan,
+  type PlanIndex,
+} from '../plan';
 import type { RunSpec } from '../spec';
 import {
   StepFailedError,
@@ -15,162 +21,128 @@ import {
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
-import { AGENT_OWNED_PROPERTIES } from '../loader-properties';
-import { CQL_BINDING_CLASS, nodeEndpoints, scyllaJobProperties, targetNodes } from '../cluster';
-import { cellKey, checkRun, loadKey, readPlan, readSpec, type PhaseJob, type RunContext } from './context';
+import type { JobInput } from '../contract/job';
+import { nodeEndpoints, targetNodes } from '../cluster';
+import {
+  cellKey,
+  checkRun,
+  loadKey,
+  readCellPlan,
+  readPlan,
+  readSpec,
+  type PhaseJob,
+  type RunContext,
+} from './context';
 import { loaderIds } from './provision';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
-
-const AGENT_OWNED = new Set<string>(AGENT_OWNED_PROPERTIES);
-
-function jobProperties(props: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(props).filter(([k]) => !AGENT_OWNED.has(k)));
-}
-
-/** The loader agent's job document (see loader/agent/src/job.ts). */
-export interface LoaderJob {
-  runId: string;
-  cellId: string;
-  loaderIndex: number;
-  phase: 'load' | 'run';
-  processes: Record<string, string>[];
-  durationSeconds: number;
-  graceSeconds: number;
-  killAfterSeconds: number;
-  statusIntervalSeconds: number;
-  outputPrefix: string;
-  /** The YCSB binding class when not the DynamoDB-API one (CQL targets). */
-  db?: string;
-  /**
-   * Where the agent fetches the target's credentials at job start (external targets): a Secrets
-   * Manager ARN, never the credentials themselves.
-   */
-  credentials?: { secretArn: string; protocol: 'dynamodb' | 'cql' };
-}
-
-/** Per-target additions to a job: endpoint properties, binding class, credentials reference. */
-export interface TargetWiring {
-  properties: Record<string, string>;
-  db?: string;
-  credentials?: { secretArn: string; protocol: 'dynamodb' | 'cql' };
-}
-
-/** The wiring of a target whose endpoints are known (scylla-ec2: from its running nodes). */
-export function targetWiring(
-  spec: RunSpec,
-  targetId: string,
-  clusterEndpoints?: { host: string; port: number }[],
-): TargetWiring {
-  const t = spec.targets.find((x) => x.id === targetId);
-  if (!t || t.kind === 'dynamodb') return { properties: {} };
-  if (t.kind === 'scylla-ec2') {
-    return {
-      properties: scyllaJobProperties(t, clusterEndpoints ?? []),
-      ...(t.api === 'cql' ? { db: CQL_BINDING_CLASS } : {}),
-    };
-  }
-  return {
-    properties: {},
-    ...(t.protocol === 'cql' ? { db: CQL_BINDING_CLASS } : {}),
-    ...(t.credentialsSecretArn
-      ? { credentials: { secretArn: t.credentialsSecretArn, protocol: t.protocol } }
-      : {}),
-  };
-}
 
 /** Where a phase's files go: `runs/<id>/cells/<cell>` or `runs/<id>/load/<target>`. */
 export function phasePrefix(runId: string, phase: 'load' | 'run', name: string): string {
   return phase === 'run' ? cellKey(runId, name) : loadKey(runId, name);
 }
 
-/** Target-specific properties (table, dynamodb.*) of a target, taken from its first cell. */
-function targetProperties(plan: Plan, target: string): Record<string, string> {
-  const cell = plan.cells.find((c) => c.target === target);
-  if (!cell) return {};
-  const p = cell.processes[0]!.properties;
-  return Object.fromEntries(
-    Object.entries(p).filter(([k]) => k === 'table' || k.startsWith('dynamodb.') || k.startsWith('cql.')),
-  );
-}
-
-/** The job of every loader of a phase (loader index i → jobs[i]). Pure. */
+/**
+ * The job of every loader of a phase (loader index i → jobs[i]). Pure: the processes' properties are
+ * the plan's (cellProcesses / loadProcesses, the target's binding properties from plan.bindings) plus,
+ * for targets whose nodes the run launches, their endpoints (`endpoints`, from the running nodes).
+ */
 export function buildJobs(args: {
   run: RunContext;
-  plan: Plan;
+  plan: PlanIndex;
+  /** run: the cell (readCellPlan) */
+  cell?: CellPlan;
   spec: RunSpec;
   phase: 'load' | 'run';
   index: number;
   storeUri: string;
-  /** Endpoint properties, binding and credentials per target id (see targetWiring). */
-  wiring?: Record<string, TargetWiring>;
-}): { name: string; jobs: LoaderJob[]; expected: number; deadline: number } {
+  /** Endpoint properties per target id whose nodes run (runtimeEndpointProperties). */
+  endpoints?: Record<string, Record<string, string>>;
+}): { name: string; jobs: JobInput[]; expected: number; deadline: number } {
   const { run, plan, spec, phase, index } = args;
-  const wire = (targetId: string) => {
-    const w = args.wiring?.[targetId] ?? targetWiring(spec, targetId);
+  const common = (targetId: string) => {
+    const b = plan.bindings[targetId];
+    if (!b) throw new InputError([{ path: 'plan.bindings', message: `no binding for target "${targetId}"` }]);
     return {
-      props: w.properties,
-      extra: { ...(w.db ? { db: w.db } : {}), ...(w.credentials ? { credentials: w.credentials } : {}) },
+      runId: run.runId,
+      graceSeconds: GRACE_SECONDS,
+      killAfterSeconds: KILL_AFTER_SECONDS,
+      statusIntervalSeconds: spec.workload.statusIntervalSeconds,
+      db: b.db,
+      ...(b.credentials ? { credentials: b.credentials } : {}),
     };
   };
-  const status = spec.workload.statusIntervalSeconds;
+  const perLoader = <P extends { loader: number; properties: Record<string, string> }>(
+    procs: P[],
+    extra: Record<string, string>,
+  ): Record<string, string>[][] => {
+    const loaders = Math.max(-1, ...procs.map((p) => p.loader)) + 1;
+    return Array.from({ length: loaders }, (_, l) =>
+      procs.filter((p) => p.loader === l).map((p) => ({ ...p.properties, ...extra })),
+    );
+  };
   if (phase === 'run') {
-    const cell: CellPlan | undefined = plan.cells[index];
-    if (!cell)
+    const cell = args.cell;
+    if (!cell || cell.index !== index)
       throw new InputError([
         { path: 'cell.index', message: `no cell ${index} (the plan has ${plan.cells.length})` },
       ]);
-    const t = cellTimes(cell.durationSeconds);
     const out = `${args.storeUri}/${phasePrefix(run.runId, 'run', cell.id)}/raw`;
-    const w = wire(cell.target);
-    const jobs: LoaderJob[] = [];
-    for (let l = 0; l < cell.loaders; l++) {
-      jobs.push({
-        runId: run.runId,
+    const jobs = perLoader(cellProcesses(cell), args.endpoints?.[cell.target] ?? {})
+      .map((processes, l): JobInput => ({
+        ...common(cell.target),
         cellId: cell.id,
         loaderIndex: l,
         phase: 'run',
-        processes: cell.processes
-          .filter((p) => p.loader === l)
-          .map((p) => jobProperties({ ...p.properties, ...w.props })),
+        processes,
         durationSeconds: cell.durationSeconds,
-        graceSeconds: GRACE_SECONDS,
-        killAfterSeconds: KILL_AFTER_SECONDS,
-        statusIntervalSeconds: status,
         outputPrefix: out,
-        ...w.extra,
-      });
-    }
-    return { name: cell.id, jobs: jobs.filter((j) => j.processes.length > 0), ...t };
+      }))
+      .filter((j) => j.processes.length > 0);
+    return { name: cell.id, jobs, ...cellTimes(cell.durationSeconds) };
   }
   const target = run.loadTargets[index];
   if (!plan.load || target === undefined) {
     throw new InputError([{ path: 'load.index', message: `no load target ${index}` }]);
   }
   const t = loadTimes(plan, spec);
-  const w = wire(target);
-  const extra = { ...targetProperties(plan, target), ...w.props };
   const name = `load-${target}`;
   const out = `${args.storeUri}/${phasePrefix(run.runId, 'load', target)}/raw`;
-  const loaders = Math.max(...plan.load.processes.map((p) => p.loader)) + 1;
-  const jobs: LoaderJob[] = [];
-  for (let l = 0; l < loaders; l++) {
-    const procs = plan.load.processes.filter((p) => p.loader === l);
-    if (!procs.length) continue;
-    jobs.push({
-      runId: run.runId,
+  const extra = { ...plan.bindings[target]?.properties, ...args.endpoints?.[target] };
+  const jobs = perLoader(loadProcesses(plan.load), extra)
+    .map((processes, l): JobInput => ({
+      ...common(target),
       cellId: name,
       loaderIndex: l,
       phase: 'load',
-      processes: procs.map((p) => jobProperties({ ...p.properties, ...extra })),
+      processes,
       durationSeconds: t.deadline - GRACE_SECONDS - KILL_AFTER_SECONDS - 30,
-      graceSeconds: GRACE_SECONDS,
-      killAfterSeconds: KILL_AFTER_SECONDS,
-      statusIntervalSeconds: status,
       outputPrefix: out,
-      ...w.extra,
-    });
-  }
+    }))
+    .filter((j) => j.processes.length > 0);
   return { name, jobs, ...t };
+}
+
+/** The endpoint properties of every target whose nodes the run launched (scylla-ec2), from the running nodes. */
+async function clusterEndpoints(
+  run: RunContext,
+  spec: RunSpec,
+  step: 'StartCell' | 'StartLoad',
+  cluster: ClusterAdmin | undefined,
+): Promise<Record<string, Record<string, string>>> {
+  const out: Record<string, Record<string, string>> = {};
+  if (!run.clusters?.length) return out;
+  if (!cluster) throw new StepFailedError(step, 'no cluster port');
+  const nodes = await cluster.list({ runId: run.runId });
+  for (const c of run.clusters) {
+    const t = spec.targets.find((x) => x.id === c.target);
+    if (t?.kind !== 'scylla-ec2') continue;
+    const running = targetNodes(nodes, c.target).filter((n) => n.state === 'running');
+    if (running.length < c.nodes) {
+      throw new StepFailedError(step, `${running.length} of ${c.nodes} nodes of ${c.target} are running`);
+    }
+    out[c.target] = runtimeEndpointProperties(t, nodeEndpoints(t, running));
+  }
+  return out;
 }
 
 export interface StartInput {
@@ -191,35 +163,23 @@ export async function startPhase(
   },
 ): Promise<PhaseJob> {
   const run = checkRun(input.run);
-  const [plan, spec] = await Promise.all([readPlan(deps.store, run.runId), readSpec(deps.store, run.runId)]);
-  const wiring: Record<string, TargetWiring> = {};
-  if (run.clusters?.length) {
-    if (!deps.cluster)
-      throw new StepFailedError(phase === 'run' ? 'StartCell' : 'StartLoad', 'no cluster port');
-    const nodes = await deps.cluster.list({ runId: run.runId });
-    for (const c of run.clusters) {
-      const t = spec.targets.find((x) => x.id === c.target);
-      if (t?.kind !== 'scylla-ec2') continue;
-      const running = targetNodes(nodes, c.target).filter((n) => n.state === 'running');
-      if (running.length < c.nodes) {
-        throw new StepFailedError(
-          phase === 'run' ? 'StartCell' : 'StartLoad',
-          `${running.length} of ${c.nodes} nodes of ${c.target} are running`,
-        );
-      }
-      wiring[c.target] = targetWiring(spec, c.target, nodeEndpoints(t, running));
-    }
-  }
+  const step = phase === 'run' ? 'StartCell' : 'StartLoad';
+  const [plan, spec, cell] = await Promise.all([
+    readPlan(deps.store, run.runId),
+    readSpec(deps.store, run.runId),
+    phase === 'run' ? readCellPlan(deps.store, run.runId, input.index) : Promise.resolve(undefined),
+  ]);
+  const endpoints = await clusterEndpoints(run, spec, step, deps.cluster);
   const { name, jobs, expected, deadline } = buildJobs({
     run,
     plan,
+    cell,
     spec,
     phase,
     index: input.index,
     storeUri: deps.store.uri,
-    wiring,
+    endpoints,
   });
-  const step = phase === 'run' ? 'StartCell' : 'StartLoad';
   const ids = await loaderIds(deps.fleet, run.runId);
   if (ids.length < jobs.length) {
     throw new StepFailedError(step, `${jobs.length} loaders needed, ${ids.length} running`);

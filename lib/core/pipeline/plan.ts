@@ -10,7 +10,7 @@ import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import { TABLE_PREFIX, type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
 import { accountNeeds, preflight } from '../preflight';
-import { contextKey, planKey, runIdFromExecutionName, specKey, type RunContext } from './context';
+import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
 
 export interface PlanInput {
@@ -217,7 +217,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),
   };
   await deps.store.putJson(specKey(runId), spec);
-  await deps.store.putJson(planKey(runId), { ...p, warnings: [...warnings, ...p.warnings] });
+  await writePlan(deps.store, { ...p, warnings: [...warnings, ...p.warnings] });
   await deps.store.putJson(contextKey(runId), ctx);
   return ctx;
 }

@@ -65,14 +65,14 @@ export function cellTimes(durationSeconds: number): { expected: number; deadline
 }
 
 /** Expected and deadline seconds of loading one target. */
-export function loadTimes(plan: Plan, spec: RunSpec): { expected: number; deadline: number } {
+export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: number; deadline: number } {
   if (!plan.load) return { expected: 0, deadline: 0 };
-  const rate = spec.dataset.loadTargetOpsPerSec ?? plan.load.processes.length * ASSUMED_LOAD_OPS_PER_PROCESS;
+  const rate = spec.dataset.loadTargetOpsPerSec ?? plan.load.processes * ASSUMED_LOAD_OPS_PER_PROCESS;
   const expected = Math.ceil(plan.load.recordCount / rate) + STARTUP_SECONDS;
   return { expected, deadline: expected * 4 + 300 };
 }
 
-export function phaseTimes(plan: Plan, spec: RunSpec): { worstCaseSeconds: number } {
+export function phaseTimes(plan: Pick<Plan, 'load' | 'cells'>, spec: RunSpec): { worstCaseSeconds: number } {
   const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
   const cells = plan.cells.reduce((s, c) => s + cellTimes(c.durationSeconds).deadline, 0);
   return { worstCaseSeconds: READY_TIMEOUT_SECONDS + loads + cells };

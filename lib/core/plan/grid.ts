@@ -27,7 +27,7 @@ export function distributionSlug(d: ReturnType<typeof distributionInfo>): string
   return `hotspot-${pct(Number(d.properties.hotspotdatafraction))}-${pct(Number(d.properties.hotspotopnfraction))}`;
 }
 
-/** One cell of the grid; `processes` holds the one property the capacity check reads (maxscanlength). */
+/** One cell of the grid; `properties` holds the one property the capacity check reads (maxscanlength). */
 export type GridCell = CellLike;
 
 export function cellGrid(spec: RunSpec): GridCell[] {
@@ -50,7 +50,9 @@ export function cellGrid(spec: RunSpec): GridCell[] {
               targetOpsPerSec: ops,
               durationSeconds: w.durationSeconds,
               proportions: m.proportions,
-              processes: [{ properties }],
+              loaders: 1,
+              processesPerLoader: 1,
+              properties,
             });
           }
         }

@@ -15,22 +15,23 @@ import { sizeTarget, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
 import { distributionSlug, pct } from './grid';
 import { loadPriceBook } from '../cost/book';
-import { CQL_TABLE, externalJobProperties } from '../cluster';
+import { CQL_TABLE } from '../cluster';
+import { YCSB_INT_MAX } from '../contract/job';
+import { targetBinding, type TargetBinding } from './targets';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
 import { predictPlannedCell, type CellPrediction } from '../dynamodb-model/plan-cell';
 
 export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
-
-/** YCSB 0.17.0 parses operationcount, insertcount and threadcount as Java ints. */
-export const YCSB_INT_MAX = 2_147_483_647;
-/** The binding every run-phase process uses unless the target says otherwise. */
-export const DYNAMODB_BINDING_CLASS = 'dev.fleetbench.ycsb.DynamoDbClient';
-
-export interface ProcessPlan {
-  loader: number;
-  process: number;
-  properties: Record<string, string>;
-}
+export { targetBinding, runtimeEndpointProperties, type TargetBinding } from './targets';
+export { YCSB_INT_MAX };
+export {
+  cellProcesses,
+  loadProcesses,
+  operationCount,
+  splitEvenly,
+  type LoadProcessPlan,
+  type ProcessPlan,
+} from './processes';
 
 export interface CellPlan {
   id: string;
@@ -47,23 +48,31 @@ export interface CellPlan {
   warmupSeconds: number;
   cooldownSeconds: number;
   loaders: number;
-  processes: ProcessPlan[];
+  processesPerLoader: number;
+  /**
+   * The YCSB properties every process of the cell runs with: the base workload, the spec's extra
+   * properties, the target's binding properties, the distribution and the mix, threads and duration.
+   * Per process only `target` (the cell's rate split evenly) and `operationcount` differ: cellProcesses.
+   */
+  properties: Record<string, string>;
   /** DynamoDB cells: the capacity model's steady-state prediction on AWS (docs/dynamodb-model.md) */
   prediction?: CellPrediction;
   /** DynamoDB cells of a spec with `local.capacityScale` ≠ 1: the prediction with the scaled limits */
   localPrediction?: CellPrediction;
 }
 
-export interface LoadProcessPlan extends ProcessPlan {
-  insertstart: number;
-  insertcount: number;
-}
-
 export interface LoadPlan {
   /** Targets that are loaded (a target with `existingTable` is not). */
   targets: string[];
   recordCount: number;
-  processes: LoadProcessPlan[];
+  /** YCSB processes, `processesPerLoader` per loader; each inserts its share of the key space. */
+  processes: number;
+  processesPerLoader: number;
+  threadsPerProcess: number;
+  /** The whole load's insert rate (ops/s), split over the processes; null: as fast as they go. */
+  targetOpsPerSec: number | null;
+  /** The properties every load process shares (the target's binding properties are added per target). */
+  properties: Record<string, string>;
 }
 
 export interface Plan {
@@ -75,11 +84,29 @@ export interface Plan {
   /** Loader instances to launch: the most any target needs. */
   fleet: { instanceType: string; loaders: number; processesPerLoader: number; threadsPerProcess: number };
   tables: Record<string, string>;
+  /** Per target: the YCSB binding, its properties and credentials reference (lib/core/plan/targets.ts). */
+  bindings: Record<string, TargetBinding>;
   warnings: string[];
   /** Seconds of benchmark time (cells only, excluding load and provisioning). */
   cellSeconds: number;
   /** What the run itself will cost on AWS, itemised (lib/core/cost/estimate.ts). */
   estimate: RunEstimate;
+}
+
+/** A cell as the run index lists it: everything but its YCSB properties (those are in its own object). */
+export type CellSummary = Omit<CellPlan, 'properties'>;
+
+/**
+ * The stored plan's run index (`runs/<id>/plan.json`): the plan with cells as summaries. Each cell's
+ * full plan is its own object (`runs/<id>/plan/cell-<index>.json`), read by the one step that needs it,
+ * so no step reads the whole plan of a large staircase.
+ */
+export interface PlanIndex extends Omit<Plan, 'cells'> {
+  cells: CellSummary[];
+}
+
+export function planIndex(plan: Plan): PlanIndex {
+  return { ...plan, cells: plan.cells.map(({ properties: _p, ...summary }) => summary) };
 }
 
 export interface PlanOptions {
@@ -118,13 +145,6 @@ export const MANAGED_PROPERTIES = [
   'table',
 ] as const;
 
-/** Evenly splits `total` over `parts`; the first `total % parts` parts get one more. */
-export function splitEvenly(total: number, parts: number): number[] {
-  const base = Math.floor(total / parts);
-  const rem = total % parts;
-  return Array.from({ length: parts }, (_, i) => base + (i < rem ? 1 : 0));
-}
-
 export function tableName(spec: RunSpec, target: Target, runId: string): string {
   if (target.kind === 'dynamodb' && target.existingTable) return target.existingTable;
   if (target.kind === 'external' && target.table) return target.table;
@@ -137,44 +157,16 @@ export function tableName(spec: RunSpec, target: Target, runId: string): string 
   return `fleetbench-${spec.name}-${target.id}-${runId}`.slice(0, 255);
 }
 
-function commonProperties(spec: RunSpec, target: Target, table: string): Record<string, string> {
-  const p: Record<string, string> = {
+/** Properties every run-phase process of the spec shares (the binding's come from its target). */
+function runProperties(spec: RunSpec): Record<string, string> {
+  return {
     workload: 'site.ycsb.workloads.CoreWorkload',
     recordcount: String(spec.dataset.recordCount),
     fieldcount: String(spec.dataset.fieldCount),
     fieldlength: String(spec.dataset.fieldLength),
-    table,
-    measurementtype: 'hdrhistogram',
     'measurement.interval': spec.workload.measurement,
-    'hdrhistogram.fileoutput': 'true',
     'hdrhistogram.percentiles': '50,90,95,99,99.9,99.99',
-    'status.interval': String(spec.workload.statusIntervalSeconds),
-    exporter: 'site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter',
   };
-  if (target.kind === 'dynamodb') {
-    p['dynamodb.region'] = spec.region;
-    p['dynamodb.keyAttribute'] = target.keyAttribute;
-    p['dynamodb.consistentReads'] = String(target.consistentReads);
-  } else if (target.kind === 'scylla-ec2' && target.api === 'alternator') {
-    p['dynamodb.region'] = spec.region;
-    p['dynamodb.keyAttribute'] = 'p';
-    p['dynamodb.consistentReads'] = String(target.alternator?.consistentReads ?? true);
-  } else if (target.kind === 'external' && target.protocol === 'dynamodb') {
-    p['dynamodb.region'] = target.region ?? spec.region;
-    p['dynamodb.keyAttribute'] = 'p';
-  }
-  if (target.kind === 'external') Object.assign(p, externalJobProperties(target));
-  return p;
-}
-
-/**
- * operationcount for a run-phase process: enough for the whole duration at its target (with 50%
- * slack and a minimum), so maxexecutiontime ends the run. Not INT_MAX: with inserts in the mix,
- * YCSB 0.17.0's zipfian key chooser widens its key space by operationcount × insertproportion × 2,
- * so an absurd operationcount would make most reads miss.
- */
-export function operationCount(targetPerProcess: number, durationSeconds: number): number {
-  return Math.min(YCSB_INT_MAX, Math.max(1000, Math.ceil(targetPerProcess * (durationSeconds + 60) * 1.5)));
 }
 
 /** The capacity model's predictions for a DynamoDB cell (none for what it does not model). */
@@ -210,41 +202,36 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
 
   const sizing: Record<string, TargetSizing> = {};
   const tables: Record<string, string> = {};
+  const bindings: Record<string, TargetBinding> = {};
   for (const t of spec.targets) {
     sizing[t.id] = sizeTarget(spec, t, maxOps);
     tables[t.id] = tableName(spec, t, runId);
+    bindings[t.id] = targetBinding(spec, t, tables[t.id]!);
   }
   const fleetLoaders = Math.max(...Object.values(sizing).map((s) => s.loaders));
+  const shared = runProperties(spec);
 
   const cells: CellPlan[] = [];
   for (const t of spec.targets) {
     const s = sizing[t.id]!;
-    const common = commonProperties(spec, t, tables[t.id]!);
     for (const d of dists) {
       const info = distributionInfo(d);
       for (const m of mixes) {
         for (const ops of steps) {
-          const nProc = s.loaders * s.processesPerLoader;
-          const split = splitEvenly(ops, nProc);
-          const processes: ProcessPlan[] = split.map((perProc, k) => ({
-            loader: Math.floor(k / s.processesPerLoader),
-            process: k % s.processesPerLoader,
-            properties: {
-              ...base.properties,
-              ...w.extraProperties,
-              ...common,
-              ...info.properties,
-              readproportion: String(m.proportions.read),
-              updateproportion: String(m.proportions.update),
-              insertproportion: String(m.proportions.insert),
-              scanproportion: String(m.proportions.scan),
-              readmodifywriteproportion: String(m.proportions.readModifyWrite),
-              threadcount: String(s.threadsPerProcess),
-              target: String(perProc),
-              operationcount: String(operationCount(perProc, w.durationSeconds)),
-              maxexecutiontime: String(w.durationSeconds),
-            },
-          }));
+          const properties: Record<string, string> = {
+            ...base.properties,
+            ...w.extraProperties,
+            ...shared,
+            ...bindings[t.id]!.properties,
+            ...info.properties,
+            readproportion: String(m.proportions.read),
+            updateproportion: String(m.proportions.update),
+            insertproportion: String(m.proportions.insert),
+            scanproportion: String(m.proportions.scan),
+            readmodifywriteproportion: String(m.proportions.readModifyWrite),
+            threadcount: String(s.threadsPerProcess),
+            maxexecutiontime: String(w.durationSeconds),
+          };
           const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
           // A/A mode: the same cell `repeats` times in a row
           for (let k = 1; k <= w.repeats; k++) {
@@ -263,7 +250,8 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
               warmupSeconds: w.warmupSeconds,
               cooldownSeconds: w.cooldownSeconds,
               loaders: s.loaders,
-              processes,
+              processesPerLoader: s.processesPerLoader,
+              properties,
             });
             const cell = cells[cells.length - 1]!;
             // the repeats of a cell are the same cell: predicted once, then shared
@@ -286,44 +274,26 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     .map((t) => t.id);
   if (spec.dataset.load && loadTargets.length > 0) {
     const perLoader = spec.loaders.processesPerLoader;
-    const nProc = Math.min(fleetLoaders * perLoader, spec.dataset.recordCount);
-    const counts = splitEvenly(spec.dataset.recordCount, nProc);
-    const targets = spec.dataset.loadTargetOpsPerSec
-      ? splitEvenly(spec.dataset.loadTargetOpsPerSec, nProc)
-      : null;
-    let start = 0;
-    const processes: LoadProcessPlan[] = counts.map((count, k) => {
-      const insertstart = start;
-      start += count;
-      const properties: Record<string, string> = {
+    load = {
+      targets: loadTargets,
+      recordCount: spec.dataset.recordCount,
+      processes: Math.min(fleetLoaders * perLoader, spec.dataset.recordCount),
+      processesPerLoader: perLoader,
+      threadsPerProcess: spec.loaders.threadsPerProcess,
+      targetOpsPerSec: spec.dataset.loadTargetOpsPerSec ?? null,
+      properties: {
         workload: 'site.ycsb.workloads.CoreWorkload',
         recordcount: String(spec.dataset.recordCount),
-        insertstart: String(insertstart),
-        insertcount: String(count),
         fieldcount: String(spec.dataset.fieldCount),
         fieldlength: String(spec.dataset.fieldLength),
-        threadcount: String(Math.min(spec.loaders.threadsPerProcess, count)),
-        measurementtype: 'hdrhistogram',
         'measurement.interval': 'op',
-        'hdrhistogram.fileoutput': 'true',
         'hdrhistogram.percentiles': '50,90,95,99,99.9,99.99',
-        'status.interval': String(w.statusIntervalSeconds),
-        exporter: 'site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter',
         // insert failures are retried instead of leaving holes in the key space
         core_workload_insertion_retry_limit: '10',
         // DynamoDB-API targets load with BatchWriteItem, 25 items a request (the CQL binding ignores it)
         'dynamodb.batchInserts': '25',
-      };
-      if (targets) properties.target = String(Math.max(1, targets[k]!));
-      return {
-        loader: Math.floor(k / perLoader),
-        process: k % perLoader,
-        insertstart,
-        insertcount: count,
-        properties,
-      };
-    });
-    load = { targets: loadTargets, recordCount: spec.dataset.recordCount, processes };
+      },
+    };
   }
 
   const warnings = Object.values(sizing).flatMap((s) => s.warnings);
@@ -348,6 +318,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
       threadsPerProcess: spec.loaders.threadsPerProcess,
     },
     tables,
+    bindings,
     warnings,
     cellSeconds: cells.length * w.durationSeconds,
   };

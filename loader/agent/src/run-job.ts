@@ -11,6 +11,8 @@ import * as readline from 'node:readline';
 import type { MetricsSink } from '../../../lib/core/ports';
 import { ObjectStore, joinKey } from '../../../lib/core/store';
 import { Job, validateJob } from './job';
+import type { JobCredentials } from '../../../lib/core/contract/job';
+import { bindingOf } from '../../../lib/core/contract/bindings';
 import {
   ProgressContext,
   ProgressReport,
@@ -55,18 +57,13 @@ export interface AgentDeps {
   onSpawn?: (proc: number, pid: number) => void;
 }
 
-/** Environment variables the JVMs get the target's credentials in (read by the bindings). */
-export const CREDENTIAL_ENV = {
-  dynamodb: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'],
-  cql: ['FLEETBENCH_CQL_USERNAME', 'FLEETBENCH_CQL_PASSWORD'],
-} as const;
-
 /**
- * The secret (JSON: `{"accessKeyId", "secretAccessKey", "sessionToken"?}` for DynamoDB-API endpoints,
- * `{"username", "password"}` for CQL) as the JVMs' environment. Errors name the fields, never values.
+ * The secret (a JSON object whose fields the binding's descriptor names, lib/core/contract/bindings.ts:
+ * `{"accessKeyId", "secretAccessKey", "sessionToken"?}` for DynamoDB-API endpoints, `{"username",
+ * "password"}` for CQL) as the JVMs' environment. Errors name the fields, never values.
  */
 export async function credentialEnv(
-  credentials: NonNullable<Job['credentials']>,
+  credentials: JobCredentials,
   fetchSecret: ((arn: string) => Promise<string>) | undefined,
 ): Promise<Record<string, string>> {
   if (!fetchSecret)
@@ -85,25 +82,17 @@ export async function credentialEnv(
   } catch {
     throw new Error(`job.credentials.secretArn: the secret ${credentials.secretArn} is not a JSON object`);
   }
+  const { env, required } = bindingOf(credentials.binding).secret;
   const str = (k: string): string | undefined =>
     typeof doc[k] === 'string' && doc[k] !== '' ? (doc[k] as string) : undefined;
-  const need = (keys: string[]): void => {
-    const missing = keys.filter((k) => !str(k));
-    if (missing.length)
-      throw new Error(
-        `job.credentials.secretArn: the secret ${credentials.secretArn} lacks ${missing.map((m) => `"${m}"`).join(', ')} (a ${credentials.protocol} secret has ${keys.join(' and ')})`,
-      );
-  };
-  if (credentials.protocol === 'dynamodb') {
-    need(['accessKeyId', 'secretAccessKey']);
-    return {
-      AWS_ACCESS_KEY_ID: str('accessKeyId')!,
-      AWS_SECRET_ACCESS_KEY: str('secretAccessKey')!,
-      ...(str('sessionToken') ? { AWS_SESSION_TOKEN: str('sessionToken')! } : {}),
-    };
-  }
-  need(['username', 'password']);
-  return { FLEETBENCH_CQL_USERNAME: str('username')!, FLEETBENCH_CQL_PASSWORD: str('password')! };
+  const missing = required.filter((k) => !str(k));
+  if (missing.length)
+    throw new Error(
+      `job.credentials.secretArn: the secret ${credentials.secretArn} lacks ${missing.map((m) => `"${m}"`).join(', ')} (a ${credentials.binding} secret has ${required.join(' and ')})`,
+    );
+  return Object.fromEntries(
+    Object.entries(env).flatMap(([field, variable]) => (str(field) ? [[variable, str(field)!]] : [])),
+  );
 }
 
 export interface ProcessManifest {

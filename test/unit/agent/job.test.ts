@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../../lib/core/errors';
-import { DEFAULT_DB_CLASS, loadJob, validateJob } from '../../../loader/agent/src/job';
+import { loadJob, validateJob } from '../../../loader/agent/src/job';
+import { BINDINGS } from '../../../lib/core/contract/bindings';
 import { openStore } from '../../../lib/open-store';
 
 const good = () => ({
@@ -31,7 +32,7 @@ async function issuesOf(doc: unknown, baseDir?: string): Promise<{ path: string;
 describe('job validation', () => {
   test('a good job gets its defaults', async () => {
     const job = await validateJob(good());
-    expect(job.db).toBe(DEFAULT_DB_CLASS);
+    expect(job.db).toBe(BINDINGS.dynamodb.dbClass);
     expect(job.graceSeconds).toBe(60);
     expect(job.statusIntervalSeconds).toBe(10);
     expect(job.propertyFiles).toEqual([]);

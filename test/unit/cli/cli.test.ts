@@ -48,24 +48,39 @@ describe('fleetbench validate / plan (the real executable)', () => {
     const r = cli('plan', 'examples/quickstart.json', '--json');
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc.cells[0]).toEqual(
-      expect.objectContaining({
-        id: expect.any(String),
-        target: 'ddb',
-        distribution: expect.any(String),
-        readProportion: expect.any(Number),
-        updateProportion: expect.any(Number),
-        targetOpsPerSec: expect.any(Number),
-        durationSeconds: expect.any(Number),
-        warmupSeconds: expect.any(Number),
-      }),
-    );
-    expect(doc.cells[0].processes[0]).toEqual(
-      expect.objectContaining({ loader: 0, process: 0, properties: expect.any(Object) }),
-    );
-    expect(doc.load.processes[0]).toEqual(
-      expect.objectContaining({ loader: 0, process: 0, insertstart: 0, insertcount: expect.any(Number) }),
-    );
+    // quickstart: uniform and zipfian at 150 ops/s, 1 loader × 2 processes × 8 threads, 10,000 records
+    expect(doc.cells.map((c: { id: string }) => c.id)).toEqual([
+      'ddb.uniform.r50.t150',
+      'ddb.zipfian.r50.t150',
+    ]);
+    expect(doc.cells[0]).toMatchObject({
+      target: 'ddb',
+      distribution: 'uniform',
+      readProportion: 0.5,
+      updateProportion: 0.5,
+      targetOpsPerSec: 150,
+      durationSeconds: 20,
+      warmupSeconds: 5,
+      loaders: 1,
+      processesPerLoader: 2,
+    });
+    // the cell's shared YCSB properties; each process's share of the rate is derived, not listed
+    expect(doc.cells[0].properties).toMatchObject({
+      requestdistribution: 'uniform',
+      threadcount: '8',
+      maxexecutiontime: '20',
+      recordcount: '10000',
+      table: 'fleetbench-quickstart-ddb-plan',
+    });
+    expect(doc.cells[0].properties.target).toBeUndefined();
+    expect(doc.cells[0].processes).toBeUndefined();
+    expect(doc.load).toMatchObject({
+      recordCount: 10000,
+      processes: 2,
+      processesPerLoader: 2,
+      threadsPerProcess: 8,
+    });
+    expect(doc.bindings.ddb).toMatchObject({ binding: 'dynamodb', db: 'dev.fleetbench.ycsb.DynamoDbClient' });
     expect(doc.sizing.ddb).toEqual(
       expect.objectContaining({
         requiredConcurrency: expect.any(Number),

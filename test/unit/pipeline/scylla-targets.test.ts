@@ -8,10 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CQL_BINDING_CLASS } from '../../../lib/core/cluster';
+import { BINDINGS } from '../../../lib/core/contract/bindings';
 import { InputError } from '../../../lib/core/errors';
-import { buildJobs, estimateRunUsd, plan, targetWiring, type RunContext } from '../../../lib/core/pipeline';
-import { planRun } from '../../../lib/core/plan';
+import { buildJobs, estimateRunUsd, plan, type RunContext } from '../../../lib/core/pipeline';
+import { planIndex, planRun, runtimeEndpointProperties } from '../../../lib/core/plan';
+import type { Target } from '../../../lib/core/spec/schema';
 import { validateSpec } from '../../../lib/core/spec';
 import { FsStore } from '../../../lib/local/fs-store';
 
@@ -97,22 +98,32 @@ describe('loader jobs', () => {
     { host: '10.0.1.1', port: 9042 },
     { host: '10.0.2.1', port: 9042 },
   ];
-  const wiring = {
-    scylla: targetWiring(spec, 'scylla', nodes),
-    alt: targetWiring(spec, 'alt', [
+  const target = (id: string): Target => spec.targets.find((t) => t.id === id)!;
+  const endpoints = {
+    scylla: runtimeEndpointProperties(target('scylla'), nodes),
+    alt: runtimeEndpointProperties(target('alt'), [
       { host: '10.0.0.7', port: 8000 },
       { host: '10.0.1.7', port: 8000 },
     ]),
   };
   const job = (phase: 'load' | 'run', index: number) =>
-    buildJobs({ run, plan: p, spec, phase, index, storeUri: 's3://b', wiring }).jobs[0]!;
+    buildJobs({
+      run,
+      plan: planIndex(p),
+      cell: phase === 'run' ? p.cells[index] : undefined,
+      spec,
+      phase,
+      index,
+      storeUri: 's3://b',
+      endpoints,
+    }).jobs[0]!;
 
   it('CQL cells run the CQL binding against every node with QUORUM and the seeds’ keyspace/table', () => {
     const j = job(
       'run',
       p.cells.findIndex((c) => c.target === 'scylla'),
     );
-    expect(j.db).toBe(CQL_BINDING_CLASS);
+    expect(j.db).toBe(BINDINGS.cql.dbClass);
     expect(j.processes[0]).toMatchObject({
       'cql.hosts': '10.0.0.1,10.0.1.1,10.0.2.1',
       'cql.keyspace': 'ycsb',
@@ -127,7 +138,7 @@ describe('loader jobs', () => {
       'run',
       p.cells.findIndex((c) => c.target === 'alt'),
     );
-    expect(j.db).toBeUndefined();
+    expect(j.db).toBe(BINDINGS.dynamodb.dbClass);
     expect(j.processes[0]!['dynamodb.endpoint']).toBe('http://10.0.0.7:8000,http://10.0.1.7:8000');
     // strongly consistent reads by default (LOCAL_QUORUM), as ScyllaDB's YCSB defaults for Alternator
     expect(j.processes[0]!['dynamodb.consistentReads']).toBe('true');
@@ -136,7 +147,7 @@ describe('loader jobs', () => {
     const ev = validateSpec(eventual).spec;
     const pe = planRun(ev, { runId: 'r' });
     const cellE = pe.cells.find((c) => c.target === 'alt')!;
-    expect(cellE.processes[0]!.properties['dynamodb.consistentReads']).toBe('false');
+    expect(cellE.properties['dynamodb.consistentReads']).toBe('false');
     const load = job('load', p.load!.targets.indexOf('alt'));
     expect(
       load.processes.every((x) => x['dynamodb.endpoint'] === 'http://10.0.0.7:8000,http://10.0.1.7:8000'),
@@ -149,7 +160,7 @@ describe('loader jobs', () => {
       'run',
       p.cells.findIndex((c) => c.target === 'cloud'),
     );
-    expect(j.credentials).toEqual({ secretArn: SECRET, protocol: 'dynamodb' });
+    expect(j.credentials).toEqual({ secretArn: SECRET, binding: 'dynamodb' });
     expect(j.processes[0]!['dynamodb.endpoint']).toBe(
       'https://a.cloud.example:8043,https://b.cloud.example:8043',
     );
@@ -193,9 +204,7 @@ describe('examples', () => {
     expect(p.fleet).toMatchObject({ loaders: 10, processesPerLoader: 10 });
     // the external cluster's CQL endpoints reach the cells
     const cass = p.cells.find((c) => c.target === 'cassandra')!;
-    expect(cass.processes[0]!.properties['cql.hosts']).toBe(
-      '10.0.10.11:9042,10.0.11.12:9042,10.0.12.13:9042',
-    );
+    expect(cass.properties['cql.hosts']).toBe('10.0.10.11:9042,10.0.11.12:9042,10.0.12.13:9042');
   });
 });
 

@@ -20,7 +20,7 @@ const view = (c: CellLike) => ({
   targetOpsPerSec: c.targetOpsPerSec,
   durationSeconds: c.durationSeconds,
   proportions: c.proportions,
-  maxscanlength: c.processes[0]?.properties.maxscanlength,
+  maxscanlength: c.properties.maxscanlength,
 });
 
 function samePlan(spec: RunSpec): number {
@@ -52,7 +52,7 @@ describe('cell grid', () => {
     e = withValue(e, 'workload.extraProperties', { maxscanlength: '10' });
     e = withValue(e, 'targets.0.billing', { mode: 'on-demand' });
     const grid = cellGrid(validateSpec(e).spec);
-    expect(grid.map((c) => c.processes[0]!.properties.maxscanlength)).toEqual(['10', '10', '10', '10']);
+    expect(grid.map((c) => c.properties.maxscanlength)).toEqual(['10', '10', '10', '10']);
     samePlan(validateSpec(e).spec);
   });
 });

@@ -1,4 +1,13 @@
-import { planRun, requiredConcurrency, sizeTarget, splitEvenly, YCSB_INT_MAX } from '../../../lib/core/plan';
+import {
+  cellProcesses,
+  loadProcesses,
+  planRun,
+  requiredConcurrency,
+  sizeTarget,
+  splitEvenly,
+  YCSB_INT_MAX,
+} from '../../../lib/core/plan';
+import { AGENT_OWNED_PROPERTIES } from '../../../lib/core/contract/job';
 import { validateSpec } from '../../../lib/core/spec';
 import { baseSpec, withValue } from '../spec/fixtures';
 
@@ -32,7 +41,7 @@ describe('cells', () => {
     ]);
     const p = plan(spec);
     expect(p.cells[0]!.id).toBe('ddb.hotspot-1p3-95.r50.t100');
-    const props = p.cells[0]!.processes[0]!.properties;
+    const props = cellProcesses(p.cells[0]!)[0]!.properties;
     expect(props).toMatchObject({
       requestdistribution: 'hotspot',
       hotspotdatafraction: '0.013',
@@ -60,7 +69,7 @@ describe('cells', () => {
     const p = plan(spec);
     const c = p.cells.find((x) => x.readProportion === 0.9)!;
     expect(c.proportions).toEqual({ read: 0.9, update: 0.05, insert: 0.05, scan: 0, readModifyWrite: 0 });
-    expect(c.processes[0]!.properties).toMatchObject({
+    expect(cellProcesses(c)[0]!.properties).toMatchObject({
       readproportion: '0.9',
       updateproportion: '0.05',
       insertproportion: '0.05',
@@ -116,7 +125,7 @@ describe('per-process properties', () => {
   it('splits each cell target over all processes; the parts sum to the target and differ by at most one', () => {
     const p = plan(spec);
     for (const c of p.cells) {
-      const parts = c.processes.map((x) => Number(x.properties.target));
+      const parts = cellProcesses(c).map((x) => Number(x.properties.target));
       expect(parts).toHaveLength(9);
       expect(parts.reduce((a, x) => a + x, 0)).toBe(c.targetOpsPerSec);
       expect(Math.max(...parts) - Math.min(...parts)).toBeLessThanOrEqual(1);
@@ -127,7 +136,7 @@ describe('per-process properties', () => {
 
   it('numbers loaders and processes, and sets the managed YCSB properties', () => {
     const c = plan(spec).cells[0]!;
-    expect(c.processes.map((x) => `${x.loader}/${x.process}`)).toEqual([
+    expect(cellProcesses(c).map((x) => `${x.loader}/${x.process}`)).toEqual([
       '0/0',
       '0/1',
       '0/2',
@@ -138,19 +147,19 @@ describe('per-process properties', () => {
       '2/1',
       '2/2',
     ]);
-    const props = c.processes[0]!.properties;
+    const props = cellProcesses(c)[0]!.properties;
     expect(props).toMatchObject({
       workload: 'site.ycsb.workloads.CoreWorkload',
       threadcount: '5',
       maxexecutiontime: '60',
       'measurement.interval': 'both',
-      'hdrhistogram.fileoutput': 'true',
-      'status.interval': '10',
       recordcount: '10000',
       'dynamodb.consistentReads': 'true',
       'dynamodb.keyAttribute': 'p',
       table: 'fleetbench-unit-ddb-r1',
     });
+    // what the agent sets (output paths, exporter, status interval) the planner never sets
+    for (const owned of AGENT_OWNED_PROPERTIES) expect(props[owned]).toBeUndefined();
     // run phase: no per-process key ranges (each process would only touch its slice)
     expect(props.insertstart).toBeUndefined();
     expect(props.insertcount).toBeUndefined();
@@ -162,7 +171,7 @@ describe('per-process properties', () => {
 
   it('passes extra properties but never lets them override managed ones', () => {
     const p = plan(withValue(spec, 'workload.extraProperties', { 'spin.sleep': 'true' }));
-    expect(p.cells[0]!.processes[0]!.properties['spin.sleep']).toBe('true');
+    expect(cellProcesses(p.cells[0]!)[0]!.properties['spin.sleep']).toBe('true');
   });
 });
 
@@ -177,7 +186,7 @@ describe('load phase', () => {
     spec = withValue(spec, 'loaders', { count: loaders, processesPerLoader: ppl, threadsPerProcess: 4 });
     spec = withValue(spec, 'workload.targetOpsPerSec', [1000]);
     const p = plan(spec);
-    const ranges = p.load!.processes.map((x) => [x.insertstart, x.insertstart + x.insertcount] as const);
+    const ranges = loadProcesses(p.load!).map((x) => [x.insertstart, x.insertstart + x.insertcount] as const);
     let expectStart = 0;
     for (const [s, e] of ranges) {
       expect(s).toBe(expectStart);
@@ -185,7 +194,7 @@ describe('load phase', () => {
       expectStart = e;
     }
     expect(expectStart).toBe(records);
-    for (const x of p.load!.processes) {
+    for (const x of loadProcesses(p.load!)) {
       expect(x.properties.recordcount).toBe(String(records));
       expect(x.properties.insertstart).toBe(String(x.insertstart));
       expect(x.properties.insertcount).toBe(String(x.insertcount));
@@ -254,7 +263,7 @@ describe("Little's Law sizing (seed 000's episode)", () => {
       totalThreads: 1260,
       warnings: [],
     });
-    expect(p.cells[0]!.processes).toHaveLength(21);
+    expect(cellProcesses(p.cells[0]!)).toHaveLength(21);
   });
 
   it('applies headroom on top of the concurrency', () => {

@@ -63,7 +63,7 @@ describe('A/A cell ids', () => {
     const base = single.cells.map((c) => c.id);
     expect(plan.cells.map((c) => c.id)).toEqual(base.flatMap((id) => [1, 2, 3].map((k) => `${id}.aa${k}`)));
     expect(plan.cells.map((c) => c.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(plan.cells[1]!.processes).toEqual(plan.cells[0]!.processes);
+    expect(plan.cells[1]!.properties).toEqual(plan.cells[0]!.properties);
     expect(plan.cellSeconds).toBe(3 * single.cellSeconds);
     expect(() => validateSpec({ ...spec, workload: { ...spec.workload, repeats: 0 } })).toThrow(
       'workload.repeats: expected a number at least 1',

@@ -1,0 +1,52 @@
+/**
+ * The YCSB bindings a loader can run, one descriptor each: the `DB` class (loader/ycsb-binding), the
+ * fields of its credentials secret and the JVM environment variables they go to, and what the binding
+ * supports. The planner picks a binding per target (lib/core/plan/targets.ts), the job names it, the
+ * agent turns its secret into environment variables with it. A new binding is one entry here plus its
+ * Java class.
+ */
+
+export interface BindingDescriptor {
+  /** The YCSB `DB` class (`-db`). */
+  dbClass: string;
+  /**
+   * The credentials secret (a JSON object in Secrets Manager): field → the JVMs' environment
+   * variable, and which fields must be present. Values never reach property files or logs.
+   */
+  secret: { env: Readonly<Record<string, string>>; required: readonly string[] };
+  /** What the binding does: `batchInsert` — the load phase may batch inserts (`dynamodb.batchInserts`). */
+  supports: { scan: boolean; batchInsert: boolean };
+}
+
+export const BINDINGS = {
+  /** fleetbench's DynamoDB JSON-protocol client: DynamoDB, Alternator, DynamoDB-compatible endpoints */
+  dynamodb: {
+    dbClass: 'dev.fleetbench.ycsb.DynamoDbClient',
+    secret: {
+      // the AWS SDKs' variables (https://docs.aws.amazon.com/sdkref/latest/guide/feature-static-credentials.html)
+      env: {
+        accessKeyId: 'AWS_ACCESS_KEY_ID',
+        secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+        sessionToken: 'AWS_SESSION_TOKEN',
+      },
+      required: ['accessKeyId', 'secretAccessKey'],
+    },
+    supports: { scan: true, batchInsert: true },
+  },
+  /** the CQL binding (DataStax Java driver 4): ScyllaDB, Apache Cassandra */
+  cql: {
+    dbClass: 'dev.fleetbench.ycsb.CqlClient',
+    secret: {
+      env: { username: 'FLEETBENCH_CQL_USERNAME', password: 'FLEETBENCH_CQL_PASSWORD' },
+      required: ['username', 'password'],
+    },
+    supports: { scan: true, batchInsert: false },
+  },
+} as const satisfies Record<string, BindingDescriptor>;
+
+export type BindingId = keyof typeof BINDINGS;
+export const BINDING_IDS = Object.keys(BINDINGS) as [BindingId, ...BindingId[]];
+
+export function bindingOf(id: BindingId): BindingDescriptor {
+  return BINDINGS[id];
+}

@@ -1,0 +1,222 @@
+/**
+ * The loader job: what StartLoad/StartCell write for one loader (`<phase prefix>/jobs/<instance>.json`)
+ * and the loader agent runs — which cell, which phase, the YCSB binding and the YCSB properties of each
+ * of its processes, as the planner set them. One schema, imported by the pipeline (which builds jobs),
+ * the agent (which validates and runs them) and the tests. The agent adds only what is its own: output
+ * paths, the summary exporter, the status interval (AGENT_OWNED_PROPERTIES); a job may not carry those.
+ *
+ * Pure: `parseJob` checks a parsed document and returns every problem with its JSON path; the agent adds
+ * the checks that need its disk (property files).
+ */
+import { z } from 'zod';
+import type { Issue } from '../errors';
+import { BINDINGS, BINDING_IDS } from './bindings';
+
+/** YCSB 0.17.0 parses operationcount, insertcount and threadcount as Java ints. */
+export const YCSB_INT_MAX = 2_147_483_647;
+
+/**
+ * YCSB properties the loader agent sets itself (output paths, exporter, status interval, the binding
+ * class): the planner never sets them, and the agent rejects a job that does.
+ */
+export const AGENT_OWNED_PROPERTIES = [
+  'hdrhistogram.fileoutput',
+  'hdrhistogram.output.path',
+  'exporter',
+  'exportfile',
+  'status.interval',
+  'db',
+  'dotransactions',
+  'measurementtype',
+] as const;
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+const JAVA_CLASS = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)+$/;
+
+export const PropertyValue = z.union([z.string(), z.number(), z.boolean()]);
+/** One YCSB process's properties (`-P` file), by name. */
+export const YcsbProperties = z.record(
+  z.string().regex(PROPERTY_NAME, 'a YCSB property name'),
+  PropertyValue,
+);
+export type YcsbProperties = z.output<typeof YcsbProperties>;
+
+export const JobCredentials = z.strictObject({
+  secretArn: z.string().regex(/^arn:aws[a-z-]*:secretsmanager:/, 'a Secrets Manager secret ARN'),
+  /** which binding's secret layout (lib/core/contract/bindings.ts) */
+  binding: z.enum(BINDING_IDS),
+});
+export type JobCredentials = z.output<typeof JobCredentials>;
+
+export const JobSchema = z
+  .object({
+    runId: z
+      .string()
+      .regex(ID, 'a run id: letters, digits, . _ - (max 128), starting with a letter or digit'),
+    cellId: z
+      .string()
+      .regex(ID, 'a cell id: letters, digits, . _ - (max 128), starting with a letter or digit'),
+    loaderIndex: z.number().int().min(0),
+    phase: z.enum(['load', 'run']),
+    /** One YCSB property map per process; P = its length. */
+    processes: z.array(YcsbProperties).min(1).max(64),
+    /** How long the phase is expected to take; the deadline is this plus graceSeconds. */
+    durationSeconds: z
+      .number()
+      .positive()
+      .max(7 * 24 * 3600),
+    graceSeconds: z.number().min(0).max(3600).default(60),
+    /** After the deadline: SIGTERM, then SIGKILL this many seconds later. */
+    killAfterSeconds: z.number().min(0).max(600).default(10),
+    /** YCSB's status.interval: status lines, HDR log intervals and progress reports. */
+    statusIntervalSeconds: z.number().int().min(1).max(600).default(10),
+    /** Object-store URI the raw outputs go under (`.../raw`); proc dirs are `loader-<i>/proc-<j>/`. */
+    outputPrefix: z.string(),
+    /** The YCSB `DB` class (`-db`); default the DynamoDB-API binding. */
+    db: z.string().regex(JAVA_CLASS, 'a fully qualified Java class name').default(BINDINGS.dynamodb.dbClass),
+    /** Extra `-P` property files, applied before the per-process properties (later wins). */
+    propertyFiles: z.array(z.string().min(1)).default([]),
+    /** Extra JVM options, e.g. ["-Xmx1g"]. */
+    jvmArgs: z.array(z.string().min(1)).default([]),
+    /**
+     * The target's credentials, by reference: the agent fetches the secret at job start and hands it
+     * to the JVMs in their environment (never in property files, the manifest or logs).
+     */
+    credentials: JobCredentials.optional(),
+    /** A process fails when more than this fraction of its operations returned an error status. */
+    maxErrorFraction: z.number().min(0).max(1).default(0.5),
+  })
+  .strict();
+
+/** A validated job (defaults applied). */
+export type Job = z.output<typeof JobSchema>;
+/** A job as the pipeline writes it (defaults may be left out). */
+export type JobInput = z.input<typeof JobSchema>;
+
+function zodIssues(error: z.ZodError, base: string): Issue[] {
+  return error.issues.map((i) => {
+    const p = [base, ...i.path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`))].join('');
+    let message = i.message;
+    if (i.code === 'unrecognized_keys')
+      message = `unknown field(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    else if (i.code === 'invalid_type' && /received undefined/.test(i.message)) {
+      message = `is required (expected ${i.expected})`;
+    }
+    return { path: p.replace(/^\./, '').replace(/\.\[/g, '['), message };
+  });
+}
+
+/**
+ * Checks a job document (parsed JSON): the schema, then the rules across fields (agent-owned
+ * properties, YCSB's int range, the run phase's operationcount, disjoint load ranges). The rules also
+ * run when the schema failed, on whatever fields have the right type, so one pass reports every problem.
+ */
+export function parseJob(doc: unknown, base = 'job'): { job: Job | null; issues: Issue[] } {
+  const parsed = JobSchema.safeParse(doc);
+  const issues: Issue[] = parsed.success ? [] : zodIssues(parsed.error, base);
+  const raw = (
+    parsed.success ? parsed.data : typeof doc === 'object' && doc !== null ? doc : {}
+  ) as Partial<Job>;
+  const phase = raw.phase === 'load' || raw.phase === 'run' ? raw.phase : undefined;
+  const processes = Array.isArray(raw.processes) ? raw.processes : [];
+  processes.forEach((props, j) => {
+    if (typeof props !== 'object' || props === null || Array.isArray(props)) return;
+    checkProcess(props, j, phase, base, issues);
+  });
+  if (phase === 'load') checkLoadRanges(processes, base, issues);
+  return { job: parsed.success && issues.length === 0 ? parsed.data : null, issues };
+}
+
+function checkProcess(
+  props: Record<string, unknown>,
+  j: number,
+  phase: 'load' | 'run' | undefined,
+  base: string,
+  issues: Issue[],
+): void {
+  const at = (name: string): string => `${base}.processes[${j}].${name}`;
+  for (const owned of AGENT_OWNED_PROPERTIES) {
+    if (owned in props)
+      issues.push({ path: at(owned), message: 'is set by the agent; remove it from the job' });
+  }
+  const int = (name: string): number | undefined => {
+    if (!(name in props)) return undefined;
+    const v = Number(props[name]);
+    if (
+      typeof props[name] === 'boolean' ||
+      props[name] === '' ||
+      !Number.isInteger(v) ||
+      v < 0 ||
+      v > YCSB_INT_MAX
+    ) {
+      issues.push({
+        path: at(name),
+        message: `must be an integer 0..${YCSB_INT_MAX}, got ${JSON.stringify(props[name])}`,
+      });
+      return undefined;
+    }
+    return v;
+  };
+  const recordcount = int('recordcount');
+  const insertstart = int('insertstart');
+  const insertcount = int('insertcount');
+  const operationcount = int('operationcount');
+  int('threadcount');
+  int('maxexecutiontime');
+  if (phase === 'run') {
+    if (!('operationcount' in props)) {
+      issues.push({
+        path: at('operationcount'),
+        message:
+          'is required for the run phase (YCSB 0.17.0 needs it; use a large count with maxexecutiontime)',
+      });
+    } else if (operationcount === 0) {
+      issues.push({
+        path: at('operationcount'),
+        message:
+          'must be > 0: YCSB 0.17.0 starts zero threads with operationcount=0; use a large count with maxexecutiontime',
+      });
+    }
+  } else if (phase === 'load') {
+    if (!('recordcount' in props)) {
+      issues.push({
+        path: at('recordcount'),
+        message: 'is required for the load phase (the total of all loaders)',
+      });
+    }
+    if (recordcount !== undefined && insertstart !== undefined && insertcount !== undefined) {
+      if (insertstart + insertcount > recordcount) {
+        issues.push({
+          path: at('insertcount'),
+          message: `insertstart + insertcount (${insertstart} + ${insertcount}) exceeds recordcount ${recordcount}`,
+        });
+      }
+    }
+  }
+}
+
+/** Load ranges of the processes must not overlap: each key is inserted once. */
+function checkLoadRanges(processes: unknown[], base: string, issues: Issue[]): void {
+  const ranges = processes
+    .map((p, j) => {
+      const props = (typeof p === 'object' && p !== null ? p : {}) as Record<string, unknown>;
+      return {
+        j,
+        start: Number(props.insertstart ?? 0),
+        count: Number(props.insertcount ?? props.recordcount),
+      };
+    })
+    .filter((r) => Number.isInteger(r.start) && Number.isInteger(r.count))
+    .sort((a, b) => a.start - b.start);
+  for (let k = 1; k < ranges.length; k++) {
+    const prev = ranges[k - 1]!;
+    const cur = ranges[k]!;
+    if (cur.start < prev.start + prev.count) {
+      issues.push({
+        path: `${base}.processes[${cur.j}].insertstart`,
+        message: `load range [${cur.start}, ${cur.start + cur.count}) overlaps processes[${prev.j}] [${prev.start}, ${prev.start + prev.count}); use disjoint insertstart/insertcount`,
+      });
+    }
+  }
+}

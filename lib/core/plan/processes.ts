@@ -1,0 +1,92 @@
+/**
+ * The YCSB processes of a phase, derived from the plan's compact form: a cell stores the properties its
+ * processes share, and each process's own values (its share of the rate, its operationcount, its range
+ * of keys to load) follow from the counts. Deterministic: the same cell gives the same processes.
+ */
+import { YCSB_INT_MAX } from '../contract/job';
+
+/** One YCSB process of a phase. */
+export interface ProcessPlan {
+  loader: number;
+  process: number;
+  properties: Record<string, string>;
+}
+
+export interface LoadProcessPlan extends ProcessPlan {
+  insertstart: number;
+  insertcount: number;
+}
+
+/** Evenly splits `total` over `parts`; the first `total % parts` parts get one more. */
+export function splitEvenly(total: number, parts: number): number[] {
+  const base = Math.floor(total / parts);
+  const rem = total % parts;
+  return Array.from({ length: parts }, (_, i) => base + (i < rem ? 1 : 0));
+}
+
+/**
+ * operationcount for a run-phase process: enough for the whole duration at its target (with 50%
+ * slack and a minimum), so maxexecutiontime ends the run. Not INT_MAX: with inserts in the mix,
+ * YCSB 0.17.0's zipfian key chooser widens its key space by operationcount × insertproportion × 2,
+ * so an absurd operationcount would make most reads miss.
+ */
+export function operationCount(targetPerProcess: number, durationSeconds: number): number {
+  return Math.min(YCSB_INT_MAX, Math.max(1000, Math.ceil(targetPerProcess * (durationSeconds + 60) * 1.5)));
+}
+
+/** What cellProcesses needs of a cell (lib/core/plan's CellPlan). */
+export interface CellProcessesInput {
+  targetOpsPerSec: number;
+  durationSeconds: number;
+  loaders: number;
+  processesPerLoader: number;
+  properties: Record<string, string>;
+}
+
+/** What loadProcesses needs of the load plan (lib/core/plan's LoadPlan). */
+export interface LoadProcessesInput {
+  recordCount: number;
+  processes: number;
+  processesPerLoader: number;
+  threadsPerProcess: number;
+  targetOpsPerSec: number | null;
+  properties: Record<string, string>;
+}
+
+/** The processes of a cell, each with its share of the cell's rate. */
+export function cellProcesses(cell: CellProcessesInput): ProcessPlan[] {
+  const split = splitEvenly(cell.targetOpsPerSec, cell.loaders * cell.processesPerLoader);
+  return split.map((perProc, k) => ({
+    loader: Math.floor(k / cell.processesPerLoader),
+    process: k % cell.processesPerLoader,
+    properties: {
+      ...cell.properties,
+      target: String(perProc),
+      operationcount: String(operationCount(perProc, cell.durationSeconds)),
+    },
+  }));
+}
+
+/** The processes of the load phase, each with its disjoint range of keys. */
+export function loadProcesses(load: LoadProcessesInput): LoadProcessPlan[] {
+  const counts = splitEvenly(load.recordCount, load.processes);
+  const rates = load.targetOpsPerSec ? splitEvenly(load.targetOpsPerSec, load.processes) : null;
+  let start = 0;
+  return counts.map((count, k) => {
+    const insertstart = start;
+    start += count;
+    return {
+      loader: Math.floor(k / load.processesPerLoader),
+      process: k % load.processesPerLoader,
+      insertstart,
+      insertcount: count,
+      properties: {
+        ...load.properties,
+        insertstart: String(insertstart),
+        insertcount: String(count),
+        threadcount: String(Math.min(load.threadsPerProcess, count)),
+        ...(rates ? { target: String(Math.max(1, rates[k]!)) } : {}),
+      },
+    };
+  });
+}

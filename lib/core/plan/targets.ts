@@ -1,0 +1,103 @@
+/**
+ * One descriptor per target kind: which YCSB binding its loaders run, the binding properties every
+ * process gets (table, endpoints known at plan time, consistency), the endpoint properties known only
+ * once the target runs (cluster nodes), and where its credentials are. The planner asks this once per
+ * target (`targetBinding`, kept in the plan); StartLoad/StartCell add only the runtime endpoints. A new
+ * target kind is one entry here plus its provisioning.
+ */
+import type { DynamoDbTarget, ExternalTarget, RunSpec, ScyllaEc2Target, Target } from '../spec/schema';
+import { BINDINGS, type BindingId } from '../contract/bindings';
+import type { JobCredentials } from '../contract/job';
+import { ALTERNATOR_KEY_ATTRIBUTE, CQL_KEYSPACE, scyllaJobProperties } from '../cluster';
+
+/** What the plan keeps per target: the binding and its properties, set once. */
+export interface TargetBinding {
+  binding: BindingId;
+  /** the YCSB `DB` class (BINDINGS[binding].dbClass) */
+  db: string;
+  /** properties every process of every phase of this target gets */
+  properties: Record<string, string>;
+  /** where the loaders fetch the target's credentials (a secret reference, never the values) */
+  credentials?: JobCredentials;
+  /** the endpoints are the target's nodes, known once they run (StartLoad/StartCell add them) */
+  runtimeEndpoints: boolean;
+}
+
+interface KindDescriptor<T extends Target> {
+  binding(t: T): BindingId;
+  properties(t: T, ctx: { spec: RunSpec; table: string }): Record<string, string>;
+  /** endpoint properties from the running nodes (kinds whose nodes the run launches) */
+  endpointProperties?(t: T, endpoints: { host: string; port: number }[]): Record<string, string>;
+  credentialsSecretArn?(t: T): string | undefined;
+}
+
+const dynamodb: KindDescriptor<DynamoDbTarget> = {
+  binding: () => 'dynamodb',
+  properties: (t, { spec, table }) => ({
+    table,
+    'dynamodb.region': spec.region,
+    'dynamodb.keyAttribute': t.keyAttribute,
+    'dynamodb.consistentReads': String(t.consistentReads),
+  }),
+};
+
+const scyllaEc2: KindDescriptor<ScyllaEc2Target> = {
+  binding: (t) => (t.api === 'cql' ? 'cql' : 'dynamodb'),
+  properties: (t, { spec, table }): Record<string, string> =>
+    t.api === 'alternator'
+      ? {
+          table,
+          'dynamodb.region': spec.region,
+          'dynamodb.keyAttribute': ALTERNATOR_KEY_ATTRIBUTE,
+          'dynamodb.consistentReads': String(t.alternator?.consistentReads ?? true),
+        }
+      : { table },
+  endpointProperties: (t, endpoints) => scyllaJobProperties(t, endpoints),
+};
+
+const external: KindDescriptor<ExternalTarget> = {
+  binding: (t) => t.protocol,
+  properties: (t, { spec, table }): Record<string, string> =>
+    t.protocol === 'dynamodb'
+      ? {
+          table,
+          'dynamodb.region': t.region ?? spec.region,
+          'dynamodb.keyAttribute': ALTERNATOR_KEY_ATTRIBUTE,
+          'dynamodb.endpoint': t.endpoints.join(','),
+        }
+      : { table, 'cql.hosts': t.endpoints.join(','), 'cql.keyspace': CQL_KEYSPACE },
+  credentialsSecretArn: (t) => t.credentialsSecretArn,
+};
+
+const KINDS: { [K in Target['kind']]: KindDescriptor<Extract<Target, { kind: K }>> } = {
+  dynamodb,
+  'scylla-ec2': scyllaEc2,
+  external,
+};
+
+function kindOf<T extends Target>(t: T): KindDescriptor<T> {
+  return KINDS[t.kind] as unknown as KindDescriptor<T>;
+}
+
+/** The binding of a target, as the plan keeps it. */
+export function targetBinding(spec: RunSpec, t: Target, table: string): TargetBinding {
+  const k = kindOf(t);
+  const binding = k.binding(t);
+  const secretArn = k.credentialsSecretArn?.(t);
+  return {
+    binding,
+    db: BINDINGS[binding].dbClass,
+    properties: k.properties(t, { spec, table }),
+    ...(secretArn ? { credentials: { secretArn, binding } } : {}),
+    runtimeEndpoints: k.endpointProperties !== undefined,
+  };
+}
+
+/** The endpoint properties of a target whose nodes run at these addresses. */
+export function runtimeEndpointProperties(
+  t: Target,
+  endpoints: { host: string; port: number }[],
+): Record<string, string> {
+  const k = kindOf(t);
+  return k.endpointProperties ? k.endpointProperties(t, endpoints) : {};
+}
