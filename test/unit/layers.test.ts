@@ -29,13 +29,6 @@ export function importsOf(file: string): string[] {
 const DISK_OR_CLOUD =
   /^(node:)?(fs|fs\/promises|os|child_process|net|http|https|dgram)$|^@aws-sdk\/|^aws-cdk-lib|^constructs$|^cdk-nag$/;
 
-/**
- * Known exception, owned by another change: price books are read from disk in cost/book.ts until they become
- * imported JSON (issue #18, done on another branch). The test fails once the exception is gone, so the entry
- * is removed with it.
- */
-const PENDING: Record<string, string[]> = { 'lib/core/cost/book.ts': ['node:fs'] };
-
 describe('layers', () => {
   it('finds imports of every form (the checker itself)', () => {
     expect(importsOf('lib/core/results/input.ts')).toEqual([
@@ -57,16 +50,10 @@ describe('layers', () => {
     for (const file of sources('lib/core')) {
       for (const m of importsOf(file)) {
         const bad = DISK_OR_CLOUD.test(m) || /^lib\/(local|aws|cli|constructs)(\/|$)/.test(m);
-        if (bad && !PENDING[file]?.includes(m)) found.push(`${file} -> ${m}`);
+        if (bad) found.push(`${file} -> ${m}`);
       }
     }
     expect(found).toEqual([]);
-  });
-
-  it('the pending exceptions are still real (remove them when they are fixed)', () => {
-    for (const [file, mods] of Object.entries(PENDING)) {
-      expect(importsOf(file)).toEqual(expect.arrayContaining(mods));
-    }
   });
 
   it('lib/aws never imports lib/local', () => {

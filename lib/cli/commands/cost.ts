@@ -12,9 +12,9 @@ import {
   PriceBook,
   builtInBookIds,
   headlineTotals,
-  loadPriceBook,
   monthlyCost,
 } from '../../core/cost';
+import { resolvePriceBook } from '../price-book';
 
 interface CostOptions {
   prices?: string;
@@ -158,7 +158,7 @@ export function register(program: Command): void {
     )
     .option('--json', 'print JSON')
     .action((input: string, opts: CostOptions) => {
-      const book = loadPriceBook(opts.prices);
+      const book = resolvePriceBook(opts.prices);
       const doc = costDocument(readJson(input), book, input);
       if (opts.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
       else process.stdout.write(renderCost(doc));

@@ -4,6 +4,7 @@ import { InputError } from '../../core/errors';
 import { budgetIssues } from '../../core/cost/estimate';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
+import { resolvePriceBook } from '../price-book';
 
 export function register(program: Command): void {
   program
@@ -15,7 +16,7 @@ export function register(program: Command): void {
     .option('--prices <book>', 'price book for the cost estimate (id or .json file); default: the newest')
     .action((file: string, opts: { json?: boolean; runId: string; prices?: string }) => {
       const { spec, warnings } = loadSpecFile(file);
-      const plan = planRun(spec, { runId: opts.runId, priceBook: opts.prices });
+      const plan = planRun(spec, { runId: opts.runId, priceBook: resolvePriceBook(opts.prices) });
       // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2)
       const overBudget = budgetIssues(spec, plan.estimate);
       if (overBudget.length) throw new InputError(overBudget);

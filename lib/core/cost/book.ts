@@ -3,7 +3,6 @@
  * loader that validates them. A book that does not validate is an InputError naming the file and
  * the field. The default book is the newest (by its `date`).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { InputError, Issue } from '../errors';
@@ -129,14 +128,8 @@ export function parsePriceBook(data: unknown, file: string): PriceBook {
   return { ...r.data, file };
 }
 
-/** Read and validate a book from a JSON file. */
-export function readPriceBook(file: string): PriceBook {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InputError([{ path: file, message: `cannot read price book: ${(e as Error).message}` }]);
-  }
+/** Validate a book from its JSON text (`file` names it in errors); reading the file is the caller's. */
+export function parsePriceBookText(text: string, file: string): PriceBook {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -161,16 +154,29 @@ function builtInBooks(): PriceBook[] {
   return cache;
 }
 
+/** Whether a price-book reference names a file (a user's book, read by the CLI) rather than a built-in id. */
+export function isPriceBookFile(ref: string): boolean {
+  return ref.endsWith('.json') || ref.includes('/') || ref.includes(path.sep);
+}
+
 /**
- * A price book by built-in id (e.g. "2023-seed") or by path to a JSON file; without a reference,
- * the newest built-in book.
+ * A price book: a book already read (a user's file, lib/cli/price-book.ts), a built-in id (e.g.
+ * "2023-seed"), or without a reference the newest built-in book.
  */
-export function loadPriceBook(ref?: string): PriceBook {
+export function loadPriceBook(ref?: string | PriceBook): PriceBook {
+  if (typeof ref === 'object') return ref;
   const books = builtInBooks();
-  if (ref === undefined || ref === '') return books[books.length - 1];
+  if (ref === undefined || ref === '') return books[books.length - 1]!;
   const hit = books.find((b) => b.id === ref);
   if (hit) return hit;
-  if (ref.endsWith('.json') || ref.includes('/') || ref.includes(path.sep)) return readPriceBook(ref);
+  if (isPriceBookFile(ref)) {
+    throw new InputError([
+      {
+        path: '--prices',
+        message: `"${ref}" is a file: read it first (resolvePriceBook in lib/cli/price-book.ts)`,
+      },
+    ]);
+  }
   throw new InputError([
     {
       path: '--prices',

@@ -14,7 +14,7 @@ import {
 import { sizeTarget, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
 import { distributionSlug, pct } from './grid';
-import { loadPriceBook } from '../cost/book';
+import { loadPriceBook, type PriceBook } from '../cost/book';
 import { CQL_TABLE } from '../cluster';
 import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
@@ -111,8 +111,8 @@ export function planIndex(plan: Plan): PlanIndex {
 
 export interface PlanOptions {
   runId?: string;
-  /** Price book id or file for the estimate; default: the newest built-in book. */
-  priceBook?: string;
+  /** Price book (id or one already read) for the estimate; default: the newest built-in book. */
+  priceBook?: string | PriceBook;
 }
 
 /** Properties managed by the planner; `workload.extraProperties` may not override them. */

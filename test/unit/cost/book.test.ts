@@ -8,8 +8,8 @@ import {
   ec2HourlyPrice,
   loadPriceBook,
   parsePriceBook,
-  readPriceBook,
 } from '../../../lib/core/cost/book';
+import { readPriceBook, resolvePriceBook } from '../../../lib/cli/price-book';
 import { InputError } from '../../../lib/core/errors';
 
 const EXAMPLE_TYPES = [
@@ -87,8 +87,13 @@ describe('built-in price books', () => {
     },
   );
 
-  it('is found by path as well as by id; unknown ids are refused with the choices', () => {
-    expect(loadPriceBook(path.join(BOOKS_DIR, '2023-seed.json')).id).toBe('2023-seed');
+  it('is found by path (read by the CLI) as well as by id; unknown ids are refused with the choices', () => {
+    expect(resolvePriceBook(path.join(BOOKS_DIR, '2023-seed.json')).id).toBe('2023-seed');
+    expect(resolvePriceBook('2023-seed').id).toBe('2023-seed');
+    // the domain code never reads a file: it names the reader instead
+    expect(issuesOf(() => loadPriceBook(path.join(BOOKS_DIR, '2023-seed.json')))[0]!.message).toMatch(
+      /is a file: read it first/,
+    );
     expect(issuesOf(() => loadPriceBook('1999'))[0]!.message).toMatch(
       /unknown price book "1999".*2023-seed, 2024-11/,
     );
@@ -134,7 +139,7 @@ describe('a bad price book', () => {
     expect(issuesOf(() => readPriceBook(path.join(dir, 'none.json')))[0]!.message).toMatch(/cannot read/);
     const ok = path.join(dir, 'custom.json');
     fs.writeFileSync(ok, JSON.stringify({ ...clone(), id: 'custom', hoursPerMonth: 720 }));
-    expect(loadPriceBook(ok).hoursPerMonth).toBe(720);
+    expect(resolvePriceBook(ok).hoursPerMonth).toBe(720);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
