@@ -7,13 +7,7 @@
 import * as fs from 'node:fs';
 import { Command } from 'commander';
 import { InputError } from '../../core/errors';
-import {
-  CostReport,
-  PriceBook,
-  builtInBookIds,
-  headlineTotals,
-  monthlyCost,
-} from '../../core/cost';
+import { CostReport, PriceBook, builtInBookIds, headlineTotals, monthlyCost } from '../../core/cost';
 import { resolvePriceBook } from '../price-book';
 
 interface CostOptions {
