@@ -211,7 +211,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const sizing: Record<string, TargetSizing> = {};
   const tables: Record<string, string> = {};
   for (const t of spec.targets) {
-    sizing[t.id] = sizeTarget(spec, t, maxOps);
+    sizing[t.id] = sizeTarget(spec, t, maxOps, loadPriceBook(options.priceBook));
     tables[t.id] = tableName(spec, t, runId);
   }
   const fleetLoaders = Math.max(...Object.values(sizing).map((s) => s.loaders));
