@@ -16,6 +16,7 @@ import {
   type ManifestCpu,
 } from '../../../lib/core/results/loader-cpu';
 import { readCellDir } from '../../../lib/local/cell-dir';
+import { summaryRows } from '../../../lib/core/results/run-summary';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
 const meta = {
@@ -149,5 +150,12 @@ describe('the verdict', () => {
     expect(
       parseManifestCpu({ ...cpu(50, 2), cores: 0, processCpuMs: -1 }, 'm').issues.map((i) => i.path),
     ).toEqual(['m: cpu.cores', 'm: cpu.processCpuMs']);
+  });
+
+  it('the run summary marks a suspect cell (DuckDB gives a boolean, Athena the string "true")', () => {
+    const first = (c: Record<string, unknown>) => summaryRows([{ cell_id: 'c', ...c }])[0]![0];
+    expect(first({ suspect: true })).toBe('c (suspect)');
+    expect(first({ suspect: 'true' })).toBe('c (suspect)');
+    expect(first({ suspect: false, incomplete: true })).toBe('c (incomplete)');
   });
 });
