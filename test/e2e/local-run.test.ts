@@ -81,6 +81,23 @@ describe('local mode end to end (2 cells × 15 s, 10,000 records)', () => {
         "SELECT count(*) AS n FROM intervals WHERE run_id = 'e2e-run' AND op = 'Intended-READ'",
       );
       expect(Number(intervals[0]!.n)).toBeGreaterThan(2);
+      // loader CPU (Linux /proc) reaches the row through DuckDB, and the verdict follows its rule
+      if (process.platform === 'linux') {
+        const cpu = await db.query(
+          "SELECT cell_id, loader_cpu_max_pct, loader_cpu_json, schedule_delay_p99_us, suspect, suspect_reason FROM cells WHERE run_id = 'e2e-run' ORDER BY cell_id",
+        );
+        for (const r of cpu) {
+          const max = Number(r.loader_cpu_max_pct);
+          expect(max).toBeGreaterThan(0);
+          expect(max).toBeLessThanOrEqual(100);
+          const loaders = JSON.parse(String(r.loader_cpu_json)) as { loader: number; machine_pct: number }[];
+          expect(loaders.map((l) => l.loader)).toEqual([0]);
+          expect(loaders[0]!.machine_pct).toBeCloseTo(max, 1);
+          const behind = r.schedule_delay_p99_us !== null && Number(r.schedule_delay_p99_us) > 10_000;
+          expect(r.suspect).toBe(max > 70 || behind);
+          if (max > 70) expect(String(r.suspect_reason)).toMatch(/^loader-0 .*CPU/);
+        }
+      }
     } finally {
       db.close();
     }

@@ -226,6 +226,19 @@ describe('loader agent against DynamoDB Local', () => {
       });
       expect(manifest.counts).toEqual({ READ: summary.returns.READ, UPDATE: summary.returns.UPDATE });
       expect(manifest.operations).toBe(ops);
+      // loader CPU (Linux /proc; absent elsewhere): the JVM's own CPU time and the machine's utilisation
+      if (process.platform === 'linux') {
+        const c = manifest.cpu!;
+        expect(c.cores).toBe(os.cpus().length);
+        expect(c.windowStartMs).toBeLessThanOrEqual(manifest.startMs);
+        expect(c.windowEndMs).toBeGreaterThanOrEqual(manifest.endMs);
+        // a JVM that ran YCSB for 20 s (start-up, JIT, 4 threads at 100 ops/s) spent well over 0.5 CPU-s
+        expect(c.processCpuMs).toBeGreaterThan(500);
+        expect(c.processPct).toBeCloseTo((c.processCpuMs! / (manifest.endMs - manifest.startMs)) * 100, 1);
+        expect(c.processPct).toBeLessThanOrEqual(100 * c.cores);
+        expect(c.machinePct).toBeGreaterThan(0);
+        expect(c.machinePct).toBeLessThanOrEqual(100);
+      } else expect(manifest.cpu).toBeUndefined();
     }
     expect(lines.some((l) => /^\[progress\] .*phase=run .*ops\/s=[1-9]/.test(l))).toBe(true);
   });

@@ -35,6 +35,7 @@ describe('layers', () => {
       'lib/core/errors',
       'lib/core/store',
       'lib/core/results/summary',
+      'lib/core/results/loader-cpu',
     ]);
     // type-only imports count too
     expect(importsOf('lib/open-store.ts')).toEqual([

@@ -49,6 +49,8 @@ export function renderPlan(plan: Plan): string {
         'proc/loader',
         'threads/proc',
         'threads',
+        'vCPUs busy',
+        'decided by',
       ],
       Object.entries(plan.sizing).map(([id, s]) => [
         id,
@@ -60,10 +62,20 @@ export function renderPlan(plan: Plan): string {
         String(s.processesPerLoader),
         String(s.threadsPerProcess),
         s.totalThreads.toLocaleString('en-US'),
+        s.cpu ? s.cpu.cpusNeeded.toLocaleString('en-US', { maximumSignificantDigits: 3 }) : '–',
+        s.decidedBy,
       ]),
     ),
   );
   lines.push(`Loader fleet: ${plan.fleet.loaders} × ${plan.fleet.instanceType}`);
+  for (const [id, s] of Object.entries(plan.sizing)) {
+    if (s.cpu)
+      lines.push(
+        `Loader CPU for ${id}: ${s.cpu.cpuMsPerOp.toFixed(4)} CPU-ms per op on ${s.cpu.instanceType} ` +
+          `(per-vCPU factor ${s.cpu.perVcpuFactor}, ${s.cpu.basis}), ~${Math.round((s.cpu.cpusNeeded / (s.loaders * s.cpu.vcpus)) * 100)} % of ${s.loaders} loaders' vCPUs at ${s.maxTargetOpsPerSec.toLocaleString('en-US')} ops/s`,
+      );
+    else if (s.cpuNote) lines.push(`Loader CPU for ${id}: ${s.cpuNote}`);
+  }
   lines.push('');
   if (plan.load) {
     lines.push(

@@ -41,6 +41,41 @@ const dynamoClassSchema = z.strictObject({
   storageGbMonth: priceSchema,
 });
 
+/**
+ * The loader's measured CPU per operation (sizing by CPU, lib/core/plan/sizing.ts): per binding protocol, the
+ * figure `npm run bench:loader` measured on one machine, with its provenance; per instance family, the
+ * CPU time one operation takes on a vCPU of that family relative to a CPU of the measuring machine.
+ */
+const loaderCpuBindingSchema = z.strictObject({
+  binding: z.string().min(1).describe('the YCSB binding class measured'),
+  cpuMsPerThousandOps: z.number().positive().describe('CPU-ms per 1,000 operations, whole JVM'),
+  measuredWith: z.string().min(1).describe('the command and its settings'),
+  date: z.string().regex(DATE, 'expected a date YYYY, YYYY-MM or YYYY-MM-DD'),
+  machine: z.string().min(1).describe('CPU model, CPUs, SMT'),
+  source: z.string().min(1),
+  note: z.string().optional(),
+});
+
+const loaderCpuFamilySchema = z.strictObject({
+  perVcpuFactor: z
+    .number()
+    .positive()
+    .describe("CPU time per operation on one of the family's vCPUs ÷ on one measuring-machine CPU"),
+  basis: z.enum(['measured', 'estimate']),
+  source: z.string().min(1),
+});
+
+const loaderCpuSchema = z.strictObject({
+  bindings: z.strictObject({
+    dynamodb: loaderCpuBindingSchema.optional(),
+    cql: loaderCpuBindingSchema.optional(),
+  }),
+  families: z.record(
+    z.string().regex(/^[a-z0-9-]+$/, 'expected an instance family like c5'),
+    loaderCpuFamilySchema,
+  ),
+});
+
 const bookSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, ".", "_" or "-"'),
   title: z.string().min(1),
@@ -86,11 +121,15 @@ const bookSchema = z.strictObject({
       secretMonth: priceSchema,
     })
     .optional(),
+  /** Loader CPU per operation for sizing fleets by CPU; absent: fleets are sized for concurrency only. */
+  loaderCpu: loaderCpuSchema.optional(),
 });
 
 export type Price = z.infer<typeof priceSchema>;
 export type DynamoClassPrices = z.infer<typeof dynamoClassSchema>;
 export type PriceBookData = z.infer<typeof bookSchema>;
+export type LoaderCpuBook = z.infer<typeof loaderCpuSchema>;
+export type LoaderCpuBinding = z.infer<typeof loaderCpuBindingSchema>;
 
 /** A validated price book, with the file it came from. */
 export interface PriceBook extends PriceBookData {

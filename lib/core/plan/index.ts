@@ -204,7 +204,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const tables: Record<string, string> = {};
   const bindings: Record<string, TargetBinding> = {};
   for (const t of spec.targets) {
-    sizing[t.id] = sizeTarget(spec, t, maxOps);
+    sizing[t.id] = sizeTarget(spec, t, maxOps, loadPriceBook(options.priceBook));
     tables[t.id] = tableName(spec, t, runId);
     bindings[t.id] = targetBinding(spec, t, tables[t.id]!);
   }

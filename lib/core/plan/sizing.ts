@@ -1,14 +1,59 @@
 /**
- * Loader sizing by Little's Law: concurrency = throughput × mean latency.
- * requiredConcurrency = ceil(maxTargetOps × expectedLatencyMs / 1000 × headroom).
+ * Loader sizing, for concurrency and for CPU; the fleet gets whichever needs more loaders.
+ *
+ * Concurrency, by Little's Law (concurrency = throughput × mean latency):
+ *   requiredConcurrency = ceil(maxTargetOps × expectedLatencyMs / 1000 × headroom)
+ *   concurrency loaders = ceil(requiredConcurrency / (processesPerLoader × threadsPerProcess))
+ *
+ * CPU, from the binding's measured CPU per operation (the price book's `loaderCpu`, lib/core/cost/books/):
+ *   CPU-ms per op on the loader = cpuMsPerThousandOps / 1000 × perVcpuFactor(instance family)
+ *   CPUs needed                 = maxTargetOps × CPU-ms per op / 1000
+ *   CPU loaders                 = ceil(CPUs needed / (MAX_LOADER_CPU × vCPUs of the instance type))
+ * so no loader is planned above 70 % CPU, the level at which a loader makes its cell suspect
+ * (lib/core/results/loader-cpu.ts). Headroom is not applied to CPU: the 70 % ceiling is the CPU's margin.
+ * Without a figure for the target's protocol or the instance family, or an instance size whose vCPUs are
+ * not known, the fleet is sized for concurrency only and the plan says so.
  */
 import { DEFAULT_EXPECTED_LATENCY_MS, type RunSpec, type Target } from '../spec/schema';
+import { loadPriceBook, type LoaderCpuBook, type PriceBook } from '../cost/book';
+import { LOADER_CPU_SUSPECT_PCT } from '../results/loader-cpu';
+
+/** Highest planned CPU utilisation of a loader, as a fraction of its vCPUs. */
+export const MAX_LOADER_CPU = LOADER_CPU_SUSPECT_PCT / 100;
+
+export interface CpuSizing {
+  protocol: 'dynamodb' | 'cql';
+  instanceType: string;
+  vcpus: number;
+  /** the binding's measured CPU-ms per 1,000 operations on the measuring machine */
+  cpuMsPerThousandOps: number;
+  /** CPU time per operation on one of the family's vCPUs ÷ on one measuring-machine CPU */
+  perVcpuFactor: number;
+  /** whether the family's factor was measured or is an estimate */
+  basis: 'measured' | 'estimate';
+  /** CPU-ms per operation on this instance type's vCPUs */
+  cpuMsPerOp: number;
+  /** vCPUs busy at the max target: maxTargetOps × cpuMsPerOp / 1000 */
+  cpusNeeded: number;
+  /** fewest loaders that keep each at or below MAX_LOADER_CPU */
+  loaders: number;
+  /** the planned loaders' CPU utilisation, fraction of their vCPUs */
+  utilisation: number;
+}
 
 export interface TargetSizing {
   maxTargetOpsPerSec: number;
   expectedLatencyMs: number;
   headroom: number;
   requiredConcurrency: number;
+  /** fewest loaders whose threads reach requiredConcurrency */
+  concurrencyLoaders: number;
+  /** sizing by CPU; null when the price book has no figure for this protocol or instance type (see cpuNote) */
+  cpu: CpuSizing | null;
+  /** why there is no CPU sizing */
+  cpuNote?: string;
+  /** what decided `loaders`: the larger need with count "auto", else the spec's count */
+  decidedBy: 'concurrency' | 'cpu' | 'count';
   loaders: number;
   processesPerLoader: number;
   threadsPerProcess: number;
@@ -30,19 +75,104 @@ export function requiredConcurrency(opsPerSec: number, latencyMs: number, headro
   return ceilClean(((opsPerSec * latencyMs) / 1000) * headroom);
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+/** The wire protocol the loaders speak to a target (which binding runs). */
+export function protocolOf(t: Target): 'dynamodb' | 'cql' {
+  if (t.kind === 'dynamodb') return 'dynamodb';
+  if (t.kind === 'scylla-ec2') return t.api === 'cql' ? 'cql' : 'dynamodb';
+  return t.protocol;
+}
 
-export function sizeTarget(spec: RunSpec, target: Target, maxTargetOpsPerSec: number): TargetSizing {
-  const { processesPerLoader, threadsPerProcess, headroom, count } = spec.loaders;
+/**
+ * vCPUs of an instance type from its size, by EC2's naming (medium 1, large 2, xlarge 4, <n>xlarge 4n, as in
+ * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/compute-optimized-instances.html for c5, c6i, c7g);
+ * null for sizes that do not follow it (metal, nano, micro, small).
+ */
+export function vcpusOf(instanceType: string): number | null {
+  const size = instanceType.split('.')[1] ?? '';
+  if (size === 'medium') return 1;
+  if (size === 'large') return 2;
+  const m = /^(\d*)xlarge$/.exec(size);
+  if (!m) return null;
+  return 4 * (m[1] ? Number(m[1]) : 1);
+}
+
+/** CPU sizing of `maxTargetOpsPerSec` on `instanceType`, or why there is none. */
+export function cpuSizing(
+  book: { id: string; loaderCpu?: LoaderCpuBook },
+  protocol: 'dynamodb' | 'cql',
+  instanceType: string,
+  maxTargetOpsPerSec: number,
+): CpuSizing | { note: string } {
+  const binding = book.loaderCpu?.bindings[protocol];
+  if (!binding)
+    return {
+      note: `price book "${book.id}" has no measured loader CPU per operation for the ${protocol} binding`,
+    };
+  const family = instanceType.split('.')[0]!;
+  const fam = book.loaderCpu!.families[family];
+  if (!fam)
+    return { note: `price book "${book.id}" has no loader CPU factor for instance family "${family}"` };
+  const vcpus = vcpusOf(instanceType);
+  if (vcpus === null) return { note: `the vCPUs of "${instanceType}" are not known from its size` };
+  const cpuMsPerOp = (binding.cpuMsPerThousandOps / 1000) * fam.perVcpuFactor;
+  const cpusNeeded = (maxTargetOpsPerSec * cpuMsPerOp) / 1000;
+  const loaders = Math.max(1, ceilClean(cpusNeeded / (MAX_LOADER_CPU * vcpus)));
+  return {
+    protocol,
+    instanceType,
+    vcpus,
+    cpuMsPerThousandOps: binding.cpuMsPerThousandOps,
+    perVcpuFactor: fam.perVcpuFactor,
+    basis: fam.basis,
+    cpuMsPerOp,
+    cpusNeeded,
+    loaders,
+    utilisation: cpusNeeded / (loaders * vcpus),
+  };
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+const f = (x: number, d = 1) => x.toLocaleString('en-US', { maximumFractionDigits: d });
+
+function cpuWhy(c: CpuSizing, ops: number): string {
+  return (
+    `${n(ops)} ops/s × ${f(c.cpuMsPerOp, 4)} CPU-ms per op (${f(c.cpuMsPerThousandOps)} CPU-ms per 1,000 ops ` +
+    `measured × ${c.perVcpuFactor} per ${c.instanceType.split('.')[0]} vCPU, ${c.basis === 'estimate' ? 'an estimate' : 'measured'}) ` +
+    `= ${f(c.cpusNeeded)} vCPUs busy; at ≤ ${LOADER_CPU_SUSPECT_PCT} % of the ${c.vcpus} vCPUs of a ${c.instanceType}`
+  );
+}
+
+/**
+ * Sizes a target's loaders. `book` gives the CPU figures (default: the newest built-in price book); a book
+ * without `loaderCpu` sizes for concurrency only.
+ */
+export function sizeTarget(
+  spec: RunSpec,
+  target: Target,
+  maxTargetOpsPerSec: number,
+  book: Pick<PriceBook, 'id' | 'loaderCpu'> = loadPriceBook(),
+): TargetSizing {
+  const { processesPerLoader, threadsPerProcess, headroom, count, instanceType } = spec.loaders;
   const latency = expectedLatencyMs(target);
   const required = requiredConcurrency(maxTargetOpsPerSec, latency, headroom);
   const perLoader = processesPerLoader * threadsPerProcess;
+  const concurrencyLoaders = Math.max(1, Math.ceil(required / perLoader));
+  const c = cpuSizing(book, protocolOf(target), instanceType, maxTargetOpsPerSec);
+  const cpu = 'note' in c ? null : c;
   const warnings: string[] = [];
   let loaders: number;
+  let decidedBy: TargetSizing['decidedBy'];
   if (count === 'auto') {
-    loaders = Math.max(1, Math.ceil(required / perLoader));
+    decidedBy = cpu && cpu.loaders > concurrencyLoaders ? 'cpu' : 'concurrency';
+    loaders = decidedBy === 'cpu' ? cpu!.loaders : concurrencyLoaders;
+    if (decidedBy === 'cpu')
+      warnings.push(
+        `loaders: CPU decides for target "${target.id}": ${cpuWhy(cpu!, maxTargetOpsPerSec)} that is ` +
+          `${cpu!.loaders} loaders, more than the ${concurrencyLoaders} that concurrency needs`,
+      );
   } else {
     loaders = count;
+    decidedBy = 'count';
     const total = loaders * perLoader;
     if (total < required) {
       warnings.push(
@@ -50,15 +180,26 @@ export function sizeTarget(spec: RunSpec, target: Target, maxTargetOpsPerSec: nu
           `${n(total)} concurrent requests, fewer than the ${n(required)} that Little's Law needs for ` +
           `target "${target.id}" (${n(maxTargetOpsPerSec)} ops/s × ${latency} ms` +
           `${headroom !== 1 ? ` × headroom ${headroom}` : ''}); the target throughput may not be reached ` +
-          `(use "auto" for ${Math.ceil(required / perLoader)} loaders)`,
+          `(use "auto" for ${Math.max(concurrencyLoaders, cpu?.loaders ?? 0)} loaders)`,
       );
     }
+    if (cpu && cpu.loaders > loaders)
+      warnings.push(
+        `loaders.count: ${loaders} loaders are too few for the CPU of target "${target.id}": ` +
+          `${cpuWhy(cpu, maxTargetOpsPerSec)} that is ${cpu.loaders} loaders; each of ${loaders} would be at ` +
+          `~${f((cpu.cpusNeeded / (loaders * cpu.vcpus)) * 100, 0)} % CPU and its cells suspect ` +
+          `(use "auto" for ${Math.max(concurrencyLoaders, cpu.loaders)} loaders)`,
+      );
   }
   return {
     maxTargetOpsPerSec,
     expectedLatencyMs: latency,
     headroom,
     requiredConcurrency: required,
+    concurrencyLoaders,
+    cpu,
+    ...('note' in c ? { cpuNote: `${c.note}: sized for concurrency only` } : {}),
+    decidedBy,
     loaders,
     processesPerLoader,
     threadsPerProcess,

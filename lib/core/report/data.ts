@@ -13,6 +13,7 @@ import type { ReportCell, ReportData, ReportHistory, ReportPoint } from './html'
 import { renderReport } from './html';
 import { tableObjectKey, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
+import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../store';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
@@ -43,6 +44,8 @@ export function reportCellOf(row: Row): ReportCell {
     monthlyCostOnDemandUsd: num(row, 'monthly_cost_on_demand_usd'),
     monthlyCostUsd: num(row, 'monthly_cost_usd'),
     incomplete: row.incomplete === true ? String(row.incomplete_reason ?? 'incomplete') : null,
+    suspect: row.suspect === true ? String(row.suspect_reason ?? 'suspect') : null,
+    loaderCpu: parseLoaderCpuJson(row.loader_cpu_json),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { barChart, escapeXml, fmtNum, lineChart, type Series } from './svg';
 import type { NoiseCalibration } from '../regression/noise';
+import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
 
 export interface ReportLatency {
   p50: number | null;
@@ -31,6 +32,10 @@ export interface ReportCell {
   monthlyCostOnDemandUsd: number | null;
   monthlyCostUsd: number | null;
   incomplete: string | null;
+  /** Why the cell is suspect (a loader above 70 % CPU, behind the open-loop schedule); null or absent: not. */
+  suspect?: string | null;
+  /** Per-loader CPU over the phase (lib/core/results/loader-cpu.ts); absent or empty: not measured. */
+  loaderCpu?: LoaderCpu[];
   /**
    * The capacity model's prediction (docs/dynamodb-model.md) for this run: on AWS the plan's, locally
    * the emulator's (scaled limits); null when not modelled (not DynamoDB, or no emulation locally).
@@ -80,6 +85,37 @@ const usd = (x: number | null) =>
 const num = (x: number | null, digits = 1) =>
   x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits });
 
+const cpuPct = (x: number | null) => (x === null ? '–' : `${x.toFixed(1)}%`);
+
+/** The highest loader's machine CPU utilisation; the per-loader figures in the tooltip. */
+function loaderCpuCell(loaders: LoaderCpu[] | undefined): string {
+  if (!loaders?.length) return '<td>–</td>';
+  const max = Math.max(...loaders.map((l) => l.machinePct ?? -1));
+  const title = loaders.map((l) => `loader-${l.loader}: ${cpuPct(l.machinePct)}`).join(', ');
+  return `<td title="${escapeXml(title)}"${max > LOADER_CPU_SUSPECT_PCT ? ' class="hot"' : ''}>${cpuPct(max < 0 ? null : max)}</td>`;
+}
+
+/** Loader CPU utilisation per loader and cell: machine (what a loader's CloudWatch CPUUtilization shows) and YCSB JVMs. */
+function loaderCpuSection(cells: ReportCell[]): string[] {
+  const rows = cells.flatMap((c) =>
+    (c.loaderCpu ?? []).map(
+      (l) =>
+        `<tr><td>${escapeXml(c.cellId)}</td><td>loader-${l.loader}</td><td>${escapeXml(l.host ?? '–')}</td><td>${l.cores}</td>` +
+        `<td${l.machinePct !== null && l.machinePct > LOADER_CPU_SUSPECT_PCT ? ' class="hot"' : ''}>${cpuPct(l.machinePct)}</td><td>${cpuPct(l.jvmPct)}</td></tr>`,
+    ),
+  );
+  if (!rows.length) return [];
+  return [
+    '<h2>Loader CPU</h2>',
+    `<p>CPU utilisation of each loader over the phase, % of its CPUs: the whole machine (/proc/stat) and its YCSB JVMs ` +
+      `(/proc/&lt;pid&gt;/stat). A loader above ${LOADER_CPU_SUSPECT_PCT} % makes its cell suspect: its own queueing is in the latencies. ` +
+      `Locally the machine is shared with the target.</p>`,
+    '<table class="loaders"><thead><tr><th>cell</th><th>loader</th><th>host</th><th>CPUs</th><th>machine CPU</th><th>YCSB JVMs CPU</th></tr></thead><tbody>' +
+      rows.join('') +
+      '</tbody></table>',
+  ];
+}
+
 /** A prediction as a table cell: the attainment, what limits it in the tooltip and below. */
 function predictedCell(
   p: { attainment: number; limitedBy: string; reason?: string } | null | undefined,
@@ -126,20 +162,22 @@ export function renderReport(d: ReportData): string {
   sections.push(
     '<table class="cells"><thead><tr><th>cell</th><th>target</th><th>distribution</th><th>read</th><th>target ops/s</th>' +
       '<th>achieved ops/s</th><th>good ops/s</th><th>attainment</th><th>predicted</th><th>predicted on AWS</th><th>intended P50 ms</th><th>P99 ms</th><th>P99.9 ms</th>' +
-      '<th>errors</th><th>throttles</th><th>$/month provisioned</th><th>$/month on-demand</th><th>$/month</th></tr></thead><tbody>' +
+      '<th>errors</th><th>throttles</th><th>loader CPU</th><th>$/month provisioned</th><th>$/month on-demand</th><th>$/month</th></tr></thead><tbody>' +
       d.cells
         .map(
           (c) =>
-            `<tr${c.incomplete ? ' class="incomplete"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incomplete)}">incomplete</span>` : ''}</td>` +
+            `<tr${c.incomplete ? ' class="incomplete"' : c.suspect ? ' class="suspect"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incomplete)}">incomplete</span>` : ''}${c.suspect ? ` <span class="flag" title="${escapeXml(c.suspect)}">suspect</span>` : ''}</td>` +
             `<td>${escapeXml(c.target)}</td><td>${escapeXml(c.distribution)}</td><td>${c.readProportion}</td>` +
             `<td>${num(c.targetOpsPerSec, 0)}</td><td>${num(c.achievedOpsPerSec)}</td><td>${num(c.goodOpsPerSec)}</td><td>${pct(c.attainment)}</td>` +
             `${predictedCell(c.predicted)}${predictedCell(c.predictedAws)}` +
             `<td>${num(ms(c.intended.p50), 3)}</td><td>${num(ms(c.intended.p99), 3)}</td><td>${num(ms(c.intended.p999), 3)}</td>` +
-            `<td>${c.errors}</td><td>${c.throttles}</td><td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
+            `<td>${c.errors}</td><td>${c.throttles}</td>${loaderCpuCell(c.loaderCpu)}<td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
         )
         .join('') +
       '</tbody></table>',
   );
+
+  sections.push(...loaderCpuSection(d.cells));
 
   // Seeds' charts per distribution
   for (const dist of dists) {
@@ -324,7 +362,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
 td:first-child,th:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
-tr.incomplete{background:#fff4e5}.flag{color:#b45309;font-weight:600}
+tr.incomplete,tr.suspect{background:#fff4e5}.flag{color:#b45309;font-weight:600}td.hot{color:#b91c1c;font-weight:600}
 .grid{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0}figcaption{font-weight:600;font-size:13px}
 .tick{font-size:10px;fill:#555}.axis{font-size:11px;fill:#333}.legend{font-size:11px}
 </style></head><body>

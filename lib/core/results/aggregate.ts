@@ -29,6 +29,7 @@ import { V2Decoder } from '../hdr/decode';
 import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';
 import type { CellInput, LogRef } from './input';
 import { BASE_OPS, classifyName, isIgnoredName } from './names';
+import type { ManifestCpu } from './loader-cpu';
 
 export interface AggregateOptions {
   warmupSeconds?: number;
@@ -123,7 +124,15 @@ export interface CellAggregate {
   /** goodOpsPerSec ÷ target; null without a target */
   attainment: number | null;
   incomplete: string[];
-  processes: { label: string; loader: number; process: number; exitCode: number | null; host?: string }[];
+  processes: {
+    label: string;
+    loader: number;
+    process: number;
+    exitCode: number | null;
+    host?: string;
+    /** the manifest's loader CPU figures (lib/core/results/loader-cpu.ts) */
+    cpu?: ManifestCpu;
+  }[];
   loaders: number;
   intervalsRead: number;
   intervalsCounted: number;
@@ -380,6 +389,7 @@ export async function aggregateCell(
       process: p.process,
       exitCode: p.manifest?.exitCode ?? null,
       ...(p.manifest?.host ? { host: p.manifest.host } : {}),
+      ...(p.manifest?.cpu ? { cpu: p.manifest.cpu } : {}),
     })),
     loaders,
     intervalsRead,

@@ -16,6 +16,7 @@
 import { InputError, Issue } from '../errors';
 import type { ObjectStore } from '../store';
 import { parseSummary, YcsbSummary } from './summary';
+import { parseManifestCpu, type ManifestCpu } from './loader-cpu';
 
 export interface Manifest {
   loader: number;
@@ -25,6 +26,8 @@ export interface Manifest {
   endMs: number;
   host?: string;
   phase?: string;
+  /** loader CPU over the job (lib/core/results/loader-cpu.ts); absent when not measured */
+  cpu?: ManifestCpu;
 }
 
 /** What the cell reader needs of the store: list once, then read objects. */
@@ -171,6 +174,8 @@ export function parseManifest(text: string, file: string, loader?: number, proc?
       issues.push({ path: `${file}: ${k}`, message: 'expected a string' });
     }
   }
+  const cpu = parseManifestCpu(o.cpu, file);
+  issues.push(...cpu.issues);
   if (issues.length === 0) {
     if (loader !== undefined && o.loader !== loader) {
       issues.push({
@@ -194,5 +199,6 @@ export function parseManifest(text: string, file: string, loader?: number, proc?
     endMs: o.endMs as number,
     ...(typeof o.host === 'string' ? { host: o.host } : {}),
     ...(typeof o.phase === 'string' ? { phase: o.phase } : {}),
+    ...(cpu.cpu ? { cpu: cpu.cpu } : {}),
   };
 }

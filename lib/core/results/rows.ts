@@ -4,6 +4,7 @@
  */
 import { CellAggregate, LatencyStats } from './aggregate';
 import { FAMILIES, FAMILY_STATS, STATUS_COLUMNS, TableDef, tableDef } from './schema';
+import { loaderCpuColumns } from './loader-cpu';
 
 export type Row = Record<string, string | number | boolean | null>;
 
@@ -89,6 +90,7 @@ export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCost
   row.throttled_attempts = agg.throttledAttempts;
   row.incomplete = agg.incomplete.length > 0;
   row.incomplete_reason = agg.incomplete.length ? agg.incomplete.join('; ') : null;
+  Object.assign(row, loaderCpuColumns(agg));
   const monthly = costs.monthlyCostUsd ?? null;
   row.monthly_cost_provisioned_usd = costs.monthlyCostProvisionedUsd ?? null;
   row.monthly_cost_on_demand_usd = costs.monthlyCostOnDemandUsd ?? null;

@@ -24,7 +24,7 @@ WHERE spec_name = ? AND run_id = ?`;
 export const RUN_CELLS_SQL = `SELECT cell_id, target_id, distribution, read_proportion, target_ops_per_sec,
        achieved_ops_per_sec, good_ops_per_sec, attainment,
        all_intended_p50_us, all_intended_p99_us, all_intended_p999_us,
-       errors, throttled_attempts, incomplete, incomplete_reason,
+       errors, throttled_attempts, incomplete, incomplete_reason, suspect, suspect_reason,
        monthly_cost_provisioned_usd, monthly_cost_on_demand_usd
 FROM cells
 WHERE spec_name = ? AND run_id = ?
@@ -62,7 +62,9 @@ export function summaryRows(cells: readonly Record<string, unknown>[]): string[]
   return cells.map((c) => {
     const attainment = num(c.attainment);
     return [
-      String(c.cell_id) + (c.incomplete === true ? ' (incomplete)' : ''),
+      String(c.cell_id) +
+        (c.incomplete === true ? ' (incomplete)' : '') +
+        (c.suspect === true || c.suspect === 'true' ? ' (suspect)' : ''),
       String(c.target_id ?? ''),
       String(c.distribution ?? ''),
       String(c.read_proportion ?? ''),

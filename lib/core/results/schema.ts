@@ -7,6 +7,8 @@
  * Times are epoch milliseconds (bigint); latencies are microseconds; null means "not known".
  */
 
+import { LOADER_CPU_SUSPECT_PCT, SCHEDULE_DELAY_SUSPECT_US } from './loader-cpu';
+
 export type ColumnType = 'string' | 'bigint' | 'double' | 'boolean';
 
 export interface Column {
@@ -141,6 +143,36 @@ export const TABLES: readonly TableDef[] = [
       col('throttled_attempts', 'bigint', 'throttled attempts in the window (Σ <OP>-THROTTLED samples)'),
       col('incomplete', 'boolean', 'a loader or process is missing or failed'),
       col('incomplete_reason', 'string', 'which loaders/processes and why, "; "-separated', true),
+      col(
+        'loader_cpu_max_pct',
+        'double',
+        "highest loader's machine CPU utilisation over the phase (/proc/stat), % of its CPUs; null: not measured (non-Linux loader, older agent)",
+        true,
+      ),
+      col(
+        'loader_jvm_cpu_max_pct',
+        'double',
+        "highest loader's YCSB JVMs' CPU time (/proc/<pid>/stat) ÷ (phase × its CPUs), %; null: not measured",
+        true,
+      ),
+      col(
+        'loader_cpu_json',
+        'string',
+        'per loader, JSON array of {loader, host, cores, machine_pct, jvm_pct}; null: not measured',
+        true,
+      ),
+      col(
+        'schedule_delay_p99_us',
+        'double',
+        "p99 of the open-loop schedule's SCHEDULE-DELAY (how late operations started) in the window, µs; null: per-thread pacing",
+        true,
+      ),
+      col(
+        'suspect',
+        'boolean',
+        `a loader above ${LOADER_CPU_SUSPECT_PCT} % CPU or schedule_delay_p99_us above ${SCHEDULE_DELAY_SUSPECT_US / 1000} ms: the numbers may be the loaders', not the target's`,
+      ),
+      col('suspect_reason', 'string', 'which loaders and why, "; "-separated', true),
       col('monthly_cost_provisioned_usd', 'double', 'cost model: provisioned capacity, per month', true),
       col('monthly_cost_on_demand_usd', 'double', 'cost model: on-demand, per month', true),
       col('monthly_cost_usd', 'double', 'cost model: the pricing the target uses, per month', true),

@@ -22,6 +22,8 @@ import {
   progressMetrics,
 } from './progress';
 import { toPropertiesText } from './properties';
+import { CpuWatch } from './cpu';
+import type { ManifestCpu } from '../../../lib/core/results/loader-cpu';
 import { Summary, judgeProcess, opTotals, parseStatusLine, parseSummary } from './ycsb-output';
 
 /** site.ycsb.Client behind fleetbench's pacing (loader/ycsb-binding: Launcher, OpenLoopWorkload). */
@@ -116,6 +118,11 @@ export interface ProcessManifest {
   measurements: Record<string, number>;
   files: string[];
   error: string | null;
+  /**
+   * Loader CPU over the job (Linux only; absent elsewhere): machine utilisation from /proc/stat and this JVM's
+   * CPU time from /proc/<pid>/stat. Shape and meaning: lib/core/results/loader-cpu.ts.
+   */
+  cpu?: ManifestCpu;
 }
 
 export interface JobResult {
@@ -202,6 +209,7 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
   };
 
   const startAll = Date.now();
+  const cpu = new CpuWatch();
   const tracker = new ProgressTracker(startAll);
   const procs: Running[] = [];
   let lastReport = startAll;
@@ -227,9 +235,23 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
       ...files.flatMap((f) => ['-P', f]),
       job.phase === 'load' ? '-load' : '-t',
     ];
-    procs.push(
-      startProcess(j, dir, deps.java ?? defaultJava(), command, deps, log, tag, tracker, running, report),
+    const started = startProcess(
+      j,
+      dir,
+      deps.java ?? defaultJava(),
+      command,
+      deps,
+      log,
+      tag,
+      tracker,
+      running,
+      report,
     );
+    procs.push(started);
+    if (started.child.pid !== undefined) {
+      cpu.track(j, started.child.pid);
+      started.child.once('exit', () => cpu.exited(j));
+    }
   }
   log(`[${tag}] started ${procs.length} YCSB process(es) for ${job.phase} of ${job.runId}/${job.cellId}`);
 
@@ -278,13 +300,15 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
     clearInterval(ticker);
     for (const t of killTimers) clearTimeout(t);
     deps.signal?.removeEventListener('abort', onAbort);
+    cpu.stop();
   }
   if (tracker.freshCount() > 0) report();
 
   // Judge and upload each process.
   const manifests: ProcessManifest[] = [];
   for (const p of procs) {
-    manifests.push(await finishProcess(job, p, store, host));
+    const cpuOf = cpu.manifestCpu(p.index, (p.endMs ?? Date.now()) - p.startMs);
+    manifests.push(await finishProcess(job, p, store, host, cpuOf));
   }
   const failed = manifests
     .filter((m) => m.error)
@@ -420,6 +444,7 @@ async function finishProcess(
   p: Running,
   store: ObjectStore,
   host: string,
+  cpu: ManifestCpu | undefined,
 ): Promise<ProcessManifest> {
   let summary: Summary | { error: string };
   try {
@@ -471,6 +496,7 @@ async function finishProcess(
     measurements: ok ? ok.operations : {},
     files: [...uploads, 'manifest.json'],
     error: error ?? null,
+    ...(cpu ? { cpu } : {}),
   };
   // The manifest goes last: its presence means the process's upload is complete.
   await store.putJson(joinKey(prefix, 'manifest.json'), manifest);

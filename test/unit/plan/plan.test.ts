@@ -248,10 +248,14 @@ describe("Little's Law sizing (seed 000's episode)", () => {
     const s = sizeTarget(spec, spec.targets[0]!, 200000);
     expect(s.totalThreads).toBe(1080);
     expect(s.requiredConcurrency).toBe(1240);
-    expect(s.warnings).toHaveLength(1);
+    expect(s.warnings).toHaveLength(2);
     expect(s.warnings[0]).toMatch(/1,080/);
     expect(s.warnings[0]).toMatch(/1,240/);
     expect(planRun(spec).warnings[0]).toBe(s.warnings[0]);
+    // and the CPU (test/unit/plan/cpu-sizing.test.ts): 200,000 × 0.1846 CPU-ms = 36.92 vCPUs over 6 × 8 vCPUs
+    expect(s.warnings[1]).toMatch(
+      /6 loaders are too few for the CPU .* 7 loaders; each of 6 would be at ~77 % CPU/,
+    );
   });
 
   it('picks 7 loaders with count "auto"', () => {
