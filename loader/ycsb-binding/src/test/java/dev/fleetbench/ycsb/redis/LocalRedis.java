@@ -33,22 +33,35 @@ public final class LocalRedis implements AutoCloseable {
 
   /** Starts a server with these extra arguments (e.g. "--requirepass", "pw") and waits until it answers. */
   public static LocalRedis start(String... extra) throws Exception {
-    Path dir = Files.createTempDirectory("fleetbench-redis");
+    return startOn(freePort(), List.of(extra));
+  }
+
+  /**
+   * A server that speaks only TLS on its port (the plain port is off), with this certificate and key; clients
+   * need not present a certificate.
+   */
+  public static LocalRedis startTls(Path cert, Path key) throws Exception {
     int port = freePort();
+    return startOn(port, List.of("--port", "0", "--tls-port", Integer.toString(port), "--tls-cert-file",
+        cert.toString(), "--tls-key-file", key.toString(), "--tls-ca-cert-file", cert.toString(),
+        "--tls-auth-clients", "no"));
+  }
+
+  private static LocalRedis startOn(int port, List<String> extra) throws Exception {
+    Path dir = Files.createTempDirectory("fleetbench-redis");
     List<String> cmd = new ArrayList<>(List.of(executable(), "--port", Integer.toString(port), "--bind",
         "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--logfile",
         dir.resolve("redis.log").toString(), "--daemonize", "no"));
-    cmd.addAll(List.of(extra));
+    cmd.addAll(extra); // later arguments win (e.g. --port 0 for a TLS-only server)
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("out.log").toFile())
         .start();
     LocalRedis r = new LocalRedis(port, dir, p);
     Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
-      try (Jedis j = new Jedis("127.0.0.1", port, 500)) {
-        j.connect();
-        return r; // accepting connections (a reply, even NOAUTH, would do; connecting is enough here)
-      } catch (RuntimeException notYet) {
+      try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+        return r; // accepting connections (TCP only, so this works for a TLS-only server too)
+      } catch (IOException notYet) {
         if (!p.isAlive() || System.nanoTime() > deadline) {
           String log = r.log();
           r.close();
