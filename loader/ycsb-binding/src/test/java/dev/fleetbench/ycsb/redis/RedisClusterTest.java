@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import site.ycsb.ByteIterator;
@@ -67,13 +68,18 @@ class RedisClusterTest {
     }
   }
 
-  @Test
-  void recordsSpreadOverTheNodesAndAStandaloneClientOnOneNodeCountsMoved() throws Exception {
+  /** Each test starts from an empty cluster (the other test's keys gone). */
+  @BeforeEach
+  void empty() {
     for (LocalRedis node : cluster.nodes) {
       try (Jedis j = node.admin()) {
-        j.flushAll(); // the other test's key
+        j.flushAll();
       }
     }
+  }
+
+  @Test
+  void recordsSpreadOverTheNodesAndAStandaloneClientOnOneNodeCountsMoved() throws Exception {
     RedisDb db = open(measurements(), true, cluster.seeds(), "threadcount", "2");
     int n = 300;
     try {

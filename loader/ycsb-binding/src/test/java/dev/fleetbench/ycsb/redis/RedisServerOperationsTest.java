@@ -181,6 +181,15 @@ class RedisServerOperationsTest {
         .contains("redis.host: 2 hosts given without redis.cluster=true"));
   }
 
+  private static boolean busy(Jedis a) {
+    try {
+      a.ping();
+      return false;
+    } catch (redis.clients.jedis.exceptions.JedisBusyException e) {
+      return true;
+    }
+  }
+
   @Test
   void aBusyServerIsCountedAsBusyWithEachRetriedAttemptMeasured() throws Exception {
     Measurements m = measurements();
@@ -193,7 +202,12 @@ class RedisServerOperationsTest {
       }
     });
     try (Jedis a = admin()) {
-      Thread.sleep(300); // past busy-reply-threshold (50 ms): the server now answers BUSY to everything else
+      // past busy-reply-threshold (50 ms) the server answers BUSY to everything else; wait until it does
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (!busy(a)) {
+        assertTrue(System.nanoTime() < deadline, "the script never made the server busy");
+        Thread.sleep(20);
+      }
       assertEquals("BUSY", db.read("usertable", "user1", null, new HashMap<>()).getName());
       assertEquals("BUSY", db.update("usertable", "user1", values("f", "v")).getName());
       assertEquals(4, CapturingExporter.of(m).operations("RETRY-BUSY"), "2 retried attempts per operation");
