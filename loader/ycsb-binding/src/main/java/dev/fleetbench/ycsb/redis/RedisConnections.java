@@ -135,10 +135,10 @@ public final class RedisConnections {
 
   /**
    * Jedis's cluster executor, which follows MOVED and ASK redirects itself (up to
-   * {@code redis.cluster.maxAttempts} attempts), with each followed redirect measured as
-   * {@link #REDIRECT_MOVED} / {@link #REDIRECT_ASK} (the redirected attempt's time), so a slot migration shows
-   * in the results instead of only as higher latency. When the attempts run out the operation fails with
-   * status MOVED or ASK.
+   * {@code redis.cluster.maxAttempts} attempts), with every redirect reply measured as {@link #REDIRECT_MOVED} /
+   * {@link #REDIRECT_ASK} (the redirected attempt's time; followed or not), so a slot migration shows in the
+   * results instead of only as higher latency. When the attempts run out the operation fails with status MOVED
+   * or ASK.
    */
   static final class RedirectCounting extends ClusterCommandExecutor {
     private final Measurements measurements;

@@ -162,6 +162,9 @@ class RedisClusterTest {
       assertEquals("MOVED", b.update("usertable", key, values("y")).getName(), "one attempt: MOVED");
       assertEquals(Status.OK, b.update("usertable", key, values("y")), "the MOVED reply refreshed the slots");
       assertEquals("y", dst.hget(key, "field0"));
+      CapturingExporter o = CapturingExporter.of(once);
+      assertEquals(1, o.operations(RedisConnections.REDIRECT_ASK), "the unfollowed ASK is measured too");
+      assertEquals(1, o.operations(RedisConnections.REDIRECT_MOVED), "the unfollowed MOVED is measured too");
     } finally {
       a.cleanup();
       b.cleanup();
