@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetbench.ycsb.redis.LocalRedis;
+import dev.fleetbench.ycsb.redis.RedisCluster;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +68,47 @@ class RedisYcsbEndToEndTest {
       long reads = value(s, "READ", "Operations");
       assertEquals(reads, value(s, "READ", "Return=OK"), "reads of stored records still work: " + s.get("READ"));
       assertEquals(400, reads + updates);
+    }
+  }
+
+  @Test
+  void fourThreadsLoadAndRunAgainstAThreeNodeClusterWithoutFailures() throws Exception {
+    try (RedisCluster cluster = RedisCluster.start()) {
+      List<String> common = props("workload", "site.ycsb.workloads.CoreWorkload", "db", RedisClient.class.getName(),
+          "redis.host", cluster.seeds(), "redis.cluster", "true", "recordcount", "500", "fieldcount", "4",
+          "fieldlength", "50", "threadcount", "4", "exporter",
+          "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter");
+      List<String> load = new ArrayList<>(List.of("-load", "-s"));
+      load.addAll(common);
+      load.addAll(props("exportfile", dir + "/cl-load.json"));
+      YcsbClientEndToEndTest.run(dir, Launcher.class.getName(), "cluster-load", load);
+      assertEquals(500, value(summary(dir.resolve("cl-load.json")), "INSERT", "Return=OK"));
+      long keys = 0;
+      for (LocalRedis node : cluster.nodes) {
+        try (Jedis j = node.admin()) {
+          keys += j.dbSize();
+        }
+      }
+      assertEquals(501, keys, "500 hashes and _indices over the three nodes");
+
+      List<String> run = new ArrayList<>(List.of("-t", "-s"));
+      run.addAll(common);
+      run.addAll(props("operationcount", "2000", "readproportion", "0.45", "updateproportion", "0.45",
+          "scanproportion", "0.1", "maxscanlength", "5", "measurement.interval", "both", "exportfile",
+          dir + "/cl-run.json"));
+      YcsbClientEndToEndTest.run(dir, Launcher.class.getName(), "cluster-run", run);
+      Map<String, Map<String, Double>> s = summary(dir.resolve("cl-run.json"));
+      long total = 0;
+      for (String op : new String[] {"READ", "UPDATE", "SCAN"}) {
+        long ok = value(s, op, "Return=OK");
+        assertTrue(ok > 0, op + ": " + s.get(op));
+        assertEquals(ok, value(s, op, "Operations"), op + ": every operation OK: " + s.get(op));
+        assertEquals(ok, value(s, "Intended-" + op, "Operations"), "Intended-" + op);
+        total += ok;
+      }
+      assertEquals(2000, total);
+      assertTrue(s.keySet().stream().noneMatch(k -> k.endsWith("-FAILED") || k.startsWith("REDIRECT")),
+          "no failures, no redirects on a stable cluster: " + s.keySet());
     }
   }
 }
