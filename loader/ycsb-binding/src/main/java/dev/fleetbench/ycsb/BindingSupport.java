@@ -22,7 +22,14 @@ public final class BindingSupport {
    * in every mode (in both mode as {@code READ-THROTTLED} and {@code Intended-READ-THROTTLED}).
    */
   public static void recordThrottle(Measurements m, String op, long intendedStartNs, long st, long en) {
-    String name = op + "-THROTTLED";
+    recordAttempt(m, op + "-THROTTLED", intendedStartNs, st, en);
+  }
+
+  /**
+   * Measures one attempt under its own name in every measurement.interval mode (as {@link #recordThrottle}):
+   * the attempt's service time, and the time since the intended start as {@code Intended-<name>}.
+   */
+  public static void recordAttempt(Measurements m, String name, long intendedStartNs, long st, long en) {
     m.measure(name, (int) ((en - st) / 1000));
     m.measureIntended(name, (int) ((en - intendedStartNs) / 1000));
   }

@@ -13,10 +13,16 @@ import java.util.Properties;
  * ({@code target} / {@code -target}) and {@code fleetbench.schedule=open} (the default) it runs YCSB unthrottled
  * with {@link OpenLoopWorkload} around the configured workload, so the process follows one open-loop schedule
  * of {@code target} ops/s; with {@code fleetbench.schedule=per-thread} it is exactly YCSB (each thread paced to
- * target/threadcount, as in published YCSB runs).
+ * target/threadcount, as in published YCSB runs). With {@code fleetbench.binding.classpath} it runs a user's
+ * binding from those jars in its own class loader (see {@link IsolatedDb}).
  */
 public final class Launcher {
   public static final String SCHEDULE = "fleetbench.schedule";
+  /**
+   * A user's YCSB binding: jar files and/or directories of jars (comma separated), loaded in their own class
+   * loader ({@link BindingClassLoader}); {@code db} / {@code -db} names its {@code site.ycsb.DB} class.
+   */
+  public static final String BINDING_CLASSPATH = "fleetbench.binding.classpath";
 
   private Launcher() {}
 
@@ -24,9 +30,40 @@ public final class Launcher {
     site.ycsb.Client.main(rewrite(args));
   }
 
-  /** The arguments site.ycsb.Client gets: unchanged, or with the open-loop properties appended (they win). */
+  /** The arguments site.ycsb.Client gets: unchanged, or with fleetbench's properties appended (they win). */
   static String[] rewrite(String[] args) throws IOException {
     Properties p = merged(args);
+    List<String> extra = new ArrayList<>();
+    isolateBinding(p, extra);
+    openLoop(p, extra);
+    if (extra.isEmpty()) {
+      return args;
+    }
+    List<String> out = new ArrayList<>(Arrays.asList(args));
+    for (String kv : extra) {
+      out.add("-p");
+      out.add(kv);
+    }
+    return out.toArray(new String[0]);
+  }
+
+  /**
+   * With {@code fleetbench.binding.classpath}: YCSB loads {@link IsolatedDb}, which loads the named {@code db}
+   * class from those jars in its own class loader ({@link BindingClassLoader}). The entries are checked here,
+   * before YCSB starts.
+   */
+  private static void isolateBinding(Properties p, List<String> extra) {
+    String classpath = p.getProperty(BINDING_CLASSPATH, "").trim();
+    String db = p.getProperty("db", "site.ycsb.BasicDB").trim();
+    if (classpath.isEmpty() || db.equals(IsolatedDb.class.getName())) {
+      return;
+    }
+    BindingClassLoader.urlsOf(classpath);
+    extra.add(IsolatedDb.DB_CLASS + "=" + db);
+    extra.add("db=" + IsolatedDb.class.getName());
+  }
+
+  private static void openLoop(Properties p, List<String> extra) {
     String schedule = p.getProperty(SCHEDULE, "open").trim();
     if (!schedule.equals("open") && !schedule.equals("per-thread")) {
       throw new IllegalArgumentException(SCHEDULE + ": '" + schedule + "' is not open or per-thread");
@@ -35,15 +72,10 @@ public final class Launcher {
     String workload = p.getProperty("workload", "site.ycsb.workloads.CoreWorkload").trim();
     if (schedule.equals("per-thread") || Double.parseDouble(target) <= 0
         || workload.equals(OpenLoopWorkload.class.getName())) {
-      return args;
+      return;
     }
-    List<String> out = new ArrayList<>(Arrays.asList(args));
-    for (String kv : new String[] {"target=0", OpenLoopWorkload.RATE + "=" + target,
-        OpenLoopWorkload.INNER + "=" + workload, "workload=" + OpenLoopWorkload.class.getName()}) {
-      out.add("-p");
-      out.add(kv);
-    }
-    return out.toArray(new String[0]);
+    extra.addAll(List.of("target=0", OpenLoopWorkload.RATE + "=" + target, OpenLoopWorkload.INNER + "=" + workload,
+        "workload=" + OpenLoopWorkload.class.getName()));
   }
 
   /** The properties YCSB will see: -P files in order, then -p and -target (the command line wins). */
@@ -67,6 +99,9 @@ public final class Launcher {
         }
         case "-target":
           cmd.setProperty("target", args[++i]);
+          break;
+        case "-db":
+          cmd.setProperty("db", args[++i]);
           break;
         default:
           break;
