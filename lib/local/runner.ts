@@ -28,6 +28,7 @@ import { ensureLoaderBuilt } from './maven';
 import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
+import { startLocalRedis, type LocalRedis } from './redis-server';
 import { tableModelOf } from '../core/dynamodb-model/plan-cell';
 import { tableName } from '../core/plan';
 import './promise-polyfill';
@@ -100,6 +101,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   let capacity: CapacityProxy | undefined;
   let fleet: LocalFleet | undefined;
   let cluster: LocalCluster | undefined;
+  let redis: LocalRedis | undefined;
   let ports: Ports | undefined;
   let failedState: string | undefined;
   const warnings: string[] = [];
@@ -108,6 +110,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     ddb = o.dynamoDbLocal ?? (await startDynamoDbLocal());
     out(`  DynamoDB Local on ${ddb.endpoint}`);
     capacity = await startCapacityEmulator(o.spec, runId, ddb.endpoint, out);
+    redis = await startLocalRedis(o.spec, out);
     fleet = new LocalFleet({
       bundleDir: path.dirname(built.bundleLibDir),
       endpoint: capacity?.endpoint ?? ddb.endpoint,
@@ -220,6 +223,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   } finally {
     await fleet?.killAll();
     await cluster?.killAll();
+    await redis?.stop();
     await capacity?.stop();
     if (ddb !== o.dynamoDbLocal) await ddb?.stop();
   }
@@ -270,7 +274,14 @@ async function startCapacityEmulator(
 export function assertRunnable(spec: RunSpec): void {
   const bad = spec.targets
     .map((t, i) => ({ t, i }))
-    .filter(({ t }) => !(t.kind === 'dynamodb' || (t.kind === 'scylla-ec2' && t.api === 'alternator')));
+    .filter(
+      ({ t }) =>
+        !(
+          t.kind === 'dynamodb' ||
+          (t.kind === 'scylla-ec2' && t.api === 'alternator') ||
+          (t.kind === 'external' && t.protocol === 'redis')
+        ),
+    );
   if (bad.length)
     throw new InputError(
       bad.map(({ i, t }) => ({
@@ -278,7 +289,7 @@ export function assertRunnable(spec: RunSpec): void {
         message:
           t.kind === 'scylla-ec2'
             ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
-            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local; "${t.kind}" needs AWS (fleetbench start)`,
+            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local and external Redis targets on redis-server; "${t.kind}" needs AWS (fleetbench start)`,
       })),
     );
 }

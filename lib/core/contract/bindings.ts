@@ -42,6 +42,16 @@ export const BINDINGS = {
     },
     supports: { scan: true, batchInsert: false },
   },
+  /** the Redis binding (Jedis): a hash per record plus upstream YCSB's `_indices` sorted set for scans */
+  redis: {
+    dbClass: 'dev.fleetbench.ycsb.RedisClient',
+    secret: {
+      // a password alone authenticates Redis's `default` user
+      env: { username: 'FLEETBENCH_REDIS_USERNAME', password: 'FLEETBENCH_REDIS_PASSWORD' },
+      required: ['password'],
+    },
+    supports: { scan: true, batchInsert: false },
+  },
 } as const satisfies Record<string, BindingDescriptor>;
 
 export type BindingId = keyof typeof BINDINGS;

@@ -15,14 +15,16 @@
  * not known, the fleet is sized for concurrency only and the plan says so.
  */
 import { DEFAULT_EXPECTED_LATENCY_MS, type RunSpec, type Target } from '../spec/schema';
-import { loadPriceBook, type LoaderCpuBook, type PriceBook } from '../cost/book';
+import { loadPriceBook, type LoaderCpuBinding, type LoaderCpuBook, type PriceBook } from '../cost/book';
 import { LOADER_CPU_SUSPECT_PCT } from '../results/loader-cpu';
+import type { BindingId } from '../contract/bindings';
+import { bindingIdOf } from './targets';
 
 /** Highest planned CPU utilisation of a loader, as a fraction of its vCPUs. */
 export const MAX_LOADER_CPU = LOADER_CPU_SUSPECT_PCT / 100;
 
 export interface CpuSizing {
-  protocol: 'dynamodb' | 'cql';
+  protocol: BindingId;
   instanceType: string;
   vcpus: number;
   /** the binding's measured CPU-ms per 1,000 operations on the measuring machine */
@@ -75,12 +77,8 @@ export function requiredConcurrency(opsPerSec: number, latencyMs: number, headro
   return ceilClean(((opsPerSec * latencyMs) / 1000) * headroom);
 }
 
-/** The wire protocol the loaders speak to a target (which binding runs). */
-export function protocolOf(t: Target): 'dynamodb' | 'cql' {
-  if (t.kind === 'dynamodb') return 'dynamodb';
-  if (t.kind === 'scylla-ec2') return t.api === 'cql' ? 'cql' : 'dynamodb';
-  return t.protocol;
-}
+/** The binding the loaders run against a target (lib/core/plan/targets.ts). */
+export const protocolOf = (t: Target): BindingId => bindingIdOf(t);
 
 /**
  * vCPUs of an instance type from its size, by EC2's naming (medium 1, large 2, xlarge 4, <n>xlarge 4n, as in
@@ -99,11 +97,13 @@ export function vcpusOf(instanceType: string): number | null {
 /** CPU sizing of `maxTargetOpsPerSec` on `instanceType`, or why there is none. */
 export function cpuSizing(
   book: { id: string; loaderCpu?: LoaderCpuBook },
-  protocol: 'dynamodb' | 'cql',
+  protocol: BindingId,
   instanceType: string,
   maxTargetOpsPerSec: number,
 ): CpuSizing | { note: string } {
-  const binding = book.loaderCpu?.bindings[protocol];
+  const binding = (book.loaderCpu?.bindings as Partial<Record<BindingId, LoaderCpuBinding>> | undefined)?.[
+    protocol
+  ];
   if (!binding)
     return {
       note: `price book "${book.id}" has no measured loader CPU per operation for the ${protocol} binding`,

@@ -57,15 +57,27 @@ const scyllaEc2: KindDescriptor<ScyllaEc2Target> = {
 
 const external: KindDescriptor<ExternalTarget> = {
   binding: (t) => t.protocol,
-  properties: (t, { spec, table }): Record<string, string> =>
-    t.protocol === 'dynamodb'
-      ? {
+  properties: (t, { spec, table }): Record<string, string> => {
+    switch (t.protocol) {
+      case 'dynamodb':
+        return {
           table,
           'dynamodb.region': t.region ?? spec.region,
           'dynamodb.keyAttribute': ALTERNATOR_KEY_ATTRIBUTE,
           'dynamodb.endpoint': t.endpoints.join(','),
-        }
-      : { table, 'cql.hosts': t.endpoints.join(','), 'cql.keyspace': CQL_KEYSPACE },
+        };
+      case 'cql':
+        return { table, 'cql.hosts': t.endpoints.join(','), 'cql.keyspace': CQL_KEYSPACE };
+      case 'redis':
+        // the binding ignores the table: records are keyed by YCSB's key, as upstream's redis binding does
+        return {
+          table,
+          'redis.host': t.endpoints.join(','),
+          'redis.cluster': String(t.redis?.cluster ?? false),
+          'redis.tls': String(t.redis?.tls ?? false),
+        };
+    }
+  },
   credentialsSecretArn: (t) => t.credentialsSecretArn,
 };
 
@@ -77,6 +89,11 @@ const KINDS: { [K in Target['kind']]: KindDescriptor<Extract<Target, { kind: K }
 
 function kindOf<T extends Target>(t: T): KindDescriptor<T> {
   return KINDS[t.kind] as unknown as KindDescriptor<T>;
+}
+
+/** Which binding a target's loaders run. */
+export function bindingIdOf(t: Target): BindingId {
+  return kindOf(t).binding(t);
 }
 
 /** The binding of a target, as the plan keeps it. */

@@ -120,8 +120,17 @@ export const ScyllaEc2Target = z.strictObject({
 export const ExternalTarget = z.strictObject({
   ...targetCommon,
   kind: z.literal('external'),
-  protocol: z.enum(['dynamodb', 'cql']),
+  /** The API the loaders speak, which picks the YCSB binding (lib/core/contract/bindings.ts). */
+  protocol: z.enum(['dynamodb', 'cql', 'redis']),
+  /** host:port (cql, redis) or URLs (dynamodb); a Redis Cluster lists seed nodes. */
   endpoints: z.array(z.string().min(1)).min(1),
+  /** Redis only: cluster mode (the endpoints are seed nodes) and TLS. */
+  redis: z
+    .strictObject({
+      cluster: z.boolean().default(false),
+      tls: z.boolean().default(false),
+    })
+    .optional(),
   region: z.string().optional(),
   table: z.string().min(1).optional(),
   /** Secrets Manager ARN holding credentials; never credentials in plain text. */

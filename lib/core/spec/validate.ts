@@ -101,6 +101,11 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
           message: `expected at most the node count (${t.nodes}), found ${t.replicationFactor}`,
         });
     }
+    if (t.kind === 'external' && t.redis && t.protocol !== 'redis')
+      issues.push({
+        path: `targets[${i}].redis`,
+        message: `Redis settings on a "${t.protocol}" target: remove them or set protocol "redis"`,
+      });
     if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
       warnings.push(
         `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
