@@ -4,4 +4,5 @@ export type { AgentDeps, JobResult, ProcessManifest } from './run-job';
 export { validateJob, loadJob, JobSchema, DEFAULT_DB_CLASS, AGENT_OWNED_PROPERTIES } from './job';
 export type { Job, JobInput } from './job';
 export { agentMain, bundleClasspath } from './main';
-export { parseStatusLine, parseSummary, judgeProcess, opTotals } from './ycsb-output';
+export { parseStatusLine, judgeProcess, opTotals } from './ycsb-output';
+export { parseSummary } from '../../../lib/core/contract/summary';
