@@ -16,14 +16,19 @@ function cell(target: string, distribution: string, read: number, ops: number, p
     achievedOpsPerSec: ops * 0.99,
     goodOpsPerSec: ops * 0.98,
     attainment: 0.98,
-    intended: { p50: p99us / 5, p99: p99us, p999: p99us * 2 },
-    service: { p50: p99us / 6, p99: p99us / 2, p999: p99us },
+    intendedP50Us: p99us / 5,
+    intendedP99Us: p99us,
+    intendedP999Us: p99us * 2,
+    serviceP50Us: p99us / 6,
+    serviceP99Us: p99us / 2,
+    serviceP999Us: p99us,
     errors: 1,
     throttles: target === 'ddb' ? 3 : 0,
     monthlyCostProvisionedUsd: target === 'ddb' ? 1234.5 : null,
     monthlyCostOnDemandUsd: target === 'ddb' ? 4321 : null,
     monthlyCostUsd: target === 'ddb' ? 1234.5 : 1502.34,
-    incomplete: read === 0.9 && target === 'scylla' ? 'loader-1/proc-0: no manifest' : null,
+    incomplete: read === 0.9 && target === 'scylla',
+    incompleteReason: read === 0.9 && target === 'scylla' ? 'loader-1/proc-0: no manifest' : null,
   };
 }
 
