@@ -30,7 +30,8 @@ import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/
 import { ensureLoaderBuilt, repoRoot } from '../../lib/local/maven';
 import { toPropertiesText } from '../../loader/agent/src/properties';
 import { defaultJava } from '../../loader/agent/src/run-job';
-import { parseStatusLine, parseSummary } from '../../loader/agent/src/ycsb-output';
+import { parseStatusLine } from '../../loader/agent/src/ycsb-output';
+import { parseSummary } from '../../lib/core/contract/summary';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const THREADS = Number(process.env.BENCH_THREADS ?? 16);
@@ -200,7 +201,7 @@ async function runYcsb(b: Binding, dir: string, props: Props, phase: 'load' | 'r
   });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`${b.name} ${phase} exited ${code}:\n${tail.join('\n')}`);
-  const summary = parseSummary(await fs.readFile(path.join(dir, 'summary.json'), 'utf8'));
+  const summary = parseSummary(await fs.readFile(path.join(dir, 'summary.json'), 'utf8'), 'summary.json');
   return { samples, throughput: summary.throughput ?? 0 };
 }
 

@@ -4,10 +4,9 @@
  * the endpoints the loaders use; the README states the figures this computes from the templates.
  * Templates are synthesized with bundling skipped (only resources matter here).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { cfnLintErrors } from '../support/cfn-lint';
 import { idleCost, loadPriceBook, type IdleCost, type TemplateLike } from '../../lib/core/cost';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { NAG_ACKNOWLEDGEMENTS, applyNagSuppressions } from '../../stacks/nag-suppressions';
@@ -71,24 +70,7 @@ describe('private network', () => {
       .violations.map((v) => v.ruleName);
     const privateOnly = NAG_ACKNOWLEDGEMENTS.filter((a) => a.network === 'private');
     expect(privateOnly.filter((a) => !findings.some((f) => a.pattern.test(f)))).toEqual([]);
-    if (spawnSync('cfn-lint', ['--version']).status !== 0) {
-      console.warn('cfn-lint is not installed (pip install cfn-lint): template lint skipped');
-      return;
-    }
-    const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cfn-'));
-    try {
-      const file = path.join(dir, 'template.json');
-      writeFileSync(file, JSON.stringify(of('private').template));
-      let out = '';
-      try {
-        out = execFileSync('cfn-lint', ['--format', 'parseable', file], { encoding: 'utf8' });
-      } catch (err) {
-        out = (err as { stdout?: string }).stdout ?? '';
-      }
-      expect(out.split('\n').filter((l) => /:E\d{4}:/.test(l))).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(cfnLintErrors(of('private').template)).toEqual([]);
   });
 });
 

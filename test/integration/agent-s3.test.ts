@@ -8,8 +8,9 @@ import { openStore } from '../../lib/open-store';
 import { NotFoundError } from '../../lib/core/store';
 import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
 import { loadJob } from '../../loader/agent/src/job';
-import { ProcessManifest, runJob } from '../../loader/agent/src/run-job';
-import { parseSummary } from '../../loader/agent/src/ycsb-output';
+import { runJob } from '../../loader/agent/src/run-job';
+import { parseSummary, returnCounts } from '../../lib/core/contract/summary';
+import { parseManifest } from '../../lib/core/contract/manifest';
 import { MotoServer, startMoto } from '../support/moto';
 
 jest.setTimeout(15 * 60_000);
@@ -67,10 +68,14 @@ test('job from s3://, outputs to s3:// under the run layout', async () => {
       `${dir}/manifest.json`,
     ]),
   );
-  const manifest = (await bucket.getJson(`${dir}/manifest.json`)) as ProcessManifest;
-  const summary = parseSummary((await bucket.get(`${dir}/summary.json`)).toString());
+  // the agent's manifest passes the schema the results reader parses it with
+  const manifest = parseManifest((await bucket.get(`${dir}/manifest.json`)).toString(), 'manifest.json', {
+    loader: 0,
+    process: 0,
+  });
+  const summary = parseSummary((await bucket.get(`${dir}/summary.json`)).toString(), 'summary.json');
   // BasicDB answers OK to everything: 300 operations, all counted in the manifest
   expect(manifest.operations).toBe(300);
-  expect(manifest.counts).toEqual(summary.returns);
-  expect(manifest.files.map((f) => `${dir}/${f}`).sort()).toEqual(keys);
+  expect(manifest.counts).toEqual(returnCounts(summary));
+  expect(manifest.files!.map((f) => `${dir}/${f}`).sort()).toEqual(keys);
 });

@@ -19,7 +19,8 @@ import {
 import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
 import { JobInput } from '../../loader/agent/src/job';
 import { ProcessManifest, YCSB_MAIN_CLASS, runJob } from '../../loader/agent/src/run-job';
-import { parseSummary } from '../../loader/agent/src/ycsb-output';
+import { operationCounts, parseSummary, returnCounts } from '../../lib/core/contract/summary';
+import { parseManifest } from '../../lib/core/contract/manifest';
 
 jest.setTimeout(15 * 60_000); // the first run may build the loader with Maven
 
@@ -200,22 +201,29 @@ describe('loader agent against DynamoDB Local', () => {
       );
       expect(keys.some((k) => /-FAILED\.hdr$/.test(k))).toBe(false);
 
-      const summary = parseSummary((await store.get(`${dir}/summary.json`)).toString('utf8'));
+      const summary = parseSummary((await store.get(`${dir}/summary.json`)).toString('utf8'), 'summary.json');
+      const returns = returnCounts(summary);
+      const operations = operationCounts(summary);
       // no errors: every READ and UPDATE returned OK
-      expect(Object.keys(summary.returns).sort()).toEqual(['READ', 'UPDATE']);
-      expect(Object.keys(summary.returns.READ)).toEqual(['OK']);
-      expect(Object.keys(summary.returns.UPDATE)).toEqual(['OK']);
+      expect(Object.keys(returns).sort()).toEqual(['READ', 'UPDATE']);
+      expect(Object.keys(returns.READ)).toEqual(['OK']);
+      expect(Object.keys(returns.UPDATE)).toEqual(['OK']);
       for (const name of ['READ', 'UPDATE', 'Intended-READ', 'Intended-UPDATE']) {
-        expect(await hdrTotal(`${dir}/${name}.hdr`)).toBe(summary.operations[name]);
+        expect(await hdrTotal(`${dir}/${name}.hdr`)).toBe(operations[name]);
       }
-      expect(summary.operations.READ).toBe(summary.returns.READ.OK);
-      expect(summary.operations.UPDATE).toBe(summary.returns.UPDATE.OK);
-      const ops = summary.returns.READ.OK + summary.returns.UPDATE.OK;
+      expect(operations.READ).toBe(returns.READ.OK);
+      expect(operations.UPDATE).toBe(returns.UPDATE.OK);
+      const ops = returns.READ.OK + returns.UPDATE.OK;
       // the target throttles YCSB: never (much) above target x duration; well above zero
       expect(ops).toBeLessThanOrEqual(target * (duration + 2));
       expect(ops).toBeGreaterThan(target * duration * 0.25);
 
-      const manifest = (await store.getJson(`${dir}/manifest.json`)) as ProcessManifest;
+      // the agent's manifest passes the schema the results reader parses it with
+      const manifest = parseManifest(
+        (await store.get(`${dir}/manifest.json`)).toString('utf8'),
+        `${dir}/manifest.json`,
+        { loader: 1, process: j },
+      );
       expect(manifest).toMatchObject({
         runId: 'it',
         cellId: 'run',
@@ -224,7 +232,7 @@ describe('loader agent against DynamoDB Local', () => {
         phase: 'run',
         error: null,
       });
-      expect(manifest.counts).toEqual({ READ: summary.returns.READ, UPDATE: summary.returns.UPDATE });
+      expect(manifest.counts).toEqual({ READ: returns.READ, UPDATE: returns.UPDATE });
       expect(manifest.operations).toBe(ops);
       // loader CPU (Linux /proc; absent elsewhere): the JVM's own CPU time and the machine's utilisation
       if (process.platform === 'linux') {

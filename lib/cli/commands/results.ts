@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { AthenaResults } from '../../aws/athena-results';
 import { S3Store } from '../../aws/s3-store';
+import { headlineOf } from '../../core/contract/headline';
 import { InputError } from '../../core/errors';
 import { contextKey, type RunContext } from '../../core/pipeline';
 import {
@@ -72,6 +73,6 @@ export function register(program: Command): void {
     }
     process.stdout.write(runLine(run, runId) + '\n');
     if (cells.length === 0) process.stdout.write('(no cells rows)\n');
-    else process.stdout.write('\n' + table([...SUMMARY_HEADERS], summaryRows(cells)));
+    else process.stdout.write('\n' + table([...SUMMARY_HEADERS], summaryRows(cells.map(headlineOf))));
   });
 }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors';
 import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
+import { headlineOf } from '../../core/contract/headline';
 import { SUMMARY_HEADERS, summaryRows } from '../../core/results/run-summary';
 import { FsStore } from '../../local/fs-store';
 import { assertRunnable, runLocal, type LocalRunResult } from '../../local/runner';
@@ -104,7 +105,7 @@ async function summary(result: LocalRunResult): Promise<string> {
       ]);
       continue;
     }
-    rows.push(summaryRows([r.row])[0]!);
+    rows.push(summaryRows([headlineOf(r.row)])[0]!);
   }
   return '\n' + table([...SUMMARY_HEADERS], rows);
 }

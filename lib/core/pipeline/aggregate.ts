@@ -7,6 +7,7 @@
  */
 import type { CellSummary } from '../plan';
 import type { MetricDatum, MetricsSink, ObjectStore } from '../ports';
+import { headlineOf, type CellHeadline } from '../contract/headline';
 import { InputError } from '../errors';
 import { aggregateCell as mergeCell } from '../results/aggregate';
 import { readCell } from '../results/input';
@@ -36,31 +37,26 @@ export interface AggregateDeps {
 }
 
 /** The cell's CloudWatch metrics (namespace Fleetbench; dimensions target, distribution, read ratio). */
-export function cellMetrics(
-  cell: CellSummary,
-  row: Row,
-): { dimensions: Record<string, string>; data: MetricDatum[] } {
-  const num = (k: string): number | null => (typeof row[k] === 'number' ? (row[k] as number) : null);
+export function cellMetrics(h: CellHeadline): { dimensions: Record<string, string>; data: MetricDatum[] } {
   const data: MetricDatum[] = [];
   const add = (name: string, v: number | null, unit: MetricDatum['unit']): void => {
     if (v !== null && Number.isFinite(v)) data.push({ name, value: v, unit });
   };
-  add('IntendedP50', num('all_intended_p50_us'), 'Microseconds');
-  add('IntendedP99', num('all_intended_p99_us'), 'Microseconds');
-  add('IntendedP999', num('all_intended_p999_us'), 'Microseconds');
-  add('Throughput', num('achieved_ops_per_sec'), 'Count/Second');
-  add('GoodThroughput', num('good_ops_per_sec'), 'Count/Second');
-  const att = num('attainment');
-  add('Attainment', att === null ? null : att * 100, 'Percent');
-  add('Errors', num('errors'), 'Count');
-  add('Throttles', num('throttled_attempts'), 'Count');
-  add('MonthlyCostProvisioned', num('monthly_cost_provisioned_usd'), 'None');
-  add('MonthlyCostOnDemand', num('monthly_cost_on_demand_usd'), 'None');
+  add('IntendedP50', h.intendedP50Us, 'Microseconds');
+  add('IntendedP99', h.intendedP99Us, 'Microseconds');
+  add('IntendedP999', h.intendedP999Us, 'Microseconds');
+  add('Throughput', h.achievedOpsPerSec, 'Count/Second');
+  add('GoodThroughput', h.goodOpsPerSec, 'Count/Second');
+  add('Attainment', h.attainment === null ? null : h.attainment * 100, 'Percent');
+  add('Errors', h.errors, 'Count');
+  add('Throttles', h.throttles, 'Count');
+  add('MonthlyCostProvisioned', h.monthlyCostProvisionedUsd, 'None');
+  add('MonthlyCostOnDemand', h.monthlyCostOnDemandUsd, 'None');
   return {
     dimensions: {
-      Target: cell.target,
-      Distribution: cell.distributionLabel,
-      ReadRatio: String(cell.readProportion),
+      Target: h.target,
+      Distribution: h.distribution,
+      ReadRatio: String(h.readProportion),
     },
     data,
   };
@@ -103,7 +99,7 @@ export async function aggregateCellStep(
   await deps.store.put(tableObjectKey(ints, meta, file), toJsonLines(ints, intervals));
   const result: CellResult = { cellId: cell.id, row };
   await deps.store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
-  const m = cellMetrics(cell, row);
+  const m = cellMetrics(headlineOf(row));
   await deps.metrics.put(m.dimensions, m.data);
   return {
     index: input.index,

@@ -10,6 +10,7 @@ import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/r
 import { tableDef } from '../results/schema';
 import { cellKey, checkRun, readPlan, summaryKey } from './context';
 import type { CellResult } from './aggregate';
+import { headlineOf, noResultHeadline, type CellHeadline } from '../contract/headline';
 
 export interface RunSummary {
   runId: string;
@@ -17,27 +18,9 @@ export interface RunSummary {
   status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
   startedAtMs: number;
   endedAtMs: number;
-  cells: {
-    cellId: string;
-    target: string;
-    distribution: string;
-    readProportion: number;
-    targetOpsPerSec: number;
-    achievedOpsPerSec: number | null;
-    attainment: number | null;
-    intendedP50Us: number | null;
-    intendedP99Us: number | null;
-    intendedP999Us: number | null;
-    errors: number | null;
-    throttles: number | null;
-    monthlyCostProvisionedUsd: number | null;
-    monthlyCostOnDemandUsd: number | null;
-    incomplete: boolean;
-  }[];
+  /** per planned cell, in plan order; a cell without a result is incomplete with null figures */
+  cells: CellHeadline[];
 }
-
-const n = (r: Row | undefined, k: string): number | null =>
-  r && typeof r[k] === 'number' ? (r[k] as number) : null;
 
 export async function report(
   input: { run: unknown; status?: 'SUCCEEDED' | 'FAILED' | 'ABORTED'; region?: string | null },
@@ -90,23 +73,7 @@ export async function report(
     endedAtMs,
     cells: plan.cells.map((c, i) => {
       const r = rows[i];
-      return {
-        cellId: c.id,
-        target: c.target,
-        distribution: c.distributionLabel,
-        readProportion: c.readProportion,
-        targetOpsPerSec: c.targetOpsPerSec,
-        achievedOpsPerSec: n(r, 'achieved_ops_per_sec'),
-        attainment: n(r, 'attainment'),
-        intendedP50Us: n(r, 'all_intended_p50_us'),
-        intendedP99Us: n(r, 'all_intended_p99_us'),
-        intendedP999Us: n(r, 'all_intended_p999_us'),
-        errors: n(r, 'errors'),
-        throttles: n(r, 'throttled_attempts'),
-        monthlyCostProvisionedUsd: n(r, 'monthly_cost_provisioned_usd'),
-        monthlyCostOnDemandUsd: n(r, 'monthly_cost_on_demand_usd'),
-        incomplete: !r || r.incomplete === true,
-      };
+      return r ? headlineOf(r) : noResultHeadline(c);
     }),
   };
   await deps.store.putJson(summaryKey(run.runId), summary);

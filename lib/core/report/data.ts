@@ -7,6 +7,7 @@
 import { cellKey, checkRun, contextKey, readPlan, readSpec, reportKey } from '../pipeline/context';
 import { analyzeHistory, readHistory } from '../pipeline/regressions';
 import type { CellResult } from '../pipeline/aggregate';
+import { headlineOf } from '../contract/headline';
 import { calibratedMinMagnitude, readLatestNoise } from '../regression/noise';
 import { METRICS } from '../regression/metrics';
 import type { ReportCell, ReportData, ReportHistory, ReportPoint } from './html';
@@ -18,35 +19,9 @@ import { NotFoundError, type ObjectStore } from '../store';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
+/** A report cell from a `cells` row: the cell's headline (predictions are added by buildReportData). */
 export function reportCellOf(row: Row): ReportCell {
-  return {
-    cellId: String(row.cell_id),
-    target: String(row.target_id),
-    distribution: String(row.distribution),
-    readProportion: num(row, 'read_proportion') ?? 0,
-    targetOpsPerSec: num(row, 'target_ops_per_sec') ?? 0,
-    achievedOpsPerSec: num(row, 'achieved_ops_per_sec'),
-    goodOpsPerSec: num(row, 'good_ops_per_sec'),
-    attainment: num(row, 'attainment'),
-    intended: {
-      p50: num(row, 'all_intended_p50_us'),
-      p99: num(row, 'all_intended_p99_us'),
-      p999: num(row, 'all_intended_p999_us'),
-    },
-    service: {
-      p50: num(row, 'all_service_p50_us'),
-      p99: num(row, 'all_service_p99_us'),
-      p999: num(row, 'all_service_p999_us'),
-    },
-    errors: num(row, 'errors') ?? 0,
-    throttles: num(row, 'throttled_attempts') ?? 0,
-    monthlyCostProvisionedUsd: num(row, 'monthly_cost_provisioned_usd'),
-    monthlyCostOnDemandUsd: num(row, 'monthly_cost_on_demand_usd'),
-    monthlyCostUsd: num(row, 'monthly_cost_usd'),
-    incomplete: row.incomplete === true ? String(row.incomplete_reason ?? 'incomplete') : null,
-    suspect: row.suspect === true ? String(row.suspect_reason ?? 'suspect') : null,
-    loaderCpu: parseLoaderCpuJson(row.loader_cpu_json),
-  };
+  return { ...headlineOf(row), loaderCpu: parseLoaderCpuJson(row.loader_cpu_json) };
 }
 
 /**

@@ -6,34 +6,10 @@
 import { barChart, escapeXml, fmtNum, lineChart, type Series } from './svg';
 import type { NoiseCalibration } from '../regression/noise';
 import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
+import type { CellHeadline } from '../contract/headline';
 
-export interface ReportLatency {
-  p50: number | null;
-  p99: number | null;
-  p999: number | null;
-}
-
-export interface ReportCell {
-  cellId: string;
-  target: string;
-  distribution: string;
-  readProportion: number;
-  targetOpsPerSec: number;
-  achievedOpsPerSec: number | null;
-  goodOpsPerSec: number | null;
-  attainment: number | null;
-  /** Intended (coordinated-omission corrected) latency over all operations, µs. */
-  intended: ReportLatency;
-  /** Service-time latency over all operations, µs. */
-  service: ReportLatency;
-  errors: number;
-  throttles: number;
-  monthlyCostProvisionedUsd: number | null;
-  monthlyCostOnDemandUsd: number | null;
-  monthlyCostUsd: number | null;
-  incomplete: string | null;
-  /** Why the cell is suspect (a loader above 70 % CPU, behind the open-loop schedule); null or absent: not. */
-  suspect?: string | null;
+/** A cell in the report: its headline (lib/core/contract/headline.ts) and the capacity model's predictions. */
+export interface ReportCell extends CellHeadline {
   /** Per-loader CPU over the phase (lib/core/results/loader-cpu.ts); absent or empty: not measured. */
   loaderCpu?: LoaderCpu[];
   /**
@@ -138,9 +114,9 @@ function percentileSeries(
   for (const key of uniq(cells.map(seriesKey))) {
     const group = cells.filter((c) => seriesKey(c) === key);
     for (const [label, pick] of [
-      ['P50', (c: ReportCell) => c.intended.p50],
-      ['P99', (c: ReportCell) => c.intended.p99],
-      ['P99.9', (c: ReportCell) => c.intended.p999],
+      ['P50', (c: ReportCell) => c.intendedP50Us],
+      ['P99', (c: ReportCell) => c.intendedP99Us],
+      ['P99.9', (c: ReportCell) => c.intendedP999Us],
     ] as const) {
       const points = group
         .filter((c) => pick(c) !== null)
@@ -166,12 +142,12 @@ export function renderReport(d: ReportData): string {
       d.cells
         .map(
           (c) =>
-            `<tr${c.incomplete ? ' class="incomplete"' : c.suspect ? ' class="suspect"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incomplete)}">incomplete</span>` : ''}${c.suspect ? ` <span class="flag" title="${escapeXml(c.suspect)}">suspect</span>` : ''}</td>` +
+            `<tr${c.incomplete ? ' class="incomplete"' : c.suspect ? ' class="suspect"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incompleteReason ?? 'incomplete')}">incomplete</span>` : ''}${c.suspect ? ` <span class="flag" title="${escapeXml(c.suspectReason ?? 'suspect')}">suspect</span>` : ''}</td>` +
             `<td>${escapeXml(c.target)}</td><td>${escapeXml(c.distribution)}</td><td>${c.readProportion}</td>` +
             `<td>${num(c.targetOpsPerSec, 0)}</td><td>${num(c.achievedOpsPerSec)}</td><td>${num(c.goodOpsPerSec)}</td><td>${pct(c.attainment)}</td>` +
             `${predictedCell(c.predicted)}${predictedCell(c.predictedAws)}` +
-            `<td>${num(ms(c.intended.p50), 3)}</td><td>${num(ms(c.intended.p99), 3)}</td><td>${num(ms(c.intended.p999), 3)}</td>` +
-            `<td>${c.errors}</td><td>${c.throttles}</td>${loaderCpuCell(c.loaderCpu)}<td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
+            `<td>${num(ms(c.intendedP50Us), 3)}</td><td>${num(ms(c.intendedP99Us), 3)}</td><td>${num(ms(c.intendedP999Us), 3)}</td>` +
+            `<td>${c.errors ?? '–'}</td><td>${c.throttles ?? '–'}</td>${loaderCpuCell(c.loaderCpu)}<td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
         )
         .join('') +
       '</tbody></table>',

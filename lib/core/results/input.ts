@@ -6,29 +6,17 @@
  *       <NAME>.hdr       one HdrHistogram interval log per measurement name (READ.hdr, Intended-READ.hdr, ...)
  *       summary.json     YCSB JSONArrayMeasurementsExporter output (summary.txt: the text exporter's)
  *       stderr.log       YCSB's status lines (not read here)
- *       manifest.json    written by the agent: { loader, process, exitCode, startMs, endMs, host, phase, ... }
+ *       manifest.json    written by the agent last (lib/core/contract/manifest.ts)
  *
  * Only the small objects (manifests, summaries) are read here; the interval logs are named (`LogRef`) and
  * read one at a time by the aggregator, which decodes them as it goes (lib/core/results/aggregate.ts).
  * Missing pieces that make a cell incomplete (a process without manifest, a non-zero exit code, no summary,
  * no logs) are recorded as problems; unreadable or malformed objects are InputErrors naming the object.
  */
-import { InputError, Issue } from '../errors';
+import { parseManifest, type ProcessManifest } from '../contract/manifest';
+import { parseSummary, type YcsbSummary } from '../contract/summary';
+import { InputError } from '../errors';
 import type { ObjectStore } from '../store';
-import { parseSummary, YcsbSummary } from './summary';
-import { parseManifestCpu, type ManifestCpu } from './loader-cpu';
-
-export interface Manifest {
-  loader: number;
-  process: number;
-  exitCode: number | null;
-  startMs: number;
-  endMs: number;
-  host?: string;
-  phase?: string;
-  /** loader CPU over the job (lib/core/results/loader-cpu.ts); absent when not measured */
-  cpu?: ManifestCpu;
-}
 
 /** What the cell reader needs of the store: list once, then read objects. */
 export type CellSource = Pick<ObjectStore, 'uri' | 'list' | 'get' | 'uriOf'>;
@@ -47,7 +35,7 @@ export interface ProcessInput {
   process: number;
   /** `loader-<i>/proc-<j>` */
   label: string;
-  manifest: Manifest | null;
+  manifest: ProcessManifest | null;
   summary: YcsbSummary | null;
   logs: LogRef[];
   /** reasons this process makes its cell incomplete */
@@ -120,10 +108,13 @@ async function readProcess(
     .sort()
     .map((f) => ({ name: f.slice(0, -4), key: dir + f, uri: source.uriOf(dir + f) }));
 
-  let manifest: Manifest | null = null;
+  let manifest: ProcessManifest | null = null;
   if (names.includes('manifest.json')) {
     const key = dir + 'manifest.json';
-    manifest = parseManifest((await source.get(key)).toString('utf8'), source.uriOf(key), loader, proc);
+    manifest = parseManifest((await source.get(key)).toString('utf8'), source.uriOf(key), {
+      loader,
+      process: proc,
+    });
     if (manifest.exitCode !== 0) problems.push(`${label}: YCSB exited with code ${manifest.exitCode}`);
   } else {
     problems.push(`${label}: no manifest.json (the agent did not finish this process)`);
@@ -143,62 +134,4 @@ async function readProcess(
   }
   if (logs.length === 0) problems.push(`${label}: no .hdr interval logs`);
   return { loader, process: proc, label, manifest, summary, logs, problems };
-}
-
-export function parseManifest(text: string, file: string, loader?: number, proc?: number): Manifest {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new InputError([{ path: file, message: `not valid JSON: ${(err as Error).message}` }]);
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new InputError([{ path: file, message: 'expected a JSON object' }]);
-  }
-  const o = doc as Record<string, unknown>;
-  const issues: Issue[] = [];
-  const int = (k: string, nullable = false): void => {
-    const v = o[k];
-    if (nullable && v === null) return;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
-      issues.push({ path: `${file}: ${k}`, message: `expected an integer${nullable ? ' or null' : ''}` });
-    }
-  };
-  int('loader');
-  int('process');
-  int('exitCode', true);
-  int('startMs');
-  int('endMs');
-  for (const k of ['host', 'phase']) {
-    if (o[k] !== undefined && typeof o[k] !== 'string') {
-      issues.push({ path: `${file}: ${k}`, message: 'expected a string' });
-    }
-  }
-  const cpu = parseManifestCpu(o.cpu, file);
-  issues.push(...cpu.issues);
-  if (issues.length === 0) {
-    if (loader !== undefined && o.loader !== loader) {
-      issues.push({
-        path: `${file}: loader`,
-        message: `is ${o.loader} but the directory is loader-${loader}`,
-      });
-    }
-    if (proc !== undefined && o.process !== proc) {
-      issues.push({ path: `${file}: process`, message: `is ${o.process} but the directory is proc-${proc}` });
-    }
-    if ((o.endMs as number) < (o.startMs as number)) {
-      issues.push({ path: `${file}: endMs`, message: 'must not be before startMs' });
-    }
-  }
-  if (issues.length) throw new InputError(issues);
-  return {
-    loader: o.loader as number,
-    process: o.process as number,
-    exitCode: o.exitCode as number | null,
-    startMs: o.startMs as number,
-    endMs: o.endMs as number,
-    ...(typeof o.host === 'string' ? { host: o.host } : {}),
-    ...(typeof o.phase === 'string' ? { phase: o.phase } : {}),
-    ...(cpu.cpu ? { cpu: cpu.cpu } : {}),
-  };
 }

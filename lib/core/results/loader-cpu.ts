@@ -7,7 +7,7 @@
  *   - each YCSB JVM's own CPU time: utime + stime from /proc/<pid>/stat, sampled every 500 ms while the
  *     JVM runs (the last sample before it exits: a lower bound by at most one sampling period).
  * and writes both into every process manifest as `cpu` (absent elsewhere than Linux, or when /proc cannot
- * be read). This module is the one definition of that field: its shape, its parser, the per-loader figures
+ * be read). Its shape is the manifest schema's (lib/core/contract/manifest.ts); here: the per-loader figures
  * of a cell and the verdict.
  *
  * A cell is **suspect** when
@@ -19,27 +19,15 @@
  *     than a DynamoDB round trip for a free client thread, so the database saw less than the offered load.
  * The verdict is a flag for the reader, not a failure: the numbers are kept.
  */
-import type { Issue } from '../errors';
+import type { ManifestCpu } from '../contract/manifest';
 
 /** A loader above this machine CPU utilisation (% of its CPUs, over the phase) makes its cell suspect. */
 export const LOADER_CPU_SUSPECT_PCT = 70;
 /** An open-loop SCHEDULE-DELAY p99 above this (µs) makes the cell suspect. */
 export const SCHEDULE_DELAY_SUSPECT_US = 10_000;
 
-/** The `cpu` field of a process manifest (loader/agent/src/run-job.ts). */
-export interface ManifestCpu {
-  /** logical CPUs of the machine (/proc/stat cpuN lines) */
-  cores: number;
-  /** the job's window the machine figure covers, epoch ms */
-  windowStartMs: number;
-  windowEndMs: number;
-  /** whole-machine CPU utilisation over the window, % of all CPUs (0..100); null when /proc/stat was unreadable */
-  machinePct: number | null;
-  /** this JVM's user + system CPU time, ms (last /proc/<pid>/stat sample); null when never sampled */
-  processCpuMs: number | null;
-  /** processCpuMs ÷ the JVM's wall time, % of one CPU (0..100 × cores) */
-  processPct: number | null;
-}
+/** The `cpu` field of a process manifest: its schema is the manifest's (lib/core/contract/manifest.ts). */
+export type { ManifestCpu };
 
 /** One loader's CPU figures in a cell. */
 export interface LoaderCpu {
@@ -61,41 +49,6 @@ export interface CellVerdict {
   suspect: boolean;
   /** why, "; "-separated; null when not suspect */
   reason: string | null;
-}
-
-const finiteOrNull = (v: unknown): v is number | null =>
-  v === null || (typeof v === 'number' && Number.isFinite(v));
-
-/** Validates a manifest's `cpu` field (undefined: not measured). Issues name `<file>: cpu.<field>`. */
-export function parseManifestCpu(v: unknown, file: string): { cpu?: ManifestCpu; issues: Issue[] } {
-  if (v === undefined || v === null) return { issues: [] };
-  const issues: Issue[] = [];
-  if (typeof v !== 'object' || Array.isArray(v)) {
-    return { issues: [{ path: `${file}: cpu`, message: 'expected an object' }] };
-  }
-  const o = v as Record<string, unknown>;
-  const need = (k: keyof ManifestCpu, ok: (x: unknown) => boolean, what: string): void => {
-    if (!ok(o[k])) issues.push({ path: `${file}: cpu.${k}`, message: `expected ${what}` });
-  };
-  need('cores', (x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 1, 'an integer >= 1');
-  need('windowStartMs', (x) => typeof x === 'number' && Number.isSafeInteger(x), 'an integer (epoch ms)');
-  need('windowEndMs', (x) => typeof x === 'number' && Number.isSafeInteger(x), 'an integer (epoch ms)');
-  const pct = (x: unknown) => x === null || (finiteOrNull(x) && (x as number) >= 0 && (x as number) <= 100);
-  need('machinePct', pct, 'a number 0..100 or null');
-  need('processCpuMs', (x) => finiteOrNull(x) && (x === null || x >= 0), 'a number >= 0 or null');
-  need('processPct', (x) => finiteOrNull(x) && (x === null || x >= 0), 'a number >= 0 or null');
-  if (issues.length) return { issues };
-  return {
-    issues,
-    cpu: {
-      cores: o.cores as number,
-      windowStartMs: o.windowStartMs as number,
-      windowEndMs: o.windowEndMs as number,
-      machinePct: o.machinePct as number | null,
-      processCpuMs: o.processCpuMs as number | null,
-      processPct: o.processPct as number | null,
-    },
-  };
 }
 
 /** What the verdict needs of each process of a cell. */

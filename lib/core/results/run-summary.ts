@@ -5,6 +5,8 @@
  * on these tables that does not); `run_date` narrows the scan to the run's day(s).
  */
 
+import type { CellHeadline } from '../contract/headline';
+
 /** SQL literal of a parameter (Athena's ExecutionParameters are pasted into the SQL as they are). */
 export function sqlLiteral(v: string | number): string {
   if (typeof v === 'number') {
@@ -57,29 +59,24 @@ const usd = (x: number | null) =>
     ? '–'
     : `$${x.toLocaleString('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
 
-/** The per-cell summary table's rows (same columns as the local run's summary). */
-export function summaryRows(cells: readonly Record<string, unknown>[]): string[][] {
-  return cells.map((c) => {
-    const attainment = num(c.attainment);
-    return [
-      String(c.cell_id) +
-        (c.incomplete === true ? ' (incomplete)' : '') +
-        (c.suspect === true || c.suspect === 'true' ? ' (suspect)' : ''),
-      String(c.target_id ?? ''),
-      String(c.distribution ?? ''),
-      String(c.read_proportion ?? ''),
-      f(num(c.target_ops_per_sec), 0),
-      f(num(c.achieved_ops_per_sec)),
-      attainment === null ? '–' : `${(attainment * 100).toFixed(1)}%`,
-      ms(num(c.all_intended_p50_us)),
-      ms(num(c.all_intended_p99_us)),
-      ms(num(c.all_intended_p999_us)),
-      String(c.errors ?? '–'),
-      String(c.throttled_attempts ?? '–'),
-      usd(num(c.monthly_cost_provisioned_usd)),
-      usd(num(c.monthly_cost_on_demand_usd)),
-    ];
-  });
+/** The per-cell summary table's rows (same columns as the local run's summary), one per cell headline. */
+export function summaryRows(cells: readonly CellHeadline[]): string[][] {
+  return cells.map((c) => [
+    c.cellId + (c.incomplete ? ' (incomplete)' : '') + (c.suspect ? ' (suspect)' : ''),
+    c.target,
+    c.distribution,
+    String(c.readProportion),
+    f(c.targetOpsPerSec, 0),
+    f(c.achievedOpsPerSec),
+    c.attainment === null ? '–' : `${(c.attainment * 100).toFixed(1)}%`,
+    ms(c.intendedP50Us),
+    ms(c.intendedP99Us),
+    ms(c.intendedP999Us),
+    c.errors === null ? '–' : String(c.errors),
+    c.throttles === null ? '–' : String(c.throttles),
+    usd(c.monthlyCostProvisionedUsd),
+    usd(c.monthlyCostOnDemandUsd),
+  ]);
 }
 
 /** One line about the run row: status, start, duration, cells. */

@@ -5,4 +5,5 @@ export { validateJob, loadJob } from './job';
 export { JobSchema, AGENT_OWNED_PROPERTIES } from '../../../lib/core/contract/job';
 export type { Job, JobInput } from './job';
 export { agentMain, bundleClasspath } from './main';
-export { parseStatusLine, parseSummary, judgeProcess, opTotals } from './ycsb-output';
+export { parseStatusLine, judgeProcess, opTotals } from './ycsb-output';
+export { parseSummary } from '../../../lib/core/contract/summary';

@@ -23,8 +23,15 @@ import {
 } from './progress';
 import { toPropertiesText } from './properties';
 import { CpuWatch } from './cpu';
-import type { ManifestCpu } from '../../../lib/core/results/loader-cpu';
-import { Summary, judgeProcess, opTotals, parseStatusLine, parseSummary } from './ycsb-output';
+import type { ManifestCpu } from '../../../lib/core/contract/manifest';
+import type { ProcessManifest } from '../../../lib/core/contract/manifest';
+import {
+  operationCounts,
+  parseSummary,
+  returnCounts,
+  type YcsbSummary,
+} from '../../../lib/core/contract/summary';
+import { judgeProcess, opTotals, parseStatusLine } from './ycsb-output';
 
 /** site.ycsb.Client behind fleetbench's pacing (loader/ycsb-binding: Launcher, OpenLoopWorkload). */
 export const YCSB_MAIN_CLASS = 'dev.fleetbench.ycsb.Launcher';
@@ -97,33 +104,8 @@ export async function credentialEnv(
   );
 }
 
-export interface ProcessManifest {
-  runId: string;
-  cellId: string;
-  loader: number;
-  process: number;
-  phase: 'load' | 'run';
-  host: string;
-  pid: number | null;
-  command: string[];
-  exitCode: number | null;
-  signal: string | null;
-  killed: 'deadline' | 'aborted' | null;
-  startMs: number;
-  endMs: number;
-  /** Counts of operations by op and return status, from the summary. */
-  counts: Record<string, Record<string, number>>;
-  operations: number;
-  /** `[NAME], Operations` of every measurement in the summary (incl. -FAILED and Intended-). */
-  measurements: Record<string, number>;
-  files: string[];
-  error: string | null;
-  /**
-   * Loader CPU over the job (Linux only; absent elsewhere): machine utilisation from /proc/stat and this JVM's
-   * CPU time from /proc/<pid>/stat. Shape and meaning: lib/core/results/loader-cpu.ts.
-   */
-  cpu?: ManifestCpu;
-}
+/** The manifest's schema and type are the results reader's too: lib/core/contract/manifest.ts. */
+export type { ProcessManifest };
 
 export interface JobResult {
   ok: boolean;
@@ -446,9 +428,9 @@ async function finishProcess(
   host: string,
   cpu: ManifestCpu | undefined,
 ): Promise<ProcessManifest> {
-  let summary: Summary | { error: string };
+  let summary: YcsbSummary | { error: string };
   try {
-    summary = parseSummary(await fs.readFile(path.join(p.dir, 'summary.json'), 'utf8'));
+    summary = parseSummary(await fs.readFile(path.join(p.dir, 'summary.json'), 'utf8'), 'summary.json');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     summary = { error: e.code === 'ENOENT' ? 'summary.json was not written' : e.message };
@@ -477,7 +459,10 @@ async function finishProcess(
   for (const n of uploads) await store.putFile(joinKey(prefix, n), path.join(p.dir, n));
 
   const ok = 'error' in summary ? undefined : summary;
-  const manifest: ProcessManifest = {
+  const counts = ok ? returnCounts(ok) : {};
+  delete counts.CLEANUP;
+  // every field of the schema the results reader parses it with (lib/core/contract/manifest.ts)
+  const manifest = {
     runId: job.runId,
     cellId: job.cellId,
     loader: job.loaderIndex,
@@ -491,13 +476,13 @@ async function finishProcess(
     killed: p.killed,
     startMs: p.startMs,
     endMs: p.endMs ?? Date.now(),
-    counts: ok ? Object.fromEntries(Object.entries(ok.returns).filter(([op]) => op !== 'CLEANUP')) : {},
+    counts,
     operations: ok ? opTotals(ok).total : 0,
-    measurements: ok ? ok.operations : {},
+    measurements: ok ? operationCounts(ok) : {},
     files: [...uploads, 'manifest.json'],
     error: error ?? null,
-    ...(cpu ? { cpu } : {}),
-  };
+    cpu: cpu ?? null,
+  } satisfies Required<ProcessManifest>;
   // The manifest goes last: its presence means the process's upload is complete.
   await store.putJson(joinKey(prefix, 'manifest.json'), manifest);
   return manifest;

@@ -1,8 +1,10 @@
 /**
- * Reading what YCSB 0.17.0 writes: the `-s` status lines (stderr) and the JSON array summary, and
- * judging from them whether a process succeeded (YCSB exits 0 on many failures, so the exit code
- * alone proves nothing). Formats: shared/reference/ycsb.md sections 1.4 and 2.
+ * Reading what YCSB 0.17.0 writes: the `-s` status lines (stderr; `StatusThread` in
+ * https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/Client.java), and
+ * judging from the end-of-run summary (parsed by lib/core/contract/summary.ts, the one parser) whether a
+ * process succeeded (YCSB exits 0 on many failures, so the exit code alone proves nothing).
  */
+import type { YcsbSummary } from '../../../lib/core/contract/summary';
 
 /** One op's interval-only figures from a status line fragment `[READ: Count=.., Max=.., ...]`. */
 export interface StatusOp {
@@ -70,50 +72,6 @@ export function parseStatusLine(line: string): StatusLine | undefined {
   };
 }
 
-/** The parts of a JSON array summary the pipeline uses. */
-export interface Summary {
-  runtimeMs?: number;
-  throughput?: number;
-  /** Counts by operation and return status, from `[OP], Return=STATUS, n` (plain op names only). */
-  returns: Record<string, Record<string, number>>;
-  /** `[NAME], Operations, n` for every measurement (READ, READ-FAILED, Intended-READ, ...). */
-  operations: Record<string, number>;
-}
-
-interface SummaryEntry {
-  metric: string;
-  measurement: string;
-  value: number | string | null;
-}
-
-/** Parses the JSONArrayMeasurementsExporter output; throws with the reason when it is not one. */
-export function parseSummary(text: string): Summary {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`summary is not valid JSON (${(err as Error).message})`);
-  }
-  if (!Array.isArray(doc)) throw new Error('summary is not a JSON array');
-  const out: Summary = { returns: {}, operations: {} };
-  for (const raw of doc) {
-    const e = raw as SummaryEntry;
-    if (!e || typeof e.metric !== 'string' || typeof e.measurement !== 'string') {
-      throw new Error('summary entry without metric/measurement');
-    }
-    const value = typeof e.value === 'number' ? e.value : Number(e.value);
-    if (e.metric === 'OVERALL') {
-      if (e.measurement === 'RunTime(ms)') out.runtimeMs = value;
-      if (e.measurement === 'Throughput(ops/sec)') out.throughput = value;
-    } else if (e.measurement.startsWith('Return=')) {
-      (out.returns[e.metric] ??= {})[e.measurement.slice('Return='.length)] = value;
-    } else if (e.measurement === 'Operations') {
-      out.operations[e.metric] = value;
-    }
-  }
-  return out;
-}
-
 /** Statuses that are outcomes of a healthy measurement, not errors of the process. */
 const NON_ERROR_STATUSES = new Set(['OK', 'BATCHED_OK', 'NOT_FOUND', 'THROTTLED']);
 /** Blocks that are not database operations. */
@@ -127,11 +85,11 @@ export interface OpTotals {
 }
 
 /** Totals over every database operation of a summary (Σ of Return= lines). */
-export function opTotals(summary: Summary): OpTotals {
+export function opTotals(summary: YcsbSummary): OpTotals {
   const t: OpTotals = { total: 0, ok: 0, errors: 0, byStatus: {} };
-  for (const [op, statuses] of Object.entries(summary.returns)) {
+  for (const [op, { returns }] of Object.entries(summary.ops)) {
     if (NOT_OPS.test(op)) continue;
-    for (const [status, n] of Object.entries(statuses)) {
+    for (const [status, n] of Object.entries(returns)) {
       t.total += n;
       t.byStatus[status] = (t.byStatus[status] ?? 0) + n;
       if (status === 'OK' || status === 'BATCHED_OK') t.ok += n;
@@ -150,7 +108,7 @@ export interface Verdict {
   /** The JVM could not be started at all. */
   startError?: string;
   /** The summary, or why it could not be read. */
-  summary: Summary | { error: string };
+  summary: YcsbSummary | { error: string };
   /** Expected inserts for a load process (insertcount, else recordcount). */
   expectedInserts?: number;
   maxErrorFraction: number;
@@ -182,7 +140,8 @@ export function judgeProcess(v: Verdict): string | undefined {
   }
   if (v.phase === 'load' && v.expectedInserts !== undefined) {
     // BATCHED_OK: an insert the binding sent in a BatchWriteItem (dynamodb.batchInserts)
-    const inserted = (v.summary.returns.INSERT?.OK ?? 0) + (v.summary.returns.INSERT?.BATCHED_OK ?? 0);
+    const insert = v.summary.ops.INSERT?.returns;
+    const inserted = (insert?.OK ?? 0) + (insert?.BATCHED_OK ?? 0);
     if (inserted < v.expectedInserts) reasons.push(`inserted ${inserted} of ${v.expectedInserts} records`);
   }
   return reasons.length ? reasons.join('; ') : undefined;

@@ -2,13 +2,13 @@
  * Parsing YCSB 0.17.0 output; the literal lines are real output of YCSB 0.17.0 (status lines from its StatusThread,
  * https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/StatusThread.java).
  */
+import { judgeProcess, opTotals, parseStatusLine } from '../../../loader/agent/src/ycsb-output';
 import {
-  judgeProcess,
-  opTotals,
-  parseStatusLine,
+  operationCounts,
   parseSummary,
-  Summary,
-} from '../../../loader/agent/src/ycsb-output';
+  returnCounts,
+  type YcsbSummary,
+} from '../../../lib/core/contract/summary';
 import { toPropertiesText } from '../../../loader/agent/src/properties';
 import { ProgressTracker, formatEmf, formatPlain } from '../../../loader/agent/src/progress';
 
@@ -85,10 +85,10 @@ describe('summary', () => {
   ]);
 
   test('counts by op/status and measurement operations', () => {
-    const s = parseSummary(text);
+    const s = parseSummary(text, 'summary.json');
     expect(s.runtimeMs).toBe(1509);
-    expect(s.returns).toEqual({ READ: { OK: 17, NOT_FOUND: 2, ERROR: 1 }, UPDATE: { OK: 10 } });
-    expect(s.operations).toEqual({ READ: 17, 'READ-FAILED': 3, CLEANUP: 4, 'Intended-READ': 17 });
+    expect(returnCounts(s)).toEqual({ READ: { OK: 17, NOT_FOUND: 2, ERROR: 1 }, UPDATE: { OK: 10 } });
+    expect(operationCounts(s)).toEqual({ READ: 17, 'READ-FAILED': 3, CLEANUP: 4, 'Intended-READ': 17 });
     expect(opTotals(s)).toEqual({
       total: 30,
       ok: 27,
@@ -97,37 +97,44 @@ describe('summary', () => {
     });
   });
 
-  test('not a JSON array -> error', () => {
-    expect(() => parseSummary('{} {}')).toThrow(/not valid JSON/);
-    expect(() => parseSummary('{}')).toThrow(/not a JSON array/);
+  test('a summary that is not YCSB output -> error naming the file', () => {
+    expect(() => parseSummary('[{} {}]', 'summary.json')).toThrow(
+      /^summary\.json: summary is not valid JSON/,
+    );
+    expect(() => parseSummary('{}', 'summary.json')).toThrow(/^summary\.json: no "\[METRIC\]/);
   });
 });
 
+/** A summary holding only these `Return=` counts. */
+const returning = (returns: Record<string, Record<string, number>>): YcsbSummary => ({
+  ops: Object.fromEntries(Object.entries(returns).map(([op, r]) => [op, { returns: r }])),
+});
+
 describe('judging a process', () => {
-  const ok: Summary = { returns: { READ: { OK: 100 }, UPDATE: { OK: 90, ERROR: 10 } }, operations: {} };
+  const ok = returning({ READ: { OK: 100 }, UPDATE: { OK: 90, ERROR: 10 } });
   const base = { phase: 'run' as const, exitCode: 0, signal: null, maxErrorFraction: 0.5 };
 
   test('healthy', () => {
     expect(judgeProcess({ ...base, summary: ok })).toBeUndefined();
   });
   test('exit code 0 but every op failed', () => {
-    expect(judgeProcess({ ...base, summary: { returns: { READ: { ERROR: 5 } }, operations: {} } })).toBe(
+    expect(judgeProcess({ ...base, summary: returning({ READ: { ERROR: 5 } }) })).toBe(
       'all 5 operations failed (ERROR=5)',
     );
   });
   test('ERROR dominating', () => {
-    const r = judgeProcess({ ...base, summary: { returns: { READ: { OK: 4, ERROR: 6 } }, operations: {} } });
+    const r = judgeProcess({ ...base, summary: returning({ READ: { OK: 4, ERROR: 6 } }) });
     expect(r).toMatch(/^6 of 10 operations returned an error/);
   });
   test('throttles and not-found are outcomes, not errors', () => {
-    const s = { returns: { READ: { OK: 1, THROTTLED: 50, NOT_FOUND: 50 } }, operations: {} };
+    const s = returning({ READ: { OK: 1, THROTTLED: 50, NOT_FOUND: 50 } });
     expect(judgeProcess({ ...base, summary: s })).toBeUndefined();
   });
   test('no summary / no operations / exit code / deadline', () => {
     expect(judgeProcess({ ...base, summary: { error: 'summary.json was not written' } })).toBe(
       'no usable summary (summary.json was not written)',
     );
-    expect(judgeProcess({ ...base, summary: { returns: { CLEANUP: { OK: 4 } }, operations: {} } })).toBe(
+    expect(judgeProcess({ ...base, summary: returning({ CLEANUP: { OK: 4 } }) })).toBe(
       'no operations were executed',
     );
     expect(judgeProcess({ ...base, exitCode: 1, summary: ok })).toBe('exit code 1');
@@ -136,14 +143,14 @@ describe('judging a process', () => {
     );
   });
   test('load phase: every expected insert must succeed', () => {
-    const s = { returns: { INSERT: { OK: 9990, ERROR: 1 } }, operations: {} };
+    const s = returning({ INSERT: { OK: 9990, ERROR: 1 } });
     expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 10000, summary: s })).toBe(
       'inserted 9990 of 10000 records',
     );
     expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 9990, summary: s })).toBeUndefined();
   });
   test('load phase: batched inserts (BATCHED_OK) count as inserted', () => {
-    const s = { returns: { INSERT: { OK: 400, BATCHED_OK: 9600 } }, operations: {} };
+    const s = returning({ INSERT: { OK: 400, BATCHED_OK: 9600 } });
     expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 10000, summary: s })).toBeUndefined();
     expect(judgeProcess({ ...base, phase: 'load', expectedInserts: 10001, summary: s })).toBe(
       'inserted 10000 of 10001 records',

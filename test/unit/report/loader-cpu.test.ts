@@ -42,12 +42,13 @@ describe('report: loader CPU', () => {
   });
 
   it('reads the row: the reason and the per-loader figures', () => {
-    expect(cells[0]!.suspect).toBe('loader-1 (ip-10-0-0-6) CPU 85.2 % > 70 % of its 8 CPUs');
+    expect(cells[0]!.suspect).toBe(true);
+    expect(cells[0]!.suspectReason).toBe('loader-1 (ip-10-0-0-6) CPU 85.2 % > 70 % of its 8 CPUs');
     expect(cells[0]!.loaderCpu).toEqual([
       { loader: 0, host: 'ip-10-0-0-5', cores: 8, machinePct: 41, jvmPct: 30.2 },
       { loader: 1, host: 'ip-10-0-0-6', cores: 8, machinePct: 85.2, jvmPct: 72.9 },
     ]);
-    expect(cells[1]!).toMatchObject({ suspect: null, loaderCpu: [] });
+    expect(cells[1]!).toMatchObject({ suspect: false, suspectReason: null, loaderCpu: [] });
   });
 
   it('flags the suspect cell with its reason and shows its hottest loader', () => {

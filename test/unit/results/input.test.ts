@@ -2,10 +2,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseManifest } from '../../../lib/core/results/input';
+import { parseManifest } from '../../../lib/core/contract/manifest';
 import { readCellDir } from '../../../lib/local/cell-dir';
 import { aggregateCell } from '../../../lib/core/results/aggregate';
-import { parseSummary } from '../../../lib/core/results/summary';
 import { InputError } from '../../../lib/core/errors';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
@@ -99,13 +98,29 @@ describe('cell input', () => {
     const e = inputError(() =>
       parseManifest('{"loader":0,"process":"x","exitCode":0,"startMs":1}', 'm.json'),
     );
-    expect(e.issues.map((i) => i.path)).toEqual(['m.json: process', 'm.json: endMs']);
+    expect(e.issues).toEqual([
+      { path: 'm.json: process', message: 'Invalid input: expected number, received string' },
+      { path: 'm.json: phase', message: 'is required (expected one of "load", "run")' },
+      { path: 'm.json: host', message: 'is required (expected string)' },
+      { path: 'm.json: endMs', message: 'is required (expected number)' },
+    ]);
     expect(inputError(() => parseManifest('{oops', 'm.json')).message).toMatch(/m\.json: not valid JSON/);
+    expect(inputError(() => parseManifest('[]', 'm.json')).message).toBe(
+      'm.json: expected a JSON object (a process manifest)',
+    );
+    const good = { loader: 1, process: 0, phase: 'run', host: 'h', exitCode: 0, startMs: 1, endMs: 2 };
+    expect(parseManifest(JSON.stringify(good), 'm.json')).toEqual(good);
+    expect(
+      inputError(() => parseManifest(JSON.stringify(good), 'm.json', { loader: 0, process: 0 })).message,
+    ).toBe('m.json: loader: is 1 but the directory is loader-0');
     expect(
       inputError(() =>
-        parseManifest('{"loader":1,"process":0,"exitCode":0,"startMs":1,"endMs":2}', 'm.json', 0, 0),
-      ).message,
-    ).toMatch(/loader.*directory is loader-0/);
+        parseManifest(JSON.stringify({ ...good, startMs: 3, counts: { READ: { OK: -1 } } }), 'm.json'),
+      ).issues,
+    ).toEqual([
+      { path: 'm.json: counts.READ.OK', message: 'Too small: expected number to be >=0' },
+      { path: 'm.json: endMs', message: 'must not be before startMs' },
+    ]);
   });
 
   it('a corrupt log in the cell names file:line', async () => {
@@ -122,46 +137,5 @@ describe('cell input', () => {
   it('a warm-up longer than the cell is an InputError', async () => {
     const e = await rejected(readCellDir(FIXTURE).then((c) => aggregateCell(c, { warmupSeconds: 60 })));
     expect(e.message).toMatch(/leave no measured window/);
-  });
-});
-
-describe('YCSB summaries', () => {
-  it('reads the JSON array exporter output', () => {
-    const f = path.join(FIXTURE, 'loader-0/proc-0/summary.json');
-    const s = parseSummary(fs.readFileSync(f, 'utf8'), f);
-    expect(s.runtimeMs).toBeGreaterThan(7000);
-    expect(s.throughput).toBeGreaterThan(0);
-    const read = s.ops.READ;
-    // [READ], Operations counts successes only; attempted = Σ Return=
-    expect(read.operations).toBe(read.returns.OK);
-    expect(s.ops['READ-FAILED'].operations).toBe(
-      Object.entries(read.returns)
-        .filter(([k]) => k !== 'OK')
-        .reduce((a, [, v]) => a + v, 0),
-    );
-  });
-
-  it('reads the text exporter output the same way', () => {
-    const f = path.join(FIXTURE, 'loader-1/proc-1/summary.txt');
-    const s = parseSummary(fs.readFileSync(f, 'utf8'), f);
-    expect(s.ops.UPDATE.operations).toBe(s.ops.UPDATE.returns.OK);
-    expect(Object.keys(s.ops.READ.returns).sort()).toEqual(['ERROR', 'NOT_FOUND', 'OK', 'THROTTLED']);
-    // runtime × throughput ≈ Σ operations of all types (OVERALL counts failed ones too)
-    const attempted = ['READ', 'UPDATE']
-      .map((op) => Object.values(s.ops[op].returns).reduce((a, b) => a + b, 0))
-      .reduce((a, b) => a + b, 0);
-    expect(Math.round((s.runtimeMs! * s.throughput!) / 1000)).toBe(attempted);
-  });
-
-  it('malformed summaries name the file and entry', () => {
-    expect(inputError(() => parseSummary('[{"metric": "READ"', 's.json')).message).toMatch(
-      /s\.json: summary is not valid JSON/,
-    );
-    expect(
-      inputError(() => parseSummary('[{"metric":"READ","measurement":"Operations","value":"x"}]', 's.json'))
-        .issues[0].path,
-    ).toBe('s.json[0].value');
-    expect(inputError(() => parseSummary('', 's.txt')).message).toMatch(/empty/);
-    expect(inputError(() => parseSummary('hello\n', 's.txt')).message).toMatch(/no "\[METRIC\]/);
   });
 });

@@ -9,14 +9,11 @@ import * as path from 'node:path';
 import { InputError } from '../../../lib/core/errors';
 import { aggregateCell } from '../../../lib/core/results/aggregate';
 import { buildCellRow } from '../../../lib/core/results/rows';
-import {
-  judgeCell,
-  parseLoaderCpuJson,
-  parseManifestCpu,
-  type ManifestCpu,
-} from '../../../lib/core/results/loader-cpu';
+import { judgeCell, parseLoaderCpuJson, type ManifestCpu } from '../../../lib/core/results/loader-cpu';
 import { readCellDir } from '../../../lib/local/cell-dir';
 import { summaryRows } from '../../../lib/core/results/run-summary';
+import { checkManifest } from '../../../lib/core/contract/manifest';
+import { headlineOf } from '../../../lib/core/contract/headline';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
 const meta = {
@@ -117,7 +114,7 @@ describe('loader CPU in the cells row', () => {
     const err = await readCellDir(dir).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).message).toMatch(
-      /loader-1\/proc-0\/manifest\.json: cpu\.machinePct: expected a number 0\.\.100 or null/,
+      /loader-1\/proc-0\/manifest\.json: cpu\.machinePct: Too big: expected number to be <=100/,
     );
   });
 });
@@ -144,16 +141,21 @@ describe('the verdict', () => {
     );
   });
 
-  it('parses the manifest field strictly', () => {
-    expect(parseManifestCpu(undefined, 'm').cpu).toBeUndefined();
-    expect(parseManifestCpu(cpu(50, 2), 'm')).toEqual({ issues: [], cpu: cpu(50, 2) });
-    expect(
-      parseManifestCpu({ ...cpu(50, 2), cores: 0, processCpuMs: -1 }, 'm').issues.map((i) => i.path),
-    ).toEqual(['m: cpu.cores', 'm: cpu.processCpuMs']);
+  it('parses the manifest field strictly (the manifest schema)', () => {
+    const base = { loader: 0, process: 0, phase: 'run', host: 'h', exitCode: 0, startMs: 1, endMs: 2 };
+    expect(checkManifest(base, 'm').cpu).toBeUndefined();
+    expect(checkManifest({ ...base, cpu: cpu(50, 2) }, 'm').cpu).toEqual(cpu(50, 2));
+    let paths: string[] = [];
+    try {
+      checkManifest({ ...base, cpu: { ...cpu(50, 2), cores: 0, processCpuMs: -1 } }, 'm');
+    } catch (e) {
+      paths = (e as InputError).issues.map((i) => i.path);
+    }
+    expect(paths).toEqual(['m: cpu.cores', 'm: cpu.processCpuMs']);
   });
 
   it('the run summary marks a suspect cell (DuckDB gives a boolean, Athena the string "true")', () => {
-    const first = (c: Record<string, unknown>) => summaryRows([{ cell_id: 'c', ...c }])[0]![0];
+    const first = (c: Record<string, unknown>) => summaryRows([headlineOf({ cell_id: 'c', ...c })])[0]![0];
     expect(first({ suspect: true })).toBe('c (suspect)');
     expect(first({ suspect: 'true' })).toBe('c (suspect)');
     expect(first({ suspect: false, incomplete: true })).toBe('c (incomplete)');

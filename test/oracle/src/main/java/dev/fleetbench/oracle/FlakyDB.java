@@ -14,16 +14,23 @@ import site.ycsb.measurements.Measurements;
  * DynamoDB-API binding's. Per read/update: 5% of calls record one throttled attempt as the
  * measurement {@code <OP>-THROTTLED} (then succeed), 3% return ERROR, 2% NOT_FOUND (reads only),
  * 1% return THROTTLED (a throttle that outlived its retries). Properties: {@code flakydb.failures}
- * (default true) turns the failures off.
+ * (default true) turns the failures off; {@code flakydb.twinstatus} (default false) makes 2% of calls return
+ * {@link Status#SERVICE_UNAVAILABLE} and 2% the binding's own SERVICE_UNAVAILABLE, a status with the same name
+ * and another description. YCSB counts statuses by name AND description ({@code Status.equals}) and prints the
+ * name only ({@code OneMeasurement.exportStatusCounts}), so such a summary repeats
+ * {@code [OP], Return=SERVICE_UNAVAILABLE} lines.
  */
 public class FlakyDB extends BasicDB {
   private static final Status THROTTLED = new Status("THROTTLED", "Throttled after all retries");
+  private static final Status RESTARTING = new Status("SERVICE_UNAVAILABLE", "The node is restarting.");
   private boolean failures = true;
+  private boolean twinStatus = false;
 
   @Override
   public void init() {
     super.init();
     failures = Boolean.parseBoolean(getProperties().getProperty("flakydb.failures", "true"));
+    twinStatus = Boolean.parseBoolean(getProperties().getProperty("flakydb.twinstatus", "false"));
   }
 
   @Override
@@ -57,6 +64,12 @@ public class FlakyDB extends BasicDB {
     }
     if (r < 0.11) {
       return THROTTLED;
+    }
+    if (twinStatus && r < 0.13) {
+      return Status.SERVICE_UNAVAILABLE;
+    }
+    if (twinStatus && r < 0.15) {
+      return RESTARTING;
     }
     return s;
   }

@@ -1,10 +1,23 @@
 /**
- * YCSB end-of-run summaries: the JSON array exporter (`JSONArrayMeasurementsExporter`, an array of
- * `{metric, measurement, value}`) and the text form (`[METRIC], MEASUREMENT, VALUE` lines).
+ * The YCSB end-of-run summary, the one parser of it (issue #18): the loader agent judges a process by it
+ * and writes its counts into the manifest (loader/agent/src/run-job.ts); the aggregator reads it for the
+ * status counts of a cell (lib/core/results/input.ts). Two forms, as YCSB 0.17.0 writes them
+ * (site.ycsb.measurements.exporter in https://github.com/brianfrankcooper/YCSB/tree/0.17.0/core):
+ * the JSON array exporter (`JSONArrayMeasurementsExporter`, an array of `{metric, measurement, value}`)
+ * and the text form (`TextMeasurementsExporter`, `[METRIC], MEASUREMENT, VALUE` lines).
  *
- * What is kept: `[OVERALL]` runtime and throughput, and per operation `Operations` and every `Return=`
+ * What is kept: `[OVERALL]` runtime and throughput, and per measurement `Operations` and every `Return=`
  * line. `[X], Operations` counts successes only (failed latencies are under `X-FAILED`); the attempted
  * operations of X are Σ of its `Return=` lines.
+ *
+ * Repeated `Return=` lines are SUMMED. They are real: YCSB keys its status counts by `Status` object, and
+ * `Status.equals` compares the name AND the description
+ * (https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/Status.java), while
+ * the exporter writes only the name (`OneMeasurement.exportStatusCounts`). A binding that returns its own
+ * `new Status("SERVICE_UNAVAILABLE", "...")` next to `Status.SERVICE_UNAVAILABLE` gets two
+ * `[READ], Return=SERVICE_UNAVAILABLE` lines: test/fixtures/ycsb/repeated-return holds such output of real
+ * YCSB (test/oracle/gen-ycsb-repeated-return.sh). fleetbench's own bindings name their statuses apart from
+ * YCSB 0.17.0's (THROTTLED, TIMEOUT), so their summaries do not repeat a line today; a user's jar may.
  */
 import { InputError } from '../errors';
 
@@ -114,4 +127,22 @@ function fromEntries(entries: Entry[]): YcsbSummary {
     }
   }
   return s;
+}
+
+/** `[OP], Return=STATUS` counts by measurement, for the measurements that have any. */
+export function returnCounts(s: YcsbSummary): Record<string, Record<string, number>> {
+  return Object.fromEntries(
+    Object.entries(s.ops)
+      .filter(([, o]) => Object.keys(o.returns).length > 0)
+      .map(([name, o]) => [name, { ...o.returns }]),
+  );
+}
+
+/** `[NAME], Operations` of every measurement that has the line (READ, READ-FAILED, Intended-READ, ...). */
+export function operationCounts(s: YcsbSummary): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(s.ops)
+      .filter(([, o]) => o.operations !== undefined)
+      .map(([name, o]) => [name, o.operations as number]),
+  );
 }
