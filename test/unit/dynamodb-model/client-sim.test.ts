@@ -45,8 +45,11 @@ describe('client simulation: schedules', () => {
     // each process: operation k due at k × 20 ms (50 ops/s), done 5 ms later; counted when done in
     // [8,000, 20,000) ms and started before 20,000: k = 400 … 999, 600 per process, 1,200 in 12 s
     const r = simulateClient(roomy);
+    // the last operation (k = 999, due at 19,980 ms) is done at 19,985: nothing runs past the end
     expect(r).toEqual({
       attainment: 1,
+      attainmentWithDrain: 1,
+      drainSeconds: 0,
       goodOps: 1200,
       failedOps: 0,
       throttledAttempts: 0,
@@ -72,6 +75,11 @@ describe('client simulation: schedules', () => {
         attainment: 0.2,
       });
     }
+    // op 199 starts at 19,900 ms and is done at 20,000: in the drain, as the pipeline counts it,
+    // 121 ops in 12 s
+    const drained = simulateClient(one);
+    expect(drained.drainSeconds).toBe(0);
+    expect(drained.attainmentWithDrain).toBeCloseTo(121 / 12 / 50, 12);
     // the solver: X = min(50, 1 thread / 0.1 s) = 10 ops/s
     const s = solve(
       [{ kind: 'partition', share: 1, readUnitsPerSec: Infinity, writeUnitsPerSec: Infinity }],
@@ -105,6 +113,27 @@ describe('client simulation: schedules', () => {
     expect(Math.abs(r.goodOps - 100)).toBeLessThanOrEqual(1);
     expect(r.throttledAttempts).toBe(r.failedOps);
     expect(Math.abs(r.attainment - 0.2)).toBeLessThanOrEqual(0.002);
+  });
+  it('YCSB lets a thread finish its retries after the end: the drain the pipeline counts', () => {
+    // one key at 1 WCU/s, 5 writes/s offered by 1 thread, 1 retry after 2-4 s (base = cap = 4,000 ms):
+    // the operation running at the end is throttled (the key admits 1 in 5) and waits up to 4 s, so
+    // the cell runs past its 110 s by more than 0 and at most 4 s + 2 attempts of 1 ms
+    const r = simulateClient({
+      ...roomy,
+      table: { ...roomy.table, recordCount: 1, itemBytes: 500, storedItemBytes: 600, capacityScale: 0.001 },
+      mix: { read: 0, write: 1, readUnits: 1, writeUnits: 1 },
+      targetOpsPerSec: 5,
+      processes: 1,
+      threadsPerProcess: 1,
+      latencyMs: 1,
+      retry: { maxRetries: 1, baseDelayMs: 4000, maxDelayMs: 4000 },
+      durationSeconds: 110,
+      warmupSeconds: 10,
+    });
+    expect(r.drainSeconds).toBeGreaterThan(0);
+    expect(r.drainSeconds).toBeLessThanOrEqual(4.002);
+    // the drain adds seconds in which at most one operation completes
+    expect(r.attainmentWithDrain).toBeLessThan(r.attainment);
   });
   it('names the field of a bad input', () => {
     expect(() => simulateClient({ ...roomy, threadsPerProcess: 0 })).toThrow(
