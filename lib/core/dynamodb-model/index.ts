@@ -5,3 +5,4 @@ export * from './model';
 export * from './ycsb-keys';
 export * from './plan-cell';
 export * from './emulator';
+export * from './client-sim';

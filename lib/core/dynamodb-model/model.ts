@@ -229,7 +229,7 @@ export interface SimulationOptions {
  * Time-stepped simulation of a cell from table creation: the partitions at creation, hot keys
  * hashed onto them, a partition at its limit for `splitAfterSeconds` split in two (hot keys
  * divided to balance heat; a single item never splits), the burst bucket (provisioned) or the
- * on-demand ceiling, and YCSB's closed loop solved each step.
+ * on-demand ceiling, and the client's rate (solve.ts) solved each step.
  */
 export function simulate(
   cell: CellModel,

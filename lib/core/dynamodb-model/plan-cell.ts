@@ -99,7 +99,8 @@ export function tableModelOf(spec: RunSpec, target: DynamoDbTarget, capacityScal
 
 /**
  * The cell model of a planned DynamoDB cell, or null when it is not modelled (exponential keys,
- * scans). Units per read/write from the dataset's item; threads = loaders × processes × threads.
+ * scans). Units per read/write from the dataset's item; threads = loaders × processes × threads;
+ * the schedule from `fleetbench.schedule` (the Launcher's default: open).
  */
 export function cellModelOf(
   spec: RunSpec,
@@ -125,6 +126,8 @@ export function cellModelOf(
     targetOpsPerSec: cell.targetOpsPerSec,
     client: {
       threads,
+      processes: Math.max(1, cell.processes.length),
+      schedule: props['fleetbench.schedule'] === 'per-thread' ? 'per-thread' : 'open',
       latencyMs: target.expectedLatencyMs ?? 6,
       retry: retryPolicyOf(props),
     },

@@ -1,6 +1,6 @@
 /**
  * The shared core of both modes: given where the operations go (domains with their limits), the
- * table's limit and YCSB's closed loop with the binding's retries, the rate the client runs at and
+ * table's limit and the loader's client (threads, schedule) with the binding's retries, the rate the client runs at and
  * what it gets. The analytic mode calls it once with the steady-state layout; the simulation calls
  * it every step with the current layout, burst and on-demand ceiling.
  */
@@ -30,9 +30,20 @@ export interface RetryPolicy {
 /** loader/ycsb-binding/README.md: 3 retries, 50 ms base, 5 s cap, equal jitter. */
 export const BINDING_RETRY_DEFAULTS: RetryPolicy = { maxRetries: 3, baseDelayMs: 50, maxDelayMs: 5_000 };
 
+/** `fleetbench.schedule` (loader/ycsb-binding/README.md "Pacing"): the loader's open loop or YCSB's per-thread pacing. */
+export type LoaderSchedule = 'open' | 'per-thread';
+
 export interface ClientModel {
   /** YCSB client threads over all processes */
   threads: number;
+  /** YCSB processes the threads are spread over (default 1); each has its own open-loop schedule */
+  processes?: number;
+  /**
+   * How the loader paces (default `open`). The steady-state rate below is the same for both: it is
+   * the mean-value form of each; the schedule matters to the client simulation (./client-sim.ts),
+   * which follows one cell operation by operation.
+   */
+  schedule?: LoaderSchedule;
   /** service time of one request attempt, ms (throttled attempts take as long) */
   latencyMs: number;
   retry: RetryPolicy;
@@ -177,9 +188,14 @@ function evaluate(X: number, domains: Domain[], mix: OpMix, table: TableLimit, c
 }
 
 /**
- * YCSB's closed loop with a target: every thread paces itself to target/threads and, when behind,
- * runs back to back, so the rate is X = min(target, threads / E[time of one op]); E grows with X
- * (more throttling, more back-off), so X is found by bisection.
+ * The rate the loader's client runs at. With either schedule (module comment of ./client-sim.ts) a
+ * thread is busy for E[time of one op] per operation (attempts × latency + back-off), so the threads
+ * complete at most threads / E operations per second; below that they keep the target (open loop:
+ * free threads take every due operation; per-thread: every thread keeps its own slots), above it
+ * every thread is busy and operations start late, back to back. So X = min(target, threads / E[T(X)]),
+ * an operation whose retries are exhausted is a failed one, and E grows with X (more throttling,
+ * more back-off): X is found by bisection. This is the mean of both schedules, not their spread
+ * over a short window: the client simulation gives that (docs/dynamodb-model.md, "Local emulation").
  */
 export function solve(
   domains: Domain[],

@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import { validateSpec } from '../../../lib/core/spec';
 import { planRun, type CellPlan } from '../../../lib/core/plan';
 import { renderPlan } from '../../../lib/cli/commands/plan';
+import { cellModelOf, predictSteadyState } from '../../../lib/core/dynamodb-model';
+import type { DynamoDbTarget } from '../../../lib/core/spec/schema';
 
 const spec = validateSpec(
   JSON.parse(readFileSync(path.join(__dirname, '../../../examples/seed-001-zipfian.json'), 'utf8')),
@@ -77,5 +79,14 @@ describe('seed 001 from first principles', () => {
       .split('\n')
       .find((l) => l.includes('dynamodb.zipfian.r90.t222000'));
     expect(row).toMatch(/ 40\.0% item$/);
+  });
+  it("the seed's client paces per thread (upstream YCSB); the steady state is the same under the open loop", () => {
+    const c = cell('dynamodb.zipfian.r10.t125000');
+    expect(c.processes[0]!.properties['fleetbench.schedule']).toBe('per-thread');
+    const model = cellModelOf(spec, spec.targets[0] as DynamoDbTarget, c)!;
+    expect(model.client.schedule).toBe('per-thread');
+    // X = min(target, threads / E[T(X)]) is the mean of both schedules (solve.ts)
+    const open = predictSteadyState({ ...model, client: { ...model.client, schedule: 'open' } });
+    expect(open.attainment).toBe(c.prediction!.attainment);
   });
 });
