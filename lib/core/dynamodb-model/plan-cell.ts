@@ -126,7 +126,7 @@ export function cellModelOf(
     targetOpsPerSec: cell.targetOpsPerSec,
     client: {
       threads,
-      processes: Math.max(1, cell.processes.length),
+      processes: Math.max(1, cell.loaders * cell.processesPerLoader),
       schedule: props['fleetbench.schedule'] === 'per-thread' ? 'per-thread' : 'open',
       latencyMs: target.expectedLatencyMs ?? 6,
       retry: retryPolicyOf(props),

@@ -82,7 +82,7 @@ describe('seed 001 from first principles', () => {
   });
   it("the seed's client paces per thread (upstream YCSB); the steady state is the same under the open loop", () => {
     const c = cell('dynamodb.zipfian.r10.t125000');
-    expect(c.processes[0]!.properties['fleetbench.schedule']).toBe('per-thread');
+    expect(c.properties['fleetbench.schedule']).toBe('per-thread');
     const model = cellModelOf(spec, spec.targets[0] as DynamoDbTarget, c)!;
     expect(model.client.schedule).toBe('per-thread');
     // X = min(target, threads / E[T(X)]) is the mean of both schedules (solve.ts)
