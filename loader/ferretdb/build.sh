@@ -15,7 +15,8 @@ VERSION=v1.24.0
 OUT_DIR="$HOME/.cache/fleetbench/ferretdb-$VERSION"  # = fleetbench.ferretdb in loader/ycsb-binding/pom.xml
 BIN="$OUT_DIR/ferretdb"
 
-if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -qx "version: $VERSION"; then
+# (the output is captured first: with pipefail, `grep -q` closing the pipe early would fail the check)
+if [ -x "$BIN" ] && [[ "$("$BIN" --version 2>/dev/null)" == *"version: $VERSION"* ]]; then
   echo "$BIN"
   exit 0
 fi

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.Vector;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.bson.types.Binary;
@@ -73,10 +74,16 @@ public class MongoDb extends DB {
   private final Map<String, MongoCollection<Document>> collections = new ConcurrentHashMap<>();
   private Measurements measurements;
   private Map<String, String> environment = System.getenv();
+  private UnaryOperator<MongoCollection<Document>> wrapper = UnaryOperator.identity();
 
   /** For tests: measure into this registry instead of the process-wide singleton. */
   void useMeasurements(Measurements m) {
     this.measurements = m;
+  }
+
+  /** For tests: wrap each collection (a test double that fails the first calls, over the real collection). */
+  void wrapCollections(UnaryOperator<MongoCollection<Document>> wrapper) {
+    this.wrapper = wrapper;
   }
 
   /** For tests: take the credentials' environment variables from this map instead of the process's. */
@@ -122,7 +129,7 @@ public class MongoDb extends DB {
   }
 
   private MongoCollection<Document> collection(String table) {
-    return collections.computeIfAbsent(table, database::getCollection);
+    return collections.computeIfAbsent(table, t -> wrapper.apply(database.getCollection(t)));
   }
 
   // ------------------------------------------------------------------------------------------ operations
