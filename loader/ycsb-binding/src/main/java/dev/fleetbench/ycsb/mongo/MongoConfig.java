@@ -47,6 +47,10 @@ public final class MongoConfig {
   /** Upstream YCSB's insert batch size; only 1 is supported here. */
   public static final String BATCH_SIZE = "batchsize";
   public static final String INJECT_DELAY_US = "fleetbench.injectDelayUs";
+  /** Used by {@link MongoSchema} only: YCSB core's table property, the collection's name. */
+  public static final String TABLE = "table";
+  /** Used by {@link MongoSchema} only: {@code auto}, {@code hashed} or {@code none}. */
+  public static final String SHARDING = "mongodb.sharding";
   /**
    * Environment variables the SCRAM credentials come from: the loader agent fetches an external target's secret
    * at job start and hands it over this way, so it never appears in a property file, the job document or a log.
@@ -66,6 +70,7 @@ public final class MongoConfig {
   /** {@code server}: send no read concern (the server's default applies). */
   static final Map<String, ReadConcern> READ_CONCERNS = new LinkedHashMap<>();
   static final List<String> AUTH_MECHANISMS = List.of("negotiate", "SCRAM-SHA-256", "SCRAM-SHA-1");
+  static final List<String> SHARDINGS = List.of("auto", "hashed", "none");
 
   static {
     WRITE_CONCERNS.put("unacknowledged", WriteConcern.UNACKNOWLEDGED);
@@ -139,6 +144,8 @@ public final class MongoConfig {
   public final int retryMaxDelayMs;
   public final boolean upsert;
   public final long injectDelayUs;
+  public final String table;
+  public final String sharding;
 
   private MongoConfig(Properties p, Map<String, String> env, List<String> problems) {
     url = connectionString(p.getProperty(URL, "").trim(), problems);
@@ -202,6 +209,11 @@ public final class MongoConfig {
           + " operation (expected 1 or unset)");
     }
     injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
+    table = p.getProperty(TABLE, "usertable").trim();
+    if (table.isEmpty() || table.startsWith("system.") || table.contains("$")) {
+      problems.add(TABLE + ": '" + table + "' is not a collection name (not empty, no '$', not system.*)");
+    }
+    sharding = choice(p, SHARDING, "auto", SHARDINGS, problems);
   }
 
   /** Parses and validates against the process environment; throws a DBException listing every bad property. */

@@ -53,8 +53,16 @@ class MongoYcsbEndToEndTest {
 
   /** Runs YCSB in a child JVM with these variables added to its environment; returns its stderr. */
   private String ycsb(String name, List<String> args, Map<String, String> env) throws Exception {
+    Object[] r = java(name, "site.ycsb.Client", args, env);
+    assertEquals(0, r[0], name + ": YCSB exit code\n" + tail((String) r[2]));
+    return (String) r[2];
+  }
+
+  /** Runs a main class in a child JVM with these variables in its environment; returns {exit, stdout, stderr}. */
+  private Object[] java(String name, String mainClass, List<String> args, Map<String, String> env)
+      throws Exception {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath(), "site.ycsb.Client"));
+        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath(), mainClass));
     cmd.addAll(args);
     File out = dir.resolve(name + ".stdout").toFile();
     File err = dir.resolve(name + ".stderr").toFile();
@@ -69,8 +77,7 @@ class MongoYcsbEndToEndTest {
     }
     String stderr = Files.readString(err.toPath(), StandardCharsets.UTF_8);
     assertTrue(done, name + ": did not finish in 90 s\n" + tail(stderr));
-    assertEquals(0, p.exitValue(), name + ": YCSB exit code\n" + tail(stderr));
-    return stderr;
+    return new Object[] {p.exitValue(), Files.readString(out.toPath(), StandardCharsets.UTF_8), stderr};
   }
 
   private static String tail(String s) {
@@ -124,6 +131,16 @@ class MongoYcsbEndToEndTest {
         "dev.fleetbench.ycsb.MongoDbClient", "table", "usertable", "recordcount", "500", "fieldcount", "4",
         "fieldlength", "20", "measurementtype", "hdrhistogram", "hdrhistogram.fileoutput", "true",
         "status.interval", "1", "exporter", "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter"));
+
+    List<String> conn = props("mongodb.url", server.url(DB), "mongodb.authSource", LocalFerretDb.DATABASE);
+    Object[] made = java("schema", "dev.fleetbench.ycsb.mongo.MongoSchema", conn, LocalFerretDb.credentials());
+    assertEquals(0, made[0], "MongoSchema exit code\n" + made[2]);
+    assertEquals("{\"database\":\"e2e\",\"collection\":\"usertable\",\"created\":true,\"sharded\":false}",
+        ((String) made[1]).trim(), "not a mongos: created, not sharded");
+    Object[] again0 = java("schema-again", "dev.fleetbench.ycsb.mongo.MongoSchema", conn,
+        LocalFerretDb.credentials());
+    assertEquals("{\"database\":\"e2e\",\"collection\":\"usertable\",\"created\":false,\"sharded\":false}",
+        ((String) again0[1]).trim(), "idempotent");
 
     List<String> load = new ArrayList<>(List.of("-load", "-s"));
     load.addAll(common);
@@ -196,5 +213,23 @@ class MongoYcsbEndToEndTest {
     // the first of a kind is logged (by each thread that meets it at the same moment), the rest only counted
     long logged = refusedErr.split("READ failed \\(MongoQueryException 13\\)", -1).length - 1; // Unauthorized
     assertTrue(logged >= 1 && logged <= 2, logged + " log lines:\n" + tail(refusedErr));
+  }
+
+  @Test
+  void schemaHelperRefusesHashedShardingWithoutAMongosAndBadArguments() throws Exception {
+    List<String> conn = props("mongodb.url", LocalFerretDb.server().url(DB), "mongodb.authSource",
+        LocalFerretDb.DATABASE, "mongodb.sharding", "hashed");
+    Object[] r = java("schema-hashed", "dev.fleetbench.ycsb.mongo.MongoSchema", conn, LocalFerretDb.credentials());
+    assertEquals(1, r[0], (String) r[2]);
+    assertTrue(((String) r[2]).contains("mongodb.sharding=hashed, but the server is not a mongos"), (String) r[2]);
+    Object[] bad = java("schema-bad", "dev.fleetbench.ycsb.mongo.MongoSchema",
+        props("mongodb.url", "mongodb://u:pw@h/ycsb", "mongodb.sharding", "range"), Map.of());
+    assertEquals(2, bad[0]);
+    assertTrue(((String) bad[2]).contains("mongodb.sharding: 'range' is not one of [auto, hashed, none]"),
+        (String) bad[2]);
+    assertTrue(((String) bad[2]).contains("mongodb.url: contains credentials"), (String) bad[2]);
+    Object[] usage = java("schema-usage", "dev.fleetbench.ycsb.mongo.MongoSchema", List.of("--url", "x"), Map.of());
+    assertEquals(2, usage[0]);
+    assertTrue(((String) usage[2]).contains("argument 1: unknown '--url'"), (String) usage[2]);
   }
 }
