@@ -78,6 +78,8 @@ class MongoConfigTest {
     // an SRV URL (Atlas) is resolved by DNS only when a client is built; parsing it needs none
     MongoConfig srv = MongoConfig.from(props(MongoConfig.URL, "mongodb+srv://cluster0.example.net/ycsb"), Map.of());
     assertTrue(srv.tls, "mongodb+srv: TLS on unless mongodb.tls=false");
+    assertFalse(MongoConfig.from(props(MongoConfig.URL, "mongodb+srv://cluster0.example.net/ycsb", MongoConfig.TLS,
+        "false"), Map.of()).tls);
   }
 
   @Test
@@ -141,6 +143,10 @@ class MongoConfigTest {
     assertTrue(e.getMessage().contains("mongodb.url: contains credentials (user@host); remove them and set the"
         + " environment variables FLEETBENCH_MONGODB_USERNAME and FLEETBENCH_MONGODB_PASSWORD"), e.getMessage());
     assertFalse(e.getMessage().contains("hunter2"), e.getMessage());
+    DBException noPassword = assertThrows(DBException.class, () -> MongoConfig.from(props(MongoConfig.URL,
+        "mongodb://h"), Map.of(MongoConfig.USERNAME_ENV, "bench")));
+    assertTrue(noPassword.getMessage().contains("FLEETBENCH_MONGODB_PASSWORD: empty while"
+        + " FLEETBENCH_MONGODB_USERNAME is set"), noPassword.getMessage());
     DBException missing = assertThrows(DBException.class, () -> MongoConfig.from(props(), Map.of()));
     assertTrue(missing.getMessage().contains("mongodb.url: missing"), missing.getMessage());
     DBException scheme = assertThrows(DBException.class,
