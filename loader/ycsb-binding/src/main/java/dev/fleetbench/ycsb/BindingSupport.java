@@ -1,7 +1,12 @@
 package dev.fleetbench.ycsb;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
@@ -92,5 +97,39 @@ public final class BindingSupport {
       counts.forEach((k, v) -> out.put(k, v.sum()));
       return out;
     }
+  }
+
+  /**
+   * The properties of a helper's command line ({@code cql.CqlSchema}, {@code mongo.MongoSchema}), given as YCSB
+   * takes them: {@code -p name=value} and {@code -P file}, later ones winning. Problems name the argument's
+   * position.
+   */
+  public static Properties cliProperties(String[] args) {
+    Properties p = new Properties();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if ((a.equals("-p") || a.equals("-P")) && i + 1 >= args.length) {
+        throw new IllegalArgumentException("argument " + (i + 1) + ": " + a + " needs a value");
+      }
+      if (a.equals("-p")) {
+        String kv = args[++i];
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("argument " + (i + 1) + ": '" + kv + "' is not name=value");
+        }
+        p.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
+      } else if (a.equals("-P")) {
+        String file = args[++i];
+        try (InputStream in = Files.newInputStream(Paths.get(file))) {
+          p.load(in);
+        } catch (IOException e) {
+          throw new IllegalArgumentException("argument " + (i + 1) + ": cannot read '" + file + "': " + e);
+        }
+      } else {
+        throw new IllegalArgumentException("argument " + (i + 1) + ": unknown '" + a
+            + "'; expected -p name=value or -P file");
+      }
+    }
+    return p;
   }
 }

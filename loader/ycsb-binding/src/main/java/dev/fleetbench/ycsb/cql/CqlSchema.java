@@ -2,10 +2,7 @@ package dev.fleetbench.ycsb.cql;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Paths;
+import dev.fleetbench.ycsb.BindingSupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,32 +77,8 @@ public final class CqlSchema {
   }
 
   public static void main(String[] args) {
-    Properties p = new Properties();
     try {
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if ((a.equals("-p") || a.equals("-P")) && i + 1 >= args.length) {
-          throw new IllegalArgumentException("argument " + (i + 1) + ": " + a + " needs a value");
-        }
-        if (a.equals("-p")) {
-          String kv = args[++i];
-          int eq = kv.indexOf('=');
-          if (eq <= 0) {
-            throw new IllegalArgumentException("argument " + (i + 1) + ": '" + kv + "' is not name=value");
-          }
-          p.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
-        } else if (a.equals("-P")) {
-          String file = args[++i];
-          try (InputStream in = Files.newInputStream(Paths.get(file))) {
-            p.load(in);
-          } catch (IOException e) {
-            throw new IllegalArgumentException("argument " + (i + 1) + ": cannot read '" + file + "': " + e);
-          }
-        } else {
-          throw new IllegalArgumentException("argument " + (i + 1) + ": unknown '" + a
-              + "'; expected -p name=value or -P file");
-        }
-      }
+      Properties p = BindingSupport.cliProperties(args);
       CqlConfig c = CqlConfig.from(p);
       create(p);
       System.out.println("{\"keyspace\":\"" + c.keyspace + "\",\"table\":\"" + c.table
