@@ -52,6 +52,15 @@ export const BINDINGS = {
     },
     supports: { scan: true, batchInsert: false },
   },
+  /** the MongoDB binding (official sync driver): documents as upstream YCSB's mongodb binding stores them */
+  mongodb: {
+    dbClass: 'dev.fleetbench.ycsb.MongoDbClient',
+    secret: {
+      env: { username: 'FLEETBENCH_MONGODB_USERNAME', password: 'FLEETBENCH_MONGODB_PASSWORD' },
+      required: ['username', 'password'],
+    },
+    supports: { scan: true, batchInsert: false },
+  },
 } as const satisfies Record<string, BindingDescriptor>;
 
 export type BindingId = keyof typeof BINDINGS;

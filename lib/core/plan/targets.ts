@@ -76,6 +76,14 @@ const external: KindDescriptor<ExternalTarget> = {
           'redis.cluster': String(t.redis?.cluster ?? false),
           'redis.tls': String(t.redis?.tls ?? false),
         };
+      case 'mongodb':
+        // the collection is the table; TLS follows the connection string (on for mongodb+srv)
+        return {
+          table,
+          'mongodb.url': t.endpoints[0]!,
+          'mongodb.writeConcern': t.mongodb?.writeConcern ?? 'acknowledged',
+          'mongodb.readPreference': t.mongodb?.readPreference ?? 'primary',
+        };
     }
   },
   credentialsSecretArn: (t) => t.credentialsSecretArn,

@@ -121,9 +121,30 @@ export const ExternalTarget = z.strictObject({
   ...targetCommon,
   kind: z.literal('external'),
   /** The API the loaders speak, which picks the YCSB binding (lib/core/contract/bindings.ts). */
-  protocol: z.enum(['dynamodb', 'cql', 'redis']),
-  /** host:port (cql, redis) or URLs (dynamodb); a Redis Cluster lists seed nodes. */
+  protocol: z.enum(['dynamodb', 'cql', 'redis', 'mongodb']),
+  /**
+   * host:port (cql, redis), URLs (dynamodb), or one connection string without credentials (mongodb:
+   * `mongodb+srv://cluster0.example.mongodb.net/ycsb`); a Redis Cluster lists seed nodes.
+   */
   endpoints: z.array(z.string().min(1)).min(1),
+  /** MongoDB only: write concern and read preference (the binding's names). */
+  mongodb: z
+    .strictObject({
+      writeConcern: z
+        .enum([
+          'unacknowledged',
+          'errors_ignored',
+          'acknowledged',
+          'journaled',
+          'replica_acknowledged',
+          'majority',
+        ])
+        .default('acknowledged'),
+      readPreference: z
+        .enum(['primary', 'primary_preferred', 'secondary', 'secondary_preferred', 'nearest'])
+        .default('primary'),
+    })
+    .optional(),
   /** Redis only: cluster mode (the endpoints are seed nodes) and TLS. */
   redis: z
     .strictObject({

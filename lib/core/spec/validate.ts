@@ -106,6 +106,31 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         path: `targets[${i}].redis`,
         message: `Redis settings on a "${t.protocol}" target: remove them or set protocol "redis"`,
       });
+    if (t.kind === 'external' && t.mongodb && t.protocol !== 'mongodb')
+      issues.push({
+        path: `targets[${i}].mongodb`,
+        message: `MongoDB settings on a "${t.protocol}" target: remove them or set protocol "mongodb"`,
+      });
+    if (t.kind === 'external' && t.protocol === 'mongodb') {
+      if (t.endpoints.length !== 1)
+        issues.push({
+          path: `targets[${i}].endpoints`,
+          message: `a MongoDB target takes one connection string (mongodb:// or mongodb+srv://), found ${t.endpoints.length}`,
+        });
+      t.endpoints.forEach((e, k) => {
+        if (!/^mongodb(\+srv)?:\/\//.test(e))
+          issues.push({
+            path: `targets[${i}].endpoints[${k}]`,
+            message: 'expected a mongodb:// or mongodb+srv:// connection string',
+          });
+        else if (/^mongodb(\+srv)?:\/\/[^/@]*@/.test(e))
+          issues.push({
+            path: `targets[${i}].endpoints[${k}]`,
+            message:
+              'credentials in the connection string: put them in the credentialsSecretArn secret instead',
+          });
+      });
+    }
     if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
       warnings.push(
         `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,

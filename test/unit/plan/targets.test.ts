@@ -1,0 +1,102 @@
+/**
+ * The binding descriptors (lib/core/contract/bindings.ts) and the descriptor per target kind
+ * (lib/core/plan/targets.ts): which binding a target's loaders run, the properties the planner sets once,
+ * the credentials reference, and the refusals of settings that do not belong to a target's protocol.
+ */
+import { BINDINGS } from '../../../lib/core/contract/bindings';
+import { InputError } from '../../../lib/core/errors';
+import { cellProcesses, loadProcesses, planRun } from '../../../lib/core/plan';
+import { validateSpec } from '../../../lib/core/spec';
+import { credentialEnv } from '../../../loader/agent/src/run-job';
+import { baseSpec, withValue } from '../spec/fixtures';
+
+const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:fleetbench/db-AbCdEf';
+const external = (extra: Record<string, unknown>) =>
+  withValue(baseSpec(), 'targets', [
+    { id: 'db', kind: 'external', price: { usdPerHour: 1 }, credentialsSecretArn: SECRET, ...extra },
+  ]);
+const issues = (spec: unknown): string[] => {
+  try {
+    validateSpec(spec);
+    return [];
+  } catch (e) {
+    return (e as InputError).issues.map((i) => `${i.path}: ${i.message}`);
+  }
+};
+
+describe('redis targets', () => {
+  const spec = external({
+    protocol: 'redis',
+    endpoints: ['10.0.0.5:6379', '10.0.0.6:6379'],
+    redis: { cluster: true },
+  });
+
+  it('run the Redis binding with the endpoints as seed nodes, in every process of every phase', () => {
+    const p = planRun(validateSpec(spec).spec, { runId: 'r1' });
+    expect(p.bindings.db).toEqual({
+      binding: 'redis',
+      db: 'dev.fleetbench.ycsb.RedisClient',
+      properties: {
+        table: 'fleetbench-unit-db-r1',
+        'redis.host': '10.0.0.5:6379,10.0.0.6:6379',
+        'redis.cluster': 'true',
+        'redis.tls': 'false',
+      },
+      credentials: { secretArn: SECRET, binding: 'redis' },
+      runtimeEndpoints: false,
+    });
+    expect(cellProcesses(p.cells[0]!)[1]!.properties['redis.host']).toBe('10.0.0.5:6379,10.0.0.6:6379');
+    // the load plan shares its properties across targets; the binding's are added per target by StartLoad
+    expect(loadProcesses(p.load!)[0]!.properties['redis.host']).toBeUndefined();
+  });
+
+  it('refuse Redis settings on another protocol, naming the field', () => {
+    expect(issues(external({ protocol: 'cql', endpoints: ['h:9042'], redis: { tls: true } }))).toEqual([
+      'targets[0].redis: Redis settings on a "cql" target: remove them or set protocol "redis"',
+    ]);
+  });
+
+  it('take a password-only secret (Redis `default` user) into the JVMs environment', async () => {
+    const env = await credentialEnv({ secretArn: SECRET, binding: 'redis' }, async () =>
+      JSON.stringify({ password: 'pw' }),
+    );
+    expect(env).toEqual({ FLEETBENCH_REDIS_PASSWORD: 'pw' });
+    await expect(
+      credentialEnv({ secretArn: SECRET, binding: 'redis' }, async () => JSON.stringify({ username: 'u' })),
+    ).rejects.toThrow(/lacks "password" \(a redis secret has password\)/);
+  });
+});
+
+describe('mongodb targets', () => {
+  const url = 'mongodb+srv://cluster0.example.mongodb.net/ycsb';
+  it('run the MongoDB binding on the one connection string, with the write concern and read preference', () => {
+    const spec = external({ protocol: 'mongodb', endpoints: [url], mongodb: { writeConcern: 'majority' } });
+    const p = planRun(validateSpec(spec).spec, { runId: 'r1' });
+    expect(p.bindings.db!.db).toBe(BINDINGS.mongodb.dbClass);
+    expect(p.cells[0]!.properties).toMatchObject({
+      'mongodb.url': url,
+      'mongodb.writeConcern': 'majority',
+      'mongodb.readPreference': 'primary',
+      table: 'fleetbench-unit-db-r1',
+    });
+  });
+
+  it('refuse two connection strings, a non-MongoDB URL and credentials in the URL, without echoing them', () => {
+    const bad = issues(
+      external({ protocol: 'mongodb', endpoints: ['mongodb://bench:s3cret@h1/ycsb', 'http://h2'] }),
+    );
+    expect(bad).toEqual([
+      'targets[0].endpoints: a MongoDB target takes one connection string (mongodb:// or mongodb+srv://), found 2',
+      'targets[0].endpoints[0]: credentials in the connection string: put them in the credentialsSecretArn secret instead',
+      'targets[0].endpoints[1]: expected a mongodb:// or mongodb+srv:// connection string',
+    ]);
+    expect(bad.join(' ')).not.toContain('s3cret');
+  });
+
+  it('map the secret to the binding variables', async () => {
+    const env = await credentialEnv({ secretArn: SECRET, binding: 'mongodb' }, async () =>
+      JSON.stringify({ username: 'bench', password: 'pw' }),
+    );
+    expect(env).toEqual({ FLEETBENCH_MONGODB_USERNAME: 'bench', FLEETBENCH_MONGODB_PASSWORD: 'pw' });
+  });
+});
