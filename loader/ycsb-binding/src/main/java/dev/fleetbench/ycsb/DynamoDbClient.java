@@ -1,5 +1,6 @@
 package dev.fleetbench.ycsb;
 
+import dev.fleetbench.ycsb.wire.DynamoTransport;
 import dev.fleetbench.ycsb.wire.DynamoWire;
 import dev.fleetbench.ycsb.wire.Json;
 import java.io.IOException;
@@ -44,7 +45,7 @@ public class DynamoDbClient extends DB {
   private static final BindingSupport.ErrorLog ERRORS = new BindingSupport.ErrorLog(LOG);
   private BindingConfig config;
   private EndpointClients clients;
-  private DynamoWire wire;
+  private DynamoTransport wire;
   private final StringBuilder body = new StringBuilder(2048);
   /** dynamodb.batchInserts: this thread's inserts not sent yet, by key (a retried insert replaces its entry). */
   private final LinkedHashMap<String, String> pending = new LinkedHashMap<>();
@@ -65,7 +66,8 @@ public class DynamoDbClient extends DB {
     try {
       clients = EndpointClients.acquire(config);
     } catch (RuntimeException e) {
-      throw new DBException("fleetbench DynamoDB binding: cannot resolve AWS credentials: " + e, e);
+      throw new DBException("fleetbench DynamoDB binding: cannot " + (config.daxEndpoint == null
+          ? "resolve AWS credentials: " : "resolve AWS credentials or open the DAX client: ") + e, e);
     }
     wire = clients.newWire();
   }
