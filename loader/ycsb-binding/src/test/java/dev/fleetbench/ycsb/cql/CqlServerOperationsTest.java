@@ -230,6 +230,28 @@ class CqlServerOperationsTest {
     }
   }
 
+  /**
+   * Amazon Keyspaces' levels (LOCAL_QUORUM writes and reads, what cql.service=keyspaces enforces) on a real
+   * server, in its local data centre: every operation succeeds (Keyspaces itself, SigV4 and TLS cannot run here).
+   */
+  @Test
+  void keyspacesConsistencyLevelsOnARealServer() throws Exception {
+    CqlDb db = open(CqlConfig.READ_CONSISTENCY, "LOCAL_QUORUM", CqlConfig.WRITE_CONSISTENCY, "LOCAL_QUORUM",
+        CqlConfig.LOCAL_DC, "datacenter1");
+    try {
+      assertEquals(Status.OK, db.insert(TABLE, "lq1", Cql.values("field0", "a", "field1", "b")));
+      assertEquals(Status.OK, db.update(TABLE, "lq1", Cql.values("field1", "c")));
+      Map<String, ByteIterator> got = new HashMap<>();
+      assertEquals(Status.OK, db.read(TABLE, "lq1", null, got));
+      assertEquals("c", got.get("field1").toString());
+      assertEquals(Map.of("field0", "a", "field1", "c"), rawRow("lq1"));
+      assertEquals(Status.OK, db.delete(TABLE, "lq1"));
+      assertNull(rawRow("lq1"));
+    } finally {
+      db.cleanup();
+    }
+  }
+
   @Test
   void theServerSeesTheConsistencyLevel() throws Exception {
     // RF 1 on one node: THREE cannot be met, so a real server answers Unavailable -> ERROR, not retried
