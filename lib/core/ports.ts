@@ -8,6 +8,7 @@
  */
 import type { ClusterNode, SchemaRequest } from './cluster';
 import type { DaxCacheTtls } from './dax';
+import type { KeyspacesCapacity } from './keyspaces';
 import type { ObjectStore } from './store';
 
 export type { ObjectStore } from './store';
@@ -195,6 +196,38 @@ export interface DaxAdmin {
   listClusters(filter: { runId?: string }): Promise<{ name: string; status: string; tags: Tags }[]>;
 }
 
+// AMAZON KEYSPACES (keyspaces targets)
+// ====================================
+
+export interface KeyspacesTableRequest {
+  keyspace: string;
+  table: string;
+  /** YCSB's fieldcount: columns field0..field<n-1> besides the key. */
+  fieldCount: number;
+  capacity: KeyspacesCapacity;
+  tags: Tags;
+}
+
+export interface KeyspacesTableState {
+  keyspace: string;
+  table: string;
+  /** CREATING | ACTIVE | UPDATING | DELETING | ..., or MISSING. */
+  status: string;
+  capacity?: KeyspacesCapacity;
+}
+
+export interface KeyspacesAdmin {
+  /** Creates the keyspace (single-region); an existing one is a ConflictError. */
+  createKeyspace(name: string, tags: Tags): Promise<void>;
+  /** Creates the YCSB table (asynchronous: CREATING, then ACTIVE); an existing one is a ConflictError. */
+  createTable(req: KeyspacesTableRequest): Promise<void>;
+  describeTable(keyspace: string, table: string): Promise<KeyspacesTableState>;
+  /** Deletes the keyspace and its tables; false when it did not exist. */
+  deleteKeyspace(name: string): Promise<boolean>;
+  /** Keyspaces carrying the run tag (any fleetbench run when runId is omitted): the janitor's view. */
+  listKeyspaces(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]>;
+}
+
 // COMMANDS
 // ========
 
@@ -302,6 +335,8 @@ export interface Ports {
   probe?: ClusterProbe;
   /** DAX clusters (dynamodb targets with dax); a run with such a target fails without it. */
   dax?: DaxAdmin;
+  /** Amazon Keyspaces (keyspaces targets); a run with such a target fails without it. */
+  keyspaces?: KeyspacesAdmin;
 }
 
 // ERRORS
