@@ -25,7 +25,8 @@ import site.ycsb.measurements.Measurements;
 /**
  * YCSB binding for the DynamoDB API (Amazon DynamoDB and ScyllaDB Alternator): a lean JSON-protocol client
  * ({@link DynamoWire}: hand-written request bodies, SigV4, one persistent connection per thread and endpoint);
- * the AWS SDK for Java v2 only resolves credentials.
+ * the AWS SDK for Java v2 only resolves credentials. With {@code dynamodb.daxEndpoint} the same requests go through
+ * the DAX client instead ({@code dax.DaxTransport}), under the same retry loop and accounting.
  *
  * <p>Items are {@code {<keyAttribute>: S <ycsb key>, field0: S ..., ...}}. Operations: read = GetItem
  * (projection of the requested fields), insert = PutItem, update = UpdateItem with a SET expression,

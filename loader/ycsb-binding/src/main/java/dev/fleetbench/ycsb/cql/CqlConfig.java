@@ -53,6 +53,9 @@ public final class CqlConfig {
   public static final String REGION = "cql.region";
   /** TLS to the nodes, trusting the JVM's default trust store. */
   public static final String SSL = "cql.ssl";
+  /** A trust store file (PKCS12 or JKS) instead of the JVM's default one, for a server with its own CA. */
+  public static final String TRUSTSTORE = "cql.truststore";
+  public static final String TRUSTSTORE_PASSWORD = "cql.truststorePassword";
 
   /** Amazon Keyspaces' CQL port (TLS only): https://docs.aws.amazon.com/keyspaces/latest/devguide/programmatic.endpoints.html */
   static final int KEYSPACES_PORT = 9142;
@@ -100,6 +103,9 @@ public final class CqlConfig {
   /** The SigV4 signing region; null unless cql.auth=sigv4. */
   public final String region;
   public final boolean ssl;
+  /** Null: the JVM's default trust store. */
+  public final String truststore;
+  public final String truststorePassword;
 
   private CqlConfig(Properties p, Map<String, String> env, List<String> problems) {
     service = choice(p, SERVICE, Service.class, Service.CASSANDRA, problems);
@@ -127,6 +133,15 @@ public final class CqlConfig {
     ssl = bool(p, SSL, keyspaces, problems);
     if (keyspaces && !ssl) {
       problems.add(SSL + ": false, but Amazon Keyspaces accepts TLS connections only");
+    }
+    String ts = p.getProperty(TRUSTSTORE, "").trim();
+    truststore = ts.isEmpty() ? null : ts;
+    truststorePassword = p.getProperty(TRUSTSTORE_PASSWORD, "");
+    if (truststore != null && !ssl) {
+      problems.add(TRUSTSTORE + ": set, but " + SSL + " is false");
+    }
+    if (truststore != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(truststore))) {
+      problems.add(TRUSTSTORE + ": '" + truststore + "' is not a readable file");
     }
     String user = p.getProperty(USERNAME, "").trim();
     if (user.isEmpty() && p.getProperty(PASSWORD, "").isEmpty()) {
@@ -188,7 +203,7 @@ public final class CqlConfig {
     return String.join("|", hosts.toString(), keyspace, String.valueOf(localDc), String.valueOf(username),
         Integer.toHexString(password.hashCode()), Integer.toString(connectionsPerHost),
         Integer.toString(requestTimeoutMs), Integer.toString(connectTimeoutMs), auth.name(), String.valueOf(region),
-        Boolean.toString(ssl));
+        Boolean.toString(ssl), String.valueOf(truststore));
   }
 
   /** {@code "keyspace"."table"} */

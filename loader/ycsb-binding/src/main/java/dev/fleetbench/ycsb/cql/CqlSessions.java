@@ -137,6 +137,10 @@ public final class CqlSessions {
       // which on Corretto 17 and Debian's OpenJDK 17 holds Amazon Root CA 1-4 and the Starfield roots
       cfg.withClass(DefaultDriverOption.SSL_ENGINE_FACTORY_CLASS, DefaultSslEngineFactory.class)
           .withBoolean(DefaultDriverOption.SSL_HOSTNAME_VALIDATION, true);
+      if (c.truststore != null) {
+        cfg.withString(DefaultDriverOption.SSL_TRUSTSTORE_PATH, c.truststore)
+            .withString(DefaultDriverOption.SSL_TRUSTSTORE_PASSWORD, c.truststorePassword);
+      }
     }
     return cfg;
   }
