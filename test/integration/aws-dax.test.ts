@@ -10,6 +10,7 @@ import {
   DescribeSecurityGroupsCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
+import { CreateClusterCommand, DeleteClusterCommand } from '@aws-sdk/client-dax';
 import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
 import { daxResourceName } from '../../lib/core/dax';
 import { ConflictError, TAG_RUN_ID, type DaxClusterRequest } from '../../lib/core/ports';
@@ -154,6 +155,17 @@ describe('DAX cluster adapter on moto', () => {
     expect(await groupsNamed(req.name)).toHaveLength(1);
     const up = await waitFor(req.name, 'available');
     expect(up.endpoint).toMatch(/^dax:\/\/.*:\d+$/);
+    // the janitor's view: every fleetbench cluster (run tag), not a cluster someone else made
+    await admin.dax.send(
+      new CreateClusterCommand({
+        ClusterName: 'not-ours',
+        NodeType: 'dax.t3.small',
+        ReplicationFactor: 1,
+        IamRoleArn: 'arn:aws:iam::123456789012:role/other',
+      }),
+    );
+    expect((await admin.listClusters({})).map((c) => c.name)).toEqual([req.name]);
+    await admin.dax.send(new DeleteClusterCommand({ ClusterName: 'not-ours' }));
     await admin.deleteCluster(req.name);
     await waitFor(req.name, 'MISSING');
     expect(await admin.deleteSupporting(req.name)).toBe(true);
