@@ -7,6 +7,8 @@
  * No AWS SDK import here or anywhere in `lib/core/**`.
  */
 import type { ClusterNode, SchemaRequest } from './cluster';
+import type { DaxCacheTtls } from './dax';
+import type { KeyspacesCapacity } from './keyspaces';
 import type { ObjectStore } from './store';
 
 export type { ObjectStore } from './store';
@@ -138,6 +140,94 @@ export interface ClusterProbe {
   createSchema(request: SchemaRequest, via: { runId: string }): Promise<void>;
 }
 
+// DAX CLUSTERS (dynamodb targets with dax)
+// ========================================
+
+export interface DaxClusterRequest {
+  /** Cluster, subnet group, parameter group and security group name (lib/core/dax.ts daxResourceName). */
+  name: string;
+  /** e.g. dax.r5.large, dax.t3.small */
+  nodeType: string;
+  /** Nodes (DAX's replication factor), 1..11. */
+  nodes: number;
+  /** Subnets of the loaders' VPC (one per AZ) for the subnet group. */
+  subnetIds: string[];
+  vpcId: string;
+  /** The loaders' security group: the only source the cluster's security group admits (8111 and 9111). */
+  loaderSecurityGroupId: string;
+  /** The role DAX assumes to reach DynamoDB (docs/dax-keyspaces.md lists what it must allow). */
+  iamRoleArn: string;
+  /** Item and query cache TTLs, set in the cluster's own parameter group. */
+  ttls: DaxCacheTtls;
+  /** Encryption in transit: the endpoint is then daxs://...:9111. */
+  tls: boolean;
+  tags: Tags;
+}
+
+export interface DaxClusterState {
+  name: string;
+  /** creating | available | modifying | deleting | ..., or MISSING when there is no such cluster. */
+  status: string;
+  /** The binding's dynamodb.daxEndpoint (dax:// or daxs://), once DAX reports the discovery endpoint. */
+  endpoint?: string;
+  nodes?: number;
+  nodeType?: string;
+  securityGroupIds?: string[];
+  parameterGroup?: string;
+  subnetGroup?: string;
+}
+
+export interface DaxAdmin {
+  /**
+   * Creates the security group (ingress from the loaders only), subnet group, parameter group (with the TTLs)
+   * and the cluster. A cluster of that name that already exists is a ConflictError. On a failure part-way,
+   * what was created is deleted again before the error is thrown.
+   */
+  createCluster(req: DaxClusterRequest): Promise<void>;
+  describeCluster(name: string): Promise<DaxClusterState>;
+  /** Starts deleting the cluster; false when it did not exist. Deleting takes minutes (status `deleting`). */
+  deleteCluster(name: string): Promise<boolean>;
+  /**
+   * Deletes the parameter group, subnet group and security group of that name once the cluster is gone;
+   * false while the cluster still exists (call again later). Missing pieces are not an error.
+   */
+  deleteSupporting(name: string): Promise<boolean>;
+  /** Clusters carrying the run tag (any fleetbench run when runId is omitted), with their tags: the janitor's view. */
+  listClusters(filter: { runId?: string }): Promise<{ name: string; status: string; tags: Tags }[]>;
+}
+
+// AMAZON KEYSPACES (keyspaces targets)
+// ====================================
+
+export interface KeyspacesTableRequest {
+  keyspace: string;
+  table: string;
+  /** YCSB's fieldcount: columns field0..field<n-1> besides the key. */
+  fieldCount: number;
+  capacity: KeyspacesCapacity;
+  tags: Tags;
+}
+
+export interface KeyspacesTableState {
+  keyspace: string;
+  table: string;
+  /** CREATING | ACTIVE | UPDATING | DELETING | ..., or MISSING. */
+  status: string;
+  capacity?: KeyspacesCapacity;
+}
+
+export interface KeyspacesAdmin {
+  /** Creates the keyspace (single-region); an existing one is a ConflictError. */
+  createKeyspace(name: string, tags: Tags): Promise<void>;
+  /** Creates the YCSB table (asynchronous: CREATING, then ACTIVE); an existing one is a ConflictError. */
+  createTable(req: KeyspacesTableRequest): Promise<void>;
+  describeTable(keyspace: string, table: string): Promise<KeyspacesTableState>;
+  /** Deletes the keyspace and its tables; false when it did not exist. */
+  deleteKeyspace(name: string): Promise<boolean>;
+  /** Keyspaces carrying the run tag (any fleetbench run when runId is omitted): the janitor's view. */
+  listKeyspaces(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]>;
+}
+
 // COMMANDS
 // ========
 
@@ -243,6 +333,10 @@ export interface Ports {
   /** ScyllaDB nodes (scylla-ec2 targets); a run with such a target fails without it. */
   cluster?: ClusterAdmin;
   probe?: ClusterProbe;
+  /** DAX clusters (dynamodb targets with dax); a run with such a target fails without it. */
+  dax?: DaxAdmin;
+  /** Amazon Keyspaces (keyspaces targets); a run with such a target fails without it. */
+  keyspaces?: KeyspacesAdmin;
 }
 
 // ERRORS

@@ -123,6 +123,15 @@ const bookSchema = z.strictObject({
     .optional(),
   /** Loader CPU per operation for sizing fleets by CPU; absent: fleets are sized for concurrency only. */
   loaderCpu: loaderCpuSchema.optional(),
+  /** DAX node-hours by node type (lib/core/cost/dax.ts). */
+  dax: z
+    .record(
+      z.string().regex(/^dax\.[a-z0-9]+\.[a-z0-9]+$/, 'expected a DAX node type like dax.r5.large'),
+      priceSchema,
+    )
+    .optional(),
+  /** Amazon Keyspaces, single-region (lib/core/cost/keyspaces.ts): same five lines as a DynamoDB table class. */
+  keyspaces: dynamoClassSchema.optional(),
 });
 
 export type Price = z.infer<typeof priceSchema>;

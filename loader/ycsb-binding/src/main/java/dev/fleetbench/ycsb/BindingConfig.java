@@ -27,6 +27,8 @@ public final class BindingConfig {
   public static final String INJECT_DELAY_US = "fleetbench.injectDelayUs";
   public static final String INJECT_DELAY_EVERY = "fleetbench.injectDelayEvery";
   public static final String BATCH_INSERTS = "dynamodb.batchInserts";
+  /** A DAX cluster's discovery endpoint: requests go through the DAX client instead of HTTP to DynamoDB. */
+  public static final String DAX_ENDPOINT = "dynamodb.daxEndpoint";
 
   static final String DEFAULT_TABLE = "usertable";
   static final String DEFAULT_KEY_ATTRIBUTE = "p";
@@ -48,6 +50,8 @@ public final class BindingConfig {
   public final int injectDelayEvery;
   /** Inserts per BatchWriteItem (1: one PutItem per insert; at most 25, DynamoDB's limit). */
   public final int batchInserts;
+  /** Null: no DAX. Else {@code dax://host:port} or {@code daxs://host:port} (a cluster with TLS). */
+  public final URI daxEndpoint;
 
   private BindingConfig(Properties p, List<String> problems) {
     table = text(p, TABLE, DEFAULT_TABLE, problems);
@@ -68,6 +72,11 @@ public final class BindingConfig {
       batch = 25;
     }
     batchInserts = batch;
+    daxEndpoint = daxEndpointOf(p.getProperty(DAX_ENDPOINT, ""), problems);
+    if (daxEndpoint != null && !endpoints.isEmpty()) {
+      problems.add(DAX_ENDPOINT + ": set together with " + ENDPOINT + "; requests go either to DAX or to "
+          + "DynamoDB endpoints, give one of them");
+    }
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */
@@ -97,7 +106,8 @@ public final class BindingConfig {
 
   /** A key that identifies clients that can be shared between DB instances of one process. */
   String clientKey() {
-    return String.join("|", region, endpoints.toString(), Integer.toString(connectionTimeoutMs),
+    return String.join("|", region, endpoints.toString(), String.valueOf(daxEndpoint),
+        Integer.toString(connectionTimeoutMs),
         Integer.toString(apiCallTimeoutMs));
   }
 
@@ -146,6 +156,25 @@ public final class BindingConfig {
       }
     }
     return Collections.unmodifiableList(out);
+  }
+
+  static URI daxEndpointOf(String raw, List<String> problems) {
+    String s = raw.trim();
+    if (s.isEmpty()) {
+      return null;
+    }
+    try {
+      URI u = new URI(s);
+      String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("dax") || scheme.equals("daxs")) && u.getHost() != null) {
+        return u;
+      }
+    } catch (URISyntaxException e) {
+      // named below
+    }
+    problems.add(DAX_ENDPOINT + ": '" + s + "' is not a DAX cluster endpoint; expected dax://host:8111 or "
+        + "daxs://host:9111 (the cluster's ClusterDiscoveryEndpoint)");
+    return null;
   }
 
   private static String text(Properties p, String name, String dflt, List<String> problems) {

@@ -1,5 +1,6 @@
 package dev.fleetbench.ycsb;
 
+import dev.fleetbench.ycsb.wire.DynamoTransport;
 import dev.fleetbench.ycsb.wire.DynamoWire;
 import dev.fleetbench.ycsb.wire.Json;
 import java.io.IOException;
@@ -24,7 +25,8 @@ import site.ycsb.measurements.Measurements;
 /**
  * YCSB binding for the DynamoDB API (Amazon DynamoDB and ScyllaDB Alternator): a lean JSON-protocol client
  * ({@link DynamoWire}: hand-written request bodies, SigV4, one persistent connection per thread and endpoint);
- * the AWS SDK for Java v2 only resolves credentials.
+ * the AWS SDK for Java v2 only resolves credentials. With {@code dynamodb.daxEndpoint} the same requests go through
+ * the DAX client instead ({@code dax.DaxTransport}), under the same retry loop and accounting.
  *
  * <p>Items are {@code {<keyAttribute>: S <ycsb key>, field0: S ..., ...}}. Operations: read = GetItem
  * (projection of the requested fields), insert = PutItem, update = UpdateItem with a SET expression,
@@ -44,7 +46,7 @@ public class DynamoDbClient extends DB {
   private static final BindingSupport.ErrorLog ERRORS = new BindingSupport.ErrorLog(LOG);
   private BindingConfig config;
   private EndpointClients clients;
-  private DynamoWire wire;
+  private DynamoTransport wire;
   private final StringBuilder body = new StringBuilder(2048);
   /** dynamodb.batchInserts: this thread's inserts not sent yet, by key (a retried insert replaces its entry). */
   private final LinkedHashMap<String, String> pending = new LinkedHashMap<>();
@@ -65,7 +67,8 @@ public class DynamoDbClient extends DB {
     try {
       clients = EndpointClients.acquire(config);
     } catch (RuntimeException e) {
-      throw new DBException("fleetbench DynamoDB binding: cannot resolve AWS credentials: " + e, e);
+      throw new DBException("fleetbench DynamoDB binding: cannot " + (config.daxEndpoint == null
+          ? "resolve AWS credentials: " : "resolve AWS credentials or open the DAX client: ") + e, e);
     }
     wire = clients.newWire();
   }

@@ -1,6 +1,9 @@
 package dev.fleetbench.ycsb;
 
+import dev.fleetbench.ycsb.dax.DaxTransport;
+import dev.fleetbench.ycsb.wire.DynamoTransport;
 import dev.fleetbench.ycsb.wire.DynamoWire;
+import java.io.IOException;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +39,17 @@ final class EndpointClients {
   private volatile DynamoWire.Credentials cached;
   private volatile long cachedAt;
   private int refs;
+  /** With dynamodb.daxEndpoint: the process's DAX client (null otherwise). */
+  private final software.amazon.awssdk.services.dynamodb.DynamoDbClient dax;
+
+  /** Opens the DAX client for a config; tests replace it to send the DAX path's requests elsewhere. */
+  interface DaxOpener {
+    software.amazon.awssdk.services.dynamodb.DynamoDbClient open(BindingConfig c, AwsCredentialsProvider p)
+        throws IOException;
+  }
+
+  static volatile DaxOpener daxOpener = (c, p) -> DaxTransport.open(c.daxEndpoint, c.region, p,
+      c.connectionTimeoutMs, c.apiCallTimeoutMs);
 
   private EndpointClients(String key, BindingConfig c) {
     this.key = key;
@@ -43,6 +57,15 @@ final class EndpointClients {
     this.endpoints = c.endpoints.isEmpty() ? List.of(DynamoWire.regionalEndpoint(c.region)) : c.endpoints;
     this.provider = credentialsFor(c);
     credentials(); // fail at init() when there are none
+    if (c.daxEndpoint == null) {
+      this.dax = null;
+    } else {
+      try {
+        this.dax = daxOpener.open(c, provider);
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalStateException("cannot open the DAX client for " + c.daxEndpoint + ": " + e, e);
+      }
+    }
   }
 
   static synchronized EndpointClients acquire(BindingConfig c) {
@@ -59,11 +82,17 @@ final class EndpointClients {
   static synchronized void release(EndpointClients e) {
     if (--e.refs <= 0) {
       SHARED.remove(e.key);
+      if (e.dax != null) {
+        e.dax.close();
+      }
     }
   }
 
-  /** A client for one YCSB thread. */
-  DynamoWire newWire() {
+  /** A client for one YCSB thread: through DAX with dynamodb.daxEndpoint, else HTTP to the endpoints. */
+  DynamoTransport newWire() {
+    if (dax != null) {
+      return new DaxTransport(dax);
+    }
     return new DynamoWire(endpoints, next, config.region, this::credentials, config.connectionTimeoutMs,
         config.apiCallTimeoutMs);
   }

@@ -45,6 +45,30 @@ public final class CqlConfig {
   public static final String REPLICATION_FACTOR = "cql.replicationFactor";
   /** YCSB core's field count; {@link CqlSchema} creates field0..field(n-1). */
   public static final String FIELD_COUNT = "fieldcount";
+  /** {@code cassandra} (any CQL server: Apache Cassandra, ScyllaDB) or {@code keyspaces} (Amazon Keyspaces). */
+  public static final String SERVICE = "cql.service";
+  /** {@code none}, {@code password} (cql.username/cql.password) or {@code sigv4} (AWS credentials). */
+  public static final String AUTH = "cql.auth";
+  /** The SigV4 signing region (cql.auth=sigv4). */
+  public static final String REGION = "cql.region";
+  /** TLS to the nodes, trusting the JVM's default trust store. */
+  public static final String SSL = "cql.ssl";
+  /** A trust store file (PKCS12 or JKS) instead of the JVM's default one, for a server with its own CA. */
+  public static final String TRUSTSTORE = "cql.truststore";
+  public static final String TRUSTSTORE_PASSWORD = "cql.truststorePassword";
+
+  /** Amazon Keyspaces' CQL port (TLS only): https://docs.aws.amazon.com/keyspaces/latest/devguide/programmatic.endpoints.html */
+  static final int KEYSPACES_PORT = 9142;
+  /**
+   * Consistency levels Amazon Keyspaces supports: writes always LOCAL_QUORUM; reads ONE, LOCAL_ONE or
+   * LOCAL_QUORUM (https://docs.aws.amazon.com/keyspaces/latest/devguide/consistency.html).
+   */
+  static final List<DefaultConsistencyLevel> KEYSPACES_READ_LEVELS = List.of(DefaultConsistencyLevel.ONE,
+      DefaultConsistencyLevel.LOCAL_ONE, DefaultConsistencyLevel.LOCAL_QUORUM);
+
+  public enum Service { CASSANDRA, KEYSPACES }
+
+  public enum Auth { NONE, PASSWORD, SIGV4 }
 
   public static final String KEY_COLUMN = "y_id";
   static final int DEFAULT_PORT = 9042;
@@ -74,16 +98,51 @@ public final class CqlConfig {
   public final long injectDelayUs;
   public final int replicationFactor;
   public final int fieldCount;
+  public final Service service;
+  public final Auth auth;
+  /** The SigV4 signing region; null unless cql.auth=sigv4. */
+  public final String region;
+  public final boolean ssl;
+  /** Null: the JVM's default trust store. */
+  public final String truststore;
+  public final String truststorePassword;
 
   private CqlConfig(Properties p, Map<String, String> env, List<String> problems) {
-    port = integer(p, PORT, DEFAULT_PORT, 1, 65535, problems);
+    service = choice(p, SERVICE, Service.class, Service.CASSANDRA, problems);
+    boolean keyspaces = service == Service.KEYSPACES;
+    port = integer(p, PORT, keyspaces ? KEYSPACES_PORT : DEFAULT_PORT, 1, 65535, problems);
     hosts = hostsOf(p.getProperty(HOSTS, ""), port, problems);
     keyspace = identifier(p, KEYSPACE, DEFAULT_KEYSPACE, problems);
     table = identifier(p, TABLE, DEFAULT_TABLE, problems);
+    String r = firstNonEmpty(p.getProperty(REGION), System.getProperty("aws.region"), env.get("AWS_REGION"),
+        env.get("AWS_DEFAULT_REGION"));
     String dc = p.getProperty(LOCAL_DC, "").trim();
-    localDc = dc.isEmpty() ? null : dc;
-    readConsistency = consistency(p, READ_CONSISTENCY, problems);
-    writeConsistency = consistency(p, WRITE_CONSISTENCY, problems);
+    // Keyspaces names its data centre after the region
+    localDc = dc.isEmpty() ? (keyspaces && r != null ? r : null) : dc;
+    DefaultConsistencyLevel dflt = keyspaces ? DefaultConsistencyLevel.LOCAL_QUORUM : DEFAULT_CONSISTENCY;
+    readConsistency = consistency(p, READ_CONSISTENCY, dflt, problems);
+    writeConsistency = consistency(p, WRITE_CONSISTENCY, dflt, problems);
+    if (keyspaces && writeConsistency != DefaultConsistencyLevel.LOCAL_QUORUM) {
+      problems.add(WRITE_CONSISTENCY + ": " + writeConsistency + " is not supported by Amazon Keyspaces, which "
+          + "writes at LOCAL_QUORUM only; set LOCAL_QUORUM or leave it unset");
+    }
+    if (keyspaces && !KEYSPACES_READ_LEVELS.contains(readConsistency)) {
+      problems.add(READ_CONSISTENCY + ": " + readConsistency + " is not supported by Amazon Keyspaces; expected "
+          + "one of " + KEYSPACES_READ_LEVELS);
+    }
+    ssl = bool(p, SSL, keyspaces, problems);
+    if (keyspaces && !ssl) {
+      problems.add(SSL + ": false, but Amazon Keyspaces accepts TLS connections only");
+    }
+    String ts = p.getProperty(TRUSTSTORE, "").trim();
+    truststore = ts.isEmpty() ? null : ts;
+    truststorePassword = p.getProperty(TRUSTSTORE_PASSWORD, "");
+    if (truststore != null && !ssl) {
+      problems.add(TRUSTSTORE + ": set, but " + SSL + " is false");
+    }
+    if (truststore != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(truststore))) {
+      problems.add(TRUSTSTORE + ": '" + truststore + "' is not a readable file");
+    }
     String user = p.getProperty(USERNAME, "").trim();
     if (user.isEmpty() && p.getProperty(PASSWORD, "").isEmpty()) {
       user = env.getOrDefault(USERNAME_ENV, "").trim();
@@ -95,6 +154,23 @@ public final class CqlConfig {
     }
     if (username == null && !password.isEmpty()) {
       problems.add(PASSWORD + ": set without " + USERNAME + "; give both or neither");
+    }
+    auth = choice(p, AUTH, Auth.class, keyspaces ? Auth.SIGV4 : username != null ? Auth.PASSWORD : Auth.NONE,
+        problems);
+    if (auth == Auth.SIGV4 && username != null) {
+      problems.add(AUTH + ": sigv4 signs with AWS credentials; " + USERNAME + " must not be set with it");
+    }
+    if (auth == Auth.PASSWORD && username == null) {
+      problems.add(AUTH + ": password needs " + USERNAME + " and " + PASSWORD + " (or " + USERNAME_ENV + "/"
+          + PASSWORD_ENV + ")");
+    }
+    if (auth == Auth.NONE && username != null) {
+      problems.add(AUTH + ": none, but " + USERNAME + " is set; use password or drop the credentials");
+    }
+    region = auth == Auth.SIGV4 ? r : null;
+    if (auth == Auth.SIGV4 && r == null) {
+      problems.add(REGION + ": missing; SigV4 needs the signing region (or aws.region, AWS_REGION, "
+          + "AWS_DEFAULT_REGION)");
     }
     connectionsPerHost = integer(p, CONNECTIONS_PER_HOST, 1, 1, 1024, problems);
     requestTimeoutMs = integer(p, REQUEST_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
@@ -126,7 +202,8 @@ public final class CqlConfig {
   String sessionKey() {
     return String.join("|", hosts.toString(), keyspace, String.valueOf(localDc), String.valueOf(username),
         Integer.toHexString(password.hashCode()), Integer.toString(connectionsPerHost),
-        Integer.toString(requestTimeoutMs), Integer.toString(connectTimeoutMs));
+        Integer.toString(requestTimeoutMs), Integer.toString(connectTimeoutMs), auth.name(), String.valueOf(region),
+        Boolean.toString(ssl), String.valueOf(truststore));
   }
 
   /** {@code "keyspace"."table"} */
@@ -205,18 +282,58 @@ public final class CqlConfig {
     return v;
   }
 
-  private static DefaultConsistencyLevel consistency(Properties p, String name, List<String> problems) {
+  private static DefaultConsistencyLevel consistency(Properties p, String name, DefaultConsistencyLevel dflt,
+      List<String> problems) {
     String v = p.getProperty(name, "").trim();
     if (v.isEmpty()) {
-      return DEFAULT_CONSISTENCY;
+      return dflt;
     }
     try {
       return DefaultConsistencyLevel.valueOf(v.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       problems.add(name + ": '" + v + "' is not a consistency level; expected one of "
           + Arrays.toString(DefaultConsistencyLevel.values()));
-      return DEFAULT_CONSISTENCY;
+      return dflt;
     }
+  }
+
+  private static <E extends Enum<E>> E choice(Properties p, String name, Class<E> type, E dflt,
+      List<String> problems) {
+    String v = p.getProperty(name, "").trim();
+    if (v.isEmpty()) {
+      return dflt;
+    }
+    try {
+      return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      List<String> names = new ArrayList<>();
+      for (E c : type.getEnumConstants()) {
+        names.add(c.name().toLowerCase(Locale.ROOT));
+      }
+      problems.add(name + ": '" + v + "' is not one of " + names);
+      return dflt;
+    }
+  }
+
+  private static boolean bool(Properties p, String name, boolean dflt, List<String> problems) {
+    String v = p.getProperty(name, "").trim().toLowerCase(Locale.ROOT);
+    if (v.isEmpty()) {
+      return dflt;
+    }
+    if (v.equals("true") || v.equals("false")) {
+      return v.equals("true");
+    }
+    problems.add(name + ": '" + p.getProperty(name) + "' is not true or false");
+    return dflt;
+  }
+
+  private static String firstNonEmpty(String... values) {
+    for (String v : values) {
+      if (v != null && !v.trim().isEmpty()) {
+        return v.trim();
+      }
+    }
+    return null;
   }
 
   private static int integer(Properties p, String name, int dflt, int min, int max, List<String> problems) {

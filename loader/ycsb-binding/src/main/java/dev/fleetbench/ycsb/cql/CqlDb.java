@@ -271,7 +271,7 @@ public class CqlDb extends DB {
       try {
         return request.apply(sessions.session);
       } catch (RuntimeException e) {
-        Status status = classify(e);
+        Status status = classify(e, config.service == CqlConfig.Service.KEYSPACES);
         if (status == THROTTLED) {
           long en = System.nanoTime();
           BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
@@ -287,9 +287,25 @@ public class CqlDb extends DB {
     }
   }
 
-  /** THROTTLED (retry), TIMEOUT or ERROR. */
+  /** THROTTLED (retry), TIMEOUT or ERROR, for a Cassandra or ScyllaDB server. */
   static Status classify(Throwable e) {
+    return classify(e, false);
+  }
+
+  /**
+   * As {@link #classify(Throwable)}; on Amazon Keyspaces a coordinator read or write timeout is a throttle:
+   * Keyspaces reports an insufficient-capacity event (table, partition or connection) with Cassandra's
+   * ReadTimeout/WriteTimeout, as its own retry policy says (AmazonKeyspacesRetryPolicy in
+   * software.aws.mcs:aws-sigv4-auth-cassandra-java-driver-plugin: "it's likely that WriteTimeoutException or
+   * ReadTimeoutException is the result of exceeding current table capacity"; see
+   * https://docs.aws.amazon.com/keyspaces/latest/devguide/troubleshooting.serverless.html). The client's own
+   * request timeout stays a TIMEOUT.
+   */
+  static Status classify(Throwable e, boolean keyspaces) {
     if (e instanceof OverloadedException) {
+      return THROTTLED;
+    }
+    if (keyspaces && (e instanceof ReadTimeoutException || e instanceof WriteTimeoutException)) {
       return THROTTLED;
     }
     if (e instanceof ReadTimeoutException || e instanceof WriteTimeoutException

@@ -8,12 +8,15 @@ import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBui
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.internal.core.loadbalancing.DcInferringLoadBalancingPolicy;
 import com.datastax.oss.driver.internal.core.loadbalancing.DefaultLoadBalancingPolicy;
+import com.datastax.oss.driver.internal.core.ssl.DefaultSslEngineFactory;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.aws.mcs.auth.SigV4AuthProvider;
 
 /**
  * One driver session per process and configuration, shared by every YCSB client thread (a {@link CqlSession}
@@ -90,6 +93,31 @@ public final class CqlSessions {
    * {@code cql.keyspace} (so it must exist); without it (schema creation) no keyspace is set.
    */
   public static CqlSession open(CqlConfig c, boolean inKeyspace) {
+    CqlSessionBuilder b = CqlSession.builder().withConfigLoader(driverConfig(c).build()).addContactPoints(c.hosts);
+    if (c.localDc != null) {
+      b.withLocalDatacenter(c.localDc);
+    }
+    if (c.auth == CqlConfig.Auth.PASSWORD) {
+      b.withAuthCredentials(c.username, c.password);
+    } else if (c.auth == CqlConfig.Auth.SIGV4) {
+      b.withAuthProvider(sigV4(c));
+    }
+    if (inKeyspace) {
+      b.withKeyspace(CqlConfig.quote(c.keyspace));
+    }
+    return b.build();
+  }
+
+  /**
+   * Amazon Keyspaces' SigV4 authentication (software.aws.mcs:aws-sigv4-auth-cassandra-java-driver-plugin): the
+   * AWS SDK's default credentials chain (on a loader: its instance role), signing for {@code cql.region}.
+   */
+  static SigV4AuthProvider sigV4(CqlConfig c) {
+    return new SigV4AuthProvider(DefaultCredentialsProvider.create(), c.region);
+  }
+
+  /** The driver settings for these properties (what {@link #open} builds the session from). */
+  static ProgrammaticDriverConfigLoaderBuilder driverConfig(CqlConfig c) {
     ProgrammaticDriverConfigLoaderBuilder cfg = DriverConfigLoader.programmaticBuilder()
         .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofMillis(c.requestTimeoutMs))
         .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, Duration.ofMillis(c.connectTimeoutMs))
@@ -104,16 +132,16 @@ public final class CqlSessions {
             c.localDc == null ? DcInferringLoadBalancingPolicy.class : DefaultLoadBalancingPolicy.class)
         .withString(DefaultDriverOption.REQUEST_CONSISTENCY, c.readConsistency.name())
         .withString(DefaultDriverOption.SESSION_NAME, "fleetbench-ycsb");
-    CqlSessionBuilder b = CqlSession.builder().withConfigLoader(cfg.build()).addContactPoints(c.hosts);
-    if (c.localDc != null) {
-      b.withLocalDatacenter(c.localDc);
+    if (c.ssl) {
+      // no trust store path: the driver's factory uses the JVM's default trust store (SSLContext.getDefault()),
+      // which on Corretto 17 and Debian's OpenJDK 17 holds Amazon Root CA 1-4 and the Starfield roots
+      cfg.withClass(DefaultDriverOption.SSL_ENGINE_FACTORY_CLASS, DefaultSslEngineFactory.class)
+          .withBoolean(DefaultDriverOption.SSL_HOSTNAME_VALIDATION, true);
+      if (c.truststore != null) {
+        cfg.withString(DefaultDriverOption.SSL_TRUSTSTORE_PATH, c.truststore)
+            .withString(DefaultDriverOption.SSL_TRUSTSTORE_PASSWORD, c.truststorePassword);
+      }
     }
-    if (c.username != null) {
-      b.withAuthCredentials(c.username, c.password);
-    }
-    if (inKeyspace) {
-      b.withKeyspace(CqlConfig.quote(c.keyspace));
-    }
-    return b.build();
+    return cfg;
   }
 }

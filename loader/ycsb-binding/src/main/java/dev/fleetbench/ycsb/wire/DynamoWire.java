@@ -20,7 +20,7 @@ import java.util.zip.CRC32;
  *
  * <p>Why not the AWS SDK: see loader/ycsb-binding/README.md ("Where the CPU goes").
  */
-public final class DynamoWire implements AutoCloseable {
+public final class DynamoWire implements DynamoTransport {
   public static final String TARGET_PREFIX = "DynamoDB_20120810.";
 
   /** Error codes DynamoDB (and Alternator) use for throttling; HTTP 429 is a throttle too. */
@@ -37,7 +37,7 @@ public final class DynamoWire implements AutoCloseable {
     public final String code;
     public final boolean throttle;
 
-    ApiException(int status, String code, String message) {
+    public ApiException(int status, String code, String message) {
       super(message, null, false, false);
       this.status = status;
       this.code = code;
@@ -84,6 +84,7 @@ public final class DynamoWire implements AutoCloseable {
    * @throws ApiException DynamoDB answered with an error, or the response was not valid
    * @throws IOException the request could not be sent or the response not read (connect, timeout, reset)
    */
+  @Override
   public Map<String, Object> call(String operation, String jsonBody) throws ApiException, IOException {
     HttpConnection c = connections.length == 1 ? connections[0]
         : connections[(int) Math.floorMod(roundRobin.getAndIncrement(), (long) connections.length)];

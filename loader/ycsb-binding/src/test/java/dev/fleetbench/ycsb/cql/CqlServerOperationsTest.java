@@ -230,6 +230,61 @@ class CqlServerOperationsTest {
     }
   }
 
+  /**
+   * Amazon Keyspaces' levels (LOCAL_QUORUM writes and reads, what cql.service=keyspaces enforces) on a real
+   * server, in its local data centre: every operation succeeds (Keyspaces itself, SigV4 and TLS cannot run here).
+   */
+  @Test
+  void keyspacesConsistencyLevelsOnARealServer() throws Exception {
+    CqlDb db = open(CqlConfig.READ_CONSISTENCY, "LOCAL_QUORUM", CqlConfig.WRITE_CONSISTENCY, "LOCAL_QUORUM",
+        CqlConfig.LOCAL_DC, "datacenter1");
+    try {
+      assertEquals(Status.OK, db.insert(TABLE, "lq1", Cql.values("field0", "a", "field1", "b")));
+      assertEquals(Status.OK, db.update(TABLE, "lq1", Cql.values("field1", "c")));
+      Map<String, ByteIterator> got = new HashMap<>();
+      assertEquals(Status.OK, db.read(TABLE, "lq1", null, got));
+      assertEquals("c", got.get("field1").toString());
+      assertEquals(Map.of("field0", "a", "field1", "c"), rawRow("lq1"));
+      assertEquals(Status.OK, db.delete(TABLE, "lq1"));
+      assertNull(rawRow("lq1"));
+    } finally {
+      db.cleanup();
+    }
+  }
+
+  /**
+   * cql.ssl against the real server's TLS (what Keyspaces requires; here with the node's own certificate in
+   * cql.truststore instead of Amazon's roots in the JVM's store): the operations succeed, the server lists the
+   * connections as TLS, and without the trust store the untrusted certificate is refused.
+   */
+  @Test
+  void tlsToARealServer() throws Exception {
+    java.util.Properties p = Cql.serverProps(KS, CqlConfig.SSL, "true", CqlConfig.TRUSTSTORE,
+        LocalCassandra.server().trustStore().toString(), CqlConfig.TRUSTSTORE_PASSWORD,
+        LocalCassandra.STORE_PASSWORD);
+    CqlDb db = Cql.open(p, Cql.measurements("op"), null);
+    try {
+      assertEquals(Status.OK, db.insert(TABLE, "tls1", Cql.values("field0", "t")));
+      Map<String, ByteIterator> got = new HashMap<>();
+      assertEquals(Status.OK, db.read(TABLE, "tls1", null, got));
+      assertEquals("t", got.get("field0").toString());
+    } finally {
+      db.cleanup();
+    }
+    try (CqlSession tls = CqlSessions.open(CqlConfig.from(p), false)) {
+      java.util.List<Row> clients = tls.execute("SELECT ssl_enabled, ssl_protocol FROM system_views.clients").all();
+      assertTrue(clients.stream().anyMatch(r -> r.getBoolean("ssl_enabled") && r.getString("ssl_protocol") != null
+          && r.getString("ssl_protocol").startsWith("TLS")), "no TLS connection listed by the server");
+    }
+    Exception untrusted = assertThrows(Exception.class, () -> Cql.open(Cql.serverProps(KS, CqlConfig.SSL, "true"),
+        Cql.measurements("op"), null), "a self-signed certificate is not in the JVM's default trust store");
+    StringBuilder chain = new StringBuilder();
+    for (Throwable t = untrusted; t != null; t = t.getCause()) {
+      chain.append(t).append('\n');
+    }
+    assertTrue(chain.toString().contains("PKIX") || chain.toString().contains("SSLHandshake"), chain.toString());
+  }
+
   @Test
   void theServerSeesTheConsistencyLevel() throws Exception {
     // RF 1 on one node: THREE cannot be met, so a real server answers Unavailable -> ERROR, not retried

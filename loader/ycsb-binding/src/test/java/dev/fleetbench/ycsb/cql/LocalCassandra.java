@@ -26,6 +26,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class LocalCassandra implements BeforeAllCallback {
   static final String USER = "cassandra";
   static final String PASSWORD = "cassandra";
+  /** Password of the node's key store and of the clients' trust store. */
+  static final String STORE_PASSWORD = "fleetbench";
 
   private static volatile Server server;
 
@@ -74,6 +76,7 @@ public final class LocalCassandra implements BeforeAllCallback {
       int nativePort = freePort();
       int storagePort = freePort();
       Path data = dir.resolve("data");
+      tlsStores(dir);
       String yaml = String.join("\n",
           "cluster_name: fleetbench-test",
           "num_tokens: 1",
@@ -107,6 +110,13 @@ public final class LocalCassandra implements BeforeAllCallback {
           "concurrent_compactors: 1",
           "authenticator: PasswordAuthenticator",
           "authorizer: AllowAllAuthorizer",
+          // TLS on the same port, optional: plain clients keep working, cql.ssl=true clients get TLS
+          "client_encryption_options:",
+          "  enabled: true",
+          "  optional: true",
+          "  keystore: " + dir.resolve("node.p12"),
+          "  keystore_password: " + STORE_PASSWORD,
+          "  store_type: PKCS12",
           "");
       Files.writeString(dir.resolve("cassandra.yaml"), yaml);
       Path log = dir.resolve("system.log");
@@ -169,6 +179,39 @@ public final class LocalCassandra implements BeforeAllCallback {
       System.err.printf("LocalCassandra: ready on 127.0.0.1:%d after %d ms%n", nativePort,
           (System.nanoTime() - t0) / 1_000_000);
       return s;
+    }
+
+    /** The trust store (PKCS12) holding the node's self-signed certificate, for cql.truststore. */
+    Path trustStore() {
+      return dir.resolve("trust.p12");
+    }
+
+    /**
+     * A self-signed key pair for 127.0.0.1 (IP SAN, so host name validation passes) and a trust store with its
+     * certificate, made by the JDK's keytool.
+     */
+    private static void tlsStores(Path dir) throws IOException {
+      String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+      run(keytool, "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+          "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore",
+          dir.resolve("node.p12").toString(), "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD);
+      run(keytool, "-exportcert", "-alias", "node", "-keystore", dir.resolve("node.p12").toString(),
+          "-storepass", STORE_PASSWORD, "-file", dir.resolve("node.crt").toString());
+      run(keytool, "-importcert", "-noprompt", "-alias", "node", "-file", dir.resolve("node.crt").toString(),
+          "-storetype", "PKCS12", "-keystore", dir.resolve("trust.p12").toString(), "-storepass", STORE_PASSWORD);
+    }
+
+    private static void run(String... cmd) throws IOException {
+      try {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+          throw new IOException(String.join(" ", cmd) + " failed: " + out);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException(e);
+      }
     }
 
     /** The directory (or jar) holding this test class, for {@link CassandraUnderWatch}. */

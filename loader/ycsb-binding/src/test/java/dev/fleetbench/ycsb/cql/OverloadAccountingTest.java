@@ -102,6 +102,34 @@ class OverloadAccountingTest {
     }
   }
 
+  /**
+   * On Amazon Keyspaces (cql.service=keyspaces) a coordinator read/write timeout is its insufficient-capacity
+   * signal: measured and retried as a throttle; the client's own timeout stays a TIMEOUT.
+   */
+  @Test
+  void keyspacesTimeoutsAreThrottles() throws Exception {
+    RuntimeException[] capacity = {
+      new ReadTimeoutException(node, DefaultConsistencyLevel.LOCAL_QUORUM, 1, 2, false),
+      new WriteTimeoutException(node, DefaultConsistencyLevel.LOCAL_QUORUM, 1, 2, DefaultWriteType.SIMPLE)
+    };
+    for (RuntimeException t : capacity) {
+      Measurements m = Cql.measurements("op");
+      RecordingSession rec = failingFirst(2, t);
+      CqlDb db = Cql.open(Cql.props(CqlConfig.HOSTS, LocalCassandra.server().hosts(), CqlConfig.KEYSPACE, KS,
+          CqlConfig.SERVICE, "keyspaces", CqlConfig.REGION, "us-east-1", CqlConfig.MAX_RETRIES, "3",
+          CqlConfig.RETRY_BASE_DELAY_MS, "1"), m, rec.session);
+      try {
+        assertEquals(Status.OK, db.update("usertable", "k1", Cql.values("field1", "x")), t.toString());
+        assertEquals(3, rec.executes.get(), "two throttled attempts, then the real write: " + t);
+        assertEquals(2, CapturingExporter.of(m).operations("UPDATE-THROTTLED"), t.toString());
+      } finally {
+        db.cleanup();
+      }
+    }
+    assertEquals(CqlDb.TIMEOUT, CqlDb.classify(new DriverTimeoutException("t"), true));
+    assertEquals(CqlDb.TIMEOUT, CqlDb.classify(capacity[0], false), "on Cassandra a timeout is not a throttle");
+  }
+
   @Test
   void timeoutsAreTheirOwnStatusAndNotRetried() throws Exception {
     RuntimeException[] timeouts = {

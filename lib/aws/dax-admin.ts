@@ -1,0 +1,301 @@
+/**
+ * DaxAdmin on DAX and EC2 (SDK v3): per run, a security group admitting the loaders only (DAX ports 8111 and
+ * 9111), a subnet group over the loaders' subnets, a parameter group with the spec's cache TTLs, and the cluster;
+ * all four share one name (lib/core/dax.ts). Teardown deletes the cluster, then (once DAX has removed it) the
+ * parameter group, subnet group and security group.
+ */
+import {
+  ClusterAlreadyExistsFault,
+  CreateClusterCommand,
+  CreateParameterGroupCommand,
+  CreateSubnetGroupCommand,
+  DAXClient,
+  DeleteClusterCommand,
+  DeleteParameterGroupCommand,
+  DeleteSubnetGroupCommand,
+  DescribeClustersCommand,
+  ListTagsCommand,
+  UpdateParameterGroupCommand,
+  type Cluster,
+  type DAXClientConfig,
+} from '@aws-sdk/client-dax';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSecurityGroupCommand,
+  DeleteSecurityGroupCommand,
+  DescribeSecurityGroupsCommand,
+  EC2Client,
+  RevokeSecurityGroupEgressCommand,
+  type EC2ClientConfig,
+} from '@aws-sdk/client-ec2';
+import { DAX_PORTS, daxEndpointUrl, daxNameProblems, daxTtlParameters } from '../core/dax';
+import {
+  ConflictError,
+  TAG_RUN_ID,
+  type DaxAdmin,
+  type DaxClusterRequest,
+  type DaxClusterState,
+  type Tags,
+} from '../core/ports';
+import { errorName, translate } from './errors';
+
+const NOT_FOUND = new Set([
+  'ClusterNotFoundFault',
+  'SubnetGroupNotFoundFault',
+  'ParameterGroupNotFoundFault',
+]);
+
+export class DaxClusterAdmin implements DaxAdmin {
+  readonly dax: DAXClient;
+  readonly ec2: EC2Client;
+
+  constructor(
+    daxClientOrConfig: DAXClient | DAXClientConfig = {},
+    ec2ClientOrConfig: EC2Client | EC2ClientConfig = {},
+  ) {
+    this.dax = daxClientOrConfig instanceof DAXClient ? daxClientOrConfig : new DAXClient(daxClientOrConfig);
+    this.ec2 = ec2ClientOrConfig instanceof EC2Client ? ec2ClientOrConfig : new EC2Client(ec2ClientOrConfig);
+  }
+
+  async createCluster(req: DaxClusterRequest): Promise<void> {
+    const problems = daxNameProblems(req.name);
+    if (problems.length) throw new Error(`DAX cluster name '${req.name}' ${problems.join('; ')}`);
+    if ((await this.describeCluster(req.name)).status !== 'MISSING') {
+      throw new ConflictError(`DAX cluster ${req.name} already exists`);
+    }
+    const undo: (() => Promise<unknown>)[] = [];
+    try {
+      const sg = await this.createSecurityGroup(req);
+      undo.push(() => this.deleteSecurityGroup(req.name, req.vpcId));
+      await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
+        this.dax.send(
+          new CreateSubnetGroupCommand({
+            SubnetGroupName: req.name,
+            Description: `fleetbench run ${req.tags[TAG_RUN_ID] ?? ''}`.trim(),
+            SubnetIds: req.subnetIds,
+          }),
+        ),
+      );
+      undo.push(() => this.deleteSubnetGroup(req.name));
+      await this.call('DAX', `CreateParameterGroup ${req.name}`, () =>
+        this.dax.send(
+          new CreateParameterGroupCommand({
+            ParameterGroupName: req.name,
+            Description: 'fleetbench cache TTLs',
+          }),
+        ),
+      );
+      undo.push(() => this.deleteParameterGroup(req.name));
+      await this.call('DAX', `UpdateParameterGroup ${req.name}`, () =>
+        this.dax.send(
+          new UpdateParameterGroupCommand({
+            ParameterGroupName: req.name,
+            ParameterNameValues: daxTtlParameters(req.ttls).map((p) => ({
+              ParameterName: p.name,
+              ParameterValue: p.value,
+            })),
+          }),
+        ),
+      );
+      await this.call('DAX', `CreateCluster ${req.name}`, () =>
+        this.dax.send(
+          new CreateClusterCommand({
+            ClusterName: req.name,
+            NodeType: req.nodeType,
+            ReplicationFactor: req.nodes,
+            IamRoleArn: req.iamRoleArn,
+            SubnetGroupName: req.name,
+            ParameterGroupName: req.name,
+            SecurityGroupIds: [sg],
+            ClusterEndpointEncryptionType: req.tls ? 'TLS' : 'NONE',
+            SSESpecification: { Enabled: true },
+            Tags: Object.entries(req.tags).map(([Key, Value]) => ({ Key, Value })),
+          }),
+        ),
+      );
+    } catch (err) {
+      for (const u of undo.reverse()) await u().catch(() => undefined);
+      if (err instanceof ClusterAlreadyExistsFault) {
+        throw new ConflictError(`DAX cluster ${req.name} already exists`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async describeCluster(name: string): Promise<DaxClusterState> {
+    let c: Cluster | undefined;
+    try {
+      const out = await this.dax.send(new DescribeClustersCommand({ ClusterNames: [name] }));
+      c = out.Clusters?.[0];
+    } catch (err) {
+      if (errorName(err) === 'ClusterNotFoundFault') return { name, status: 'MISSING' };
+      throw translate('DAX', `DescribeClusters ${name}`, err);
+    }
+    if (!c) return { name, status: 'MISSING' };
+    return stateOf(c);
+  }
+
+  async deleteCluster(name: string): Promise<boolean> {
+    try {
+      await this.dax.send(new DeleteClusterCommand({ ClusterName: name }));
+      return true;
+    } catch (err) {
+      if (errorName(err) === 'ClusterNotFoundFault') return false;
+      // already being deleted: DAX answers InvalidClusterStateFault; the cluster is going, as asked
+      if (errorName(err) === 'InvalidClusterStateFault') {
+        const s = await this.describeCluster(name);
+        if (s.status === 'deleting' || s.status === 'MISSING') return s.status === 'deleting';
+      }
+      throw translate('DAX', `DeleteCluster ${name}`, err);
+    }
+  }
+
+  async deleteSupporting(name: string): Promise<boolean> {
+    const c = await this.describeCluster(name);
+    if (c.status !== 'MISSING') return false;
+    await this.deleteParameterGroup(name);
+    await this.deleteSubnetGroup(name);
+    await this.deleteSecurityGroup(name);
+    return true;
+  }
+
+  async listClusters(filter: { runId?: string }): Promise<{ name: string; status: string; tags: Tags }[]> {
+    const out: { name: string; status: string; tags: Tags }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call('DAX', 'DescribeClusters', () =>
+        this.dax.send(new DescribeClustersCommand({ NextToken: token })),
+      );
+      for (const c of page.Clusters ?? []) {
+        const tags = await this.tagsOf(c.ClusterArn!);
+        const run = tags[TAG_RUN_ID];
+        if (run === undefined || (filter.runId !== undefined && run !== filter.runId)) continue;
+        out.push({ name: c.ClusterName!, status: c.Status ?? 'unknown', tags });
+      }
+      token = page.NextToken;
+    } while (token);
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------ pieces
+
+  private async createSecurityGroup(req: DaxClusterRequest): Promise<string> {
+    const created = await this.call('EC2', `CreateSecurityGroup ${req.name}`, () =>
+      this.ec2.send(
+        new CreateSecurityGroupCommand({
+          GroupName: req.name,
+          Description: 'fleetbench DAX cluster: the loaders only',
+          VpcId: req.vpcId,
+          TagSpecifications: [
+            {
+              ResourceType: 'security-group',
+              Tags: Object.entries(req.tags).map(([Key, Value]) => ({ Key, Value })),
+            },
+          ],
+        }),
+      ),
+    );
+    const id = created.GroupId!;
+    try {
+      await this.ec2.send(
+        new AuthorizeSecurityGroupIngressCommand({
+          GroupId: id,
+          IpPermissions: [DAX_PORTS.plain, DAX_PORTS.tls].map((port) => ({
+            IpProtocol: 'tcp',
+            FromPort: port,
+            ToPort: port,
+            UserIdGroupPairs: [{ GroupId: req.loaderSecurityGroupId, Description: 'fleetbench loaders' }],
+          })),
+        }),
+      );
+      // the nodes only answer (stateful); no traffic starts from them
+      await this.ec2.send(
+        new RevokeSecurityGroupEgressCommand({
+          GroupId: id,
+          IpPermissions: [{ IpProtocol: '-1', IpRanges: [{ CidrIp: '0.0.0.0/0' }] }],
+        }),
+      );
+    } catch (err) {
+      await this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })).catch(() => undefined);
+      throw translate('EC2', `security group rules of ${req.name}`, err);
+    }
+    return id;
+  }
+
+  private async deleteSecurityGroup(name: string, vpcId?: string): Promise<void> {
+    const found = await this.call('EC2', `DescribeSecurityGroups ${name}`, () =>
+      this.ec2.send(
+        new DescribeSecurityGroupsCommand({
+          Filters: [
+            { Name: 'group-name', Values: [name] },
+            { Name: 'tag-key', Values: [TAG_RUN_ID] },
+            ...(vpcId ? [{ Name: 'vpc-id', Values: [vpcId] }] : []),
+          ],
+        }),
+      ),
+    );
+    for (const g of found.SecurityGroups ?? []) {
+      await this.call('EC2', `DeleteSecurityGroup ${g.GroupId}`, () =>
+        this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: g.GroupId })),
+      );
+    }
+  }
+
+  private async tagsOf(arn: string): Promise<Tags> {
+    const tags: Tags = {};
+    let token: string | undefined;
+    do {
+      const out = await this.call('DAX', `ListTags ${arn}`, () =>
+        this.dax.send(new ListTagsCommand({ ResourceName: arn, NextToken: token })),
+      );
+      for (const t of out.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
+      token = out.NextToken;
+    } while (token);
+    return tags;
+  }
+
+  /** Runs a DAX delete; "not found" is success (teardown is idempotent). */
+  private async ignoreMissing(action: string, f: () => Promise<unknown>): Promise<void> {
+    try {
+      await f();
+    } catch (err) {
+      if (!NOT_FOUND.has(errorName(err))) throw translate('DAX', action, err);
+    }
+  }
+
+  private deleteParameterGroup(name: string): Promise<void> {
+    return this.ignoreMissing(`DeleteParameterGroup ${name}`, () =>
+      this.dax.send(new DeleteParameterGroupCommand({ ParameterGroupName: name })),
+    );
+  }
+
+  private deleteSubnetGroup(name: string): Promise<void> {
+    return this.ignoreMissing(`DeleteSubnetGroup ${name}`, () =>
+      this.dax.send(new DeleteSubnetGroupCommand({ SubnetGroupName: name })),
+    );
+  }
+
+  private async call<T>(service: 'DAX' | 'EC2', action: string, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (err) {
+      if (err instanceof ClusterAlreadyExistsFault) throw err;
+      throw translate(service, action, err);
+    }
+  }
+}
+
+function stateOf(c: Cluster): DaxClusterState {
+  const d = c.ClusterDiscoveryEndpoint;
+  const tls = c.ClusterEndpointEncryptionType === 'TLS';
+  return {
+    name: c.ClusterName!,
+    status: c.Status ?? 'unknown',
+    ...(d?.Address && d.Port ? { endpoint: daxEndpointUrl({ address: d.Address, port: d.Port }, tls) } : {}),
+    nodes: c.TotalNodes,
+    nodeType: c.NodeType,
+    securityGroupIds: (c.SecurityGroups ?? []).map((g) => g.SecurityGroupIdentifier!).filter(Boolean),
+    parameterGroup: c.ParameterGroup?.ParameterGroupName,
+    subnetGroup: c.SubnetGroup,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * KeyspacesAdmin on the Amazon Keyspaces API (SDK v3): a single-region keyspace per run, the YCSB table in it
+ * (on-demand or provisioned), its status, and deletion of the keyspace with its tables. Errors: an existing
+ * keyspace or table (ConflictException) is a ConflictError; ResourceNotFoundException means MISSING/false.
+ */
+import {
+  ConflictException,
+  CreateKeyspaceCommand,
+  CreateTableCommand,
+  DeleteKeyspaceCommand,
+  GetTableCommand,
+  KeyspacesClient,
+  ListKeyspacesCommand,
+  ListTagsForResourceCommand,
+  type KeyspacesClientConfig,
+} from '@aws-sdk/client-keyspaces';
+import {
+  capacitySpecification,
+  keyspacesNameProblems,
+  ycsbColumns,
+  type KeyspacesCapacity,
+} from '../core/keyspaces';
+import {
+  ConflictError,
+  TAG_RUN_ID,
+  type KeyspacesAdmin,
+  type KeyspacesTableRequest,
+  type KeyspacesTableState,
+  type Tags,
+} from '../core/ports';
+import { errorName, translate } from './errors';
+
+export class KeyspacesApiAdmin implements KeyspacesAdmin {
+  readonly client: KeyspacesClient;
+
+  constructor(clientOrConfig: KeyspacesClient | KeyspacesClientConfig = {}) {
+    this.client =
+      clientOrConfig instanceof KeyspacesClient ? clientOrConfig : new KeyspacesClient(clientOrConfig);
+  }
+
+  async createKeyspace(name: string, tags: Tags): Promise<void> {
+    checkName('keyspace', name);
+    await this.send(`CreateKeyspace ${name}`, () =>
+      this.client.send(
+        new CreateKeyspaceCommand({
+          keyspaceName: name,
+          replicationSpecification: { replicationStrategy: 'SINGLE_REGION' },
+          tags: tagList(tags),
+        }),
+      ),
+    );
+  }
+
+  async createTable(req: KeyspacesTableRequest): Promise<void> {
+    checkName('keyspace', req.keyspace);
+    checkName('table', req.table);
+    await this.send(`CreateTable ${req.keyspace}.${req.table}`, () =>
+      this.client.send(
+        new CreateTableCommand({
+          keyspaceName: req.keyspace,
+          tableName: req.table,
+          schemaDefinition: ycsbColumns(req.fieldCount),
+          capacitySpecification: capacitySpecification(req.capacity),
+          tags: tagList(req.tags),
+        }),
+      ),
+    );
+  }
+
+  async describeTable(keyspace: string, table: string): Promise<KeyspacesTableState> {
+    try {
+      const t = await this.client.send(new GetTableCommand({ keyspaceName: keyspace, tableName: table }));
+      const c = t.capacitySpecification;
+      let capacity: KeyspacesCapacity | undefined;
+      if (c?.throughputMode === 'PAY_PER_REQUEST') capacity = { mode: 'on-demand' };
+      else if (c?.throughputMode === 'PROVISIONED') {
+        capacity = { mode: 'provisioned', rcu: c.readCapacityUnits ?? 0, wcu: c.writeCapacityUnits ?? 0 };
+      }
+      return { keyspace, table, status: t.status ?? 'UNKNOWN', ...(capacity ? { capacity } : {}) };
+    } catch (err) {
+      if (errorName(err) === 'ResourceNotFoundException') return { keyspace, table, status: 'MISSING' };
+      throw translate('Keyspaces', `GetTable ${keyspace}.${table}`, err);
+    }
+  }
+
+  async deleteKeyspace(name: string): Promise<boolean> {
+    try {
+      await this.client.send(new DeleteKeyspaceCommand({ keyspaceName: name }));
+      return true;
+    } catch (err) {
+      if (errorName(err) === 'ResourceNotFoundException') return false;
+      throw translate('Keyspaces', `DeleteKeyspace ${name}`, err);
+    }
+  }
+
+  async listKeyspaces(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]> {
+    const out: { name: string; tags: Tags }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.send('ListKeyspaces', () =>
+        this.client.send(new ListKeyspacesCommand({ nextToken: token })),
+      );
+      for (const k of page.keyspaces ?? []) {
+        if (!k.keyspaceName?.startsWith('fb_')) continue; // system keyspaces and others' keyspaces
+        const tags = await this.tagsOf(k.resourceArn!);
+        const run = tags[TAG_RUN_ID];
+        if (run === undefined || (filter.runId !== undefined && run !== filter.runId)) continue;
+        out.push({ name: k.keyspaceName, tags });
+      }
+      token = page.nextToken;
+    } while (token);
+    return out;
+  }
+
+  private async tagsOf(arn: string): Promise<Tags> {
+    const tags: Tags = {};
+    let token: string | undefined;
+    do {
+      const out = await this.send(`ListTagsForResource ${arn}`, () =>
+        this.client.send(new ListTagsForResourceCommand({ resourceArn: arn, nextToken: token })),
+      );
+      for (const t of out.tags ?? []) if (t.key) tags[t.key] = t.value ?? '';
+      token = out.nextToken;
+    } while (token);
+    return tags;
+  }
+
+  private async send<T>(action: string, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (err) {
+      if (err instanceof ConflictException || errorName(err) === 'ConflictException') {
+        throw new ConflictError(`Keyspaces ${action}: already exists`, { cause: err });
+      }
+      throw translate('Keyspaces', action, err);
+    }
+  }
+}
+
+function checkName(kind: string, name: string): void {
+  const p = keyspacesNameProblems(name);
+  if (p.length) throw new Error(`Keyspaces ${kind} name ${p.join('; ')}`);
+}
+
+function tagList(tags: Tags): { key: string; value: string }[] {
+  return Object.entries(tags).map(([key, value]) => ({ key, value }));
+}

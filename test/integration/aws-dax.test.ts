@@ -1,0 +1,192 @@
+/**
+ * DaxClusterAdmin against moto server: clusters on moto's DAX backend, security groups on moto's EC2; the
+ * subnet and parameter group calls moto lacks are answered by the loopback front in test/support/dax-twin.ts
+ * (what it records is the request exactly as the SDK sent it).
+ */
+import {
+  CreateSecurityGroupCommand,
+  CreateSubnetCommand,
+  CreateVpcCommand,
+  DescribeSecurityGroupsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
+import { CreateClusterCommand, DeleteClusterCommand } from '@aws-sdk/client-dax';
+import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
+import { daxResourceName } from '../../lib/core/dax';
+import { ConflictError, TAG_RUN_ID, type DaxClusterRequest } from '../../lib/core/ports';
+import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
+import { startMoto, type MotoServer } from '../support/moto';
+
+jest.setTimeout(60_000);
+
+let moto: MotoServer;
+let twin: DaxTwin;
+let ec2: EC2Client;
+let admin: DaxClusterAdmin;
+let vpcId: string;
+let subnets: string[];
+let loaderSg: string;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  twin = await startDaxTwin(moto.endpoint);
+  ec2 = new EC2Client(moto.clientConfig);
+  admin = new DaxClusterAdmin({ ...moto.clientConfig, endpoint: twin.endpoint }, moto.clientConfig);
+  vpcId = (await ec2.send(new CreateVpcCommand({ CidrBlock: '10.1.0.0/16' }))).Vpc!.VpcId!;
+  subnets = [];
+  for (const [i, az] of ['us-east-1a', 'us-east-1b'].entries()) {
+    const s = await ec2.send(
+      new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.1.${i}.0/24`, AvailabilityZone: az }),
+    );
+    subnets.push(s.Subnet!.SubnetId!);
+  }
+  loaderSg = (
+    await ec2.send(
+      new CreateSecurityGroupCommand({ GroupName: 'loaders', Description: 'loaders', VpcId: vpcId }),
+    )
+  ).GroupId!;
+});
+
+afterAll(async () => {
+  await twin?.stop();
+  await moto?.stop();
+});
+
+function request(runId: string, overrides: Partial<DaxClusterRequest> = {}): DaxClusterRequest {
+  return {
+    name: daxResourceName(runId, 'ddb'),
+    nodeType: 'dax.r5.large',
+    nodes: 3,
+    subnetIds: subnets,
+    vpcId,
+    loaderSecurityGroupId: loaderSg,
+    iamRoleArn: 'arn:aws:iam::123456789012:role/fleetbench-dax',
+    ttls: { itemTtlMs: 60_000, queryTtlMs: 0 },
+    tls: true,
+    tags: { [TAG_RUN_ID]: runId, 'fleetbench:expires-at': '1900000000' },
+    ...overrides,
+  };
+}
+
+async function groupsNamed(name: string) {
+  const out = await ec2.send(
+    new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'group-name', Values: [name] }] }),
+  );
+  return out.SecurityGroups ?? [];
+}
+
+async function waitFor(name: string, status: string) {
+  for (let i = 0; i < 10; i++) {
+    const s = await admin.describeCluster(name);
+    if (s.status === status) return s;
+  }
+  throw new Error(`${name} never reached ${status}`);
+}
+
+describe('DAX cluster adapter on moto', () => {
+  it('creates security group, subnet group, parameter group (TTLs) and cluster; deletes all four', async () => {
+    const req = request('run-dax-1');
+    await admin.createCluster(req);
+
+    // the security group admits the loaders' group only, on 8111 and 9111, and sends nothing
+    const [sg] = await groupsNamed(req.name);
+    expect(sg!.VpcId).toBe(vpcId);
+    const ingress = (sg!.IpPermissions ?? []).map((p) => ({
+      port: p.FromPort,
+      to: p.ToPort,
+      from: (p.UserIdGroupPairs ?? []).map((g) => g.GroupId),
+      cidrs: (p.IpRanges ?? []).length,
+    }));
+    expect(ingress.sort((a, b) => a.port! - b.port!)).toEqual([
+      { port: 8111, to: 8111, from: [loaderSg], cidrs: 0 },
+      { port: 9111, to: 9111, from: [loaderSg], cidrs: 0 },
+    ]);
+    expect(sg!.IpPermissionsEgress ?? []).toEqual([]);
+
+    // the groups as sent: subnets, TTLs as DAX's two parameters
+    expect(twin.subnetGroups.get(req.name)).toEqual(subnets);
+    expect(twin.parameterGroups.get(req.name)).toEqual({
+      'record-ttl-millis': '60000',
+      'query-ttl-millis': '0',
+    });
+    const create = twin.calls.find((c) => c.op === 'CreateCluster' && c.body.ClusterName === req.name)!.body;
+    expect(create).toMatchObject({
+      NodeType: 'dax.r5.large',
+      ReplicationFactor: 3,
+      SubnetGroupName: req.name,
+      ParameterGroupName: req.name,
+      SecurityGroupIds: [sg!.GroupId],
+      ClusterEndpointEncryptionType: 'TLS',
+      SSESpecification: { Enabled: true },
+      IamRoleArn: req.iamRoleArn,
+    });
+
+    const up = await waitFor(req.name, 'available');
+    expect(up.nodes).toBe(3);
+    expect(up.nodeType).toBe('dax.r5.large');
+    expect(up.endpoint).toMatch(
+      new RegExp(`^daxs://${req.name}\\.[0-9a-z]+\\.dax-clusters\\.us-east-1\\.amazonaws\\.com:\\d+$`),
+    );
+
+    expect((await admin.listClusters({ runId: 'run-dax-1' })).map((c) => c.name)).toEqual([req.name]);
+    expect(await admin.listClusters({ runId: 'another-run' })).toEqual([]);
+
+    // groups cannot go while the cluster exists
+    expect(await admin.deleteSupporting(req.name)).toBe(false);
+    expect(twin.subnetGroups.has(req.name)).toBe(true);
+
+    expect(await admin.deleteCluster(req.name)).toBe(true);
+    await waitFor(req.name, 'MISSING');
+    expect(await admin.deleteSupporting(req.name)).toBe(true);
+    expect(twin.subnetGroups.has(req.name)).toBe(false);
+    expect(twin.parameterGroups.has(req.name)).toBe(false);
+    expect(await groupsNamed(req.name)).toEqual([]);
+    // teardown is idempotent
+    expect(await admin.deleteCluster(req.name)).toBe(false);
+    expect(await admin.deleteSupporting(req.name)).toBe(true);
+  });
+
+  it('a cluster that already exists is a ConflictError and nothing more is created', async () => {
+    const req = request('run-dax-2', { tls: false });
+    await admin.createCluster(req);
+    const callsBefore = twin.calls.length;
+    await expect(admin.createCluster(req)).rejects.toBeInstanceOf(ConflictError);
+    expect(twin.calls.length).toBe(callsBefore);
+    expect(await groupsNamed(req.name)).toHaveLength(1);
+    const up = await waitFor(req.name, 'available');
+    expect(up.endpoint).toMatch(/^dax:\/\/.*:\d+$/);
+    // the janitor's view: every fleetbench cluster (run tag), not a cluster someone else made
+    await admin.dax.send(
+      new CreateClusterCommand({
+        ClusterName: 'not-ours',
+        NodeType: 'dax.t3.small',
+        ReplicationFactor: 1,
+        IamRoleArn: 'arn:aws:iam::123456789012:role/other',
+      }),
+    );
+    expect((await admin.listClusters({})).map((c) => c.name)).toEqual([req.name]);
+    await admin.dax.send(new DeleteClusterCommand({ ClusterName: 'not-ours' }));
+    await admin.deleteCluster(req.name);
+    await waitFor(req.name, 'MISSING');
+    expect(await admin.deleteSupporting(req.name)).toBe(true);
+  });
+
+  it('a refused CreateCluster leaves no security group, subnet group or parameter group behind', async () => {
+    const req = request('run-dax-3', { iamRoleArn: 'not-an-arn' });
+    await expect(admin.createCluster(req)).rejects.toThrow(
+      /CreateCluster fb-[0-9a-f]{8}: InvalidParameterValueException/,
+    );
+    expect(twin.subnetGroups.has(req.name)).toBe(false);
+    expect(twin.parameterGroups.has(req.name)).toBe(false);
+    expect(await groupsNamed(req.name)).toEqual([]);
+    expect((await admin.describeCluster(req.name)).status).toBe('MISSING');
+  });
+
+  it('refuses a name DAX would refuse, before creating anything', async () => {
+    const before = twin.calls.length;
+    await expect(admin.createCluster(request('r', { name: 'fleetbench-dax-name-too-long' }))).rejects.toThrow(
+      /has 28 characters; DAX allows 1-20/,
+    );
+    expect(twin.calls.length).toBe(before);
+  });
+});
