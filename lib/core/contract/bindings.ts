@@ -7,13 +7,15 @@
  */
 
 export interface BindingDescriptor {
-  /** The YCSB `DB` class (`-db`). */
-  dbClass: string;
+  /** The YCSB `DB` class (`-db`); null: the target names it (a user's binding). */
+  dbClass: string | null;
   /**
    * The credentials secret (a JSON object in Secrets Manager): field → the JVMs' environment
-   * variable, and which fields must be present. Values never reach property files or logs.
+   * variable, and which fields must be present; or, with `asProperties`, every field is a property of
+   * the binding and the whole secret goes, as Java properties text, into that one environment variable
+   * (read by the binding's bridge, loader/ycsb-binding IsolatedDb). Values never reach property files or logs.
    */
-  secret: { env: Readonly<Record<string, string>>; required: readonly string[] };
+  secret: { env: Readonly<Record<string, string>>; required: readonly string[]; asProperties?: string };
   /** What the binding does: `batchInsert` — the load phase may batch inserts (`dynamodb.batchInserts`). */
   supports: { scan: boolean; batchInsert: boolean };
 }
@@ -59,6 +61,15 @@ export const BINDINGS = {
       env: { username: 'FLEETBENCH_MONGODB_USERNAME', password: 'FLEETBENCH_MONGODB_PASSWORD' },
       required: ['username', 'password'],
     },
+    supports: { scan: true, batchInsert: false },
+  },
+  /**
+   * a user's YCSB binding: its jars (with their dependencies) in their own class loader, which cannot replace
+   * YCSB core or HdrHistogram (loader/ycsb-binding README, "A user's YCSB binding"); its class from the target
+   */
+  custom: {
+    dbClass: null,
+    secret: { env: {}, required: [], asProperties: 'FLEETBENCH_BINDING_SECRET_PROPERTIES' },
     supports: { scan: true, batchInsert: false },
   },
 } as const satisfies Record<string, BindingDescriptor>;

@@ -28,6 +28,8 @@ export const AGENT_OWNED_PROPERTIES = [
   'db',
   'dotransactions',
   'measurementtype',
+  // where the agent put a user binding's jars (bindingJars)
+  'fleetbench.binding.classpath',
 ] as const;
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -75,6 +77,14 @@ export const JobSchema = z
     outputPrefix: z.string(),
     /** The YCSB `DB` class (`-db`); default the DynamoDB-API binding. */
     db: z.string().regex(JAVA_CLASS, 'a fully qualified Java class name').default(BINDINGS.dynamodb.dbClass),
+    /**
+     * A user's YCSB binding: its jars (store URIs: s3://… or file://…), fetched by the agent into a directory
+     * of their own and loaded by the Launcher in their own class loader (`db` is then the binding's class).
+     */
+    bindingJars: z
+      .array(z.string().regex(/^(s3|file):\/\/\S+\.jar$/, 'an s3:// or file:// URI of a .jar'))
+      .max(100)
+      .optional(),
     /** Extra `-P` property files, applied before the per-process properties (later wins). */
     propertyFiles: z.array(z.string().min(1)).default([]),
     /** Extra JVM options, e.g. ["-Xmx1g"]. */

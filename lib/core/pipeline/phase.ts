@@ -69,6 +69,7 @@ export function buildJobs(args: {
       statusIntervalSeconds: spec.workload.statusIntervalSeconds,
       db: b.db,
       ...(b.credentials ? { credentials: b.credentials } : {}),
+      ...(b.jars ? { bindingJars: b.jars } : {}),
     };
   };
   const perLoader = <P extends { loader: number; properties: Record<string, string> }>(

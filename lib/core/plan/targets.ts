@@ -19,6 +19,8 @@ export interface TargetBinding {
   properties: Record<string, string>;
   /** where the loaders fetch the target's credentials (a secret reference, never the values) */
   credentials?: JobCredentials;
+  /** a user's binding: its jars (store URIs), which the agent fetches (the job's bindingJars) */
+  jars?: string[];
   /** the endpoints are the target's nodes, known once they run (StartLoad/StartCell add them) */
   runtimeEndpoints: boolean;
 }
@@ -76,6 +78,9 @@ const external: KindDescriptor<ExternalTarget> = {
           'redis.cluster': String(t.redis?.cluster ?? false),
           'redis.tls': String(t.redis?.tls ?? false),
         };
+      case 'custom':
+        // a user's binding: the properties it was given, and the run's table name
+        return { table, ...t.binding!.properties };
       case 'mongodb':
         // the collection is the table; TLS follows the connection string (on for mongodb+srv)
         return {
@@ -109,11 +114,13 @@ export function targetBinding(spec: RunSpec, t: Target, table: string): TargetBi
   const k = kindOf(t);
   const binding = k.binding(t);
   const secretArn = k.credentialsSecretArn?.(t);
+  const custom = t.kind === 'external' ? t.binding : undefined;
   return {
     binding,
-    db: BINDINGS[binding].dbClass,
+    db: BINDINGS[binding].dbClass ?? custom!.dbClass,
     properties: k.properties(t, { spec, table }),
     ...(secretArn ? { credentials: { secretArn, binding } } : {}),
+    ...(custom ? { jars: [...custom.jars] } : {}),
     runtimeEndpoints: k.endpointProperties !== undefined,
   };
 }

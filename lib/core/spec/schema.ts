@@ -121,12 +121,35 @@ export const ExternalTarget = z.strictObject({
   ...targetCommon,
   kind: z.literal('external'),
   /** The API the loaders speak, which picks the YCSB binding (lib/core/contract/bindings.ts). */
-  protocol: z.enum(['dynamodb', 'cql', 'redis', 'mongodb']),
+  protocol: z.enum(['dynamodb', 'cql', 'redis', 'mongodb', 'custom']),
   /**
    * host:port (cql, redis), URLs (dynamodb), or one connection string without credentials (mongodb:
    * `mongodb+srv://cluster0.example.mongodb.net/ycsb`); a Redis Cluster lists seed nodes.
    */
   endpoints: z.array(z.string().min(1)).min(1),
+  /**
+   * `custom` only: a YCSB binding the user brings (e.g. upstream's couchbase2): its `DB` class, its jars with
+   * their dependencies (s3:// URIs the loaders can read, or file:// URIs for local runs), and its properties
+   * (endpoints, options). Its secret (credentialsSecretArn) holds more of its properties, e.g.
+   * {"couchbase.password": "..."}: they reach the binding in memory, never a file or a log.
+   */
+  binding: z
+    .strictObject({
+      dbClass: z
+        .string()
+        .regex(
+          /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)+$/,
+          'a fully qualified Java class name',
+        ),
+      jars: z
+        .array(z.string().regex(/^(s3|file):\/\/\S+\.jar$/, 'an s3:// or file:// URI of a .jar'))
+        .min(1)
+        .max(100),
+      properties: z
+        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.\-]*$/, 'a YCSB property name'), z.string())
+        .default({}),
+    })
+    .optional(),
   /** MongoDB only: write concern and read preference (the binding's names). */
   mongodb: z
     .strictObject({

@@ -4,6 +4,7 @@
  */
 import { InputError, type Issue } from '../errors';
 import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
+import { AGENT_OWNED_PROPERTIES } from '../contract/job';
 import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';
 import { RunSpecSchema, type RunSpec } from './schema';
@@ -106,6 +107,23 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         path: `targets[${i}].redis`,
         message: `Redis settings on a "${t.protocol}" target: remove them or set protocol "redis"`,
       });
+    if (t.kind === 'external' && (t.protocol === 'custom') !== (t.binding !== undefined))
+      issues.push({
+        path: `targets[${i}].binding`,
+        message:
+          t.protocol === 'custom'
+            ? 'required when protocol is "custom": the binding\'s dbClass and jars'
+            : `a binding on a "${t.protocol}" target: remove it or set protocol "custom"`,
+      });
+    if (t.kind === 'external' && t.binding) {
+      const managed = new Set<string>([...MANAGED_PROPERTIES, ...AGENT_OWNED_PROPERTIES]);
+      for (const k of Object.keys(t.binding.properties))
+        if (managed.has(k))
+          issues.push({
+            path: `targets[${i}].binding.properties.${k}`,
+            message: 'is set by fleetbench (the planner or the loader agent); remove it',
+          });
+    }
     if (t.kind === 'external' && t.mongodb && t.protocol !== 'mongodb')
       issues.push({
         path: `targets[${i}].mongodb`,

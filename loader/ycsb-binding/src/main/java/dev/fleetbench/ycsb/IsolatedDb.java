@@ -22,6 +22,12 @@ import site.ycsb.Status;
  */
 public final class IsolatedDb extends DB {
   public static final String DB_CLASS = "fleetbench.binding.db";
+  /**
+   * The environment variable the loader agent puts a user binding's secret in, as Java properties text (the
+   * secret's fields are properties of the binding, e.g. {@code couchbase.password}): added to the properties
+   * the binding gets, in memory only — never in a property file, YCSB's command line or a log.
+   */
+  public static final String SECRET_PROPERTIES_ENV = "FLEETBENCH_BINDING_SECRET_PROPERTIES";
 
   private static final Map<String, BindingClassLoader> LOADERS = new HashMap<>();
 
@@ -72,8 +78,26 @@ public final class IsolatedDb extends DB {
       URL[] urls = loader.getURLs();
       throw new DBException(DB_CLASS + ": cannot load " + dbClass + " from " + Arrays.toString(urls) + ": " + e, e);
     }
-    inner.setProperties(p);
+    inner.setProperties(withSecret(p, System.getenv(SECRET_PROPERTIES_ENV)));
     inner.init();
+  }
+
+  /** The properties with the secret's (properties text; null or empty: none) added; a secret field wins. */
+  static Properties withSecret(Properties p, String secretText) throws DBException {
+    if (secretText == null || secretText.isEmpty()) {
+      return p;
+    }
+    Properties secret = new Properties();
+    try {
+      secret.load(new java.io.StringReader(secretText));
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      // the message must not carry the text
+      throw new DBException(SECRET_PROPERTIES_ENV + ": not Java properties text");
+    }
+    Properties merged = new Properties();
+    merged.putAll(p);
+    merged.putAll(secret);
+    return merged;
   }
 
   @Override

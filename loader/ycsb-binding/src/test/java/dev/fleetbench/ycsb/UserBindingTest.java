@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
@@ -27,6 +28,7 @@ import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
+import site.ycsb.DBException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -179,6 +181,21 @@ class UserBindingTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> BindingClassLoader.urlsOf(lib + "," + dir.resolve("missing.jar")));
     assertTrue(e.getMessage().startsWith("fleetbench.binding.classpath: '" + dir.resolve("missing.jar")), e.getMessage());
+  }
+
+  @Test
+  void aSecretReachesTheBindingAsPropertiesInMemoryOnly() throws Exception {
+    Properties p = new Properties();
+    p.setProperty("userdb.host", "10.0.0.5");
+    p.setProperty("userdb.password", "placeholder");
+    Properties merged = IsolatedDb.withSecret(p, "userdb.password=s3cr\\=t\nuserdb.user=bench\n");
+    assertEquals("s3cr=t", merged.getProperty("userdb.password"));
+    assertEquals("bench", merged.getProperty("userdb.user"));
+    assertEquals("10.0.0.5", merged.getProperty("userdb.host"));
+    assertEquals("placeholder", p.getProperty("userdb.password"), "YCSB's own properties are not changed");
+    assertSame(p, IsolatedDb.withSecret(p, null));
+    DBException bad = assertThrows(DBException.class, () -> IsolatedDb.withSecret(p, "k=\\uZZZZ"));
+    assertFalse(bad.getMessage().contains("ZZZZ"), bad.getMessage());
   }
 
   @Test
