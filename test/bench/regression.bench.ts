@@ -20,7 +20,9 @@
  * every cell), sort every step that Otava found and fleetbench did not by its cause, and check that every
  * difference comes from the two documented rules: with both switched to Otava's (minSegment 1,
  * `otavaRecompute`), fleetbench's answer must equal Otava's on every series.
- * `BENCH_EXAMPLES=n` prints up to n such series per losing cell.
+ * `BENCH_EXAMPLES=n` prints up to n such series per losing cell. `BENCH_MATCHED=1` adds fleetbench's
+ * recall at Otava's false points (fleetbench's thresholds swept, Otava at the nominal ones) for the 2 and
+ * 5 % steps: a comparison at the same false-alarm level rather than the same nominal thresholds.
  */
 import {
   detectChangePoints,
@@ -328,6 +330,69 @@ function explainLosses(e: Evaluation, losing: [string, Cell][]): void {
   }
 }
 
+/**
+ * Recall at equal false points: Otava at the nominal thresholds (through fleetbench's code with
+ * Otava's merge recomputation, which the comparison above shows equal to Otava on every series), and
+ * fleetbench (as shipped) with one threshold swept — maxPValue at minMagnitude 0, minMagnitude at the
+ * defaults — interpolated linearly to Otava's false-point count.
+ */
+function matched(all: Sample[]): void {
+  const w = process.stdout;
+  const steps = all.filter((s) => s.kind === 'step' && s.step <= 0.05);
+  const sweeps = [
+    { label: 'minMagnitude 0, maxPValue swept', grid: [1, 1.3, 1.6, 2, 2.5, 3, 4].map((k) => [k * 1e-3, 0]) },
+    {
+      label: 'maxPValue 0.001, minMagnitude swept',
+      grid: [0.05, 0.045, 0.04, 0.035, 0.03, 0.025, 0.02].map((m) => [1e-3, m]),
+    },
+  ];
+  for (const { label, grid } of sweeps) {
+    w.write(
+      `\n== recall at Otava's false points (${label}; ${grid.map(([p, m]) => (m ? m : p)).join(', ')})\n`,
+    );
+    for (const step of [0.02, 0.05]) {
+      for (const cv of CVS) {
+        const cell = steps.filter((s) => s.step === step && s.cv === cv);
+        const tally = (detect: (s: Sample) => number[]) =>
+          cell.reduce(
+            (t, s) => {
+              const o = outcome(s, detect(s));
+              return [t[0] + +o.hit, t[1] + o.falsePoints];
+            },
+            [0, 0],
+          );
+        const [p0, m0] = grid[0];
+        const [oHits, oFalse] = tally((s) => {
+          const series = fillMissing(s.values)!.series;
+          const weak = split(series, 50, firstPassPValue(p0));
+          const o = { maxPValue: p0, minMagnitude: m0, minSegment: 1, otavaRecompute: true };
+          return merge(series, statsAt(series, weak), o).map((p) => p.index);
+        });
+        const curve = grid.map(([maxPValue, minMagnitude]) =>
+          tally((s) =>
+            detectChangePoints(s.values, { window: 50, maxPValue, minMagnitude })
+              .changePoints.filter((p) => p.confirmed)
+              .map((p) => p.index),
+          ),
+        );
+        let at = 'outside the sweep';
+        for (let i = 0; i + 1 < curve.length; i++) {
+          const [[h0, f0], [h1, f1]] = [curve[i], curve[i + 1]];
+          if (f0 <= oFalse && oFalse <= f1) {
+            at = (f1 === f0 ? Math.max(h0, h1) : h0 + ((h1 - h0) * (oFalse - f0)) / (f1 - f0)).toFixed(1);
+            break;
+          }
+        }
+        if (curve[0][1] > oFalse) at = 'more false points at the nominal thresholds';
+        w.write(
+          `  step ${step * 100}% cv ${cv * 100}%: Otava ${oHits} hits / ${oFalse} false points; fleetbench ` +
+            `${curve.map(([h, f]) => `${h}/${f}`).join(' ')} -> ${at} hits at ${oFalse} false points\n`,
+        );
+      }
+    }
+  }
+}
+
 function time(label: string, reps: number, fn: () => unknown): void {
   fn(); // warm-up
   const t0 = process.hrtime.bigint();
@@ -361,6 +426,7 @@ async function main(): Promise<void> {
   );
   w.write(`(comparison ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
   if (mismatches) process.exitCode = 1;
+  if (process.env.BENCH_MATCHED === '1') matched(all);
 
   w.write('\n== time per series (3 levels, CV 2 %)\n');
   for (const n of [30, 100, 365, 1000]) {
