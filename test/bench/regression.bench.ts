@@ -348,7 +348,7 @@ function matched(all: Sample[]): void {
   ];
   for (const { label, grid } of sweeps) {
     w.write(
-      `\n== recall at Otava's false points (${label}; ${grid.map(([p, m]) => (m ? m : p)).join(', ')})\n`,
+      `\n== recall at Otava's false points (${label}; ${grid.map(([p, m]) => +(m ? m : p).toPrecision(3)).join(', ')})\n`,
     );
     for (const step of [0.02, 0.05]) {
       for (const cv of CVS) {
@@ -375,15 +375,17 @@ function matched(all: Sample[]): void {
               .map((p) => p.index),
           ),
         );
-        let at = 'outside the sweep';
-        for (let i = 0; i + 1 < curve.length; i++) {
-          const [[h0, f0], [h1, f1]] = [curve[i], curve[i + 1]];
-          if (f0 <= oFalse && oFalse <= f1) {
-            at = (f1 === f0 ? Math.max(h0, h1) : h0 + ((h1 - h0) * (oFalse - f0)) / (f1 - f0)).toFixed(1);
-            break;
-          }
-        }
-        if (curve[0][1] > oFalse) at = 'more false points at the nominal thresholds';
+        // the best recall with at most Otava's false points: a swept point, or linear between two
+        const reachable = curve.flatMap(([h, f], i) => {
+          const out = f <= oFalse ? [h] : [];
+          const next = curve[i + 1];
+          if (next && f <= oFalse && oFalse < next[1])
+            out.push(h + ((next[0] - h) * (oFalse - f)) / (next[1] - f));
+          return out;
+        });
+        const at = reachable.length
+          ? Math.max(...reachable).toFixed(1)
+          : 'none (more false points at every swept threshold)';
         w.write(
           `  step ${step * 100}% cv ${cv * 100}%: Otava ${oHits} hits / ${oFalse} false points; fleetbench ` +
             `${curve.map(([h, f]) => `${h}/${f}`).join(' ')} -> ${at} hits at ${oFalse} false points\n`,
