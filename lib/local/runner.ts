@@ -279,7 +279,7 @@ export function assertRunnable(spec: RunSpec): void {
         !(
           t.kind === 'dynamodb' ||
           (t.kind === 'scylla-ec2' && t.api === 'alternator') ||
-          (t.kind === 'external' && t.protocol === 'redis')
+          (t.kind === 'external' && (t.protocol === 'redis' || t.protocol === 'custom'))
         ),
     );
   if (bad.length)
@@ -289,7 +289,7 @@ export function assertRunnable(spec: RunSpec): void {
         message:
           t.kind === 'scylla-ec2'
             ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
-            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local and external Redis targets on redis-server; "${t.kind}" needs AWS (fleetbench start)`,
+            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local external Redis targets on redis-server, and external targets with your own binding; "${t.kind}" needs AWS (fleetbench start)`,
       })),
     );
 }

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { MetricsSink } from '../../../lib/core/ports';
-import { ObjectStore, joinKey } from '../../../lib/core/store';
+import { ObjectStore, joinKey, splitObjectUri } from '../../../lib/core/store';
 import { Job, validateJob } from './job';
 import type { JobCredentials } from '../../../lib/core/contract/job';
 import { bindingOf } from '../../../lib/core/contract/bindings';
@@ -91,7 +91,7 @@ export async function credentialEnv(
   } catch {
     throw new Error(`job.credentials.secretArn: the secret ${credentials.secretArn} is not a JSON object`);
   }
-  const { env, required } = bindingOf(credentials.binding).secret;
+  const { env, required, asProperties } = bindingOf(credentials.binding).secret;
   const str = (k: string): string | undefined =>
     typeof doc[k] === 'string' && doc[k] !== '' ? (doc[k] as string) : undefined;
   const missing = required.filter((k) => !str(k));
@@ -99,6 +99,11 @@ export async function credentialEnv(
     throw new Error(
       `job.credentials.secretArn: the secret ${credentials.secretArn} lacks ${missing.map((m) => `"${m}"`).join(', ')} (a ${credentials.binding} secret has ${required.join(' and ')})`,
     );
+  if (asProperties) {
+    // a user's binding: every string field is one of its properties (loader/ycsb-binding IsolatedDb)
+    const props = Object.fromEntries(Object.keys(doc).flatMap((k) => (str(k) ? [[k, str(k)!]] : [])));
+    return { [asProperties]: toPropertiesText(props) };
+  }
   return Object.fromEntries(
     Object.entries(env).flatMap(([field, variable]) => (str(field) ? [[variable, str(field)!]] : [])),
   );
@@ -172,6 +177,8 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
   const workDir =
     deps.workDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), `fleetbench-agent-${job.runId}-`)));
   installExitHook();
+  const bindingDir = await fetchBindingJars(job, deps, workDir);
+  if (bindingDir) log(`[${tag}] binding ${job.db}: ${job.bindingJars!.length} jar(s) in ${bindingDir}`);
 
   const ctx: ProgressContext = {
     runId: job.runId,
@@ -205,7 +212,7 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
     const dir = path.join(workDir, `proc-${j}`);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(dir, { recursive: true });
-    const files = await writeProperties(job, j, dir);
+    const files = await writeProperties(job, j, dir, bindingDir);
     const command = [
       ...job.jvmArgs,
       '-cp',
@@ -305,7 +312,29 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
 }
 
 /** Writes the defaults file and the per-process file; returns every -P file in order. */
-async function writeProperties(job: Job, j: number, dir: string): Promise<string[]> {
+/**
+ * A user's binding: its jars fetched from the store into a directory of their own (the Launcher loads them
+ * in their own class loader); undefined when the job runs a built-in binding.
+ */
+async function fetchBindingJars(job: Job, deps: AgentDeps, workDir: string): Promise<string | undefined> {
+  if (!job.bindingJars?.length) return undefined;
+  const dir = path.join(workDir, 'binding');
+  await fs.mkdir(dir, { recursive: true });
+  for (const [k, uri] of job.bindingJars.entries()) {
+    const { root, key } = splitObjectUri(uri, `job.bindingJars[${k}]`);
+    let bytes: Buffer;
+    try {
+      bytes = await deps.openStore(root).get(key);
+    } catch (err) {
+      throw new Error(`job.bindingJars[${k}]: cannot read ${uri}: ${(err as Error).message}`);
+    }
+    // a jar per index: two jars of the same name from different places both stay
+    await fs.writeFile(path.join(dir, `${k}-${path.basename(key)}`), bytes);
+  }
+  return dir;
+}
+
+async function writeProperties(job: Job, j: number, dir: string, bindingDir?: string): Promise<string[]> {
   const props = job.processes[j];
   const defaults: Record<string, string | number> = {
     workload: 'site.ycsb.workloads.CoreWorkload',
@@ -325,6 +354,7 @@ async function writeProperties(job: Job, j: number, dir: string): Promise<string
     exporter: JSON_ARRAY_EXPORTER,
     exportfile: path.join(dir, 'summary.json'),
     'status.interval': job.statusIntervalSeconds,
+    ...(bindingDir ? { 'fleetbench.binding.classpath': bindingDir } : {}),
   });
   const defaultsFile = path.join(dir, 'defaults.properties');
   const ownFile = path.join(dir, 'process.properties');

@@ -100,3 +100,45 @@ describe('mongodb targets', () => {
     expect(env).toEqual({ FLEETBENCH_MONGODB_USERNAME: 'bench', FLEETBENCH_MONGODB_PASSWORD: 'pw' });
   });
 });
+
+describe("a user's binding (protocol custom)", () => {
+  const binding = {
+    dbClass: 'site.ycsb.db.couchbase2.Couchbase2Client',
+    jars: ['s3://my-bucket/bindings/couchbase2-binding-0.17.0.jar', 's3://my-bucket/bindings/deps.jar'],
+    properties: { 'couchbase.host': 'cb.example.cloud', 'couchbase.bucket': 'ycsb' },
+  };
+
+  it('runs the named class from its jars with its properties, and the job carries the jars', () => {
+    const p = planRun(
+      validateSpec(external({ protocol: 'custom', endpoints: ['cb.example.cloud'], binding })).spec,
+      {
+        runId: 'r1',
+      },
+    );
+    expect(p.bindings.db).toMatchObject({
+      binding: 'custom',
+      db: 'site.ycsb.db.couchbase2.Couchbase2Client',
+      jars: binding.jars,
+      credentials: { secretArn: SECRET, binding: 'custom' },
+    });
+    expect(p.cells[0]!.properties).toMatchObject(binding.properties);
+  });
+
+  it('needs a binding block exactly with protocol custom, and keeps fleetbench’s own properties', () => {
+    expect(issues(external({ protocol: 'custom', endpoints: ['h'] }))).toEqual([
+      'targets[0].binding: required when protocol is "custom": the binding\'s dbClass and jars',
+    ]);
+    const owned = { ...binding, properties: { exportfile: '/tmp/x', recordcount: '5' } };
+    expect(issues(external({ protocol: 'custom', endpoints: ['h'], binding: owned }))).toEqual([
+      'targets[0].binding.properties.exportfile: is set by fleetbench (the planner or the loader agent); remove it',
+      'targets[0].binding.properties.recordcount: is set by fleetbench (the planner or the loader agent); remove it',
+    ]);
+  });
+
+  it('hands the secret to the binding as properties text in one variable', async () => {
+    const env = await credentialEnv({ secretArn: SECRET, binding: 'custom' }, async () =>
+      JSON.stringify({ 'couchbase.password': 'p=w:d', ignored: 7 }),
+    );
+    expect(env).toEqual({ FLEETBENCH_BINDING_SECRET_PROPERTIES: 'couchbase.password=p\\=w\\:d\n' });
+  });
+});
