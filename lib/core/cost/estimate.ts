@@ -255,10 +255,32 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
         });
       }
     } else {
+      // a price model: its hourly parts, its storage prorated, and the requests at each cell's target
       const perHour =
-        'usdPerHour' in t.price
-          ? Q.of(t.price.usdPerHour)
-          : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
+        'date' in t.price
+          ? Q.of(t.price.usdPerHour ?? 0)
+              .add(Q.of(t.price.usdPerNodeHour ?? 0).mul(t.price.nodes ?? 0))
+              .add(
+                Q.of(t.price.usdPerGbMonth ?? 0)
+                  .mul(t.price.storageGb ?? 0)
+                  .div(book.hoursPerMonth),
+              )
+          : 'usdPerHour' in t.price
+            ? Q.of(t.price.usdPerHour)
+            : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
+      if ('date' in t.price && t.price.usdPerMillionOps !== undefined) {
+        const ops = plan.cells
+          .filter((c) => c.target === t.id)
+          .reduce((a, c) => a.add(Q.of(c.targetOpsPerSec).mul(c.durationSeconds)), Q.ZERO);
+        attributed.push({
+          kind: 'external',
+          label: `${t.id}: operations at the cells' targets, at its given price per million`,
+          target: t.id,
+          quantity: ops.div(1_000_000),
+          unit: 'million operations',
+          unitUsd: Q.of(t.price.usdPerMillionOps),
+        });
+      }
       attributed.push({
         kind: 'external',
         label: `${t.id}: external service at its given price for the run`,

@@ -164,6 +164,42 @@ export function externalService(args: {
   ]);
 }
 
+/** A DBaaS price model's charges (lib/core/spec/schema.ts ExternalPriceModel) over `hours` at `opsPerSec`. */
+export function externalModelService(args: {
+  model: {
+    usdPerHour?: number;
+    usdPerNodeHour?: number;
+    nodes?: number;
+    usdPerMillionOps?: number;
+    usdPerGbMonth?: number;
+    storageGb?: number;
+  };
+  opsPerSec: Num;
+  hours: Num;
+  hoursPerMonth: Num;
+}): Record<string, Q> {
+  const m = args.model;
+  const hours = nonNegative(args.hours, 'hours');
+  const lines: Record<string, Q> = {};
+  if (m.usdPerHour !== undefined) lines.service = nonNegative(m.usdPerHour, 'price.usdPerHour').mul(hours);
+  if (m.usdPerNodeHour !== undefined)
+    lines.nodes = nonNegative(m.usdPerNodeHour, 'price.usdPerNodeHour')
+      .mul(m.nodes ?? 0)
+      .mul(hours);
+  if (m.usdPerMillionOps !== undefined)
+    lines.requests = nonNegative(m.usdPerMillionOps, 'price.usdPerMillionOps')
+      .mul(nonNegative(args.opsPerSec, 'opsPerSec'))
+      .mul(hours)
+      .mul(3600)
+      .div(1_000_000);
+  if (m.usdPerGbMonth !== undefined)
+    lines.storage = nonNegative(m.usdPerGbMonth, 'price.usdPerGbMonth')
+      .mul(m.storageGb ?? 0)
+      .mul(hours)
+      .div(args.hoursPerMonth);
+  return lines;
+}
+
 /** Cost of `perOps` operations (e.g. 1e6, 1e9) at a throughput, given what `hours` of it cost. */
 export function costPerOps(cost: Q, opsPerSec: Num, hours: Num, perOps: number): Q | undefined {
   const ops = Q.of(opsPerSec).mul(Q.of(hours)).mul(3600);

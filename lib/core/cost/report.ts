@@ -21,10 +21,12 @@ import {
   dynamoProvisioned,
   ec2Cluster,
   externalService,
+  externalModelService,
   provisionedCapacityFor,
   roundLines,
   totalOf,
 } from './monthly';
+import { ExternalPriceModel } from '../spec/schema';
 
 // ---- the input -------------------------------------------------------------------------------
 
@@ -62,7 +64,11 @@ const scyllaTarget = z.looseObject({
 const externalTarget = z.looseObject({
   id: z.string().optional(),
   kind: z.literal('external'),
-  price: z.union([z.strictObject({ usdPerHour: nonNeg }), z.strictObject({ usdPerMonth: nonNeg })]),
+  price: z.union([
+    z.strictObject({ usdPerHour: nonNeg }),
+    z.strictObject({ usdPerMonth: nonNeg }),
+    ExternalPriceModel,
+  ]),
 });
 
 export const CostInputSchema = z.strictObject({
@@ -308,9 +314,16 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       ...(t.ebsGb ? { ebsGbPerNode: t.ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
     };
   } else {
-    const p = t.price as { usdPerHour?: number; usdPerMonth?: number };
-    lines = { service: externalService({ ...p, hours: hoursPerMonth, hoursPerMonth }) };
-    pricing = p.usdPerHour !== undefined ? { usdPerHour: p.usdPerHour } : { usdPerMonth: p.usdPerMonth! };
+    if ('date' in t.price) {
+      // a DBaaS price model: its hourly parts, the operations served at this throughput, the storage
+      const { date, source, ...model } = t.price;
+      lines = externalModelService({ model, opsPerSec: ops, hours: hoursPerMonth, hoursPerMonth });
+      pricing = { ...model, date, source };
+    } else {
+      const p = t.price as { usdPerHour?: number; usdPerMonth?: number };
+      lines = { service: externalService({ ...p, hours: hoursPerMonth, hoursPerMonth }) };
+      pricing = p.usdPerHour !== undefined ? { usdPerHour: p.usdPerHour } : { usdPerMonth: p.usdPerMonth! };
+    }
   }
   const total = totalOf(lines);
   const report: ClusterCostReport = {

@@ -92,6 +92,56 @@ function loaderCpuSection(cells: ReportCell[]): string[] {
   ];
 }
 
+/** One target's line of the cost comparison: its cell with the most good ops/s, and what a billion of them cost. */
+export interface CostComparisonRow {
+  target: string;
+  cellId: string;
+  goodOpsPerSec: number;
+  errors: number | null;
+  monthlyCostUsd: number;
+  /** monthly cost ÷ the good operations of a month at that rate (30 days × 86,400 s, the cost model's month) */
+  usdPerBillionOps: number;
+}
+
+/**
+ * Seed 004's comparison across systems: per target, its best measured cell (most good ops/s) and the cost of
+ * a billion good operations at that rate. Targets without a priced cell with good operations are left out.
+ */
+export function costComparison(cells: readonly ReportCell[]): CostComparisonRow[] {
+  const best = new Map<string, ReportCell>();
+  for (const c of cells) {
+    if (c.monthlyCostUsd === null || !c.goodOpsPerSec || c.goodOpsPerSec <= 0) continue;
+    const b = best.get(c.target);
+    if (!b || c.goodOpsPerSec > b.goodOpsPerSec!) best.set(c.target, c);
+  }
+  return [...best.values()].map((c) => ({
+    target: c.target,
+    cellId: c.cellId,
+    goodOpsPerSec: c.goodOpsPerSec!,
+    errors: c.errors,
+    monthlyCostUsd: c.monthlyCostUsd!,
+    usdPerBillionOps: c.monthlyCostUsd! / ((c.goodOpsPerSec! * 30 * 86_400) / 1e9),
+  }));
+}
+
+function costComparisonSection(cells: readonly ReportCell[]): string[] {
+  const rows = costComparison(cells);
+  if (rows.length < 1) return [];
+  return [
+    "<h3>Cost per billion operations at each target's best measured throughput</h3>",
+    '<table class="cost-comparison"><thead><tr><th>target</th><th>cell</th><th>good ops/s</th><th>errors</th>' +
+      '<th>monthly cost</th><th>$ per billion ops</th></tr></thead><tbody>' +
+      rows
+        .map(
+          (r) =>
+            `<tr><td>${escapeXml(r.target)}</td><td>${escapeXml(r.cellId)}</td><td>${num(r.goodOpsPerSec)}</td>` +
+            `<td>${r.errors ?? '–'}</td><td>${usd(r.monthlyCostUsd)}</td><td>${usd(r.usdPerBillionOps)}</td></tr>`,
+        )
+        .join('') +
+      '</tbody></table>',
+  ];
+}
+
 /** A prediction as a table cell: the attainment, what limits it in the tooltip and below. */
 function predictedCell(
   p: { attainment: number; limitedBy: string; reason?: string } | null | undefined,
@@ -307,6 +357,7 @@ export function renderReport(d: ReportData): string {
       ? barChart({ id: 'cost', title: 'Monthly cost (USD)', unit: 'USD', bars: costBars })
       : '<p>No cost figures.</p>',
   );
+  sections.push(...costComparisonSection(d.cells));
 
   if (d.history?.length) {
     sections.push('<h2>History</h2><div class="grid">');

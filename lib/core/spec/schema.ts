@@ -117,6 +117,28 @@ export const ScyllaEc2Target = z.strictObject({
   ebsGb: positiveInt.max(16_384).default(SCYLLA_ROOT_VOLUME_GB),
 });
 
+/**
+ * A DBaaS price model (seed 004's vendors bill per hour, per node-hour, per million requests and per GB
+ * stored), dated and sourced like the price books: the monthly cost at a cell's measured throughput is
+ * the hourly parts × hours + the requests it served + the storage.
+ */
+export const ExternalPriceModel = z.strictObject({
+  /** a flat hourly charge (a plan, a subscription) */
+  usdPerHour: z.number().nonnegative().optional(),
+  /** per node (instance, shard) and hour, × `nodes` */
+  usdPerNodeHour: z.number().nonnegative().optional(),
+  nodes: z.number().int().positive().optional(),
+  /** per million operations served (reads and writes alike) */
+  usdPerMillionOps: z.number().nonnegative().optional(),
+  /** per GB-month of storage, × `storageGb` */
+  usdPerGbMonth: z.number().nonnegative().optional(),
+  storageGb: z.number().nonnegative().optional(),
+  /** when these prices were read, YYYY[-MM[-DD]] */
+  date: z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'a date YYYY, YYYY-MM or YYYY-MM-DD'),
+  /** where they were read (a URL) */
+  source: z.string().regex(/^https?:\/\/\S+$/, 'a URL'),
+});
+
 export const ExternalTarget = z.strictObject({
   ...targetCommon,
   kind: z.literal('external'),
@@ -185,6 +207,7 @@ export const ExternalTarget = z.strictObject({
   price: z.union([
     z.strictObject({ usdPerHour: z.number().nonnegative() }),
     z.strictObject({ usdPerMonth: z.number().nonnegative() }),
+    ExternalPriceModel,
   ]),
 });
 
@@ -325,6 +348,7 @@ export type Target = z.output<typeof Target>;
 export type DynamoDbTarget = z.output<typeof DynamoDbTarget>;
 export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
 export type ExternalTarget = z.output<typeof ExternalTarget>;
+export type ExternalPriceModel = z.output<typeof ExternalPriceModel>;
 export type Distribution = z.output<typeof Distribution>;
 export type Proportions = z.output<typeof Proportions>;
 export type LocalOptions = z.output<typeof LocalOptions>;

@@ -124,6 +124,20 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
             message: 'is set by fleetbench (the planner or the loader agent); remove it',
           });
     }
+    if (t.kind === 'external' && 'date' in t.price) {
+      const m = t.price;
+      const at = `targets[${i}].price`;
+      if ([m.usdPerHour, m.usdPerNodeHour, m.usdPerMillionOps, m.usdPerGbMonth].every((x) => x === undefined))
+        issues.push({
+          path: at,
+          message:
+            'a price model needs at least one of usdPerHour, usdPerNodeHour, usdPerMillionOps, usdPerGbMonth',
+        });
+      if ((m.usdPerNodeHour === undefined) !== (m.nodes === undefined))
+        issues.push({ path: `${at}.nodes`, message: 'usdPerNodeHour and nodes go together' });
+      if ((m.usdPerGbMonth === undefined) !== (m.storageGb === undefined))
+        issues.push({ path: `${at}.storageGb`, message: 'usdPerGbMonth and storageGb go together' });
+    }
     if (t.kind === 'external' && t.mongodb && t.protocol !== 'mongodb')
       issues.push({
         path: `targets[${i}].mongodb`,

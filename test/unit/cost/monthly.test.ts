@@ -310,3 +310,32 @@ describe('derived figures', () => {
     });
   });
 });
+
+describe('a DBaaS price model (external targets)', () => {
+  // seed 004 §2.6.2, MongoDB Atlas: $1.00 per server per hour, $0.000182 per GB per hour of storage;
+  // here 9 servers, 200 GB, a made-up $0.10 per million requests, at 10,000 ops/s, the book's 730-hour month
+  const model = {
+    usdPerNodeHour: 1,
+    nodes: 9,
+    usdPerGbMonth: 0.000182 * 730,
+    storageGb: 200,
+    usdPerMillionOps: 0.1,
+    date: '2023',
+    source: 'https://www.mongodb.com/pricing',
+  };
+  const r = monthlyCost(
+    {
+      target: { kind: 'external', id: 'atlas', price: model },
+      throughput: { readsPerSec: 5000, writesPerSec: 5000 },
+    },
+    nov,
+  ) as ClusterCostReport;
+
+  it('adds node-hours, storage and the operations served at the throughput', () => {
+    // 9 × $1 × 730 h = $6,570; 200 GB × $0.13286 = $26.57; 10,000 ops/s × 730 h × 3,600 s = 26,280 M ops × $0.10 = $2,628
+    expect(r.monthly).toEqual({ nodes: 6570, storage: 26.57, requests: 2628, total: 9224.57 });
+    expect(r.pricing).toMatchObject({ usdPerNodeHour: 1, nodes: 9, date: '2023', source: model.source });
+    // $9,224.572 ÷ 26.28 billion operations = $351.011
+    expect(r.perBillionOps).toBeCloseTo(351.01, 2);
+  });
+});
