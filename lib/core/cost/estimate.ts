@@ -232,8 +232,10 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
           unitUsd: usd(prices.storageGbMonth),
         });
       }
-    } else if (t.kind === 'scylla-ec2') {
+    } else if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
       const p = book.ec2[t.instanceType];
+      // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
+      const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : t.volume.sizeGb;
       if (p) {
         lines.push({
           kind: 'nodes',
@@ -247,12 +249,12 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
         unpriced.push(
           `targets[${i}].instanceType: no price for "${t.instanceType}" in price book "${book.id}"`,
         );
-      if (t.ebsGb) {
+      if (ebsGb) {
         lines.push({
           kind: 'storage',
-          label: `${t.id}: ${t.nodes} × ${t.ebsGb} GB gp3`,
+          label: `${t.id}: ${t.nodes} × ${ebsGb} GB gp3`,
           target: t.id,
-          quantity: Q.of(t.nodes).mul(t.ebsGb).mul(runHours).div(hpm),
+          quantity: Q.of(t.nodes).mul(ebsGb).mul(runHours).div(hpm),
           unit: 'GB-month',
           unitUsd: usd(book.ebs.gp3GbMonth),
         });

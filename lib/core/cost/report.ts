@@ -48,9 +48,10 @@ const dynamoTarget = z.looseObject({
   keyAttribute: z.string().min(1).default('p'),
 });
 
+/** Database nodes on EC2: ScyllaDB (data on the instance store) or Apache Cassandra (data on an EBS volume). */
 const scyllaTarget = z.looseObject({
   id: z.string().optional(),
-  kind: z.literal('scylla-ec2'),
+  kind: z.enum(['scylla-ec2', 'cassandra-ec2']),
   nodes: z.number().int().positive().default(3),
   instanceType: z.string().min(1).default('i4i.2xlarge'),
   /** EBS gp3 GB per node, when the nodes use EBS rather than (or besides) instance storage. */
@@ -142,11 +143,11 @@ export interface DynamoCostReport {
 }
 
 export interface ClusterCostReport {
-  kind: 'scylla-ec2' | 'external';
+  kind: 'scylla-ec2' | 'cassandra-ec2' | 'external';
   priceBook: string;
   priceBookDate: string;
   hoursPerMonth: number;
-  target: { id?: string; kind: 'scylla-ec2' | 'external' };
+  target: { id?: string; kind: 'scylla-ec2' | 'cassandra-ec2' | 'external' };
   throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
   pricing: Record<string, number | string>;
   monthly: { total: number } & Record<string, number>;
@@ -286,7 +287,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
 
   let lines: Record<string, Q>;
   let pricing: Record<string, number | string>;
-  if (t.kind === 'scylla-ec2') {
+  if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
     const perHour =
       t.usdPerHour !== undefined
         ? Q.of(t.usdPerHour)

@@ -16,7 +16,14 @@ import {
 } from '../ports';
 import { InputError } from '../errors';
 import { AGENT_OWNED_PROPERTIES } from '../loader-properties';
-import { CQL_BINDING_CLASS, nodeEndpoints, scyllaJobProperties, targetNodes } from '../cluster';
+import {
+  CQL_BINDING_CLASS,
+  cassandraJobProperties,
+  isDbNodeTarget,
+  nodeEndpoints,
+  scyllaJobProperties,
+  targetNodes,
+} from '../cluster';
 import { cellKey, checkRun, loadKey, readPlan, readSpec, type PhaseJob, type RunContext } from './context';
 import { loaderIds } from './provision';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
@@ -68,6 +75,9 @@ export function targetWiring(
       properties: scyllaJobProperties(t, clusterEndpoints ?? []),
       ...(t.api === 'cql' ? { db: CQL_BINDING_CLASS } : {}),
     };
+  }
+  if (t.kind === 'cassandra-ec2') {
+    return { properties: cassandraJobProperties(t, clusterEndpoints ?? []), db: CQL_BINDING_CLASS };
   }
   return {
     properties: {},
@@ -199,7 +209,7 @@ export async function startPhase(
     const nodes = await deps.cluster.list({ runId: run.runId });
     for (const c of run.clusters) {
       const t = spec.targets.find((x) => x.id === c.target);
-      if (t?.kind !== 'scylla-ec2') continue;
+      if (!t || !isDbNodeTarget(t)) continue;
       const running = targetNodes(nodes, c.target).filter((n) => n.state === 'running');
       if (running.length < c.nodes) {
         throw new StepFailedError(
