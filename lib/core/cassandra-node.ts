@@ -314,7 +314,8 @@ if [ "$FB_LISTEN" = imds ] || [ "$FB_DC" = imds ] || [ "$FB_RACK" = imds ]; then
   IMDS_TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")
   imds() { curl -sf -H "X-aws-ec2-metadata-token: $IMDS_TOKEN" "http://169.254.169.254/latest/meta-data/$1"; }
   [ "$FB_LISTEN" = imds ] && FB_LISTEN=$(imds local-ipv4)
-  [ "$FB_DC" = imds ] && FB_DC=$(imds placement/region)
+  AWS_DEFAULT_REGION=$(imds placement/region); export AWS_DEFAULT_REGION
+  [ "$FB_DC" = imds ] && FB_DC=$AWS_DEFAULT_REGION
   [ "$FB_RACK" = imds ] && FB_RACK=$(imds placement/availability-zone)
 fi
 [ -n "$FB_SEEDS" ] || FB_SEEDS="$FB_LISTEN:$FB_STORAGE_PORT"

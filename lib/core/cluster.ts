@@ -52,7 +52,7 @@ export const CQL_BINDING_CLASS = 'dev.fleetbench.ycsb.CqlClient';
 export const ALTERNATOR_KEY_ATTRIBUTE = 'p';
 
 /**
- * Client ports the deployed nodes' security group opens to the loaders (lib/constructs/scylla-cluster.ts):
+ * Client ports the deployed nodes' security group opens to the loaders (lib/constructs/db-nodes.ts):
  * Alternator, CQL, and ScyllaDB's shard-aware CQL port. Plan refuses scylla-ec2 targets on other ports.
  */
 export const NODE_CLIENT_PORTS = { alternator: 8000, cql: 9042, cqlShardAware: 19042 } as const;

@@ -68,7 +68,7 @@ export const DynamoDbTarget = z.strictObject({
   allowOverdrive: z.boolean().default(false),
 });
 
-/** Root volume of a ScyllaDB node when the spec does not say (the ScyllaCluster launch template's). */
+/** Root volume of a ScyllaDB node when the spec does not say (the DbNodes launch template's). */
 export const SCYLLA_ROOT_VOLUME_GB = 50;
 
 const ec2InstanceType = z
