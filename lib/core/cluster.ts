@@ -345,7 +345,8 @@ const hexEscaped = (b: Buffer) => [...b].map((x) => `\\x${x.toString(16).padStar
  * The probe. Alternator: one line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it
  * answers. CQL (nodetool-free, no driver): bash opens the native port, sends the CQL v4 STARTUP and
  * `SELECT release_version FROM system.local` frames (built by ./cql-wire.ts) and prints the answer's bytes in
- * hex, one line `fleetbench-cql <host:port> <hex>` per endpoint (`none`: no connection or no answer).
+ * hex, one line `fleetbench-cql <host:port> <hex>` per endpoint (`none`: no connection; `silent`: a
+ * connection but no CQL answer within 3 s).
  */
 export function healthScript(
   api: 'alternator' | 'cql',
@@ -369,10 +370,10 @@ export function healthScript(
     'cqlask() {',
     '  exec 3<>"/dev/tcp/$1/$2" || return 1',
     `  printf '${hexEscaped(startupFrame())}' >&3`,
-    '  local r; r=$(cqlframe) || return 1',
+    '  local r; r=$(cqlframe) || { echo silent; return 0; }',
     `  if [ "\${r:8:2}" != "0${OPCODE.READY}" ]; then echo "$r"; return 0; fi`,
     `  printf '${hexEscaped(queryFrame(RELEASE_VERSION_QUERY, 'ONE'))}' >&3`,
-    '  cqlframe',
+    '  cqlframe || echo silent',
     '}',
     `for e in ${list}; do r=$(timeout 10 bash -c "$(declare -f cqlframe cqlask); cqlask \${e%:*} \${e##*:}" 2>/dev/null || true); echo "${CQL_MARK} $e \${r:-none}"; done`,
   ];
@@ -382,6 +383,7 @@ export function healthScript(
 export function readCqlProbe(hex: string | undefined): { ok: boolean; detail?: string; version?: string } {
   if (hex === undefined) return { ok: false, detail: 'no answer from the probe' };
   if (hex === 'none') return { ok: false, detail: 'no connection' };
+  if (hex === 'silent') return { ok: false, detail: 'connected, no CQL answer' };
   try {
     const r = parseFrame(Buffer.from(hex, 'hex'));
     if (r.kind === 'rows' && r.rows[0]?.[0]) return { ok: true, version: r.rows[0][0] };
@@ -401,7 +403,7 @@ export function parseHealth(
   if (api === 'cql') {
     const answers = new Map<string, string>();
     for (const line of output.split('\n')) {
-      const m = new RegExp(`^${CQL_MARK} (\\S+) ([0-9a-f]+|none)$`).exec(line.trim());
+      const m = new RegExp(`^${CQL_MARK} (\\S+) ([0-9a-f]+|none|silent)$`).exec(line.trim());
       if (m) answers.set(m[1]!, m[2]!);
     }
     return endpoints.map((e) => {
