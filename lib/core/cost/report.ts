@@ -56,6 +56,8 @@ const scyllaTarget = z.looseObject({
   instanceType: z.string().min(1).default('i4i.2xlarge'),
   /** EBS gp3 GB per node, when the nodes use EBS rather than (or besides) instance storage. */
   ebsGb: nonNeg.optional(),
+  /** A cassandra-ec2 spec target's data volume (priced as `ebsGb` when that is not given). */
+  volume: z.looseObject({ sizeGb: nonNeg }).optional(),
   /** Overrides the price book's hourly price for the instance type. */
   usdPerHour: nonNeg.optional(),
 });
@@ -292,21 +294,22 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       t.usdPerHour !== undefined
         ? Q.of(t.usdPerHour)
         : ec2HourlyPrice(book, t.instanceType, 'target.instanceType');
+    const ebsGb = t.ebsGb ?? t.volume?.sizeGb;
     const c = ec2Cluster({
       nodes: t.nodes,
       usdPerHour: perHour,
       hours: hoursPerMonth,
       hoursPerMonth,
-      ebsGbPerNode: t.ebsGb,
+      ebsGbPerNode: ebsGb,
       ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth),
     });
-    lines = t.ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes };
+    lines = ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes };
     pricing = {
       nodes: t.nodes,
       instanceType: t.instanceType,
       usdPerNodeHour: perHour.toNumber(),
       usdPerNodeHourFrom: t.usdPerHour !== undefined ? 'target.usdPerHour' : `price book ${book.id}`,
-      ...(t.ebsGb ? { ebsGbPerNode: t.ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
+      ...(ebsGb ? { ebsGbPerNode: ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
     };
   } else {
     const p = t.price as { usdPerHour?: number; usdPerMonth?: number };
