@@ -164,9 +164,18 @@ export class DbNodes extends Construct {
     add(f.waitReady, 'ProbeOutput', ['ssm:GetCommandInvocation'], ['*']);
 
     // Cassandra nodes: the asset, their role and instance profile, Amazon Linux 2023 per architecture
-    const built = path.join(__dirname, '..', '..', 'loader', 'cassandra-node', 'target', cassandraAssetName());
+    const built = path.join(
+      __dirname,
+      '..',
+      '..',
+      'loader',
+      'cassandra-node',
+      'target',
+      cassandraAssetName(),
+    );
     const assetPath =
-      props.cassandraAssetPath ?? (existsSync(built) ? built : stack.bundlingRequired ? undefined : __filename);
+      props.cassandraAssetPath ??
+      (existsSync(built) ? built : stack.bundlingRequired ? undefined : __filename);
     if (!assetPath) {
       Annotations.of(this).addWarning(
         `no Apache Cassandra asset (${built}): cassandra-ec2 targets cannot run on this stack; run \`npm run build:cassandra\` and deploy again`,

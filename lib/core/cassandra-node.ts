@@ -306,7 +306,8 @@ export function cassandraBootstrapScript(p: CassandraNodeParams): string {
   ].join('\n');
 }
 
-const BODY = String.raw`
+const BODY =
+  String.raw`
 log() { echo "fleetbench-cassandra: $*" >&2; }
 
 # --- where the node is: the instance metadata (IMDSv2) on EC2, the given values locally
@@ -443,7 +444,10 @@ export function withParameters(
   }
   if (jvm) {
     head = head.replace(/^FB_HEAP_MB=.*$/m, () => `FB_HEAP_MB=${sq(String(jvm.heapMb))}`);
-    head = head.replace(/^FB_JVM_OPTIONS=\(.*\)$/m, () => `FB_JVM_OPTIONS=(${jvmOptions(jvm).map(sq).join(' ')})`);
+    head = head.replace(
+      /^FB_JVM_OPTIONS=\(.*\)$/m,
+      () => `FB_JVM_OPTIONS=(${jvmOptions(jvm).map(sq).join(' ')})`,
+    );
   }
   return head + script.slice(body);
 }

@@ -123,8 +123,10 @@ class Reader {
   /** An [option] type; returns its id after skipping any sub-types. */
   type(): number {
     const id = this.short();
-    if (id === 0x0000) this.string(); // custom: class name
-    else if (id === 0x0020 || id === 0x0022) this.type(); // list, set
+    if (id === 0x0000)
+      this.string(); // custom: class name
+    else if (id === 0x0020 || id === 0x0022)
+      this.type(); // list, set
     else if (id === 0x0021) {
       this.type();
       this.type();

@@ -190,7 +190,8 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     tags: Record<string, string>,
   ): Promise<LocalNode> {
     const id = `node-${req.runId}-${req.targetId}-${index}`;
-    if (!this.o.upstream) throw new CapacityError('this local cluster has no DynamoDB Local for ScyllaDB stand-ins');
+    if (!this.o.upstream)
+      throw new CapacityError('this local cluster has no DynamoDB Local for ScyllaDB stand-ins');
     const child = spawn(
       process.execPath,
       ['-r', require.resolve('tsx/cjs'), NODE_MAIN, this.o.upstream, req.targetId, String(index)],
@@ -271,9 +272,13 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
   ): Promise<EndpointHealth[]> {
     if (api === 'cql') {
       // the very probe a loader runs on AWS (bash, CQL frames over /dev/tcp)
-      const { stdout } = await promisify(execFile)('bash', ['-c', healthScript('cql', endpoints).join('\n')], {
-        encoding: 'utf8',
-      });
+      const { stdout } = await promisify(execFile)(
+        'bash',
+        ['-c', healthScript('cql', endpoints).join('\n')],
+        {
+          encoding: 'utf8',
+        },
+      );
       return parseHealth('cql', stdout, endpoints);
     }
     return Promise.all(endpoints.map((e) => httpHealth(e)));
@@ -282,7 +287,10 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
   async createSchema(req: SchemaRequest): Promise<void> {
     if (req.api === 'cql') {
       const [host, port] = splitHostPort(req.hosts[0]!);
-      const answers = await cqlQuery({ host, port }, req.statements, { consistency: 'ALL', timeoutMs: 60_000 });
+      const answers = await cqlQuery({ host, port }, req.statements, {
+        consistency: 'ALL',
+        timeoutMs: 60_000,
+      });
       const failed = answers.find((a) => a.kind === 'error');
       if (failed) throw new Error(`creating the CQL schema: ${JSON.stringify(failed)}`);
       await awaitSchemaAgreement(req.hosts.map(splitHostPort).map(([h, p]) => ({ host: h, port: p })));

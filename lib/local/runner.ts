@@ -277,7 +277,11 @@ export function assertRunnable(spec: RunSpec): void {
     .map((t, i) => ({ t, i }))
     .filter(
       ({ t }) =>
-        !(t.kind === 'dynamodb' || t.kind === 'cassandra-ec2' || (t.kind === 'scylla-ec2' && t.api === 'alternator')),
+        !(
+          t.kind === 'dynamodb' ||
+          t.kind === 'cassandra-ec2' ||
+          (t.kind === 'scylla-ec2' && t.api === 'alternator')
+        ),
     );
   if (bad.length)
     throw new InputError(

@@ -191,7 +191,9 @@ describe('Cassandra nodes', () => {
     expect(stmts).toHaveLength(1);
     expect(stmts[0]!.Action).toBe('s3:GetObject');
     // the asset's own key, no wildcard
-    expect(JSON.stringify(stmts[0]!.Resource)).toContain(`/${stack.resolve(cluster.cassandraAsset!.s3ObjectKey)}`);
+    expect(JSON.stringify(stmts[0]!.Resource)).toContain(
+      `/${stack.resolve(cluster.cassandraAsset!.s3ObjectKey)}`,
+    );
     expect(JSON.stringify(stmts[0]!.Resource)).not.toContain('*');
     template.hasResourceProperties('AWS::IAM::InstanceProfile', { Roles: [{ Ref: roleId }] });
   });
@@ -202,14 +204,20 @@ describe('Cassandra nodes', () => {
     expect(pass[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(cluster.cassandraRole!), 'Arn'] });
     expect(pass[0]!.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
     const fns = template.findResources('AWS::Lambda::Function');
-    const withAsset = Object.entries(fns).filter(([, f]) => f.Properties.Environment?.Variables?.CASSANDRA_ASSET);
+    const withAsset = Object.entries(fns).filter(
+      ([, f]) => f.Properties.Environment?.Variables?.CASSANDRA_ASSET,
+    );
     expect(withAsset.map(([id]) => id)).toEqual([expect.stringMatching(/^provisionTargetFn/)]);
     const vars = withAsset[0]![1].Properties.Environment.Variables;
     expect(vars.CASSANDRA_ASSET).toBe(
       `s3://${stack.resolve(cluster.cassandraAsset!.s3BucketName)}/${stack.resolve(cluster.cassandraAsset!.s3ObjectKey)}`,
     );
     expect(Object.keys(vars)).toEqual(
-      expect.arrayContaining(['CASSANDRA_AMI_X86_64', 'CASSANDRA_AMI_ARM64', 'CASSANDRA_INSTANCE_PROFILE_ARN']),
+      expect.arrayContaining([
+        'CASSANDRA_AMI_X86_64',
+        'CASSANDRA_AMI_ARM64',
+        'CASSANDRA_INSTANCE_PROFILE_ARN',
+      ]),
     );
   });
 });

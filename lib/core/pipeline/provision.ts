@@ -109,8 +109,7 @@ export function nodeLaunchRequest(args: {
   cassandraAsset?: string;
 }): NodeLaunchRequest {
   const { run, target, indexes, seeds } = args;
-  const tags = (index: number) =>
-    nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
+  const tags = (index: number) => nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
   const base = { runId: run.runId, targetId: target.id, instanceType: target.instanceType };
   if (target.kind === 'scylla-ec2') {
     return {
@@ -140,7 +139,13 @@ export function nodeLaunchRequest(args: {
       index,
       userData: Buffer.from(
         cassandraBootstrapScript(
-          ec2NodeParams({ target, runId: run.runId, index, asset, ...(seeds[0] ? { seedIp: seeds[0] } : {}) }),
+          ec2NodeParams({
+            target,
+            runId: run.runId,
+            index,
+            asset,
+            ...(seeds[0] ? { seedIp: seeds[0] } : {}),
+          }),
         ),
       ).toString('base64'),
       tags: tags(index),
@@ -394,14 +399,17 @@ async function clustersReady(
     const health = await deps.probe.check(api, endpoints, { runId: run.runId });
     // a Cassandra node must run the spec's version (the probe reads its release_version)
     const down = health.filter(
-      (h) => !h.ok || (target.kind === 'cassandra-ec2' && h.version !== undefined && h.version !== target.version),
+      (h) =>
+        !h.ok || (target.kind === 'cassandra-ec2' && h.version !== undefined && h.version !== target.version),
     );
     answering += health.length - down.length;
     if (down.length) {
       problems.push(
         `${c.target}: ${down.length} of ${health.length} nodes do not answer on ${api}: ` +
           down
-            .map((d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : d.version ? ` (runs ${d.version})` : ''}`)
+            .map(
+              (d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : d.version ? ` (runs ${d.version})` : ''}`,
+            )
             .join(', '),
       );
       continue;
