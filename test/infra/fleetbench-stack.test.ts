@@ -255,7 +255,7 @@ describe('LoaderFleet', () => {
         // loaders (LoaderFleet's grants) or ScyllaDB nodes (DbNodes'), never untagged instances
         expect([
           { StringEquals: { 'aws:ResourceTag/fleetbench:role': 'loader' } },
-          { StringEquals: { 'aws:ResourceTag/fleetbench:role': 'scylla-node' } },
+          { StringEquals: { 'aws:ResourceTag/fleetbench:role': ['scylla-node', 'cassandra-node'] } },
         ]).toContainEqual(s.Condition);
       }
     }
