@@ -15,6 +15,7 @@ import {
   type EC2ClientConfig,
   type Instance,
 } from '@aws-sdk/client-ec2';
+import { CASSANDRA_ROOT_VOLUME_GB } from '../core/cassandra-node';
 import { DB_NODE_ROLES, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
 import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/ports';
 import { isArmInstanceType } from './ec2-fleet';
@@ -39,8 +40,6 @@ export interface Ec2ClusterOptions {
   };
 }
 
-/** Root volume of a cassandra-ec2 node (Amazon Linux 2023's /dev/xvda), GB; the data go to the data volume. */
-export const CASSANDRA_ROOT_VOLUME_GB = 30;
 /** Device name of a cassandra-ec2 node's data volume (the bootstrap script mounts it). */
 export const CASSANDRA_DATA_DEVICE = '/dev/sdf';
 

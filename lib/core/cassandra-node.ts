@@ -22,6 +22,14 @@ export function cassandraAssetName(version: string = CASSANDRA_VERSION): string 
   return `fleetbench-cassandra-${version}.tar.gz`;
 }
 
+/** Root volume of a cassandra-ec2 node (Amazon Linux 2023's /dev/xvda), GB; the data go to the data volume. */
+export const CASSANDRA_ROOT_VOLUME_GB = 30;
+
+/** EBS GB per cassandra-ec2 node the cost model prices: the data volume and the root volume. */
+export function cassandraEbsGbPerNode(t: { volume: { sizeGb: number } }): number {
+  return t.volume.sizeGb + CASSANDRA_ROOT_VOLUME_GB;
+}
+
 /** Cassandra's own default inter-node port (cassandra.yaml storage_port). */
 export const CASSANDRA_STORAGE_PORT = 7000;
 

@@ -114,8 +114,8 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
   expect(cell.row.errors).toBe(0);
   expect(Number(cell.row.read_service_count)).toBeGreaterThan(100);
   expect(Number(cell.row.update_service_count)).toBeGreaterThan(100);
-  // 2 × c5.2xlarge (0.34 $/h, price book 2024-11) × 730 h + 2 × 20 GB gp3 × 0.08 $/GB-month
-  expect(cell.row.monthly_cost_usd).toBeCloseTo(2 * 0.34 * 730 + 2 * 20 * 0.08, 2);
+  // 2 × c5.2xlarge (0.34 $/h, price book 2024-11) × 730 h + 2 × (20 GB data + 30 GB root) gp3 × 0.08 $/GB-month
+  expect(cell.row.monthly_cost_usd).toBeCloseTo(2 * 0.34 * 730 + 2 * 50 * 0.08, 2);
 
   // teardown: both nodes terminated, no JVM left, directories removed
   const teardown = JSON.parse(

@@ -4,6 +4,7 @@
  * node-hours of EC2-hosted targets, and the pipeline's own overhead. Assumptions are constants
  * below and are described in docs/cost-model.md. Exact arithmetic; items rounded to cents.
  */
+import { cassandraEbsGbPerNode } from '../cassandra-node';
 import type { Issue } from '../errors';
 import type { RunSpec } from '../spec/schema';
 import { PriceBook, dynamoPrices, usd } from './book';
@@ -235,7 +236,7 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
     } else if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
       const p = book.ec2[t.instanceType];
       // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
-      const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : t.volume.sizeGb;
+      const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : cassandraEbsGbPerNode(t);
       if (p) {
         lines.push({
           kind: 'nodes',

@@ -3,6 +3,7 @@
  * `fleetbench cost` command prints. Target fields follow the run spec's names (lib/core/spec),
  * declared here structurally so the cost model needs only the fields it prices.
  */
+import { cassandraEbsGbPerNode } from '../cassandra-node';
 import { z } from 'zod';
 import { InputError, Issue } from '../errors';
 import { PriceBook, dynamoPrices, ec2HourlyPrice, usd } from './book';
@@ -56,7 +57,7 @@ const scyllaTarget = z.looseObject({
   instanceType: z.string().min(1).default('i4i.2xlarge'),
   /** EBS gp3 GB per node, when the nodes use EBS rather than (or besides) instance storage. */
   ebsGb: nonNeg.optional(),
-  /** A cassandra-ec2 spec target's data volume (priced as `ebsGb` when that is not given). */
+  /** A cassandra-ec2 spec target's data volume (with its root volume, priced as `ebsGb` when that is not given). */
   volume: z.looseObject({ sizeGb: nonNeg }).optional(),
   /** Overrides the price book's hourly price for the instance type. */
   usdPerHour: nonNeg.optional(),
@@ -294,7 +295,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       t.usdPerHour !== undefined
         ? Q.of(t.usdPerHour)
         : ec2HourlyPrice(book, t.instanceType, 'target.instanceType');
-    const ebsGb = t.ebsGb ?? t.volume?.sizeGb;
+    const ebsGb = t.ebsGb ?? (t.volume ? cassandraEbsGbPerNode({ volume: t.volume }) : undefined);
     const c = ec2Cluster({
       nodes: t.nodes,
       usdPerHour: perHour,

@@ -19,6 +19,7 @@ import {
 } from '../../../lib/core/cassandra-node';
 import { cassandraJobProperties } from '../../../lib/core/cluster';
 import { parseFrame, queryFrame, startupFrame } from '../../../lib/core/cql-wire';
+import { headlineTotals, loadPriceBook, monthlyCost } from '../../../lib/core/cost';
 import { validateSpec } from '../../../lib/core/spec';
 import { CASSANDRA_VERSIONS, type CassandraEc2Target } from '../../../lib/core/spec/schema';
 
@@ -220,5 +221,17 @@ describe('spec', () => {
     expect(bad({ version: '4.1.5' })[0]).toMatch(/^targets\[0\]\.version: .*"5\.0\.6"/);
     expect(bad({ volume: { sizeGb: 5 } })[0]).toMatch(/^targets\[0\]\.volume\.sizeGb: /);
     expect(bad({ cql: { consistency: 'TWO' } })[0]).toMatch(/^targets\[0\]\.cql\.consistency: /);
+  });
+});
+
+describe('cost', () => {
+  it('instance-hours plus the data and root gp3 volumes (price book 2024-11)', () => {
+    const t = target({ nodes: 3, instanceType: 'i4i.2xlarge', volume: { sizeGb: 500 } });
+    const report = monthlyCost(
+      { target: t, throughput: { readsPerSec: 1000, writesPerSec: 1000 } },
+      loadPriceBook(),
+    );
+    // 3 × 0.686 $/h × 730 h = 1,502.34; 3 × (500 + 30) GB × 0.08 $/GB-month = 127.20
+    expect(headlineTotals(report).total).toBeCloseTo(1502.34 + 127.2, 2);
   });
 });
