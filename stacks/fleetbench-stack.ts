@@ -10,7 +10,7 @@ import {
   Preflight,
   ResultsLake,
   Schedules,
-  ScyllaCluster,
+  DbNodes,
   type ScheduledSpec,
 } from '../lib/constructs';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
@@ -42,7 +42,7 @@ export class FleetbenchStack extends Stack {
   readonly janitor: Janitor;
   readonly abortRule: AbortRule;
   readonly schedules: Schedules;
-  readonly scylla: ScyllaCluster;
+  readonly dbNodes: DbNodes;
 
   constructor(scope: Construct, id: string, props: FleetbenchStackProps = {}) {
     super(scope, id, props);
@@ -66,7 +66,7 @@ export class FleetbenchStack extends Stack {
       handler: this.pipeline.onAbortFunction,
     });
     this.janitor = new Janitor(this, 'Janitor', { topic: this.monitoring.topic });
-    this.scylla = new ScyllaCluster(this, 'Scylla', {
+    this.dbNodes = new DbNodes(this, 'DbNodes', {
       fleet: this.fleet,
       functions: {
         provisionTarget: this.pipeline.functions.provisionTarget,

@@ -64,7 +64,7 @@ export function awsPorts(): Ports {
         "the run registry comes from the execution's context ($$.StateMachine.Id in the Task's parameters), not from the environment",
       );
     },
-    // ScyllaDB nodes: only where the stack set the node launch template (ScyllaCluster construct)
+    // database nodes: only where the stack set the node launch template (DbNodes construct)
     get cluster() {
       if (!process.env.NODE_LAUNCH_TEMPLATE_ID) return undefined;
       return once(
@@ -73,6 +73,19 @@ export function awsPorts(): Ports {
           new Ec2ClusterAdmin({
             launchTemplateId: requireEnv('NODE_LAUNCH_TEMPLATE_ID'),
             subnetIds: requireEnv('NODE_SUBNET_IDS').split(',').filter(Boolean),
+            // Cassandra nodes: only where the stack ships the Cassandra asset (DbNodes construct)
+            ...(process.env.CASSANDRA_ASSET
+              ? {
+                  cassandra: {
+                    asset: process.env.CASSANDRA_ASSET,
+                    images: {
+                      x86_64: requireEnv('CASSANDRA_AMI_X86_64'),
+                      arm64: requireEnv('CASSANDRA_AMI_ARM64'),
+                    },
+                    instanceProfileArn: requireEnv('CASSANDRA_INSTANCE_PROFILE_ARN'),
+                  },
+                }
+              : {}),
           }),
       );
     },

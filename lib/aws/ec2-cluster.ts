@@ -1,8 +1,12 @@
 /**
- * ClusterAdmin on EC2: ScyllaDB nodes launched from the stack's node launch template (IMDSv2,
- * encrypted volumes, no SSH key, the nodes' security group) with the official ScyllaDB AMI (looked
- * up by owner and name for a version, or the given id) and per-node JSON user data; found again by
- * the run tag and the node role, terminated by id.
+ * ClusterAdmin on EC2: database nodes launched from the stack's node launch template (IMDSv2,
+ * encrypted volumes, no SSH key, the nodes' security group), found again by the run tag and the node
+ * roles, terminated by id.
+ * - scylla-ec2: the official ScyllaDB AMI (looked up by owner and name for a version, or the given id)
+ *   and per-node JSON user data; no instance profile.
+ * - cassandra-ec2: the stack's Amazon Linux 2023 image, the bootstrap script as user data, an encrypted
+ *   gp3 data volume (/dev/sdf) besides the root volume, and the node instance profile (read the
+ *   Cassandra asset, nothing else).
  */
 import {
   DescribeImagesCommand,
@@ -11,7 +15,8 @@ import {
   type EC2ClientConfig,
   type Instance,
 } from '@aws-sdk/client-ec2';
-import { NODE_ROLE, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
+import { CASSANDRA_ROOT_VOLUME_GB } from '../core/cassandra-node';
+import { DB_NODE_ROLES, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
 import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/ports';
 import { isArmInstanceType } from './ec2-fleet';
 import { describeRunInstances, instanceTags, terminateInstances } from './ec2-instances';
@@ -26,7 +31,17 @@ export interface Ec2ClusterOptions {
   amiOwners?: string[];
   /** Device name of the AMI's root volume, for `ebsGb`. @default /dev/sda1 (ScyllaDB's Ubuntu images) */
   rootDeviceName?: string;
+  /** cassandra-ec2 nodes: the stack's Amazon Linux 2023 image per architecture, the asset, the node profile. */
+  cassandra?: {
+    images: { x86_64: string; arm64: string };
+    /** `s3://bucket/key` of the Cassandra archive (the bootstrap script's FB_ASSET). */
+    asset: string;
+    instanceProfileArn: string;
+  };
 }
+
+/** Device name of a cassandra-ec2 node's data volume (the bootstrap script mounts it). */
+export const CASSANDRA_DATA_DEVICE = '/dev/sdf';
 
 export class Ec2ClusterAdmin implements ClusterAdmin {
   readonly client: EC2Client;
@@ -39,9 +54,21 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
     this.client = clientOrConfig instanceof EC2Client ? clientOrConfig : new EC2Client(clientOrConfig);
   }
 
-  /** The AMI id for a request: the given one, or the newest official image of the version. */
+  get cassandraAsset(): string | undefined {
+    return this.options.cassandra?.asset;
+  }
+
+  /** The AMI id for a request: the given one, the stack's Amazon Linux 2023, or the newest official ScyllaDB image of the version. */
   async resolveImage(req: Pick<NodeLaunchRequest, 'ami' | 'instanceType' | 'targetId'>): Promise<string> {
     const arch = isArmInstanceType(req.instanceType) ? 'arm64' : 'x86_64';
+    if ('amazonLinux2023' in req.ami) {
+      if (!this.options.cassandra) {
+        throw new CapacityError(
+          `target ${req.targetId}: this stack launches no Cassandra nodes (no Amazon Linux 2023 image configured)`,
+        );
+      }
+      return this.options.cassandra.images[arch];
+    }
     const q = amiQuery({ ami: req.ami } as never, arch);
     if ('imageId' in q) return q.imageId;
     const key = `${q.version}/${arch}`;
@@ -97,7 +124,8 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
             LaunchTemplate: { LaunchTemplateId: this.options.launchTemplateId, Version: '$Latest' },
             UserData: n.userData,
             ...(subnet ? { SubnetId: subnet } : {}),
-            ...(req.ebsGb
+            ...(req.kind === 'cassandra-ec2' ? this.cassandraLaunch(req) : {}),
+            ...(req.kind !== 'cassandra-ec2' && req.ebsGb
               ? {
                   BlockDeviceMappings: [
                     {
@@ -128,8 +156,27 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
     return launched;
   }
 
+  /** A Cassandra node's volumes (root + data, both encrypted gp3) and instance profile. */
+  private cassandraLaunch(req: NodeLaunchRequest) {
+    const c = this.options.cassandra;
+    if (!c) throw new CapacityError(`target ${req.targetId}: this stack launches no Cassandra nodes`);
+    const ebs = (VolumeSize: number) => ({
+      VolumeSize,
+      VolumeType: 'gp3' as const,
+      Encrypted: true,
+      DeleteOnTermination: true,
+    });
+    return {
+      IamInstanceProfile: { Arn: c.instanceProfileArn },
+      BlockDeviceMappings: [
+        { DeviceName: '/dev/xvda', Ebs: ebs(CASSANDRA_ROOT_VOLUME_GB) },
+        { DeviceName: CASSANDRA_DATA_DEVICE, Ebs: ebs(req.dataVolumeGb ?? 500) },
+      ],
+    };
+  }
+
   async list(filter: { runId?: string }): Promise<ClusterNode[]> {
-    return (await describeRunInstances(this.client, NODE_ROLE, filter.runId)).map(toNode);
+    return (await describeRunInstances(this.client, DB_NODE_ROLES, filter.runId)).map(toNode);
   }
 
   terminate(ids: string[]): Promise<void> {

@@ -15,12 +15,12 @@ import { errorName, translate } from './errors';
 /** Instances of `role` carrying the run tag (of `runId`, or of any run), not yet terminated. */
 export async function describeRunInstances(
   client: EC2Client,
-  role: string,
+  role: string | string[],
   runId: string | undefined,
 ): Promise<Instance[]> {
   const filters: Filter[] = [
     { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
-    { Name: `tag:${TAG_ROLE}`, Values: [role] },
+    { Name: `tag:${TAG_ROLE}`, Values: Array.isArray(role) ? role : [role] },
     runId ? { Name: `tag:${TAG_RUN_ID}`, Values: [runId] } : { Name: 'tag-key', Values: [TAG_RUN_ID] },
   ];
   const out: Instance[] = [];

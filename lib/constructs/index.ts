@@ -6,5 +6,5 @@ export * from './monitoring';
 export * from './janitor';
 export * from './abort-rule';
 export * from './schedules';
-export * from './scylla-cluster';
+export * from './db-nodes';
 export * from './preflight';

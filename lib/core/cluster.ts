@@ -1,16 +1,36 @@
 /**
- * The `scylla-ec2` target as pure domain code: what a node is launched with (the ScyllaDB AMI's JSON
- * user data, tags, subnet), how the official AMI is found, which endpoints the loaders get, and the
- * keyspace/table (CQL) or table (Alternator) the run creates once every node answers.
+ * Database nodes on EC2 as pure domain code, shared by the `scylla-ec2` and `cassandra-ec2` targets: tags,
+ * node ordering, endpoints, the loaders' CQL properties, the keyspace/table (CQL) or table (Alternator)
+ * the run creates once every node answers, and the probe run from a loader. ScyllaDB-only: the AMI's JSON
+ * user data and the official AMI lookup; Cassandra's bootstrap script is in ./cassandra-node.ts.
  *
  * No AWS SDK here: the EC2 adapter (lib/aws/ec2-cluster.ts) and the local stand-in
  * (lib/local/cluster.ts) implement the ClusterAdmin / ClusterProbe ports over this.
  */
+import { OPCODE, RELEASE_VERSION_QUERY, parseFrame, queryFrame, startupFrame } from './cql-wire';
 import type { ScyllaEc2Target } from './spec';
-import type { ExternalTarget } from './spec/schema';
+import type { CassandraEc2Target, ExternalTarget } from './spec/schema';
 
-/** Tag value of `fleetbench:role` on ScyllaDB nodes (loaders carry `loader`, tables `target`). */
-export const NODE_ROLE = 'scylla-node';
+/** A target whose database runs on EC2 nodes fleetbench launches. */
+export type DbNodeTarget = ScyllaEc2Target | CassandraEc2Target;
+export type DbNodeKind = DbNodeTarget['kind'];
+
+/** Tag values of `fleetbench:role` on database nodes, by target kind (loaders carry `loader`, tables `target`). */
+export const NODE_ROLES = { 'scylla-ec2': 'scylla-node', 'cassandra-ec2': 'cassandra-node' } as const;
+/** Every database node role: what teardown, the janitor and the IAM conditions cover. */
+export const DB_NODE_ROLES: string[] = Object.values(NODE_ROLES);
+/** Tag value of `fleetbench:role` on ScyllaDB nodes. */
+export const NODE_ROLE = NODE_ROLES['scylla-ec2'];
+
+/** Whether a target runs on nodes fleetbench launches. */
+export function isDbNodeTarget(t: { kind: string }): t is DbNodeTarget {
+  return t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2';
+}
+
+/** The API the loaders use on a node target. */
+export function nodeApi(t: DbNodeTarget): 'alternator' | 'cql' {
+  return t.kind === 'scylla-ec2' ? t.api : 'cql';
+}
 /** Tag naming the spec target a node belongs to. */
 export const TAG_TARGET = 'fleetbench:target';
 /** Tag with the node's index in its cluster (node 0 is the seed). */
@@ -32,7 +52,7 @@ export const CQL_BINDING_CLASS = 'dev.fleetbench.ycsb.CqlClient';
 export const ALTERNATOR_KEY_ATTRIBUTE = 'p';
 
 /**
- * Client ports the deployed nodes' security group opens to the loaders (lib/constructs/scylla-cluster.ts):
+ * Client ports the deployed nodes' security group opens to the loaders (lib/constructs/db-nodes.ts):
  * Alternator, CQL, and ScyllaDB's shard-aware CQL port. Plan refuses scylla-ec2 targets on other ports.
  */
 export const NODE_CLIENT_PORTS = { alternator: 8000, cql: 9042, cqlShardAware: 19042 } as const;
@@ -53,7 +73,8 @@ export function scyllaSettings(t: ScyllaEc2Target): {
 }
 
 /** The port the loaders use on every node. */
-export function clientPort(t: ScyllaEc2Target): number {
+export function clientPort(t: DbNodeTarget): number {
+  if (t.kind === 'cassandra-ec2') return t.cql.port;
   const s = scyllaSettings(t);
   return t.api === 'alternator' ? s.alternatorPort : s.cqlPort;
 }
@@ -151,7 +172,7 @@ export function targetNodes(nodes: ClusterNode[], targetId: string): ClusterNode
 }
 
 /** host:port of each node's client port. */
-export function nodeEndpoints(t: ScyllaEc2Target, nodes: ClusterNode[]): { host: string; port: number }[] {
+export function nodeEndpoints(t: DbNodeTarget, nodes: ClusterNode[]): { host: string; port: number }[] {
   return nodes.filter((n) => n.privateIp).map((n) => ({ host: n.privateIp!, port: n.port ?? clientPort(t) }));
 }
 
@@ -169,17 +190,41 @@ export function scyllaJobProperties(
     return { 'dynamodb.endpoint': endpoints.map((e) => `http://${e.host}:${e.port}`).join(',') };
   }
   const s = scyllaSettings(t);
+  return cqlJobProperties(endpoints, {
+    port: s.cqlPort,
+    consistency: s.consistency,
+    replicationFactor: t.replicationFactor,
+  });
+}
+
+/** The CQL binding's properties for a cluster's nodes (both node kinds; contact points are all nodes). */
+export function cqlJobProperties(
+  endpoints: { host: string; port: number }[],
+  s: { port: number; consistency: string; replicationFactor: number },
+): Record<string, string> {
   const ports = new Set(endpoints.map((e) => e.port));
   return {
     'cql.hosts': endpoints
-      .map((e) => (ports.size > 1 || e.port !== s.cqlPort ? `${e.host}:${e.port}` : e.host))
+      .map((e) => (ports.size > 1 || e.port !== s.port ? `${e.host}:${e.port}` : e.host))
       .join(','),
-    'cql.port': String(s.cqlPort),
+    'cql.port': String(s.port),
     'cql.keyspace': CQL_KEYSPACE,
     'cql.readConsistency': s.consistency,
     'cql.writeConsistency': s.consistency,
-    'cql.replicationFactor': String(t.replicationFactor),
+    'cql.replicationFactor': String(s.replicationFactor),
   };
+}
+
+/** The loaders' properties for a cassandra-ec2 target: the CQL binding on every node, the spec's consistency. */
+export function cassandraJobProperties(
+  t: CassandraEc2Target,
+  endpoints: { host: string; port: number }[],
+): Record<string, string> {
+  return cqlJobProperties(endpoints, {
+    port: t.cql.port,
+    consistency: t.cql.consistency,
+    replicationFactor: t.replicationFactor,
+  });
 }
 
 /**
@@ -245,13 +290,13 @@ export type SchemaRequest =
     };
 
 export function schemaRequest(args: {
-  target: ScyllaEc2Target;
+  target: DbNodeTarget;
   endpoints: { host: string; port: number }[];
   table: string;
   fieldCount: number;
 }): SchemaRequest {
   const { target, endpoints } = args;
-  if (target.api === 'alternator') {
+  if (target.kind === 'scylla-ec2' && target.api === 'alternator') {
     const e = endpoints[0]!;
     return {
       api: 'alternator',
@@ -263,7 +308,7 @@ export function schemaRequest(args: {
   return {
     api: 'cql',
     hosts: endpoints.map((e) => `${e.host}:${e.port}`),
-    port: scyllaSettings(target).cqlPort,
+    port: clientPort(target),
     statements: cqlSchemaStatements({
       table: args.table,
       replicationFactor: target.replicationFactor,
@@ -293,17 +338,60 @@ function safeEndpoint(e: { host: string; port: number }): string {
   return s;
 }
 
-/** One line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it answers. */
+const CQL_MARK = 'fleetbench-cql';
+const hexEscaped = (b: Buffer) => [...b].map((x) => `\\x${x.toString(16).padStart(2, '0')}`).join('');
+
+/**
+ * The probe. Alternator: one line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it
+ * answers. CQL (nodetool-free, no driver): bash opens the native port, sends the CQL v4 STARTUP and
+ * `SELECT release_version FROM system.local` frames (built by ./cql-wire.ts) and prints the answer's bytes in
+ * hex, one line `fleetbench-cql <host:port> <hex>` per endpoint (`none`: no connection; `silent`: a
+ * connection but no CQL answer within 3 s).
+ */
 export function healthScript(
   api: 'alternator' | 'cql',
   endpoints: { host: string; port: number }[],
 ): string[] {
   const list = endpoints.map(safeEndpoint).join(' ');
-  const probe =
-    api === 'alternator'
-      ? `c=$(curl -s -o /dev/null -m 3 -w '%{http_code}' "http://$e/" || true); echo "${HEALTH_MARK} $e \${c:-000}"`
-      : `if timeout 3 bash -c "exec 3<>/dev/tcp/\${e%:*}/\${e##*:}" 2>/dev/null; then echo "${HEALTH_MARK} $e 200"; else echo "${HEALTH_MARK} $e 000"; fi`;
-  return [`for e in ${list}; do ${probe}; done`];
+  if (api === 'alternator') {
+    return [
+      `for e in ${list}; do c=$(curl -s -o /dev/null -m 3 -w '%{http_code}' "http://$e/" || true); echo "${HEALTH_MARK} $e \${c:-000}"; done`,
+    ];
+  }
+  const hexOf = 'od -An -tx1 | tr -d " \\n"';
+  return [
+    'cqlframe() {',
+    `  local h; h=$(timeout 3 head -c 9 <&3 | ${hexOf})`,
+    '  [ "${#h}" -eq 18 ] || return 1',
+    '  local n=$((16#${h:10:8})) b=""',
+    `  if [ "$n" -gt 0 ]; then b=$(timeout 3 head -c "$n" <&3 | ${hexOf}); fi`,
+    '  echo "$h$b"',
+    '}',
+    'cqlask() {',
+    '  exec 3<>"/dev/tcp/$1/$2" || return 1',
+    `  printf '${hexEscaped(startupFrame())}' >&3`,
+    '  local r; r=$(cqlframe) || { echo silent; return 0; }',
+    `  if [ "\${r:8:2}" != "0${OPCODE.READY}" ]; then echo "$r"; return 0; fi`,
+    `  printf '${hexEscaped(queryFrame(RELEASE_VERSION_QUERY, 'ONE'))}' >&3`,
+    '  cqlframe || echo silent',
+    '}',
+    `for e in ${list}; do r=$(timeout 10 bash -c "$(declare -f cqlframe cqlask); cqlask \${e%:*} \${e##*:}" 2>/dev/null || true); echo "${CQL_MARK} $e \${r:-none}"; done`,
+  ];
+}
+
+/** What a node answered to the CQL probe's hex: its release_version, or why it is not ready. */
+export function readCqlProbe(hex: string | undefined): { ok: boolean; detail?: string; version?: string } {
+  if (hex === undefined) return { ok: false, detail: 'no answer from the probe' };
+  if (hex === 'none') return { ok: false, detail: 'no connection' };
+  if (hex === 'silent') return { ok: false, detail: 'connected, no CQL answer' };
+  try {
+    const r = parseFrame(Buffer.from(hex, 'hex'));
+    if (r.kind === 'rows' && r.rows[0]?.[0]) return { ok: true, version: r.rows[0][0] };
+    if (r.kind === 'error') return { ok: false, detail: `CQL error 0x${r.code.toString(16)}: ${r.message}` };
+    return { ok: false, detail: `unexpected CQL answer ${r.kind}` };
+  } catch (err) {
+    return { ok: false, detail: `unreadable CQL answer: ${(err as Error).message}` };
+  }
 }
 
 /** Reads the health script's output; an endpoint without a line did not answer. */
@@ -311,7 +399,24 @@ export function parseHealth(
   api: 'alternator' | 'cql',
   output: string,
   endpoints: { host: string; port: number }[],
-): { endpoint: string; ok: boolean; detail?: string }[] {
+): { endpoint: string; ok: boolean; detail?: string; version?: string }[] {
+  if (api === 'cql') {
+    const answers = new Map<string, string>();
+    for (const line of output.split('\n')) {
+      const m = new RegExp(`^${CQL_MARK} (\\S+) ([0-9a-f]+|none|silent)$`).exec(line.trim());
+      if (m) answers.set(m[1]!, m[2]!);
+    }
+    return endpoints.map((e) => {
+      const endpoint = `${e.host}:${e.port}`;
+      const r = readCqlProbe(answers.get(endpoint));
+      return {
+        endpoint,
+        ok: r.ok,
+        ...(r.detail ? { detail: r.detail } : {}),
+        ...(r.version ? { version: r.version } : {}),
+      };
+    });
+  }
   const codes = new Map<string, string>();
   for (const line of output.split('\n')) {
     const m = new RegExp(`^${HEALTH_MARK} (\\S+) (\\d{3})`).exec(line.trim());

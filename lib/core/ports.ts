@@ -6,7 +6,7 @@
  *
  * No AWS SDK import here or anywhere in `lib/core/**`.
  */
-import type { ClusterNode, SchemaRequest } from './cluster';
+import type { ClusterNode, DbNodeKind, SchemaRequest } from './cluster';
 import type { DaxCacheTtls } from './dax';
 import type { KeyspacesCapacity } from './keyspaces';
 import type { ObjectStore } from './store';
@@ -102,15 +102,27 @@ export interface NodeLaunchRequest {
   /** The spec target the nodes belong to. */
   targetId: string;
   instanceType: string;
-  /** An AMI id, or how to find the newest official ScyllaDB image of a version. */
-  ami: { id: string } | { scyllaVersion: string };
+  /** Which database the nodes run (their role tag, image and volumes follow). @default 'scylla-ec2' */
+  kind?: DbNodeKind;
+  /**
+   * An AMI id, how to find the newest official ScyllaDB image of a version, or Amazon Linux 2023 (the
+   * cassandra-ec2 nodes': the adapter knows the stack's image for each architecture).
+   */
+  ami: { id: string } | { scyllaVersion: string } | { amazonLinux2023: true };
   /** Node indexes to launch (node i goes to subnet i mod subnets); tags and user data per node. */
   nodes: { index: number; userData: string; tags: Tags }[];
   /** Root + data volume size in GB, when the spec sets one. */
   ebsGb?: number;
+  /** A separate EBS data volume (gp3, encrypted) per node in GB (cassandra-ec2: Cassandra's data live there). */
+  dataVolumeGb?: number;
 }
 
 export interface ClusterAdmin {
+  /**
+   * Where cassandra-ec2 nodes fetch Apache Cassandra from (their bootstrap script's FB_ASSET): the stack's
+   * asset `s3://bucket/key` on AWS, the built archive's path locally. Unset: no Cassandra nodes here.
+   */
+  readonly cassandraAsset?: string;
   /** Launches the nodes (all or nothing; CapacityError when refused). Returns them with their private IPs. */
   launch(request: NodeLaunchRequest): Promise<ClusterNode[]>;
   /** Nodes carrying the run tag (any run when runId is omitted), excluding terminated ones. */
@@ -123,6 +135,8 @@ export interface EndpointHealth {
   endpoint: string;
   ok: boolean;
   detail?: string;
+  /** CQL: the node's release_version (`SELECT release_version FROM system.local`). */
+  version?: string;
 }
 
 /** Talks to the database nodes (from where the loaders are: the nodes admit the loaders only). */

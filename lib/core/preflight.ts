@@ -62,7 +62,7 @@ export interface AccountNeeds {
   vcpus: { quota: VcpuQuota; vcpus: number; what: string[] }[];
   /** Instance types whose vCPU count or quota this cannot tell. */
   unknownTypes: string[];
-  /** The largest replication factor of a scylla-ec2 target, with its path. */
+  /** The largest replication factor of a scylla-ec2 or cassandra-ec2 target, with its path. */
   replication: { path: string; factor: number } | null;
   /** The longest Run Command execution timeout the run asks for. */
   longestCommand: { phase: string; seconds: number };
@@ -98,8 +98,12 @@ export function accountNeeds(spec: RunSpec, plan: Plan): AccountNeeds {
           wcu: t.billing.maxWriteRequestUnits ?? 0,
         });
     }
-    if (t.kind === 'scylla-ec2') {
-      addVcpus(t.instanceType, t.nodes, `ScyllaDB nodes (${t.id})`);
+    if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
+      addVcpus(
+        t.instanceType,
+        t.nodes,
+        `${t.kind === 'scylla-ec2' ? 'ScyllaDB' : 'Cassandra'} nodes (${t.id})`,
+      );
       if (!replication || t.replicationFactor > replication.factor)
         replication = { path: `targets[${i}].replicationFactor`, factor: t.replicationFactor };
     }

@@ -1,14 +1,25 @@
 /**
- * ScyllaDB nodes on this machine for the local mode: each "node" is a child process
- * (lib/local/scylla-node.ts) serving the node's Alternator endpoint on its own loopback port,
- * forwarding to one shared DynamoDB Local (so the N endpoints share data, as a cluster's nodes do)
- * and answering Alternator's health check. Implements the same ClusterAdmin and ClusterProbe ports as
- * EC2 (+ the probe over a loader), so ProvisionTarget, WaitReady and Teardown run unchanged.
- * CQL is not stood in for: the local mode refuses `api: "cql"` (lib/local/runner.ts).
+ * Database nodes on this machine for the local mode. Implements the same ClusterAdmin and ClusterProbe
+ * ports as EC2 (+ the probe over a loader), so ProvisionTarget, WaitReady and Teardown run unchanged.
+ *
+ * - scylla-ec2: each "node" is a child process (lib/local/scylla-node.ts) serving the node's Alternator
+ *   endpoint on its own loopback port, forwarding to one shared DynamoDB Local (so the N endpoints share
+ *   data, as a cluster's nodes do) and answering Alternator's health check. CQL is not stood in for: the
+ *   local mode refuses `api: "cql"` (lib/local/runner.ts).
+ * - cassandra-ec2: real Apache Cassandra nodes started by THE SAME bootstrap script the pipeline made for
+ *   EC2 (the launch request's user data), with its parameters set for this machine: loopback addresses
+ *   127.0.0.(11+i), free ports, a temporary directory instead of the EBS volume, this machine's Java and
+ *   a small heap. Started one after the other, each once the previous answers CQL, as Cassandra requires.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { connect, createServer } from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { withParameters } from '../core/cassandra-node';
+import { TAG_NODE_INDEX, TAG_TARGET, healthScript, parseHealth } from '../core/cluster';
+import { RELEASE_VERSION_QUERY } from '../core/cql-wire';
 import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
 import { TAG_RUN_ID } from '../core/ports';
 import {
@@ -21,19 +32,25 @@ import {
   type NodeLaunchRequest,
   type SchemaRequest,
 } from '../core/ports';
+import { cqlQuery } from './cql-client';
 import { DYNAMODB_LOCAL_CREDENTIALS } from './dynamodb-local';
 
 export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');
 
 interface LocalNode extends ClusterNode {
   child?: ChildProcess;
+  /** A Cassandra node's directory (removed when it stops) and inter-node port. */
+  dir?: string;
+  storagePort?: number;
   /** Requests the node forwarded, read when it is terminated. */
   forwarded?: number;
 }
 
 export interface LocalClusterOptions {
-  /** The DynamoDB Local every node forwards to. */
-  upstream: string;
+  /** The DynamoDB Local every stand-in ScyllaDB node forwards to (scylla-ec2 targets only). */
+  upstream?: string;
+  /** Real Apache Cassandra nodes (cassandra-ec2 targets): the archive, a Java 17, the heap of each node. */
+  cassandra?: { asset: string; java: string; heapMb?: number };
   /** Most nodes this machine may run at once. */
   maxNodes?: number;
 }
@@ -42,26 +59,129 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
   private readonly nodes: LocalNode[] = [];
   /** Every launch request (tests check the user data and tags the pipeline produced). */
   readonly launches: NodeLaunchRequest[] = [];
+  /** The bootstrap script each Cassandra node ran, by node id. */
+  readonly scripts = new Map<string, string>();
 
   constructor(private readonly o: LocalClusterOptions) {}
 
+  get cassandraAsset(): string | undefined {
+    return this.o.cassandra?.asset;
+  }
+
   async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
+    const cassandra = req.kind === 'cassandra-ec2';
     const live = this.nodes.filter((n) => n.state === 'running').length;
-    const max = this.o.maxNodes ?? 6;
+    const max = this.o.maxNodes ?? (cassandra ? 3 : 6);
     if (live + req.nodes.length > max) {
       throw new CapacityError(
-        `${live + req.nodes.length} local ScyllaDB stand-in nodes requested; at most ${max}`,
+        `${live + req.nodes.length} local ${cassandra ? 'Cassandra' : 'ScyllaDB stand-in'} nodes requested; at most ${max}`,
       );
     }
     this.launches.push(req);
     const started: LocalNode[] = [];
     try {
-      for (const n of req.nodes) started.push(await this.startNode(req, n.index, n.tags));
+      for (const n of req.nodes) {
+        started.push(
+          cassandra
+            ? await this.startCassandraNode(req, n.index, n.tags, n.userData)
+            : await this.startNode(req, n.index, n.tags),
+        );
+      }
     } catch (err) {
       await this.terminate(started.map((n) => n.id));
       throw err;
     }
     return started.map(view);
+  }
+
+  /**
+   * Runs the node's bootstrap script (the user data) with this machine's parameters and waits until the
+   * node answers `SELECT release_version FROM system.local`.
+   */
+  private async startCassandraNode(
+    req: NodeLaunchRequest,
+    index: number,
+    tags: Record<string, string>,
+    userData: string,
+  ): Promise<LocalNode> {
+    const c = this.o.cassandra;
+    if (!c) throw new CapacityError('this local cluster runs no Cassandra nodes (no asset given)');
+    const id = `node-${req.runId}-${req.targetId}-${index}`;
+    const host = `127.0.0.${11 + index}`;
+    const [nativePort, storagePort] = [await freePort(host), await freePort(host)];
+    // node 0 of the same run and target seeds the others (on EC2 the seed is node 0's IP and port 7000)
+    const seed = this.nodes.find(
+      (n) =>
+        n.state === 'running' &&
+        n.storagePort !== undefined &&
+        n.tags[TAG_RUN_ID] === tags[TAG_RUN_ID] &&
+        n.tags[TAG_TARGET] === tags[TAG_TARGET] &&
+        n.tags[TAG_NODE_INDEX] === '0',
+    );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetbench-cassandra-'));
+    const script = withParameters(
+      Buffer.from(userData, 'base64').toString('utf8'),
+      {
+        FB_ASSET: c.asset,
+        FB_HOME: dir,
+        FB_DATA: path.join(dir, 'data'),
+        FB_DATA_VOLUME: 'none',
+        FB_LISTEN: host,
+        FB_DC: 'local',
+        FB_RACK: `rack${index}`,
+        FB_NATIVE_PORT: String(nativePort),
+        FB_STORAGE_PORT: String(storagePort),
+        FB_SEEDS: index === 0 || !seed ? '' : `${seed.privateIp}:${seed.storagePort}`,
+        FB_RUN: 'foreground',
+        FB_JAVA: c.java,
+      },
+      {
+        heapMb: c.heapMb ?? 512,
+        // the start-up waits of a one-machine test cluster (as the CQL binding's LocalCassandra)
+        extraJvmOptions: [
+          '-Dcassandra.ring_delay_ms=100',
+          '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+          '-XX:TieredStopAtLevel=1',
+        ],
+      },
+    );
+    fs.writeFileSync(path.join(dir, 'bootstrap.sh'), script);
+    this.scripts.set(id, script);
+    const child = spawn('bash', [path.join(dir, 'bootstrap.sh')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const node: LocalNode = {
+      id,
+      state: 'pending',
+      tags: { ...tags },
+      privateIp: host,
+      port: nativePort,
+      storagePort,
+      child,
+      dir,
+    };
+    this.nodes.push(node);
+    let err = '';
+    child.stderr!.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-2000)));
+    child.on('exit', () => {
+      node.child = undefined;
+      node.state = 'terminated';
+    });
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      if (node.state === 'terminated') {
+        throw new Error(`Cassandra node ${id} exited: ${err}\n${tail(path.join(dir, 'logs', 'system.log'))}`);
+      }
+      try {
+        await cqlQuery({ host, port: nativePort }, [RELEASE_VERSION_QUERY], { timeoutMs: 3000 });
+        break;
+      } catch {
+        if (Date.now() > deadline) {
+          throw new Error(`Cassandra node ${id} did not answer CQL within 180 s: ${err}`);
+        }
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    node.state = 'running';
+    return node;
   }
 
   private async startNode(
@@ -70,6 +190,8 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     tags: Record<string, string>,
   ): Promise<LocalNode> {
     const id = `node-${req.runId}-${req.targetId}-${index}`;
+    if (!this.o.upstream)
+      throw new CapacityError('this local cluster has no DynamoDB Local for ScyllaDB stand-ins');
     const child = spawn(
       process.execPath,
       ['-r', require.resolve('tsx/cjs'), NODE_MAIN, this.o.upstream, req.targetId, String(index)],
@@ -115,9 +237,11 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
       this.nodes
         .filter((n) => ids.includes(n.id))
         .map(async (n) => {
-          if (n.state === 'running' && n.port) n.forwarded = await forwardedBy(n.port);
+          if (n.state === 'running' && n.port && !n.dir) n.forwarded = await forwardedBy(n.port);
           n.state = 'terminated';
+          // a local node's data is thrown away: no need to wait for a drain (EC2 nodes are terminated too)
           await stop(n.child);
+          if (n.dir) fs.rmSync(n.dir, { recursive: true, force: true });
         }),
     );
   }
@@ -125,6 +249,11 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
   /** Requests each node forwarded to DynamoDB Local (known once it was terminated), by node id. */
   forwarded(): Record<string, number | undefined> {
     return Object.fromEntries(this.nodes.map((n) => [n.id, n.forwarded]));
+  }
+
+  /** Directories of the Cassandra nodes (removed when they stop). */
+  nodeDirs(): string[] {
+    return this.nodes.flatMap((n) => (n.dir ? [n.dir] : []));
   }
 
   /** Pids of node processes still running (tests check none survive). */
@@ -141,11 +270,32 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     api: 'alternator' | 'cql',
     endpoints: { host: string; port: number }[],
   ): Promise<EndpointHealth[]> {
-    return Promise.all(endpoints.map((e) => (api === 'alternator' ? httpHealth(e) : tcpHealth(e))));
+    if (api === 'cql') {
+      // the very probe a loader runs on AWS (bash, CQL frames over /dev/tcp)
+      const { stdout } = await promisify(execFile)(
+        'bash',
+        ['-c', healthScript('cql', endpoints).join('\n')],
+        {
+          encoding: 'utf8',
+        },
+      );
+      return parseHealth('cql', stdout, endpoints);
+    }
+    return Promise.all(endpoints.map((e) => httpHealth(e)));
   }
 
   async createSchema(req: SchemaRequest): Promise<void> {
-    if (req.api !== 'alternator') throw new Error('the local stand-in serves Alternator only');
+    if (req.api === 'cql') {
+      const [host, port] = splitHostPort(req.hosts[0]!);
+      const answers = await cqlQuery({ host, port }, req.statements, {
+        consistency: 'ALL',
+        timeoutMs: 60_000,
+      });
+      const failed = answers.find((a) => a.kind === 'error');
+      if (failed) throw new Error(`creating the CQL schema: ${JSON.stringify(failed)}`);
+      await awaitSchemaAgreement(req.hosts.map(splitHostPort).map(([h, p]) => ({ host: h, port: p })));
+      return;
+    }
     const tables = new DynamoDbTableAdmin({
       endpoint: req.endpoint,
       region: 'us-east-1',
@@ -176,10 +326,10 @@ function view(n: LocalNode): ClusterNode {
   };
 }
 
-async function stop(child: ChildProcess | undefined): Promise<void> {
+async function stop(child: ChildProcess | undefined, graceMs = 5000): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();
@@ -226,4 +376,49 @@ export async function tcpHealth(e: { host: string; port: number }): Promise<Endp
     s.once('connect', () => done({ endpoint, ok: true }));
     s.once('error', (err) => done({ endpoint, ok: false, detail: err.message }));
   });
+}
+
+/** A free TCP port on a loopback address. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function splitHostPort(hp: string): [string, number] {
+  const i = hp.lastIndexOf(':');
+  return [hp.slice(0, i), Number(hp.slice(i + 1))];
+}
+
+function tail(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').slice(-3000);
+  } catch {
+    return '';
+  }
+}
+
+/** Waits until every node reports the same schema version (as drivers do after a schema change). */
+export async function awaitSchemaAgreement(
+  endpoints: { host: string; port: number }[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let versions: (string | null | undefined)[] = [];
+  while (Date.now() < deadline) {
+    versions = await Promise.all(
+      endpoints.map(async (e) => {
+        const [r] = await cqlQuery(e, ['SELECT schema_version FROM system.local']);
+        return r?.kind === 'rows' ? r.rows[0]?.[0] : undefined;
+      }),
+    );
+    if (versions[0] && versions.every((v) => v === versions[0])) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no schema agreement within ${timeoutMs} ms: ${JSON.stringify(versions)}`);
 }

@@ -21,6 +21,7 @@ import { StepFailedError, systemClock, type Ports } from '../core/ports';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
 import { localDefinition, taskStates } from './definition';
+import { ensureCassandraAsset, localJava } from './cassandra-asset';
 import { LocalCluster } from './cluster';
 import { LocalFleet } from './fleet';
 import { FsStore } from './fs-store';
@@ -123,8 +124,12 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       },
     });
     o.onFleet?.(fleet);
-    if (o.spec.targets.some((t) => t.kind === 'scylla-ec2')) {
-      cluster = new LocalCluster({ upstream: ddb.endpoint });
+    if (o.spec.targets.some((t) => t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2')) {
+      const cassandra = o.spec.targets.some((t) => t.kind === 'cassandra-ec2')
+        ? { asset: await ensureCassandraAsset(), java: await localJava() }
+        : undefined;
+      if (cassandra) out(`  Apache Cassandra nodes from ${path.relative(process.cwd(), cassandra.asset)}`);
+      cluster = new LocalCluster({ upstream: ddb.endpoint, ...(cassandra ? { cassandra } : {}) });
       o.onCluster?.(cluster);
     }
     ports = {
@@ -278,6 +283,7 @@ export function assertRunnable(spec: RunSpec): void {
       ({ t }) =>
         !(
           t.kind === 'dynamodb' ||
+          t.kind === 'cassandra-ec2' ||
           (t.kind === 'scylla-ec2' && t.api === 'alternator') ||
           (t.kind === 'external' && (t.protocol === 'redis' || t.protocol === 'custom'))
         ),
@@ -289,7 +295,7 @@ export function assertRunnable(spec: RunSpec): void {
         message:
           t.kind === 'scylla-ec2'
             ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
-            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local external Redis targets on redis-server, and external targets with your own binding; "${t.kind}" needs AWS (fleetbench start)`,
+            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local, cassandra-ec2 targets as loopback Cassandra nodes, external Redis targets on redis-server, and external targets with your own binding; "${t.kind}" needs AWS (fleetbench start)`,
       })),
     );
 }

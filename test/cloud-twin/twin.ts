@@ -237,6 +237,11 @@ export class CloudTwin {
     const images = await ec2.send(new DescribeImagesCommand({}));
     const ami = images.Images?.[0]?.ImageId;
     if (!ami) throw new Error('moto has no AMI to launch');
+    // image ids the template reads from SSM public parameters (Amazon Linux 2023 for Cassandra nodes): moto's AMI
+    const params = (t as { Parameters?: Record<string, { Type?: string }> }).Parameters ?? {};
+    for (const [id, p] of Object.entries(params)) {
+      if (p.Type === 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>') set(id, ami);
+    }
     for (const [id] of resourcesOfType(t, 'AWS::EC2::LaunchTemplate')) {
       const out = await ec2.send(
         new CreateLaunchTemplateCommand({

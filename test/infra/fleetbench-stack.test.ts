@@ -250,10 +250,10 @@ describe('LoaderFleet', () => {
       expect(actions).not.toContain('*');
       expect(actions.filter((a) => a.endsWith(':*'))).toEqual([]);
       if (actions.includes('ec2:TerminateInstances')) {
-        // loaders (LoaderFleet's grants) or ScyllaDB nodes (ScyllaCluster's), never untagged instances
+        // loaders (LoaderFleet's grants) or ScyllaDB nodes (DbNodes'), never untagged instances
         expect([
           { StringEquals: { 'aws:ResourceTag/fleetbench:role': 'loader' } },
-          { StringEquals: { 'aws:ResourceTag/fleetbench:role': 'scylla-node' } },
+          { StringEquals: { 'aws:ResourceTag/fleetbench:role': ['scylla-node', 'cassandra-node'] } },
         ]).toContainEqual(s.Condition);
       }
     }

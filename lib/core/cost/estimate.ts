@@ -4,6 +4,7 @@
  * node-hours of EC2-hosted targets, and the pipeline's own overhead. Assumptions are constants
  * below and are described in docs/cost-model.md. Exact arithmetic; items rounded to cents.
  */
+import { cassandraEbsGbPerNode } from '../cassandra-node';
 import type { Issue } from '../errors';
 import type { RunSpec } from '../spec/schema';
 import { PriceBook, dynamoPrices, usd } from './book';
@@ -229,8 +230,10 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
           unitUsd: usd(prices.storageGbMonth),
         });
       }
-    } else if (t.kind === 'scylla-ec2') {
+    } else if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
       const p = book.ec2[t.instanceType];
+      // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
+      const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : cassandraEbsGbPerNode(t);
       if (p) {
         lines.push({
           kind: 'nodes',
@@ -244,12 +247,12 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
         unpriced.push(
           `targets[${i}].instanceType: no price for "${t.instanceType}" in price book "${book.id}"`,
         );
-      if (t.ebsGb) {
+      if (ebsGb) {
         lines.push({
           kind: 'storage',
-          label: `${t.id}: ${t.nodes} × ${t.ebsGb} GB gp3`,
+          label: `${t.id}: ${t.nodes} × ${ebsGb} GB gp3`,
           target: t.id,
-          quantity: Q.of(t.nodes).mul(t.ebsGb).mul(runHours).div(hpm),
+          quantity: Q.of(t.nodes).mul(ebsGb).mul(runHours).div(hpm),
           unit: 'GB-month',
           unitUsd: usd(book.ebs.gp3GbMonth),
         });

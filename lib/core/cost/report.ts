@@ -3,6 +3,7 @@
  * `fleetbench cost` command prints. Target fields follow the run spec's names (lib/core/spec),
  * declared here structurally so the cost model needs only the fields it prices.
  */
+import { cassandraEbsGbPerNode } from '../cassandra-node';
 import { z } from 'zod';
 import { InputError, Issue } from '../errors';
 import { PriceBook, dynamoPrices, ec2HourlyPrice, usd } from './book';
@@ -27,6 +28,7 @@ import {
   totalOf,
 } from './monthly';
 import { ExternalPriceModel } from '../spec/schema';
+import type { ExternalPriceModel as ExternalPriceModelType } from '../spec/schema';
 
 // ---- the input -------------------------------------------------------------------------------
 
@@ -50,13 +52,16 @@ const dynamoTarget = z.looseObject({
   keyAttribute: z.string().min(1).default('p'),
 });
 
+/** Database nodes on EC2: ScyllaDB (data on the instance store) or Apache Cassandra (data on an EBS volume). */
 const scyllaTarget = z.looseObject({
   id: z.string().optional(),
-  kind: z.literal('scylla-ec2'),
+  kind: z.enum(['scylla-ec2', 'cassandra-ec2']),
   nodes: z.number().int().positive().default(3),
   instanceType: z.string().min(1).default('i4i.2xlarge'),
   /** EBS gp3 GB per node, when the nodes use EBS rather than (or besides) instance storage. */
   ebsGb: nonNeg.optional(),
+  /** A cassandra-ec2 spec target's data volume (with its root volume, priced as `ebsGb` when that is not given). */
+  volume: z.looseObject({ sizeGb: nonNeg }).optional(),
   /** Overrides the price book's hourly price for the instance type. */
   usdPerHour: nonNeg.optional(),
 });
@@ -148,11 +153,11 @@ export interface DynamoCostReport {
 }
 
 export interface ClusterCostReport {
-  kind: 'scylla-ec2' | 'external';
+  kind: 'scylla-ec2' | 'cassandra-ec2' | 'external';
   priceBook: string;
   priceBookDate: string;
   hoursPerMonth: number;
-  target: { id?: string; kind: 'scylla-ec2' | 'external' };
+  target: { id?: string; kind: 'scylla-ec2' | 'cassandra-ec2' | 'external' };
   throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
   pricing: Record<string, number | string>;
   monthly: { total: number } & Record<string, number>;
@@ -292,35 +297,37 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
 
   let lines: Record<string, Q>;
   let pricing: Record<string, number | string>;
-  if (t.kind === 'scylla-ec2') {
+  if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
     const perHour =
       t.usdPerHour !== undefined
         ? Q.of(t.usdPerHour)
         : ec2HourlyPrice(book, t.instanceType, 'target.instanceType');
+    const ebsGb = t.ebsGb ?? (t.volume ? cassandraEbsGbPerNode({ volume: t.volume }) : undefined);
     const c = ec2Cluster({
       nodes: t.nodes,
       usdPerHour: perHour,
       hours: hoursPerMonth,
       hoursPerMonth,
-      ebsGbPerNode: t.ebsGb,
+      ebsGbPerNode: ebsGb,
       ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth),
     });
-    lines = t.ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes };
+    lines = ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes };
     pricing = {
       nodes: t.nodes,
       instanceType: t.instanceType,
       usdPerNodeHour: perHour.toNumber(),
       usdPerNodeHourFrom: t.usdPerHour !== undefined ? 'target.usdPerHour' : `price book ${book.id}`,
-      ...(t.ebsGb ? { ebsGbPerNode: t.ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
+      ...(ebsGb ? { ebsGbPerNode: ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
     };
   } else {
-    if ('date' in t.price) {
+    const price = t.price as ExternalPriceModelType | { usdPerHour: number } | { usdPerMonth: number };
+    if ('date' in price) {
       // a DBaaS price model: its hourly parts, the operations served at this throughput, the storage
-      const { date, source, ...model } = t.price;
+      const { date, source, ...model } = price;
       lines = externalModelService({ model, opsPerSec: ops, hours: hoursPerMonth, hoursPerMonth });
       pricing = { ...model, date, source };
     } else {
-      const p = t.price as { usdPerHour?: number; usdPerMonth?: number };
+      const p = price as { usdPerHour?: number; usdPerMonth?: number };
       lines = { service: externalService({ ...p, hours: hoursPerMonth, hoursPerMonth }) };
       pricing = p.usdPerHour !== undefined ? { usdPerHour: p.usdPerHour } : { usdPerMonth: p.usdPerMonth! };
     }

@@ -22,7 +22,7 @@ import {
 } from '../ports';
 import { InputError } from '../errors';
 import type { JobInput } from '../contract/job';
-import { nodeEndpoints, targetNodes } from '../cluster';
+import { isDbNodeTarget, nodeEndpoints, targetNodes } from '../cluster';
 import {
   cellKey,
   checkRun,
@@ -123,7 +123,7 @@ export function buildJobs(args: {
   return { name, jobs, ...t };
 }
 
-/** The endpoint properties of every target whose nodes the run launched (scylla-ec2), from the running nodes. */
+/** The endpoint properties of every target whose nodes the run launched (scylla-ec2, cassandra-ec2), from the running nodes. */
 async function clusterEndpoints(
   run: RunContext,
   spec: RunSpec,
@@ -136,7 +136,7 @@ async function clusterEndpoints(
   const nodes = await cluster.list({ runId: run.runId });
   for (const c of run.clusters) {
     const t = spec.targets.find((x) => x.id === c.target);
-    if (t?.kind !== 'scylla-ec2') continue;
+    if (!t || !isDbNodeTarget(t)) continue;
     const running = targetNodes(nodes, c.target).filter((n) => n.state === 'running');
     if (running.length < c.nodes) {
       throw new StepFailedError(step, `${running.length} of ${c.nodes} nodes of ${c.target} are running`);

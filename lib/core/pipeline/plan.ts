@@ -5,7 +5,14 @@
  * context.json to the object store and return the small RunContext.
  */
 import { InputError } from '../errors';
-import { CREDENTIALS_SECRET_PREFIX, NODE_CLIENT_PORTS, readableByLoaders, scyllaSettings } from '../cluster';
+import {
+  CREDENTIALS_SECRET_PREFIX,
+  NODE_CLIENT_PORTS,
+  isDbNodeTarget,
+  nodeApi,
+  readableByLoaders,
+  scyllaSettings,
+} from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import { TABLE_PREFIX, type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
@@ -117,6 +124,11 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   });
   // the nodes' security group opens the default client ports only
   spec.targets.forEach((t, i) => {
+    if (t.kind === 'cassandra-ec2' && t.cql.port !== NODE_CLIENT_PORTS.cql)
+      secretIssues.push({
+        path: `targets[${i}].cql.port`,
+        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${t.cql.port}`,
+      });
     if (t.kind !== 'scylla-ec2') return;
     const s = scyllaSettings(t);
     if (t.api === 'alternator' && s.alternatorPort !== NODE_CLIENT_PORTS.alternator)
@@ -210,7 +222,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
         owned: !(t.kind === 'dynamodb' && t.existingTable),
       })),
     clusters: spec.targets.flatMap((t) =>
-      t.kind === 'scylla-ec2' ? [{ target: t.id, nodes: t.nodes, api: t.api, table: p.tables[t.id]! }] : [],
+      isDbNodeTarget(t) ? [{ target: t.id, nodes: t.nodes, api: nodeApi(t), table: p.tables[t.id]! }] : [],
     ),
     // the janitor may clean up after 1.5 × the worst case, plus an hour
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),

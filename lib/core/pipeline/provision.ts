@@ -3,9 +3,14 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import type { DynamoDbTarget, ScyllaEc2Target } from '../spec';
+import type { DynamoDbTarget } from '../spec';
+import { cassandraBootstrapScript, ec2NodeParams } from '../cassandra-node';
 import {
   NODE_ROLE,
+  NODE_ROLES,
+  isDbNodeTarget,
+  nodeApi,
+  type DbNodeTarget,
   TAG_NODE_INDEX,
   TAG_TARGET,
   nodeEndpoints,
@@ -26,6 +31,7 @@ import {
   type Clock,
   type ClusterAdmin,
   type ClusterProbe,
+  type NodeLaunchRequest,
   type CommandRunner,
   type FleetAdmin,
   type ObjectStore,
@@ -80,19 +86,81 @@ export interface ProvisionTargetResult {
   nodes?: string[];
 }
 
-/** Tags of node `index` of a scylla-ec2 target. */
-export function nodeTags(run: RunContext, targetId: string, index: number, userTags: Tags): Tags {
-  return runTags(run, NODE_ROLE, { ...userTags, [TAG_TARGET]: targetId, [TAG_NODE_INDEX]: String(index) });
+/** Tags of node `index` of a scylla-ec2 (or, with its role, cassandra-ec2) target. */
+export function nodeTags(
+  run: RunContext,
+  targetId: string,
+  index: number,
+  userTags: Tags,
+  role: string = NODE_ROLE,
+): Tags {
+  return runTags(run, role, { ...userTags, [TAG_TARGET]: targetId, [TAG_NODE_INDEX]: String(index) });
+}
+
+/** What nodes of a target are launched with: the image, volumes and per-node user data of its kind. */
+export function nodeLaunchRequest(args: {
+  run: RunContext;
+  target: DbNodeTarget;
+  userTags: Tags;
+  indexes: number[];
+  /** Node 0's private IP; empty when launching node 0. */
+  seeds: string[];
+  /** Where cassandra-ec2 nodes fetch Cassandra (ClusterAdmin.cassandraAsset). */
+  cassandraAsset?: string;
+}): NodeLaunchRequest {
+  const { run, target, indexes, seeds } = args;
+  const tags = (index: number) => nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
+  const base = { runId: run.runId, targetId: target.id, instanceType: target.instanceType };
+  if (target.kind === 'scylla-ec2') {
+    return {
+      ...base,
+      ami: target.ami,
+      ...(target.ebsGb ? { ebsGb: target.ebsGb } : {}),
+      nodes: indexes.map((index) => ({
+        index,
+        userData: nodeUserDataBase64({ target, runId: run.runId, seeds }),
+        tags: tags(index),
+      })),
+    };
+  }
+  if (!args.cassandraAsset) {
+    throw new StepFailedError(
+      'ProvisionTarget',
+      `target ${target.id} needs the Apache Cassandra asset and the cluster port has none (build it: npm run build:cassandra)`,
+    );
+  }
+  const asset = args.cassandraAsset;
+  return {
+    ...base,
+    kind: 'cassandra-ec2',
+    ami: { amazonLinux2023: true },
+    dataVolumeGb: target.volume.sizeGb,
+    nodes: indexes.map((index) => ({
+      index,
+      userData: Buffer.from(
+        cassandraBootstrapScript(
+          ec2NodeParams({
+            target,
+            runId: run.runId,
+            index,
+            asset,
+            ...(seeds[0] ? { seedIp: seeds[0] } : {}),
+          }),
+        ),
+      ).toString('base64'),
+      tags: tags(index),
+    })),
+  };
 }
 
 /**
- * Launches the nodes of a scylla-ec2 target that are not there yet: node 0 (the seed) first, then,
- * once node 0 is running, the others with node 0's private IP as their seed. Idempotent: nodes are
- * found again by tags.
+ * Launches the nodes of a scylla-ec2 or cassandra-ec2 target that are not there yet: node 0 (the seed)
+ * first, then, once node 0 is running, the others with node 0's private IP as their seed. Idempotent:
+ * nodes are found again by tags.
  */
 export async function provisionCluster(
   run: RunContext,
-  target: ScyllaEc2Target,
+  target: DbNodeTarget,
   userTags: Tags,
   cluster: ClusterAdmin,
   sleep: (ms: number) => Promise<void> = realSleep,
@@ -103,18 +171,16 @@ export async function provisionCluster(
   const launch = async (indexes: number[], seeds: string[]) => {
     if (!indexes.length) return;
     launched.push(
-      ...(await cluster.launch({
-        runId: run.runId,
-        targetId: target.id,
-        instanceType: target.instanceType,
-        ami: target.ami,
-        ...(target.ebsGb ? { ebsGb: target.ebsGb } : {}),
-        nodes: indexes.map((index) => ({
-          index,
-          userData: nodeUserDataBase64({ target, runId: run.runId, seeds }),
-          tags: nodeTags(run, target.id, index, userTags),
-        })),
-      })),
+      ...(await cluster.launch(
+        nodeLaunchRequest({
+          run,
+          target,
+          userTags,
+          indexes,
+          seeds,
+          ...(cluster.cassandraAsset ? { cassandraAsset: cluster.cassandraAsset } : {}),
+        }),
+      )),
     );
   };
   if (!present.has(0)) await launch([0], []);
@@ -168,11 +234,11 @@ export async function provisionTarget(
   const nodes: string[] = [];
   for (const c of run.clusters ?? []) {
     const target = spec.targets.find((x) => x.id === c.target);
-    if (!target || target.kind !== 'scylla-ec2') continue;
+    if (!target || !isDbNodeTarget(target)) continue;
     if (!deps.cluster) {
       throw new StepFailedError(
         'ProvisionTarget',
-        `target ${c.target} needs ScyllaDB nodes and no cluster port is configured`,
+        `target ${c.target} needs database nodes and no cluster port is configured`,
       );
     }
     nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep)));
@@ -321,7 +387,7 @@ async function clustersReady(
   const all = await deps.cluster.list({ runId: run.runId });
   for (const c of run.clusters) {
     const target = spec.targets.find((t) => t.id === c.target);
-    if (!target || target.kind !== 'scylla-ec2') continue;
+    if (!target || !isDbNodeTarget(target)) continue;
     const nodes = targetNodes(all, c.target);
     const running = nodes.filter((n) => n.state === 'running' && n.privateIp);
     if (running.length < c.nodes) {
@@ -329,13 +395,22 @@ async function clustersReady(
       continue;
     }
     const endpoints = nodeEndpoints(target, running);
-    const health = await deps.probe.check(target.api, endpoints, { runId: run.runId });
-    const down = health.filter((h) => !h.ok);
+    const api = nodeApi(target);
+    const health = await deps.probe.check(api, endpoints, { runId: run.runId });
+    // a Cassandra node must run the spec's version (the probe reads its release_version)
+    const down = health.filter(
+      (h) =>
+        !h.ok || (target.kind === 'cassandra-ec2' && h.version !== undefined && h.version !== target.version),
+    );
     answering += health.length - down.length;
     if (down.length) {
       problems.push(
-        `${c.target}: ${down.length} of ${health.length} nodes do not answer on ${target.api}: ` +
-          down.map((d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : ''}`).join(', '),
+        `${c.target}: ${down.length} of ${health.length} nodes do not answer on ${api}: ` +
+          down
+            .map(
+              (d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : d.version ? ` (runs ${d.version})` : ''}`,
+            )
+            .join(', '),
       );
       continue;
     }

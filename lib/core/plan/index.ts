@@ -151,6 +151,7 @@ export function tableName(spec: RunSpec, target: Target, runId: string): string 
   // CQL identifiers are at most 48 letters, digits and "_": the seeds' usertable (one cluster per run)
   if (
     (target.kind === 'scylla-ec2' && target.api === 'cql') ||
+    target.kind === 'cassandra-ec2' ||
     (target.kind === 'external' && target.protocol === 'cql')
   )
     return CQL_TABLE;

@@ -5,10 +5,22 @@
  * target (`targetBinding`, kept in the plan); StartLoad/StartCell add only the runtime endpoints. A new
  * target kind is one entry here plus its provisioning.
  */
-import type { DynamoDbTarget, ExternalTarget, RunSpec, ScyllaEc2Target, Target } from '../spec/schema';
+import type {
+  CassandraEc2Target,
+  DynamoDbTarget,
+  ExternalTarget,
+  RunSpec,
+  ScyllaEc2Target,
+  Target,
+} from '../spec/schema';
 import { BINDINGS, type BindingId } from '../contract/bindings';
 import type { JobCredentials } from '../contract/job';
-import { ALTERNATOR_KEY_ATTRIBUTE, CQL_KEYSPACE, scyllaJobProperties } from '../cluster';
+import {
+  ALTERNATOR_KEY_ATTRIBUTE,
+  CQL_KEYSPACE,
+  cassandraJobProperties,
+  scyllaJobProperties,
+} from '../cluster';
 
 /** What the plan keeps per target: the binding and its properties, set once. */
 export interface TargetBinding {
@@ -94,9 +106,16 @@ const external: KindDescriptor<ExternalTarget> = {
   credentialsSecretArn: (t) => t.credentialsSecretArn,
 };
 
+const cassandraEc2: KindDescriptor<CassandraEc2Target> = {
+  binding: () => 'cql',
+  properties: (_t, { table }) => ({ table }),
+  endpointProperties: (t, endpoints) => cassandraJobProperties(t, endpoints),
+};
+
 const KINDS: { [K in Target['kind']]: KindDescriptor<Extract<Target, { kind: K }>> } = {
   dynamodb,
   'scylla-ec2': scyllaEc2,
+  'cassandra-ec2': cassandraEc2,
   external,
 };
 

@@ -22,6 +22,7 @@ export const DEFAULT_EXPECTED_LATENCY_MS = {
   // the seed study measured ~6.2 ms mean for DynamoDB under load
   dynamodb: 6,
   'scylla-ec2': 2,
+  'cassandra-ec2': 5,
   external: 5,
 } as const;
 
@@ -67,7 +68,7 @@ export const DynamoDbTarget = z.strictObject({
   allowOverdrive: z.boolean().default(false),
 });
 
-/** Root volume of a ScyllaDB node when the spec does not say (the ScyllaCluster launch template's). */
+/** Root volume of a ScyllaDB node when the spec does not say (the DbNodes launch template's). */
 export const SCYLLA_ROOT_VOLUME_GB = 50;
 
 const ec2InstanceType = z
@@ -137,6 +138,40 @@ export const ExternalPriceModel = z.strictObject({
   date: z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'a date YYYY, YYYY-MM or YYYY-MM-DD'),
   /** where they were read (a URL) */
   source: z.string().regex(/^https?:\/\/\S+$/, 'a URL'),
+});
+
+/**
+ * Apache Cassandra versions a cassandra-ec2 node can run: the org.apache.cassandra:cassandra-all version of
+ * Maven Central that the node asset packs (loader/cassandra-node, `cassandra.version` of loader/pom.xml,
+ * the same the CQL binding's tests start). One asset per version: only the built one is offered.
+ */
+export const CASSANDRA_VERSIONS = ['5.0.6'] as const;
+
+/** CQL consistency levels a CQL target may ask for (the binding's cql.readConsistency/writeConsistency). */
+export const CqlConsistency = z.enum(['ONE', 'QUORUM', 'LOCAL_QUORUM', 'ALL']);
+
+/** The data volume of a cassandra-ec2 node when the spec does not say, GB (gp3, 3,000 IOPS / 125 MB/s baseline). */
+export const CASSANDRA_DATA_VOLUME_GB = 500;
+
+export const CassandraEc2Target = z.strictObject({
+  ...targetCommon,
+  kind: z.literal('cassandra-ec2'),
+  nodes: positiveInt.max(100).default(3),
+  /** Its memory sets the heap by Cassandra's own rule (lib/core/cassandra-node.ts, cassandraHeapMb). */
+  instanceType: ec2InstanceType.default('i4i.2xlarge'),
+  /** Apache Cassandra version: the Maven Central artifact version the node asset ships. */
+  version: z.enum(CASSANDRA_VERSIONS).default(CASSANDRA_VERSIONS[0]),
+  /** The EBS data volume per node (gp3, encrypted): Cassandra's data, commit log, hints and caches live on it. */
+  volume: z
+    .strictObject({ sizeGb: positiveInt.min(10).max(16_384).default(CASSANDRA_DATA_VOLUME_GB) })
+    .default({ sizeGb: CASSANDRA_DATA_VOLUME_GB }),
+  replicationFactor: positiveInt.max(10).default(3),
+  cql: z
+    .strictObject({
+      port: z.number().int().min(1).max(65535).default(9042),
+      consistency: CqlConsistency.default('QUORUM'),
+    })
+    .default({ port: 9042, consistency: 'QUORUM' }),
 });
 
 export const ExternalTarget = z.strictObject({
@@ -211,7 +246,12 @@ export const ExternalTarget = z.strictObject({
   ]),
 });
 
-export const Target = z.discriminatedUnion('kind', [DynamoDbTarget, ScyllaEc2Target, ExternalTarget]);
+export const Target = z.discriminatedUnion('kind', [
+  DynamoDbTarget,
+  ScyllaEc2Target,
+  CassandraEc2Target,
+  ExternalTarget,
+]);
 
 export const HotspotDistribution = z.strictObject({
   type: z.literal('hotspot'),
@@ -347,6 +387,7 @@ export type RunSpecInput = z.input<typeof RunSpecSchema>;
 export type Target = z.output<typeof Target>;
 export type DynamoDbTarget = z.output<typeof DynamoDbTarget>;
 export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
+export type CassandraEc2Target = z.output<typeof CassandraEc2Target>;
 export type ExternalTarget = z.output<typeof ExternalTarget>;
 export type ExternalPriceModel = z.output<typeof ExternalPriceModel>;
 export type Distribution = z.output<typeof Distribution>;

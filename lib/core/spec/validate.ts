@@ -2,6 +2,7 @@
  * Validation of a run spec: structure (zod), then rules that need the whole document. Every
  * problem is reported at once as `<json path>: <expected, found>`; warnings do not stop a run.
  */
+import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from '../cassandra-node';
 import { InputError, type Issue } from '../errors';
 import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
 import { AGENT_OWNED_PROPERTIES } from '../contract/job';
@@ -162,6 +163,21 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
               'credentials in the connection string: put them in the credentialsSecretArn secret instead',
           });
       });
+    }
+    if (t.kind === 'cassandra-ec2') {
+      if (t.replicationFactor > t.nodes)
+        issues.push({
+          path: `targets[${i}].replicationFactor`,
+          message: `expected at most the node count (${t.nodes}), found ${t.replicationFactor}`,
+        });
+      // the heap follows the instance's memory (Cassandra's rule): the type must be one whose memory is known
+      if (instanceMemoryMib(t.instanceType) === null)
+        issues.push({
+          path: `targets[${i}].instanceType`,
+          message:
+            `expected an instance type whose memory fleetbench knows (families ${KNOWN_MEMORY_FAMILIES.join(', ')}; ` +
+            `sizes large, xlarge, Nxlarge), found "${t.instanceType}"`,
+        });
     }
     if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
       warnings.push(

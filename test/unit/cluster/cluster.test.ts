@@ -200,13 +200,14 @@ describe('probe scripts, run under bash against real sockets', () => {
     ]);
   });
 
-  it('CQL: the native port accepts a connection', async () => {
+  it('CQL: a port that accepts but does not speak CQL is not ready, nor is a closed one', async () => {
+    // (a node that answers release_version: test/integration/local-cassandra-cluster.test.ts, real Cassandra)
     const eps = [
       { host: '127.0.0.1', port: tcpPort },
       { host: '127.0.0.1', port: closedPort },
     ];
     expect(parseHealth('cql', await run(healthScript('cql', eps)), eps)).toEqual([
-      { endpoint: `127.0.0.1:${tcpPort}`, ok: true },
+      { endpoint: `127.0.0.1:${tcpPort}`, ok: false, detail: 'connected, no CQL answer' },
       { endpoint: `127.0.0.1:${closedPort}`, ok: false, detail: 'no connection' },
     ]);
   });

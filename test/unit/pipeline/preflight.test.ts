@@ -81,6 +81,20 @@ describe('checkAccount', () => {
     ]);
   });
 
+  it("seed 002's Cassandra nodes count against the vCPU quota with the ScyllaDB nodes and loaders", () => {
+    const needs = needsOf(example('seed-002-staircase'));
+    // 10 × c5.2xlarge (8) + 3 × i4i.4xlarge (16) ScyllaDB + (3 + 9 + 15) × i4i.4xlarge (16) Cassandra
+    expect(needs.vcpus.map((v) => v.vcpus)).toEqual([10 * 8 + 3 * 16 + 27 * 16]);
+    expect(needs.vcpus[0]!.what).toEqual([
+      '10 × c5.2xlarge loaders',
+      '3 × i4i.4xlarge ScyllaDB nodes (scylla-3)',
+      '3 × i4i.4xlarge Cassandra nodes (cassandra-3)',
+      '9 × i4i.4xlarge Cassandra nodes (cassandra-9)',
+      '15 × i4i.4xlarge Cassandra nodes (cassandra-15)',
+    ]);
+    expect(needs.replication).toEqual({ path: 'targets[0].replicationFactor', factor: 3 });
+  });
+
   it('passes when the quotas were raised to what the study needs', async () => {
     const raised: AccountQuotas = {
       dynamoDbLimits: async () => ({

@@ -1,15 +1,21 @@
 /**
- * What scylla-ec2 targets need in the account: the nodes' security group (the loaders only, on the
- * Alternator and CQL ports; node-to-node traffic within the group), the node launch template
- * (IMDSv2 required, encrypted gp3 root volume, no SSH key, no instance profile: nodes call no AWS
- * API; the AMI and user data come per launch), and the step functions' permissions to launch,
- * probe and terminate only nodes tagged `fleetbench:role=scylla-node`.
+ * What the database-node targets (scylla-ec2 and cassandra-ec2) need in the account, one construct for
+ * both: the nodes' security group (the loaders only, on the Alternator and CQL ports; node-to-node
+ * traffic within the group), the node launch template (IMDSv2 required, encrypted gp3 volumes, no SSH
+ * key; the AMI, volumes and user data come per launch), and the step functions' permissions to launch,
+ * probe and terminate only nodes tagged with a node role (`scylla-node`, `cassandra-node`).
+ * ScyllaDB nodes have no instance profile (they call no AWS API). Cassandra nodes run Amazon Linux 2023
+ * and get a profile that may read the Apache Cassandra asset (loader/cassandra-node) and nothing else.
  */
-import { Stack } from 'aws-cdk-lib';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Annotations, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
-import { NODE_CLIENT_PORTS, NODE_ROLE } from '../core/cluster';
+import { cassandraAssetName } from '../core/cassandra-node';
+import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/cluster';
 import { TAG_ROLE } from '../core/ports';
 import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -19,7 +25,7 @@ export { NODE_CLIENT_PORTS };
 /** Inter-node ports within the nodes' group: RPC (7000) and its TLS variant (7001). */
 export const NODE_INTERNODE_PORTS = [7000, 7001] as const;
 
-export interface ScyllaClusterProps {
+export interface DbNodesProps {
   readonly fleet: LoaderFleet;
   /** The pipeline's step functions that handle nodes (BenchmarkFunctions in the stack). */
   readonly functions: {
@@ -33,13 +39,22 @@ export interface ScyllaClusterProps {
   };
   /** Root volume of a node in GB (data go to the i4i instance store); a spec's `ebsGb` overrides it per run. @default SCYLLA_ROOT_VOLUME_GB (50) */
   readonly rootVolumeGb?: number;
+  /**
+   * The Apache Cassandra archive cassandra-ec2 nodes install (`npm run build:cassandra`). Without it a
+   * deployed stack launches no Cassandra nodes (a synth without bundling stands in a placeholder file).
+   * @default loader/cassandra-node/target/fleetbench-cassandra-<version>.tar.gz when built
+   */
+  readonly cassandraAssetPath?: string;
 }
 
-export class ScyllaCluster extends Construct {
+export class DbNodes extends Construct {
   readonly securityGroup: ec2.SecurityGroup;
   readonly launchTemplate: ec2.LaunchTemplate;
+  /** The Cassandra nodes' role (reads the Cassandra asset only), when the stack ships the asset. */
+  readonly cassandraRole?: iam.Role;
+  readonly cassandraAsset?: s3assets.Asset;
 
-  constructor(scope: Construct, id: string, props: ScyllaClusterProps) {
+  constructor(scope: Construct, id: string, props: DbNodesProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const { fleet, functions: f } = props;
@@ -47,7 +62,7 @@ export class ScyllaCluster extends Construct {
     this.securityGroup = new ec2.SecurityGroup(this, 'NodeSg', {
       vpc: fleet.vpc,
       description:
-        'fleetbench ScyllaDB nodes: client ports from the loaders only, inter-node within the group',
+        'fleetbench database nodes: client ports from the loaders only, inter-node within the group',
       allowAllOutbound: false,
     });
     const loaders = ec2.Peer.securityGroupId(fleet.securityGroup.securityGroupId);
@@ -99,7 +114,7 @@ export class ScyllaCluster extends Construct {
       );
     const arn = (resource: string, name: string) =>
       stack.formatArn({ service: 'ec2', resource, resourceName: name });
-    const nodeTagged = { StringEquals: { [`aws:ResourceTag/${TAG_ROLE}`]: NODE_ROLE } };
+    const nodeTagged = { StringEquals: { [`aws:ResourceTag/${TAG_ROLE}`]: DB_NODE_ROLES } };
 
     // ProvisionTarget: launch from the node template only, into the nodes' group, tagged as nodes
     add(
@@ -116,7 +131,7 @@ export class ScyllaCluster extends Construct {
       ],
     );
     add(f.provisionTarget, 'RunTaggedNodes', ['ec2:RunInstances'], [arn('instance', '*')], {
-      StringEquals: { [`aws:RequestTag/${TAG_ROLE}`]: NODE_ROLE },
+      StringEquals: { [`aws:RequestTag/${TAG_ROLE}`]: DB_NODE_ROLES },
     });
     add(
       f.provisionTarget,
@@ -147,5 +162,51 @@ export class ScyllaCluster extends Construct {
       StringEquals: { [`ssm:resourceTag/${TAG_ROLE}`]: 'loader' },
     });
     add(f.waitReady, 'ProbeOutput', ['ssm:GetCommandInvocation'], ['*']);
+
+    // Cassandra nodes: the asset, their role and instance profile, Amazon Linux 2023 per architecture
+    const built = path.join(
+      __dirname,
+      '..',
+      '..',
+      'loader',
+      'cassandra-node',
+      'target',
+      cassandraAssetName(),
+    );
+    const assetPath =
+      props.cassandraAssetPath ??
+      (existsSync(built) ? built : stack.bundlingRequired ? undefined : __filename);
+    if (!assetPath) {
+      Annotations.of(this).addWarning(
+        `no Apache Cassandra asset (${built}): cassandra-ec2 targets cannot run on this stack; run \`npm run build:cassandra\` and deploy again`,
+      );
+      return;
+    }
+    const asset = new s3assets.Asset(this, 'CassandraAsset', { path: assetPath });
+    const role = new iam.Role(this, 'CassandraNodeRole', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'fleetbench Cassandra nodes: read the Apache Cassandra asset, nothing else',
+    });
+    // the one object, not the assets bucket (asset.grantRead would allow every asset of the account)
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadCassandraAsset',
+        actions: ['s3:GetObject'],
+        resources: [asset.bucket.arnForObjects(asset.s3ObjectKey)],
+      }),
+    );
+    const profile = new iam.InstanceProfile(this, 'CassandraNodeProfile', { role });
+    this.cassandraRole = role;
+    this.cassandraAsset = asset;
+    const image = (cpuType: ec2.AmazonLinuxCpuType) =>
+      ec2.MachineImage.latestAmazonLinux2023({ cpuType }).getImage(this).imageId;
+    f.provisionTarget.addEnvironment('CASSANDRA_ASSET', `s3://${asset.s3BucketName}/${asset.s3ObjectKey}`);
+    f.provisionTarget.addEnvironment('CASSANDRA_AMI_X86_64', image(ec2.AmazonLinuxCpuType.X86_64));
+    f.provisionTarget.addEnvironment('CASSANDRA_AMI_ARM64', image(ec2.AmazonLinuxCpuType.ARM_64));
+    f.provisionTarget.addEnvironment('CASSANDRA_INSTANCE_PROFILE_ARN', profile.instanceProfileArn);
+    // ProvisionTarget hands the role to the Cassandra nodes it launches, to EC2 only
+    add(f.provisionTarget, 'PassCassandraNodeRole', ['iam:PassRole'], [role.roleArn], {
+      StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The ScyllaCluster construct on its own (a small stack: the loader fleet and stand-in functions,
+ * The DbNodes construct on its own (a small stack: the loader fleet and stand-in functions,
  * so no bundling): node launch template, the nodes' security group (loaders only), tag-scoped
  * launch/terminate permissions, the step functions' environment, and cdk-nag.
  */
@@ -9,13 +9,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoaderFleet } from '../../lib/constructs/loader-fleet';
-import { NODE_CLIENT_PORTS, ScyllaCluster } from '../../lib/constructs/scylla-cluster';
+import { DbNodes, NODE_CLIENT_PORTS } from '../../lib/constructs/db-nodes';
 import { NAG_ACKNOWLEDGEMENTS } from '../../stacks/nag-suppressions';
 import { standInLoaderAssets } from '../support/loader-assets';
 
 let template: Template;
 let stack: Stack;
-let cluster: ScyllaCluster;
+let cluster: DbNodes;
 let fleet: LoaderFleet;
 const names = [
   'provisionTarget',
@@ -47,7 +47,8 @@ beforeAll(() => {
       }),
     ]),
   ) as Record<(typeof names)[number], lambda.Function>;
-  cluster = new ScyllaCluster(stack, 'Scylla', { fleet, functions: fns });
+  // a stand-in file for the Cassandra archive (this test does not need the 60 MB asset built)
+  cluster = new DbNodes(stack, 'Scylla', { fleet, functions: fns, cassandraAssetPath: __filename });
   template = Template.fromStack(stack);
 });
 
@@ -132,18 +133,22 @@ describe('permissions', () => {
     expect(run.map((x) => x.Sid).sort()).toEqual(['RunNodesFromTemplate', 'RunTaggedNodes']);
     const tagged = run.find((x) => x.Sid === 'RunTaggedNodes')!;
     expect(JSON.stringify(tagged.Resource)).toContain(':instance/*');
-    expect(tagged.Condition).toEqual({ StringEquals: { 'aws:RequestTag/fleetbench:role': 'scylla-node' } });
+    expect(tagged.Condition).toEqual({
+      StringEquals: { 'aws:RequestTag/fleetbench:role': ['scylla-node', 'cassandra-node'] },
+    });
     const fromTemplate = run.find((x) => x.Sid === 'RunNodesFromTemplate')!;
     expect(JSON.stringify(fromTemplate.Resource)).not.toContain(':instance/');
     expect(JSON.stringify(fromTemplate.Resource)).toContain(logicalId(cluster.launchTemplate));
   });
 
   it.each(['provisionTarget', 'teardown', 'onAbort', 'janitor'])(
-    '%s terminates only instances tagged fleetbench:role=scylla-node',
+    '%s terminates only instances tagged as database nodes',
     (fn) => {
       const t = statements(fn).filter((x) => [x.Action].flat().includes('ec2:TerminateInstances'));
       expect(t).toHaveLength(1);
-      expect(t[0]!.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/fleetbench:role': 'scylla-node' } });
+      expect(t[0]!.Condition).toEqual({
+        StringEquals: { 'aws:ResourceTag/fleetbench:role': ['scylla-node', 'cassandra-node'] },
+      });
     },
   );
 
@@ -169,6 +174,51 @@ describe('permissions', () => {
         }),
       },
     });
+  });
+});
+
+describe('Cassandra nodes', () => {
+  it('their role is assumed by EC2 and reads the Cassandra asset object only', () => {
+    const roleId = logicalId(cluster.cassandraRole!);
+    const role = template.findResources('AWS::IAM::Role')[roleId]!;
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }),
+    ]);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes(roleId),
+    );
+    const stmts = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
+    expect(stmts).toHaveLength(1);
+    expect(stmts[0]!.Action).toBe('s3:GetObject');
+    // the asset's own key, no wildcard
+    expect(JSON.stringify(stmts[0]!.Resource)).toContain(
+      `/${stack.resolve(cluster.cassandraAsset!.s3ObjectKey)}`,
+    );
+    expect(JSON.stringify(stmts[0]!.Resource)).not.toContain('*');
+    template.hasResourceProperties('AWS::IAM::InstanceProfile', { Roles: [{ Ref: roleId }] });
+  });
+
+  it('ProvisionTarget may pass that role, to EC2 only, and gets the asset, images and profile', () => {
+    const pass = statements('provisionTarget').filter((x) => [x.Action].flat().includes('iam:PassRole'));
+    expect(pass).toHaveLength(1);
+    expect(pass[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(cluster.cassandraRole!), 'Arn'] });
+    expect(pass[0]!.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
+    const fns = template.findResources('AWS::Lambda::Function');
+    const withAsset = Object.entries(fns).filter(
+      ([, f]) => f.Properties.Environment?.Variables?.CASSANDRA_ASSET,
+    );
+    expect(withAsset.map(([id]) => id)).toEqual([expect.stringMatching(/^provisionTargetFn/)]);
+    const vars = withAsset[0]![1].Properties.Environment.Variables;
+    expect(vars.CASSANDRA_ASSET).toBe(
+      `s3://${stack.resolve(cluster.cassandraAsset!.s3BucketName)}/${stack.resolve(cluster.cassandraAsset!.s3ObjectKey)}`,
+    );
+    expect(Object.keys(vars)).toEqual(
+      expect.arrayContaining([
+        'CASSANDRA_AMI_X86_64',
+        'CASSANDRA_AMI_ARM64',
+        'CASSANDRA_INSTANCE_PROFILE_ARN',
+      ]),
+    );
   });
 });
 

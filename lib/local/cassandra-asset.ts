@@ -1,0 +1,44 @@
+/**
+ * The Apache Cassandra archive cassandra-ec2 nodes install (loader/cassandra-node: cassandra-all and its
+ * dependencies from Maven Central), built with Maven when missing, and the Java the local nodes run on.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { CASSANDRA_VERSION, cassandraAssetName } from '../core/cassandra-node';
+import { LoaderBuildError, repoRoot } from './maven';
+
+export function cassandraAssetPath(root: string = repoRoot(), version: string = CASSANDRA_VERSION): string {
+  return path.join(root, 'loader', 'cassandra-node', 'target', cassandraAssetName(version));
+}
+
+/** The archive's path, after `mvn package` of loader/cassandra-node when it is not there. */
+export async function ensureCassandraAsset(root: string = repoRoot()): Promise<string> {
+  const file = cassandraAssetPath(root);
+  if (fs.existsSync(file)) return file;
+  const mvn = process.env.FLEETBENCH_MVN ?? 'mvn';
+  const pom = path.join(root, 'loader', 'cassandra-node', 'pom.xml');
+  try {
+    await promisify(execFile)(mvn, ['-q', '-B', '-f', pom, 'package'], { maxBuffer: 16 << 20 });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new LoaderBuildError(
+      `building the Cassandra asset failed (${mvn} -f ${pom} package): ${e.message}\n${(e.stdout ?? '').slice(-3000)}`,
+    );
+  }
+  if (!fs.existsSync(file)) throw new LoaderBuildError(`the Cassandra build did not produce ${file}`);
+  return file;
+}
+
+/** The `java` the local nodes run on: $JAVA_HOME/bin/java, else java on PATH (resolved). */
+export async function localJava(): Promise<string> {
+  const home = process.env.JAVA_HOME;
+  if (home && fs.existsSync(path.join(home, 'bin', 'java'))) return path.join(home, 'bin', 'java');
+  const { stdout } = await promisify(execFile)('bash', ['-c', 'readlink -f "$(command -v java)"'], {
+    encoding: 'utf8',
+  });
+  const java = stdout.trim();
+  if (!java) throw new LoaderBuildError('no java on PATH: the local Cassandra nodes need a Java 17');
+  return java;
+}
