@@ -16,9 +16,9 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|noise)?\/?\*)\]$/,
+      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|noise|bindings)?\/?\*)\]$/,
     reason:
-      'CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket).',
+      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket), and the loaders' read of users' binding jars under bindings/.",
   },
   {
     pattern: /^AwsSolutions-IAM5\[Action::kms:GenerateDataKey\*\]$/,

@@ -210,6 +210,14 @@ export class LoaderFleet extends Construct {
         resources: [props.resultsBucket.arnForObjects('runs/*')],
       }),
     );
+    // users' YCSB bindings (external targets with protocol "custom"): jars under bindings/, read only
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'UserBindings',
+        actions: ['s3:GetObject'],
+        resources: [props.resultsBucket.arnForObjects('bindings/*')],
+      }),
+    );
     // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
     this.role.addToPolicy(
       new iam.PolicyStatement({

@@ -30,6 +30,7 @@ import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { startLocalRedis, type LocalRedis } from './redis-server';
+import { withResolvedBindings } from './binding-artifacts';
 import { tableModelOf } from '../core/dynamodb-model/plan-cell';
 import { tableName } from '../core/plan';
 import './promise-polyfill';
@@ -91,6 +92,8 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const store = new FsStore(resultsDir);
 
   out(`fleetbench local run ${runId}: ${o.spec.name}`);
+  // a user's binding named by Maven coordinates: its jars, resolved into the local cache (file:// URIs)
+  const runSpec = (await withResolvedBindings(o.spec)) as RunSpec;
   out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
   const built = await ensureLoaderBuilt();
   out('  synthesizing the state machine...');
@@ -179,7 +182,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
 
     const { StateMachine } = await import('aws-local-stepfunctions');
     const machine = new StateMachine(definition as never);
-    const execution = machine.run({ spec: o.spec } as never, {
+    const execution = machine.run({ spec: runSpec } as never, {
       overrides: {
         taskResourceLocalHandlers: handlers as never,
         ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
@@ -277,6 +280,21 @@ async function startCapacityEmulator(
 }
 
 export function assertRunnable(spec: RunSpec): void {
+  const jarIssues = spec.targets.flatMap((t, i) =>
+    t.kind === 'external' && t.binding
+      ? t.binding.jars.flatMap((j, k) =>
+          j.startsWith('file://')
+            ? []
+            : [
+                {
+                  path: `targets[${i}].binding.jars[${k}]`,
+                  message: `a local run reads file:// jars; got ${j}`,
+                },
+              ],
+        )
+      : [],
+  );
+  if (jarIssues.length) throw new InputError(jarIssues);
   const bad = spec.targets
     .map((t, i) => ({ t, i }))
     .filter(

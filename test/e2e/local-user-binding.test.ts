@@ -1,12 +1,12 @@
 /**
  * A user's YCSB binding through a local run end to end (#17): a binding compiled here, in the test, into its
- * own jar (not a class of fleetbench's bundle), shipped with its dependencies (Jedis, commons-pool2) as the
- * target's jars; the agent fetches them, the Launcher loads them in their own class loader, YCSB runs the
+ * own jar (not a class of fleetbench's bundle), with its dependency (Jedis) named by Maven coordinates and
+ * resolved by the local mode with its own; the agent fetches them, the Launcher loads them in their own class loader, YCSB runs the
  * load and a cell against a real redis-server, and the results pipeline counts its operations as for the
  * built-in bindings.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -85,9 +85,6 @@ describe("a user's binding jar through a local run", () => {
       classes,
       '.',
     ]);
-    // its dependencies travel with it
-    for (const dep of ['jedis-5.2.0.jar', 'commons-pool2-2.12.0.jar'])
-      copyFileSync(path.join(bundleLibDir, dep), path.join(jars, dep));
 
     port = await freePort();
     redis = spawn(
@@ -115,9 +112,9 @@ describe("a user's binding jar through a local run", () => {
           endpoints: [`127.0.0.1:${port}`],
           binding: {
             dbClass: 'userredis.HashDb',
-            jars: ['user-redis-binding.jar', 'jedis-5.2.0.jar', 'commons-pool2-2.12.0.jar'].map(
-              (j) => pathToFileURL(path.join(jars, j)).href,
-            ),
+            jars: [pathToFileURL(path.join(jars, 'user-redis-binding.jar')).href],
+            // its dependency by Maven coordinates: the local mode resolves it with its own (commons-pool2, ...)
+            maven: ['redis.clients:jedis:5.2.0'],
             properties: { 'userredis.host': '127.0.0.1', 'userredis.port': String(port) },
           },
           price: { usdPerHour: 0.1 },
@@ -163,7 +160,10 @@ describe("a user's binding jar through a local run", () => {
       readFileSync(path.join(cell, 'jobs', readdirSync(path.join(cell, 'jobs'))[0]!), 'utf8'),
     );
     expect(job.db).toBe('userredis.HashDb');
-    expect(job.bindingJars).toHaveLength(3);
+    // the user's jar, then Jedis and its runtime dependencies as Maven resolved them
+    const names = (job.bindingJars as string[]).map((u) => u.split('/').pop());
+    expect(names[0]).toBe('user-redis-binding.jar');
+    expect(names).toEqual(expect.arrayContaining(['jedis-5.2.0.jar', 'commons-pool2-2.12.0.jar']));
     const props = readFileSync(path.join(cell, 'raw', 'loader-0', 'proc-0', 'process.properties'), 'utf8');
     expect(props).toMatch(/^fleetbench\.binding\.classpath=.*binding$/m);
   });

@@ -4,7 +4,12 @@
  * deployed state machine with the input the console takes (`{"spec": ...}`), then follows the
  * execution state by state until it ends: exit 0 SUCCEEDED, 1 FAILED / TIMED_OUT / ABORTED.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { S3Store } from '../../aws/s3-store';
+import { withResolvedBindings } from '../../local/binding-artifacts';
 import type { Command } from 'commander';
 import { SfnExecutions } from '../../aws/sfn-executions';
 import { InputError } from '../../core/errors';
@@ -22,6 +27,29 @@ import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../a
 import { checkAsPlanWould } from '../plan-check';
 import { loadSpecFile, printWarnings } from '../spec-file';
 
+/**
+ * Every custom binding's jars under s3://<results bucket>/bindings/<sha-256 of the jar>/<name>: Maven
+ * coordinates resolved (lib/local/binding-artifacts.ts) and file:// jars uploaded; s3:// jars kept as given.
+ */
+async function uploadBindings(raw: unknown, bucket: string, o: AwsOptions): Promise<unknown> {
+  const store = new S3Store(`s3://${bucket}`, { clientConfig: clientConfig(o) });
+  const upload = async (file: string): Promise<string> => {
+    const key = `bindings/${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)}/${path.basename(file)}`;
+    await store.putFile(key, file);
+    return store.uriOf(key);
+  };
+  const resolved = (await withResolvedBindings(raw, upload)) as {
+    targets?: { binding?: { jars?: string[] } }[];
+  };
+  for (const t of resolved.targets ?? []) {
+    if (!t.binding?.jars) continue;
+    const jars: string[] = [];
+    for (const j of t.binding.jars) jars.push(j.startsWith('file://') ? await upload(fileURLToPath(j)) : j);
+    t.binding.jars = jars;
+  }
+  return resolved;
+}
+
 interface StartOptions extends AwsOptions {
   name?: string;
   follow: boolean;
@@ -38,7 +66,13 @@ export function register(program: Command): void {
   ).action(async (file: string, o: StartOptions) => {
     const { spec, warnings } = loadSpecFile(file);
     printWarnings(warnings);
-    const raw = parseSpecText(readFileSync(file, 'utf8'), file);
+    const outputs = await stackOutputs(o);
+    // a user's binding: its Maven coordinates resolved and its local jars uploaded where the loaders read them
+    const raw = await uploadBindings(
+      parseSpecText(readFileSync(file, 'utf8'), file),
+      outputs.get('ResultsBucket'),
+      o,
+    );
     const name = o.name ?? defaultExecutionName(spec.name, Date.now());
     if (!/^[A-Za-z0-9_-]{1,80}$/.test(name))
       throw new InputError([
@@ -52,7 +86,6 @@ export function register(program: Command): void {
           message: `the execution input would be ${Buffer.byteLength(input)} bytes; Step Functions takes at most ${MAX_INPUT_BYTES}`,
         },
       ]);
-    const outputs = await stackOutputs(o);
     // the Plan step's checks, with the stack's region (a spec naming another one is refused here)
     const runId = await checkAsPlanWould(raw, name, outputs.region);
 

@@ -122,6 +122,26 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
           `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
       });
   });
+  // a user's binding: its jars where the loaders can read them (the results bucket's bindings/ on AWS)
+  spec.targets.forEach((t, i) => {
+    if (t.kind !== 'external' || !t.binding) return;
+    if (!t.binding.jars.length)
+      secretIssues.push({
+        path: `targets[${i}].binding.maven`,
+        message:
+          'Maven coordinates are resolved into jars by the CLI (fleetbench start, fleetbench run --local); ' +
+          `a start from the console or a schedule needs binding.jars (uploaded under ${deps.store.uri}/bindings/)`,
+      });
+    // on AWS the loader role reads bindings/ of the results bucket only (a local run reads file:// jars: lib/local/runner.ts)
+    if (deps.store.uri.startsWith('s3://'))
+      t.binding.jars.forEach((jar, k) => {
+        if (!jar.startsWith(`${deps.store.uri}/bindings/`))
+          secretIssues.push({
+            path: `targets[${i}].binding.jars[${k}]`,
+            message: `the loaders read binding jars under ${deps.store.uri}/bindings/ only; got ${jar}`,
+          });
+      });
+  });
   // the nodes' security group opens the default client ports only
   spec.targets.forEach((t, i) => {
     if (t.kind === 'cassandra-ec2' && t.cql.port !== NODE_CLIENT_PORTS.cql)

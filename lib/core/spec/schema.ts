@@ -198,10 +198,19 @@ export const ExternalTarget = z.strictObject({
           /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)+$/,
           'a fully qualified Java class name',
         ),
+      /** jars (with their dependencies): s3:// URIs under the results bucket's bindings/ prefix, or file:// (local runs) */
       jars: z
         .array(z.string().regex(/^(s3|file):\/\/\S+\.jar$/, 'an s3:// or file:// URI of a .jar'))
-        .min(1)
-        .max(100),
+        .max(100)
+        .default([]),
+      /**
+       * Maven Central coordinates (group:artifact:version) of the binding and its dependencies, resolved with
+       * their transitive dependencies by the CLI (`fleetbench run --local`, `fleetbench start`) into jars.
+       */
+      maven: z
+        .array(z.string().regex(/^[\w.-]+:[\w.-]+:[\w.-]+$/, 'Maven coordinates group:artifact:version'))
+        .max(50)
+        .default([]),
       properties: z
         .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.\-]*$/, 'a YCSB property name'), z.string())
         .default({}),

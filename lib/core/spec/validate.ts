@@ -116,6 +116,11 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
             ? 'required when protocol is "custom": the binding\'s dbClass and jars'
             : `a binding on a "${t.protocol}" target: remove it or set protocol "custom"`,
       });
+    if (t.kind === 'external' && t.binding && !t.binding.jars.length && !t.binding.maven.length)
+      issues.push({
+        path: `targets[${i}].binding.jars`,
+        message: 'a binding needs its jars, or Maven coordinates (binding.maven) to resolve them from',
+      });
     if (t.kind === 'external' && t.binding) {
       const managed = new Set<string>([...MANAGED_PROPERTIES, ...AGENT_OWNED_PROPERTIES]);
       for (const k of Object.keys(t.binding.properties))

@@ -3,7 +3,12 @@
  * (lib/core/plan/targets.ts): which binding a target's loaders run, the properties the planner sets once,
  * the credentials reference, and the refusals of settings that do not belong to a target's protocol.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { BINDINGS } from '../../../lib/core/contract/bindings';
+import { estimateRunUsd, plan } from '../../../lib/core/pipeline';
+import { FsStore } from '../../../lib/local/fs-store';
 import { InputError } from '../../../lib/core/errors';
 import { cellProcesses, loadProcesses, planRun } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
@@ -140,5 +145,44 @@ describe("a user's binding (protocol custom)", () => {
       JSON.stringify({ 'couchbase.password': 'p=w:d', ignored: 7 }),
     );
     expect(env).toEqual({ FLEETBENCH_BINDING_SECRET_PROPERTIES: 'couchbase.password=p\\=w\\:d\n' });
+  });
+});
+
+describe("a user's binding at the Plan step", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-binding-plan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The results store as the Lambda sees it (s3://), on a directory. */
+  class S3LikeStore extends FsStore {
+    constructor(d: string) {
+      super(d);
+      (this as { uri: string }).uri = 's3://fb-results';
+    }
+  }
+  const planWith = (store: FsStore, binding: Record<string, unknown>) =>
+    plan(
+      {
+        executionName: `b-${Math.random().toString(36).slice(2, 8)}`,
+        spec: external({ protocol: 'custom', endpoints: ['h'], binding }),
+      },
+      { store, clock: { nowMs: () => Date.UTC(2026, 0, 1) }, maxRunSeconds: 8 * 24 * 3600, estimateRunUsd },
+    );
+  const issuesOf = async (p: Promise<unknown>): Promise<string[]> =>
+    p.then(
+      () => [],
+      (e: InputError) => e.issues.map((i) => `${i.path}: ${i.message}`),
+    );
+
+  it('on AWS takes jars under the results bucket bindings/ only, and refuses Maven coordinates left unresolved', async () => {
+    const store = new S3LikeStore(dir);
+    expect(
+      await issuesOf(planWith(store, { dbClass: 'a.B', jars: ['s3://fb-results/bindings/abc/b.jar'] })),
+    ).toEqual([]);
+    expect(await issuesOf(planWith(store, { dbClass: 'a.B', jars: ['s3://other-bucket/b.jar'] }))).toEqual([
+      'targets[0].binding.jars[0]: the loaders read binding jars under s3://fb-results/bindings/ only; got s3://other-bucket/b.jar',
+    ]);
+    expect(await issuesOf(planWith(store, { dbClass: 'a.B', maven: ['com.example:b:1.0'] }))).toEqual([
+      'targets[0].binding.maven: Maven coordinates are resolved into jars by the CLI (fleetbench start, fleetbench run --local); ' +
+        'a start from the console or a schedule needs binding.jars (uploaded under s3://fb-results/bindings/)',
+    ]);
   });
 });
