@@ -58,15 +58,15 @@ public final class BindingConfig {
     keyAttribute = text(p, KEY_ATTRIBUTE, DEFAULT_KEY_ATTRIBUTE, problems);
     region = regionOf(p);
     endpoints = endpointsOf(p.getProperty(ENDPOINT, ""), problems);
-    consistentReads = bool(p, CONSISTENT_READS, false, problems);
-    connectionTimeoutMs = integer(p, CONNECTION_TIMEOUT_MS, 2_000, 1, problems);
-    apiCallTimeoutMs = integer(p, API_CALL_TIMEOUT_MS, 10_000, 1, problems);
-    maxRetries = integer(p, MAX_RETRIES, 3, 0, problems);
-    retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, problems);
-    retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, problems);
-    injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, problems);
-    injectDelayEvery = integer(p, INJECT_DELAY_EVERY, 1, 1, problems);
-    int batch = integer(p, BATCH_INSERTS, 1, 1, problems);
+    consistentReads = PropertyValues.bool(p, CONSISTENT_READS, false, problems);
+    connectionTimeoutMs = PropertyValues.atLeast(p, CONNECTION_TIMEOUT_MS, 2_000, 1, problems);
+    apiCallTimeoutMs = PropertyValues.atLeast(p, API_CALL_TIMEOUT_MS, 10_000, 1, problems);
+    maxRetries = PropertyValues.atLeast(p, MAX_RETRIES, 3, 0, problems);
+    retryBaseDelayMs = PropertyValues.atLeast(p, RETRY_BASE_DELAY_MS, 50, 0, problems);
+    retryMaxDelayMs = PropertyValues.atLeast(p, RETRY_MAX_DELAY_MS, 5_000, 0, problems);
+    injectDelayUs = PropertyValues.atLeast(p, INJECT_DELAY_US, 0, 0, problems);
+    injectDelayEvery = PropertyValues.atLeast(p, INJECT_DELAY_EVERY, 1, 1, problems);
+    int batch = PropertyValues.atLeast(p, BATCH_INSERTS, 1, 1, problems);
     if (batch > 25) {
       problems.add(BATCH_INSERTS + ": " + batch + " is above 25, the most one BatchWriteItem takes");
       batch = 25;
@@ -185,37 +185,4 @@ public final class BindingConfig {
     return v;
   }
 
-  private static boolean bool(Properties p, String name, boolean dflt, List<String> problems) {
-    String v = p.getProperty(name);
-    if (v == null || v.trim().isEmpty()) {
-      return dflt;
-    }
-    String t = v.trim().toLowerCase(Locale.ROOT);
-    if (t.equals("true")) {
-      return true;
-    }
-    if (t.equals("false")) {
-      return false;
-    }
-    problems.add(name + ": '" + v + "' is not true or false");
-    return dflt;
-  }
-
-  private static int integer(Properties p, String name, int dflt, int min, List<String> problems) {
-    String v = p.getProperty(name);
-    if (v == null || v.trim().isEmpty()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < min) {
-        problems.add(name + ": " + n + " is below the minimum " + min);
-        return dflt;
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      problems.add(name + ": '" + v + "' is not an integer");
-      return dflt;
-    }
-  }
 }

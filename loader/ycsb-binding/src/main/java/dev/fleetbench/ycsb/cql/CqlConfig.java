@@ -1,5 +1,6 @@
 package dev.fleetbench.ycsb.cql;
 
+import dev.fleetbench.ycsb.PropertyValues;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -110,7 +111,7 @@ public final class CqlConfig {
   private CqlConfig(Properties p, Map<String, String> env, List<String> problems) {
     service = choice(p, SERVICE, Service.class, Service.CASSANDRA, problems);
     boolean keyspaces = service == Service.KEYSPACES;
-    port = integer(p, PORT, keyspaces ? KEYSPACES_PORT : DEFAULT_PORT, 1, 65535, problems);
+    port = PropertyValues.integer(p, PORT, keyspaces ? KEYSPACES_PORT : DEFAULT_PORT, 1, 65535, problems);
     hosts = hostsOf(p.getProperty(HOSTS, ""), port, problems);
     keyspace = identifier(p, KEYSPACE, DEFAULT_KEYSPACE, problems);
     table = identifier(p, TABLE, DEFAULT_TABLE, problems);
@@ -130,7 +131,7 @@ public final class CqlConfig {
       problems.add(READ_CONSISTENCY + ": " + readConsistency + " is not supported by Amazon Keyspaces; expected "
           + "one of " + KEYSPACES_READ_LEVELS);
     }
-    ssl = bool(p, SSL, keyspaces, problems);
+    ssl = PropertyValues.bool(p, SSL, keyspaces, problems);
     if (keyspaces && !ssl) {
       problems.add(SSL + ": false, but Amazon Keyspaces accepts TLS connections only");
     }
@@ -172,15 +173,15 @@ public final class CqlConfig {
       problems.add(REGION + ": missing; SigV4 needs the signing region (or aws.region, AWS_REGION, "
           + "AWS_DEFAULT_REGION)");
     }
-    connectionsPerHost = integer(p, CONNECTIONS_PER_HOST, 1, 1, 1024, problems);
-    requestTimeoutMs = integer(p, REQUEST_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
-    connectTimeoutMs = integer(p, CONNECT_TIMEOUT_MS, 5_000, 1, Integer.MAX_VALUE, problems);
-    maxRetries = integer(p, MAX_RETRIES, 3, 0, 1000, problems);
-    retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, Integer.MAX_VALUE, problems);
-    retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, Integer.MAX_VALUE, problems);
-    injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
-    replicationFactor = integer(p, REPLICATION_FACTOR, 3, 1, 100, problems);
-    fieldCount = integer(p, FIELD_COUNT, 10, 1, 1000, problems);
+    connectionsPerHost = PropertyValues.integer(p, CONNECTIONS_PER_HOST, 1, 1, 1024, problems);
+    requestTimeoutMs = PropertyValues.integer(p, REQUEST_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
+    connectTimeoutMs = PropertyValues.integer(p, CONNECT_TIMEOUT_MS, 5_000, 1, Integer.MAX_VALUE, problems);
+    maxRetries = PropertyValues.integer(p, MAX_RETRIES, 3, 0, 1000, problems);
+    retryBaseDelayMs = PropertyValues.integer(p, RETRY_BASE_DELAY_MS, 50, 0, Integer.MAX_VALUE, problems);
+    retryMaxDelayMs = PropertyValues.integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, Integer.MAX_VALUE, problems);
+    injectDelayUs = PropertyValues.integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
+    replicationFactor = PropertyValues.integer(p, REPLICATION_FACTOR, 3, 1, 100, problems);
+    fieldCount = PropertyValues.integer(p, FIELD_COUNT, 10, 1, 1000, problems);
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */
@@ -220,58 +221,11 @@ public final class CqlConfig {
    * addresses stay unresolved here; the driver resolves them when it connects.
    */
   static List<InetSocketAddress> hostsOf(String raw, int defaultPort, List<String> problems) {
-    List<InetSocketAddress> out = new ArrayList<>();
     if (raw.trim().isEmpty()) {
       problems.add(HOSTS + ": missing; expected host or host:port, comma separated, e.g. 10.0.0.5,10.0.0.6:9042");
-      return out;
+      return Collections.emptyList();
     }
-    String[] parts = raw.split(",");
-    for (int i = 0; i < parts.length; i++) {
-      String s = parts[i].trim();
-      String where = HOSTS + "[" + i + "]";
-      if (s.isEmpty()) {
-        problems.add(where + ": empty entry in '" + raw + "'; expected host or host:port");
-        continue;
-      }
-      String host = s;
-      String portText = null;
-      if (s.startsWith("[")) {
-        int close = s.indexOf(']');
-        if (close < 0) {
-          problems.add(where + ": '" + s + "' has no closing ']'; expected [ipv6]:port");
-          continue;
-        }
-        host = s.substring(1, close);
-        String rest = s.substring(close + 1);
-        if (rest.startsWith(":")) {
-          portText = rest.substring(1);
-        } else if (!rest.isEmpty()) {
-          problems.add(where + ": '" + s + "' has text after ']'; expected [ipv6]:port");
-          continue;
-        }
-      } else if (s.indexOf(':') >= 0 && s.indexOf(':') == s.lastIndexOf(':')) {
-        host = s.substring(0, s.indexOf(':'));
-        portText = s.substring(s.indexOf(':') + 1);
-      }
-      int hostPort = defaultPort;
-      if (portText != null) {
-        try {
-          hostPort = Integer.parseInt(portText);
-        } catch (NumberFormatException e) {
-          hostPort = -1;
-        }
-        if (hostPort < 1 || hostPort > 65535) {
-          problems.add(where + ": port '" + portText + "' in '" + s + "' is not in 1..65535");
-          continue;
-        }
-      }
-      if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace)) {
-        problems.add(where + ": '" + s + "' has no valid host name or address");
-        continue;
-      }
-      out.add(InetSocketAddress.createUnresolved(host, hostPort));
-    }
-    return Collections.unmodifiableList(out);
+    return PropertyValues.hostPorts(raw, HOSTS, defaultPort, problems);
   }
 
   private static String identifier(Properties p, String name, String dflt, List<String> problems) {
@@ -315,18 +269,6 @@ public final class CqlConfig {
     }
   }
 
-  private static boolean bool(Properties p, String name, boolean dflt, List<String> problems) {
-    String v = p.getProperty(name, "").trim().toLowerCase(Locale.ROOT);
-    if (v.isEmpty()) {
-      return dflt;
-    }
-    if (v.equals("true") || v.equals("false")) {
-      return v.equals("true");
-    }
-    problems.add(name + ": '" + p.getProperty(name) + "' is not true or false");
-    return dflt;
-  }
-
   private static String firstNonEmpty(String... values) {
     for (String v : values) {
       if (v != null && !v.trim().isEmpty()) {
@@ -336,21 +278,4 @@ public final class CqlConfig {
     return null;
   }
 
-  private static int integer(Properties p, String name, int dflt, int min, int max, List<String> problems) {
-    String v = p.getProperty(name);
-    if (v == null || v.trim().isEmpty()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < min || n > max) {
-        problems.add(name + ": " + n + " is outside " + min + ".." + max);
-        return dflt;
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      problems.add(name + ": '" + v + "' is not an integer");
-      return dflt;
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package dev.fleetbench.ycsb.mongo;
 
+import dev.fleetbench.ycsb.PropertyValues;
 import com.mongodb.ConnectionString;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadConcernLevel;
@@ -152,7 +153,7 @@ public final class MongoConfig {
     String db = url == null ? null : url.getDatabase();
     database = db == null || db.isEmpty() || db.equals("admin") ? DEFAULT_DATABASE : db;
     writeConcernName = choice(p, WRITE_CONCERN, "acknowledged", WRITE_CONCERNS.keySet(), problems);
-    int wtimeout = integer(p, WRITE_TIMEOUT_MS, 0, 0, Integer.MAX_VALUE, problems);
+    int wtimeout = PropertyValues.integer(p, WRITE_TIMEOUT_MS, 0, 0, Integer.MAX_VALUE, problems);
     WriteConcern wc = WRITE_CONCERNS.get(writeConcernName);
     if (wtimeout > 0) {
       if (!wc.isAcknowledged()) {
@@ -168,7 +169,7 @@ public final class MongoConfig {
     readConcernName = choice(p, READ_CONCERN, "server", READ_CONCERNS.keySet(), problems);
     readConcern = READ_CONCERNS.get(readConcernName);
     boolean srv = url != null && url.isSrvProtocol();
-    tls = bool(p, TLS, srv, problems);
+    tls = PropertyValues.bool(p, TLS, srv, problems);
     String ca = p.getProperty(TLS_CA_FILE, "").trim();
     if (ca.isEmpty()) {
       tlsCaFile = null;
@@ -195,20 +196,20 @@ public final class MongoConfig {
       problems.add(AUTH_SOURCE + ": empty; expected the database that holds the user (Atlas: admin)");
     }
     authMechanism = choice(p, AUTH_MECHANISM, "negotiate", AUTH_MECHANISMS, problems);
-    maxPoolSize = integer(p, MAX_POOL_SIZE, 100, 1, 100_000, problems);
-    connectTimeoutMs = integer(p, CONNECT_TIMEOUT_MS, 5_000, 1, Integer.MAX_VALUE, problems);
-    socketTimeoutMs = integer(p, SOCKET_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
-    serverSelectionTimeoutMs = integer(p, SERVER_SELECTION_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
-    maxRetries = integer(p, MAX_RETRIES, 3, 0, 1000, problems);
-    retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, Integer.MAX_VALUE, problems);
-    retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, Integer.MAX_VALUE, problems);
-    upsert = bool(p, UPSERT, false, problems);
-    int batch = integer(p, BATCH_SIZE, 1, 1, Integer.MAX_VALUE, problems);
+    maxPoolSize = PropertyValues.integer(p, MAX_POOL_SIZE, 100, 1, 100_000, problems);
+    connectTimeoutMs = PropertyValues.integer(p, CONNECT_TIMEOUT_MS, 5_000, 1, Integer.MAX_VALUE, problems);
+    socketTimeoutMs = PropertyValues.integer(p, SOCKET_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
+    serverSelectionTimeoutMs = PropertyValues.integer(p, SERVER_SELECTION_TIMEOUT_MS, 10_000, 1, Integer.MAX_VALUE, problems);
+    maxRetries = PropertyValues.integer(p, MAX_RETRIES, 3, 0, 1000, problems);
+    retryBaseDelayMs = PropertyValues.integer(p, RETRY_BASE_DELAY_MS, 50, 0, Integer.MAX_VALUE, problems);
+    retryMaxDelayMs = PropertyValues.integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, Integer.MAX_VALUE, problems);
+    upsert = PropertyValues.bool(p, UPSERT, false, problems);
+    int batch = PropertyValues.integer(p, BATCH_SIZE, 1, 1, Integer.MAX_VALUE, problems);
     if (batch != 1) {
       problems.add(BATCH_SIZE + ": " + batch + " is not supported; this binding inserts one document per"
           + " operation (expected 1 or unset)");
     }
-    injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
+    injectDelayUs = PropertyValues.integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
     table = p.getProperty(TABLE, "usertable").trim();
     if (table.isEmpty() || table.startsWith("system.") || table.contains("$")) {
       problems.add(TABLE + ": '" + table + "' is not a collection name (not empty, no '$', not system.*)");
@@ -297,33 +298,4 @@ public final class MongoConfig {
     return dflt;
   }
 
-  private static boolean bool(Properties p, String name, boolean dflt, List<String> problems) {
-    String v = p.getProperty(name, "").trim().toLowerCase(Locale.ROOT);
-    if (v.isEmpty()) {
-      return dflt;
-    }
-    if (v.equals("true") || v.equals("false")) {
-      return Boolean.parseBoolean(v);
-    }
-    problems.add(name + ": '" + v + "' is not true or false");
-    return dflt;
-  }
-
-  private static int integer(Properties p, String name, int dflt, int min, int max, List<String> problems) {
-    String v = p.getProperty(name);
-    if (v == null || v.trim().isEmpty()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < min || n > max) {
-        problems.add(name + ": " + n + " is outside " + min + ".." + max);
-        return dflt;
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      problems.add(name + ": '" + v + "' is not an integer");
-      return dflt;
-    }
-  }
 }

@@ -1,9 +1,10 @@
 package dev.fleetbench.ycsb.redis;
 
+import dev.fleetbench.ycsb.PropertyValues;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import redis.clients.jedis.HostAndPort;
@@ -63,15 +64,15 @@ public final class RedisConfig {
   public final long injectDelayUs;
 
   private RedisConfig(Properties p, Map<String, String> env, List<String> problems) {
-    int port = integer(p, PORT, DEFAULT_PORT, 1, 65535, problems);
-    cluster = bool(p, CLUSTER, false, problems);
+    int port = PropertyValues.integer(p, PORT, DEFAULT_PORT, 1, 65535, problems);
+    cluster = PropertyValues.bool(p, CLUSTER, false, problems);
     hosts = hostsOf(p.getProperty(HOST, ""), port, problems);
     if (!cluster && hosts.size() > 1) {
       problems.add(HOST + ": " + hosts.size() + " hosts given without " + CLUSTER + "=true; a standalone "
           + "Redis is one host[:port]");
     }
-    timeoutMs = integer(p, TIMEOUT_MS, 2_000, 1, Integer.MAX_VALUE, problems);
-    connectTimeoutMs = integer(p, CONNECT_TIMEOUT_MS, 2_000, 1, Integer.MAX_VALUE, problems);
+    timeoutMs = PropertyValues.integer(p, TIMEOUT_MS, 2_000, 1, Integer.MAX_VALUE, problems);
+    connectTimeoutMs = PropertyValues.integer(p, CONNECT_TIMEOUT_MS, 2_000, 1, Integer.MAX_VALUE, problems);
     String user = p.getProperty(USERNAME, "").trim();
     String pass = p.getProperty(PASSWORD, "");
     if (user.isEmpty() && pass.isEmpty()) {
@@ -84,19 +85,19 @@ public final class RedisConfig {
       problems.add(USERNAME + ": set without " + PASSWORD + " (or " + USERNAME_ENV + " without " + PASSWORD_ENV
           + "); an ACL user needs its password");
     }
-    tls = bool(p, TLS, false, problems);
+    tls = PropertyValues.bool(p, TLS, false, problems);
     String ca = p.getProperty(TLS_CA_FILE, "").trim();
     tlsCaFile = ca.isEmpty() ? null : ca;
     if (tlsCaFile != null && !tls) {
       problems.add(TLS_CA_FILE + ": set without " + TLS + "=true");
     }
-    tlsVerifyHostname = bool(p, TLS_VERIFY_HOSTNAME, true, problems);
-    maxRetries = integer(p, MAX_RETRIES, 0, 0, 1000, problems);
-    retryBaseDelayMs = integer(p, RETRY_BASE_DELAY_MS, 50, 0, Integer.MAX_VALUE, problems);
-    retryMaxDelayMs = integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, Integer.MAX_VALUE, problems);
-    clusterMaxAttempts = integer(p, CLUSTER_MAX_ATTEMPTS, 5, 1, 100, problems);
-    threadCount = integer(p, THREAD_COUNT, 1, 1, 100_000, problems);
-    injectDelayUs = integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
+    tlsVerifyHostname = PropertyValues.bool(p, TLS_VERIFY_HOSTNAME, true, problems);
+    maxRetries = PropertyValues.integer(p, MAX_RETRIES, 0, 0, 1000, problems);
+    retryBaseDelayMs = PropertyValues.integer(p, RETRY_BASE_DELAY_MS, 50, 0, Integer.MAX_VALUE, problems);
+    retryMaxDelayMs = PropertyValues.integer(p, RETRY_MAX_DELAY_MS, 5_000, 0, Integer.MAX_VALUE, problems);
+    clusterMaxAttempts = PropertyValues.integer(p, CLUSTER_MAX_ATTEMPTS, 5, 1, 100, problems);
+    threadCount = PropertyValues.integer(p, THREAD_COUNT, 1, 1, 100_000, problems);
+    injectDelayUs = PropertyValues.integer(p, INJECT_DELAY_US, 0, 0, Integer.MAX_VALUE, problems);
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */
@@ -124,78 +125,16 @@ public final class RedisConfig {
 
   /** {@code host} or {@code host:port} ({@code [v6]:port} for IPv6), comma separated. */
   static List<HostAndPort> hostsOf(String raw, int defaultPort, List<String> problems) {
-    List<HostAndPort> out = new ArrayList<>();
     if (raw.trim().isEmpty()) {
       problems.add(HOST + ": missing; expected host or host:port (comma separated seed nodes with "
           + CLUSTER + "=true), e.g. 10.0.0.5 or 10.0.0.5:6379,10.0.0.6:6379");
-      return out;
+      return Collections.emptyList();
     }
-    String[] parts = raw.split(",");
-    for (int i = 0; i < parts.length; i++) {
-      String s = parts[i].trim();
-      String where = HOST + "[" + i + "]";
-      String host = s;
-      String portText = null;
-      if (s.startsWith("[")) {
-        int close = s.indexOf(']');
-        if (close < 0 || (close + 1 < s.length() && s.charAt(close + 1) != ':')) {
-          problems.add(where + ": '" + s + "' is not [ipv6] or [ipv6]:port");
-          continue;
-        }
-        host = s.substring(1, close);
-        portText = close + 1 < s.length() ? s.substring(close + 2) : null;
-      } else if (s.indexOf(':') >= 0 && s.indexOf(':') == s.lastIndexOf(':')) {
-        host = s.substring(0, s.indexOf(':'));
-        portText = s.substring(s.indexOf(':') + 1);
-      }
-      int port = defaultPort;
-      if (portText != null) {
-        try {
-          port = Integer.parseInt(portText);
-        } catch (NumberFormatException e) {
-          port = -1;
-        }
-        if (port < 1 || port > 65535) {
-          problems.add(where + ": port '" + portText + "' in '" + s + "' is not in 1..65535");
-          continue;
-        }
-      }
-      if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace)) {
-        problems.add(where + ": '" + s + "' has no valid host name or address");
-        continue;
-      }
-      out.add(new HostAndPort(host, port));
+    List<HostAndPort> hosts = new ArrayList<>();
+    for (InetSocketAddress a : PropertyValues.hostPorts(raw, HOST, defaultPort, problems)) {
+      hosts.add(new HostAndPort(a.getHostString(), a.getPort()));
     }
-    return Collections.unmodifiableList(out);
+    return Collections.unmodifiableList(hosts);
   }
 
-  private static boolean bool(Properties p, String name, boolean dflt, List<String> problems) {
-    String v = p.getProperty(name, "").trim().toLowerCase(Locale.ROOT);
-    if (v.isEmpty()) {
-      return dflt;
-    }
-    if (!v.equals("true") && !v.equals("false")) {
-      problems.add(name + ": '" + v + "' is not true or false");
-      return dflt;
-    }
-    return v.equals("true");
-  }
-
-  private static int integer(Properties p, String name, int dflt, int min, int max, List<String> problems) {
-    String v = p.getProperty(name);
-    if (v == null || v.trim().isEmpty()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < min || n > max) {
-        problems.add(name + ": " + n + " is outside " + min + ".." + max);
-        return dflt;
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      problems.add(name + ": '" + v + "' is not an integer");
-      return dflt;
-    }
-  }
 }
