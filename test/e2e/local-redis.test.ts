@@ -38,6 +38,8 @@ describe('examples/local-redis.json on a loopback redis-server', () => {
     doc.workload.distributions = ['zipfian'];
     doc.workload.durationSeconds = 12;
     doc.workload.warmupSeconds = 3;
+    // one process: its schedule's end is the window's (the Java merge below takes one window)
+    doc.loaders.processesPerLoader = 1;
     result = await runLocal({
       spec: validateSpec(doc).spec,
       resultsDir,
@@ -68,10 +70,12 @@ describe('examples/local-redis.json on a loopback redis-server', () => {
   it("the row's READ and UPDATE percentiles are HdrHistogram Java's merge of the same logs", async () => {
     const raw = path.join(resultsDir, 'runs', result.runId, 'cells', 'redis.zipfian.r50.t300', 'raw');
     const input = await readCellDir(raw);
-    const agg = await aggregateCell(input, { warmupSeconds: 3, keepHistograms: true });
+    const agg = await aggregateCell(input, { warmupSeconds: 3, durationSeconds: 12, keepHistograms: true });
+    const workloadStart = input.processes[0]!.manifest!.workloadStartMs!;
+    // intervals from the warm-up's end to the schedule's (0.5 s slack for YCSB's ticks): no drain
     const java = oracleMerge(raw, {
       fromMs: agg.window.startMs,
-      toMs: agg.window.endMs,
+      toMs: workloadStart + 12_000 - 500,
       percentiles: ['50', '99', '99.9'],
     });
     for (const name of ['READ', 'UPDATE', 'Intended-READ', 'Intended-UPDATE']) {
@@ -84,5 +88,17 @@ describe('examples/local-redis.json on a loopback redis-server', () => {
       row: Record<string, number>;
     };
     expect(row.read_service_p99_us).toBe(java.ops.READ!.percentiles['99']);
+    // the agent recorded when YCSB's workload began; the window ends where its 12-s schedule did (no drain)
+    const m = JSON.parse(readFileSync(path.join(raw, 'loader-0', 'proc-0', 'manifest.json'), 'utf8')) as {
+      startMs: number;
+      endMs: number;
+      workloadStartMs: number;
+    };
+    expect(m.workloadStartMs).toBeGreaterThan(m.startMs);
+    expect(m.workloadStartMs + 12_000).toBeLessThanOrEqual(m.endMs);
+    const starts = input.processes.map((p) => p.manifest!.workloadStartMs!);
+    expect(row.window_end_ms).toBe(
+      Math.min(Math.max(...input.processes.map((p) => p.manifest!.endMs)), Math.max(...starts) + 12_000),
+    );
   });
 });

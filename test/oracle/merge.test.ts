@@ -4,6 +4,7 @@
  * log, READ/UPDATE with -FAILED, -THROTTLED and Intended- twins.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCellDir } from '../../lib/local/cell-dir';
 import { aggregateCell, CellAggregate } from '../../lib/core/results/aggregate';
@@ -164,5 +165,56 @@ describe('merge equals HdrHistogram (Java) on real YCSB output', () => {
       expect(agg.ops[op].count).toBe(agg.statuses[op].OK);
     }
     expect(agg.goodOps).toBe(agg.statuses.READ.OK + agg.statuses.UPDATE.OK);
+  });
+});
+
+describe('the drain after the schedule is left out, and what stays equals the Java merge', () => {
+  it("cuts every process's intervals that start after its workload start + duration (0.5 s slack)", async () => {
+    // a copy of the fixture whose manifests say when each workload began: all at the earliest interval start
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetbench-drain-'));
+    fs.cpSync(DIR, dir, { recursive: true });
+    let first = Infinity;
+    let lastStart = -Infinity;
+    for (const l of fs.readdirSync(dir))
+      for (const p of fs.readdirSync(path.join(dir, l)))
+        for (const f of fs.readdirSync(path.join(dir, l, p)).filter((x) => x.endsWith('.hdr')))
+          for (const iv of parseIntervalLog(fs.readFileSync(path.join(dir, l, p, f), 'latin1'), f)
+            .intervals) {
+            first = Math.min(first, iv.startMs);
+            lastStart = Math.max(lastStart, iv.startMs);
+          }
+    for (const l of fs.readdirSync(dir))
+      for (const p of fs.readdirSync(path.join(dir, l))) {
+        const file = path.join(dir, l, p, 'manifest.json');
+        fs.writeFileSync(
+          file,
+          JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), workloadStartMs: first }),
+        );
+      }
+    // a schedule that ends 2 s before the last interval starts: the intervals after it are the "drain"
+    const durationSeconds = Math.floor((lastStart - first) / 1000) - 2;
+    const scheduledEnd = first + durationSeconds * 1000;
+    const agg = await aggregateCell(await readCellDir(dir), {
+      warmupSeconds: 1,
+      durationSeconds,
+      keepHistograms: true,
+    });
+    const cellStart = Math.min(...manifests().map((m) => m.startMs));
+    expect(agg.window.startMs).toBe(cellStart + 1000);
+    expect(agg.window.endMs).toBe(scheduledEnd);
+    const java = oracleMerge(dir, {
+      fromMs: cellStart + 1000,
+      toMs: scheduledEnd - 500,
+      percentiles: PERCENTILES,
+    });
+    const whole = oracleMerge(dir, {
+      fromMs: cellStart + 1000,
+      toMs: lastStart + 1,
+      percentiles: PERCENTILES,
+    });
+    // the cut really removes intervals
+    expect(java.inWindow).toBeLessThan(whole.inWindow);
+    compare(agg, java);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -49,6 +49,12 @@ export const ManifestSchema = z
     startMs: int.min(0),
     /** when the JVM exited, epoch ms */
     endMs: int.min(0),
+    /**
+     * when YCSB's workload began (the agent: its first status line, less the seconds it reports), epoch ms;
+     * the run phase's schedule ends `durationSeconds` later (lib/core/results/aggregate.ts leaves the drain
+     * after it out of the window). null: YCSB printed no status line.
+     */
+    workloadStartMs: int.min(0).nullable().optional(),
     runId: z.string().optional(),
     cellId: z.string().optional(),
     pid: int.nullable().optional(),

@@ -75,6 +75,8 @@ export async function aggregateCellStep(
   const agg = await mergeCell(await readCell(deps.store, rawPrefix), {
     warmupSeconds: cell.warmupSeconds,
     cooldownSeconds: cell.cooldownSeconds,
+    // the drain after each process's schedule is not the offered load (lib/core/results/aggregate.ts)
+    durationSeconds: cell.durationSeconds,
     targetOpsPerSec: cell.targetOpsPerSec,
   });
   const meta: CellMeta = {

@@ -7,6 +7,11 @@
  *   cellStart   = earliest manifest startMs (or, with no manifest at all, the earliest interval start)
  *   cellEnd     = latest manifest endMs (or, with none, the latest interval end)
  *   window      = [cellStart + warm-up, cellEnd − cool-down)
+ *   With `durationSeconds` (a run phase), a process's schedule ends durationSeconds after its workload began
+ *   (the manifest's workloadStartMs): YCSB then starts nothing new but lets each thread finish its operation,
+ *   retries and back-offs included, so the intervals after that (starting 0.5 s or less before the end, or
+ *   later: the interval boundaries are YCSB's status ticks) hold the drain, not the offered load, and are left
+ *   out; the window ends at the last scheduled end (less the cool-down).
  *   An interval belongs to the window when its absolute START lies in it (StartTime + StartTimestamp,
  *   truncated to ms as HistogramLogReader does): an interval straddling the warm-up boundary is left out
  *   whole, one straddling the cool-down boundary is counted whole. Nothing is pro-rated.
@@ -33,6 +38,8 @@ import type { ManifestCpu } from './loader-cpu';
 
 export interface AggregateOptions {
   warmupSeconds?: number;
+  /** the run phase's scheduled length: the drain after each process's schedule is left out (see above) */
+  durationSeconds?: number;
   cooldownSeconds?: number;
   /** the cell's throughput target (ops/s), for attainment */
   targetOpsPerSec?: number;
@@ -218,7 +225,22 @@ export async function aggregateCell(
     );
   }
   const startMs = cellStartMs + warmupSeconds * 1000;
-  const endMs = cellEndMs - cooldownSeconds * 1000;
+  let endMs = cellEndMs - cooldownSeconds * 1000;
+  // the drain: per log, intervals starting after its process's scheduled end (0.5 s slack for tick jitter)
+  const scheduledEndOf = new Map<string, number>();
+  if (options.durationSeconds !== undefined) {
+    const duration = nonNegative(options.durationSeconds, 'durationSeconds') * 1000;
+    let last = -Infinity;
+    for (const proc of input.processes) {
+      const w = proc.manifest?.workloadStartMs;
+      if (w === null || w === undefined) continue;
+      const end = w + duration - 500;
+      last = Math.max(last, w + duration);
+      for (const lf of proc.logs) scheduledEndOf.set(lf.key, end);
+    }
+    // the cool-down counts back from the schedule's end, not from the JVMs' exit after the drain
+    if (Number.isFinite(last)) endMs = Math.min(cellEndMs, last) - cooldownSeconds * 1000;
+  }
   if (Number.isFinite(cellStartMs) && endMs <= startMs) {
     throw new InputError([
       {
@@ -258,7 +280,11 @@ export async function aggregateCell(
           },
         ]);
       }
-      if (iv.startMs >= startMs && iv.startMs < endMs) {
+      if (
+        iv.startMs >= startMs &&
+        iv.startMs < endMs &&
+        iv.startMs < (scheduledEndOf.get(ref.key) ?? Infinity)
+      ) {
         total.addSparse(d.indices, d.counts, d.n);
         intervalsCounted++;
         if (iv.startMs < measuredStart) measuredStart = iv.startMs;

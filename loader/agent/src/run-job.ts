@@ -149,6 +149,8 @@ interface Running {
   child: ChildProcess;
   startMs: number;
   endMs?: number;
+  /** when YCSB's workload began: its first status line, less the seconds it reports (epoch ms) */
+  workloadStartMs?: number;
   exitCode: number | null;
   signal: string | null;
   killed: 'deadline' | 'aborted' | null;
@@ -413,6 +415,7 @@ function startProcess(
     readline.createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
       const status = parseStatusLine(line);
       if (status) {
+        p.workloadStartMs ??= Date.now() - status.elapsedSeconds * 1000;
         log(`${prefix} ${line}`);
         tracker.add(index, status);
         if (tracker.freshCount() >= running()) report();
@@ -505,6 +508,7 @@ async function finishProcess(
     signal: p.signal,
     killed: p.killed,
     startMs: p.startMs,
+    workloadStartMs: p.workloadStartMs ?? null,
     endMs: p.endMs ?? Date.now(),
     counts,
     operations: ok ? opTotals(ok).total : 0,
