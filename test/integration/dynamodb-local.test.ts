@@ -45,10 +45,12 @@ describe('ensureLoaderBuilt', () => {
     expect(jars).not.toContain('HdrHistogram-2.1.4.jar');
     expect(jars).toContain('core-0.17.0.jar');
     expect(jars.some((j) => j.startsWith('fleetbench-ycsb-binding-'))).toBe(true);
-    // the binding speaks DynamoDB's JSON protocol itself: the SDK only resolves credentials (auth), and
-    // neither its DynamoDB client nor the Apache HTTP client is shipped
+    // the binding speaks DynamoDB's JSON protocol itself: the SDK resolves credentials (auth); its DynamoDB
+    // module ships only as the model the DAX client (dynamodb.daxEndpoint) uses, and no Apache HTTP client
     expect(jars.some((j) => j.startsWith('auth-2.'))).toBe(true);
-    expect(jars.filter((j) => j.startsWith('dynamodb-2.') || j.startsWith('apache-client-'))).toEqual([]);
+    expect(jars.filter((j) => j.startsWith('dynamodb-2.'))).toEqual(['dynamodb-2.25.50.jar']);
+    expect(jars.some((j) => j.startsWith('amazon-dax-client-'))).toBe(true);
+    expect(jars.filter((j) => j.startsWith('apache-client-'))).toEqual([]);
     expect(fs.statSync(paths.bundleArchive).size).toBeGreaterThan(0);
     expect(paths.ycsbClasspath).toBe(path.join(paths.bundleLibDir, '*'));
     expect(fs.readdirSync(paths.dynamodbLocalNativeDir).some((f) => f.includes('linux-amd64'))).toBe(true);
