@@ -62,7 +62,7 @@ describe('local capacity emulation (examples/local-throttling.json)', () => {
       const report =
         `zipfian measured ${pct(measured)}, predicted ${pct(predicted.zipfian!.attainment)} ` +
         `(simulated cells: ${pct(sim.mean)} ± ${(sim.sd * 100).toFixed(1)}, ${pct(sim.min)}–${pct(sim.max)}; ` +
-        `counted with the drain as the pipeline does: ${pct(drained.mean)} ± ${(drained.sd * 100).toFixed(1)}), ` +
+        `counted with the drain the window used to include: ${pct(drained.mean)} ± ${(drained.sd * 100).toFixed(1)}), ` +
         `${zipf.throttled_attempts} throttled attempts; uniform measured ${pct(Number(uni.attainment))}, ` +
         `${uni.throttled_attempts} throttled attempts, median update ${Number(uni.update_intended_p50_us) / 1000} ms after its due time`;
       console.log(report); // the figures docs/dynamodb-model.md quotes
