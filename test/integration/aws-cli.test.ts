@@ -9,9 +9,11 @@
  * Lambdas): real state names, loops, Choice and Wait states, Catch → TeardownAfterFailure → RunFailed.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   GetQueryExecutionCommand,
   AthenaClient,
@@ -378,6 +380,59 @@ describe('fleetbench start', () => {
       expect(r.stdout).toContain(`fleetbench status ${runId}`);
       const execs = await executionsOf(server, machine);
       expect(execs.map((e) => e.name)).toEqual([runId]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a user's binding: its local jar is uploaded under the results bucket's bindings/ and the run names it there", async () => {
+    const { server, machine } = await executingWorld('Fleetbench', undefined, true);
+    try {
+      const jar = path.join(tmp, 'my-binding.jar');
+      writeFileSync(jar, 'PK\u0003\u0004 not a real jar, bytes to upload');
+      const specFile = path.join(tmp, 'custom-binding.json');
+      writeFileSync(
+        specFile,
+        JSON.stringify({
+          name: 'custom',
+          region: 'us-east-1',
+          targets: [
+            {
+              id: 'mine',
+              kind: 'external',
+              protocol: 'custom',
+              endpoints: ['db.example.com:1234'],
+              binding: {
+                dbClass: 'com.example.MyDb',
+                jars: [pathToFileURL(jar).href],
+                properties: { 'my.host': 'db' },
+              },
+              price: { usdPerHour: 1 },
+            },
+          ],
+          dataset: { recordCount: 1000 },
+          workload: { readProportions: [0.5], targetOpsPerSec: [100], durationSeconds: 30 },
+          loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 4 },
+        }),
+      );
+      const r = await cliAt(server.endpoint, 'start', specFile, '--no-follow', '--name', 'custom-binding-1');
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+      const stack = await new CloudFormationClient(server.clientConfig).send(
+        new DescribeStacksCommand({ StackName: 'Fleetbench' }),
+      );
+      const runBucket = stack.Stacks![0]!.Outputs!.find((o) => o.OutputKey === 'ResultsBucket')!.OutputValue!;
+      const key = `bindings/${createHash('sha256').update(readFileSync(jar)).digest('hex').slice(0, 16)}/my-binding.jar`;
+      const stored = await new S3Store(`s3://${runBucket}`, { clientConfig: server.clientConfig }).get(key);
+      expect(stored.equals(readFileSync(jar))).toBe(true);
+      const [exec] = await executionsOf(server, machine);
+      const input = JSON.parse(
+        (
+          await new SFNClient(server.clientConfig).send(
+            new DescribeExecutionCommand({ executionArn: exec!.executionArn }),
+          )
+        ).input!,
+      ) as { spec: { targets: { binding: { jars: string[] } }[] } };
+      expect(input.spec.targets[0]!.binding.jars).toEqual([`s3://${runBucket}/${key}`]);
     } finally {
       await server.stop();
     }

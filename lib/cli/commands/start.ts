@@ -66,18 +66,17 @@ export function register(program: Command): void {
   ).action(async (file: string, o: StartOptions) => {
     const { spec, warnings } = loadSpecFile(file);
     printWarnings(warnings);
-    const outputs = await stackOutputs(o);
-    // a user's binding: its Maven coordinates resolved and its local jars uploaded where the loaders read them
-    const raw = await uploadBindings(
-      parseSpecText(readFileSync(file, 'utf8'), file),
-      outputs.get('ResultsBucket'),
-      o,
-    );
     const name = o.name ?? defaultExecutionName(spec.name, Date.now());
     if (!/^[A-Za-z0-9_-]{1,80}$/.test(name))
       throw new InputError([
         { path: '--name', message: `expected 1-80 letters, digits, "-" or "_", found "${name}"` },
       ]);
+    const outputs = await stackOutputs(o);
+    // a user's binding: its Maven coordinates resolved and its local jars uploaded where the loaders read them
+    const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
+    const raw = spec.targets.some((t) => t.kind === 'external' && t.binding)
+      ? await uploadBindings(parsed, outputs.get('ResultsBucket'), o)
+      : parsed;
     const input = startInput(raw);
     if (Buffer.byteLength(input) > MAX_INPUT_BYTES)
       throw new InputError([
