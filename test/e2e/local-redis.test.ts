@@ -3,8 +3,7 @@
  * that the run starts itself, real YCSB with the Redis binding, and every operation's latency merged
  * exactly — the row's percentiles equal HdrHistogram's Java merge of the same interval logs.
  */
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -13,17 +12,9 @@ import { runLocal, type LocalRunResult } from '../../lib/local/runner';
 import { readCellDir } from '../../lib/local/cell-dir';
 import { aggregateCell } from '../../lib/core/results/aggregate';
 import { oracleMerge } from '../oracle/oracle';
+import { freePort } from '../support/ports';
 
 const root = path.join(__dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('examples/local-redis.json on a loopback redis-server', () => {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-redis-e2e-'));

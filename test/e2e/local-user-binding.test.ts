@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { validateSpec } from '../../lib/core/spec';
 import { ensureLoaderBuilt } from '../../lib/local/maven';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
+import { freePort } from '../support/ports';
 
 const HASH_DB = `package userredis;
 import java.util.*;
@@ -44,15 +45,6 @@ public class HashDb extends DB {
   @Override public Status delete(String t, String k) { return jedis.del(k) == 1 ? Status.OK : Status.NOT_FOUND; }
 }
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe("a user's binding jar through a local run", () => {
   const work = mkdtempSync(path.join(tmpdir(), 'fleetbench-user-binding-'));

@@ -32,6 +32,7 @@ export {
   type LoadProcessPlan,
   type ProcessPlan,
 } from './processes';
+import type { LoadProcessesInput } from './processes';
 
 export interface CellPlan {
   id: string;
@@ -61,18 +62,10 @@ export interface CellPlan {
   localPrediction?: CellPrediction;
 }
 
-export interface LoadPlan {
+/** The load phase: its processes are derived by loadProcesses (lib/core/plan/processes.ts, which documents the fields). */
+export interface LoadPlan extends LoadProcessesInput {
   /** Targets that are loaded (a target with `existingTable` is not). */
   targets: string[];
-  recordCount: number;
-  /** YCSB processes, `processesPerLoader` per loader; each inserts its share of the key space. */
-  processes: number;
-  processesPerLoader: number;
-  threadsPerProcess: number;
-  /** The whole load's insert rate (ops/s), split over the processes; null: as fast as they go. */
-  targetOpsPerSec: number | null;
-  /** The properties every load process shares (the target's binding properties are added per target). */
-  properties: Record<string, string>;
 }
 
 export interface Plan {

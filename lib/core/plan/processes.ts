@@ -43,13 +43,16 @@ export interface CellProcessesInput {
   properties: Record<string, string>;
 }
 
-/** What loadProcesses needs of the load plan (lib/core/plan's LoadPlan). */
+/** The load plan's process layout (lib/core/plan's LoadPlan adds the targets). */
 export interface LoadProcessesInput {
   recordCount: number;
+  /** YCSB processes, `processesPerLoader` per loader; each inserts its share of the key space. */
   processes: number;
   processesPerLoader: number;
   threadsPerProcess: number;
+  /** The whole load's insert rate (ops/s), split over the processes; null: as fast as they go. */
   targetOpsPerSec: number | null;
+  /** The properties every load process shares (the target's binding properties are added per target). */
   properties: Record<string, string>;
 }
 
