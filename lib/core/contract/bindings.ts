@@ -1,7 +1,7 @@
 /**
  * The YCSB bindings a loader can run, one descriptor each: the `DB` class (loader/ycsb-binding), the
- * fields of its credentials secret and the JVM environment variables they go to, and what the binding
- * supports. The planner picks a binding per target (lib/core/plan/targets.ts), the job names it, the
+ * fields of its credentials secret and the JVM environment variables they go to, and what its load
+ * phase may use (batched inserts). The planner picks a binding per target (lib/core/plan/targets.ts), the job names it, the
  * agent turns its secret into environment variables with it. A new binding is one entry here plus its
  * Java class.
  */
@@ -16,8 +16,8 @@ export interface BindingDescriptor {
    * (read by the binding's bridge, loader/ycsb-binding IsolatedDb). Values never reach property files or logs.
    */
   secret: { env: Readonly<Record<string, string>>; required: readonly string[]; asProperties?: string };
-  /** What the binding does: `batchInsert` — the load phase may batch inserts (`dynamodb.batchInserts`). */
-  supports: { scan: boolean; batchInsert: boolean };
+  /** Properties the load phase adds for this binding: batched inserts where the binding supports them. */
+  loadProperties: Readonly<Record<string, string>>;
 }
 
 export const BINDINGS = {
@@ -33,7 +33,8 @@ export const BINDINGS = {
       },
       required: ['accessKeyId', 'secretAccessKey'],
     },
-    supports: { scan: true, batchInsert: true },
+    // BatchWriteItem, 25 items a request (DynamoDB's limit)
+    loadProperties: { 'dynamodb.batchInserts': '25' },
   },
   /** the CQL binding (DataStax Java driver 4): ScyllaDB, Apache Cassandra */
   cql: {
@@ -42,7 +43,7 @@ export const BINDINGS = {
       env: { username: 'FLEETBENCH_CQL_USERNAME', password: 'FLEETBENCH_CQL_PASSWORD' },
       required: ['username', 'password'],
     },
-    supports: { scan: true, batchInsert: false },
+    loadProperties: {},
   },
   /** the Redis binding (Jedis): a hash per record plus upstream YCSB's `_indices` sorted set for scans */
   redis: {
@@ -52,7 +53,7 @@ export const BINDINGS = {
       env: { username: 'FLEETBENCH_REDIS_USERNAME', password: 'FLEETBENCH_REDIS_PASSWORD' },
       required: ['password'],
     },
-    supports: { scan: true, batchInsert: false },
+    loadProperties: {},
   },
   /** the MongoDB binding (official sync driver): documents as upstream YCSB's mongodb binding stores them */
   mongodb: {
@@ -61,7 +62,7 @@ export const BINDINGS = {
       env: { username: 'FLEETBENCH_MONGODB_USERNAME', password: 'FLEETBENCH_MONGODB_PASSWORD' },
       required: ['username', 'password'],
     },
-    supports: { scan: true, batchInsert: false },
+    loadProperties: {},
   },
   /**
    * a user's YCSB binding: its jars (with their dependencies) in their own class loader, which cannot replace
@@ -70,7 +71,7 @@ export const BINDINGS = {
   custom: {
     dbClass: null,
     secret: { env: {}, required: [], asProperties: 'FLEETBENCH_BINDING_SECRET_PROPERTIES' },
-    supports: { scan: true, batchInsert: false },
+    loadProperties: {},
   },
 } as const satisfies Record<string, BindingDescriptor>;
 

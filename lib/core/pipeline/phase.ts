@@ -22,6 +22,7 @@ import {
 } from '../ports';
 import { InputError } from '../errors';
 import type { JobInput } from '../contract/job';
+import { BINDINGS } from '../contract/bindings';
 import { isDbNodeTarget, nodeEndpoints, targetNodes } from '../cluster';
 import {
   cellKey,
@@ -108,7 +109,13 @@ export function buildJobs(args: {
   const t = loadTimes(plan, spec);
   const name = `load-${target}`;
   const out = `${args.storeUri}/${phasePrefix(run.runId, 'load', target)}/raw`;
-  const extra = { ...plan.bindings[target]?.properties, ...args.endpoints?.[target] };
+  const b = plan.bindings[target];
+  // the binding's properties, its load ones (batched inserts where it has them), the running nodes' endpoints
+  const extra = {
+    ...b?.properties,
+    ...(b ? BINDINGS[b.binding].loadProperties : {}),
+    ...args.endpoints?.[target],
+  };
   const jobs = perLoader(loadProcesses(plan.load), extra)
     .map((processes, l): JobInput => ({
       ...common(target),

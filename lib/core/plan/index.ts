@@ -284,8 +284,6 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
         'hdrhistogram.percentiles': '50,90,95,99,99.9,99.99',
         // insert failures are retried instead of leaving holes in the key space
         core_workload_insertion_retry_limit: '10',
-        // DynamoDB-API targets load with BatchWriteItem, 25 items a request (the CQL binding ignores it)
-        'dynamodb.batchInserts': '25',
       },
     };
   }

@@ -52,7 +52,7 @@ export interface LoadProcessesInput {
   threadsPerProcess: number;
   /** The whole load's insert rate (ops/s), split over the processes; null: as fast as they go. */
   targetOpsPerSec: number | null;
-  /** The properties every load process shares (the target's binding properties are added per target). */
+  /** The properties every load process shares (the target's binding and its load properties are added per target, lib/core/pipeline/phase.ts). */
   properties: Record<string, string>;
 }
 

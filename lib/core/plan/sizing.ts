@@ -77,9 +77,6 @@ export function requiredConcurrency(opsPerSec: number, latencyMs: number, headro
   return ceilClean(((opsPerSec * latencyMs) / 1000) * headroom);
 }
 
-/** The binding the loaders run against a target (lib/core/plan/targets.ts). */
-export const protocolOf = (t: Target): BindingId => bindingIdOf(t);
-
 /**
  * vCPUs of an instance type from its size, by EC2's naming (medium 1, large 2, xlarge 4, <n>xlarge 4n, as in
  * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/compute-optimized-instances.html for c5, c6i, c7g);
@@ -157,7 +154,7 @@ export function sizeTarget(
   const required = requiredConcurrency(maxTargetOpsPerSec, latency, headroom);
   const perLoader = processesPerLoader * threadsPerProcess;
   const concurrencyLoaders = Math.max(1, Math.ceil(required / perLoader));
-  const c = cpuSizing(book, protocolOf(target), instanceType, maxTargetOpsPerSec);
+  const c = cpuSizing(book, bindingIdOf(target), instanceType, maxTargetOpsPerSec);
   const cpu = 'note' in c ? null : c;
   const warnings: string[] = [];
   let loaders: number;

@@ -33,8 +33,6 @@ export interface TargetBinding {
   credentials?: JobCredentials;
   /** a user's binding: its jars (store URIs), which the agent fetches (the job's bindingJars) */
   jars?: string[];
-  /** the endpoints are the target's nodes, known once they run (StartLoad/StartCell add them) */
-  runtimeEndpoints: boolean;
 }
 
 interface KindDescriptor<T extends Target> {
@@ -140,7 +138,6 @@ export function targetBinding(spec: RunSpec, t: Target, table: string): TargetBi
     properties: k.properties(t, { spec, table }),
     ...(secretArn ? { credentials: { secretArn, binding } } : {}),
     ...(custom ? { jars: [...custom.jars] } : {}),
-    runtimeEndpoints: k.endpointProperties !== undefined,
   };
 }
 

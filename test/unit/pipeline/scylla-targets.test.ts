@@ -153,6 +153,11 @@ describe('loader jobs', () => {
       load.processes.every((x) => x['dynamodb.endpoint'] === 'http://10.0.0.7:8000,http://10.0.1.7:8000'),
     ).toBe(true);
     expect(load.processes[0]!.table).toBe('fleetbench-mixed-alt-r');
+    // the DynamoDB-API binding batches its inserts (its descriptor's load properties); the CQL binding does not
+    expect(load.processes[0]!['dynamodb.batchInserts']).toBe('25');
+    expect(
+      job('load', p.load!.targets.indexOf('scylla')).processes[0]!['dynamodb.batchInserts'],
+    ).toBeUndefined();
   });
 
   it('external cells carry the endpoints and a reference to the secret, never credentials', () => {

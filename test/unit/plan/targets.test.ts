@@ -48,7 +48,6 @@ describe('redis targets', () => {
         'redis.tls': 'false',
       },
       credentials: { secretArn: SECRET, binding: 'redis' },
-      runtimeEndpoints: false,
     });
     expect(cellProcesses(p.cells[0]!)[1]!.properties['redis.host']).toBe('10.0.0.5:6379,10.0.0.6:6379');
     // the load plan shares its properties across targets; the binding's are added per target by StartLoad
