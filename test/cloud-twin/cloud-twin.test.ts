@@ -10,7 +10,10 @@ import { CloudWatchClient, ListMetricsCommand } from '@aws-sdk/client-cloudwatch
 import { RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
-import { CloudTwin } from './twin';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { S3Store } from '../../lib/aws/s3-store';
+import { CloudTwin, accessKeyOf } from './twin';
+import { launchTemplateRole, resourcesOfType } from './template';
 import { ACCOUNT, REGION } from './template';
 
 jest.setTimeout(240_000);
@@ -506,3 +509,35 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+test("a user's binding jars: the loader role reads them under the results bucket's bindings/ and nowhere else", async () => {
+  const mark = twin.gateway.calls.length;
+  const jar = Buffer.from('PK\u0003\u0004 a binding jar');
+  await twin.clients.s3.send(
+    new PutObjectCommand({ Bucket: twin.bucket, Key: 'bindings/abc/my-binding.jar', Body: jar }),
+  );
+  await twin.clients.s3.send(
+    new PutObjectCommand({ Bucket: twin.bucket, Key: 'specs/other.jar', Body: jar }),
+  );
+  // the agent's own store (lib/open-store.ts: S3 for s3:// URIs), with the loader instances' role as its identity
+  const loaderLt = resourcesOfType(twin.asm.template, 'AWS::EC2::LaunchTemplate').find(
+    ([id]) => launchTemplateRole(twin.asm.template, id) && !/Node/i.test(id),
+  )!;
+  const store = new S3Store(`s3://${twin.bucket}`, {
+    clientConfig: {
+      endpoint: twin.gateway.endpoint,
+      region: REGION,
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: accessKeyOf(launchTemplateRole(twin.asm.template, loaderLt[0])!),
+        secretAccessKey: 'twin',
+      },
+    },
+  });
+  expect((await store.get('bindings/abc/my-binding.jar')).equals(jar)).toBe(true);
+  expectNoDenials(mark);
+  await expect(store.get('specs/other.jar')).rejects.toThrow();
+  expect(twin.gateway.denials().slice(-1)[0]).toMatch(
+    /s3:GetObject on arn:aws:s3:::.*\/specs\/other\.jar \(ImplicitlyDenied\)/,
+  );
+});
