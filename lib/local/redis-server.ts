@@ -15,11 +15,9 @@ import type { ExternalTarget, RunSpec } from '../core/spec/schema';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost):(\d{1,5})$/;
 
 /** The external Redis targets of a spec, with their loopback ports; problems name the field. */
-export function localRedisTargets(
-  spec: RunSpec,
-): { target: ExternalTarget; index: number; ports: number[] }[] {
+function localRedisTargets(spec: RunSpec): { target: ExternalTarget; ports: number[] }[] {
   const issues: Issue[] = [];
-  const out: { target: ExternalTarget; index: number; ports: number[] }[] = [];
+  const out: { target: ExternalTarget; ports: number[] }[] = [];
   spec.targets.forEach((t, i) => {
     if (t.kind !== 'external' || t.protocol !== 'redis') return;
     if (t.redis?.cluster || t.redis?.tls)
@@ -37,7 +35,7 @@ export function localRedisTargets(
         });
       return m ? Number(m[2]) : 0;
     });
-    out.push({ target: t, index: i, ports });
+    out.push({ target: t, ports });
   });
   if (issues.length) throw new InputError(issues);
   return out;

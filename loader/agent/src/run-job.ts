@@ -322,11 +322,14 @@ async function fetchBindingJars(job: Job, deps: AgentDeps, workDir: string): Pro
   if (!job.bindingJars?.length) return undefined;
   const dir = path.join(workDir, 'binding');
   await fs.mkdir(dir, { recursive: true });
+  const stores = new Map<string, ObjectStore>();
   for (const [k, uri] of job.bindingJars.entries()) {
     const { root, key } = splitObjectUri(uri, `job.bindingJars[${k}]`);
+    let store = stores.get(root);
+    if (!store) stores.set(root, (store = deps.openStore(root)));
     let bytes: Buffer;
     try {
-      bytes = await deps.openStore(root).get(key);
+      bytes = await store.get(key);
     } catch (err) {
       throw new Error(`job.bindingJars[${k}]: cannot read ${uri}: ${(err as Error).message}`);
     }
