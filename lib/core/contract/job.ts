@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import type { Issue } from '../errors';
 import { BINDINGS, BINDING_IDS } from './bindings';
+import { zodErrorIssues } from '../spec/errors';
 
 /** YCSB 0.17.0 parses operationcount, insertcount and threadcount as Java ints. */
 export const YCSB_INT_MAX = 2_147_483_647;
@@ -104,19 +105,6 @@ export type Job = z.output<typeof JobSchema>;
 /** A job as the pipeline writes it (defaults may be left out). */
 export type JobInput = z.input<typeof JobSchema>;
 
-function zodIssues(error: z.ZodError, base: string): Issue[] {
-  return error.issues.map((i) => {
-    const p = [base, ...i.path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`))].join('');
-    let message = i.message;
-    if (i.code === 'unrecognized_keys')
-      message = `unknown field(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    else if (i.code === 'invalid_type' && /received undefined/.test(i.message)) {
-      message = `is required (expected ${i.expected})`;
-    }
-    return { path: p.replace(/^\./, '').replace(/\.\[/g, '['), message };
-  });
-}
-
 /**
  * Checks a job document (parsed JSON): the schema, then the rules across fields (agent-owned
  * properties, YCSB's int range, the run phase's operationcount, disjoint load ranges). The rules also
@@ -124,7 +112,7 @@ function zodIssues(error: z.ZodError, base: string): Issue[] {
  */
 export function parseJob(doc: unknown, base = 'job'): { job: Job | null; issues: Issue[] } {
   const parsed = JobSchema.safeParse(doc);
-  const issues: Issue[] = parsed.success ? [] : zodIssues(parsed.error, base);
+  const issues: Issue[] = parsed.success ? [] : zodErrorIssues(parsed.error, JobSchema, doc, { under: base });
   const raw = (
     parsed.success ? parsed.data : typeof doc === 'object' && doc !== null ? doc : {}
   ) as Partial<Job>;

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { InputError, type Issue } from '../errors';
+import { zodErrorIssues } from '../spec/errors';
 
 // zod 4: .int() accepts safe integers only
 const int = z.number().int();
@@ -80,22 +81,6 @@ export const ManifestSchema = z
 
 export type ProcessManifest = z.output<typeof ManifestSchema>;
 
-function issuesOf(error: z.ZodError, file: string, doc: object): Issue[] {
-  return error.issues.map((i) => {
-    const field = i.path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('');
-    const at = i.path.reduce<unknown>(
-      (o, k) => (o && typeof o === 'object' ? (o as Record<PropertyKey, unknown>)[k] : undefined),
-      doc,
-    );
-    let message = i.message;
-    if (at === undefined && i.code === 'invalid_type') message = `is required (expected ${i.expected})`;
-    if (at === undefined && i.code === 'invalid_value') {
-      message = `is required (expected one of ${i.values.map((v) => JSON.stringify(v)).join(', ')})`;
-    }
-    return { path: field ? `${file}: ${field.replace(/^\./, '')}` : file, message };
-  });
-}
-
 /**
  * Checks a manifest (parsed JSON); `file` names it in errors. With `at`, the manifest must also name the
  * directory it was found in. Every problem comes back in one InputError naming the object and the field.
@@ -109,7 +94,7 @@ export function checkManifest(
     throw new InputError([{ path: file, message: 'expected a JSON object (a process manifest)' }]);
   }
   const parsed = ManifestSchema.safeParse(doc);
-  if (!parsed.success) throw new InputError(issuesOf(parsed.error, file, doc));
+  if (!parsed.success) throw new InputError(zodErrorIssues(parsed.error, ManifestSchema, doc, { file }));
   const m = parsed.data;
   const issues: Issue[] = [];
   if (at && m.loader !== at.loader) {

@@ -5,7 +5,8 @@
  */
 import { cassandraEbsGbPerNode } from '../cassandra-node';
 import { z } from 'zod';
-import { InputError, Issue } from '../errors';
+import { InputError } from '../errors';
+import { zodErrorIssues } from '../spec/errors';
 import { PriceBook, dynamoPrices, ec2HourlyPrice, usd } from './book';
 import {
   Consistency,
@@ -103,19 +104,10 @@ export const CostInputSchema = z.strictObject({
 export type CostInput = z.input<typeof CostInputSchema>;
 type ParsedInput = z.output<typeof CostInputSchema>;
 
-function zodIssues(err: z.ZodError, prefix: string): Issue[] {
-  return err.issues.map((i) => ({
-    path: [prefix, ...i.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))]
-      .filter(Boolean)
-      .join('.')
-      .replace(/\.\[/g, '['),
-    message: i.message,
-  }));
-}
-
 export function parseCostInput(data: unknown, where = ''): ParsedInput {
   const r = CostInputSchema.safeParse(data);
-  if (!r.success) throw new InputError(zodIssues(r.error, where));
+  if (!r.success)
+    throw new InputError(zodErrorIssues(r.error, CostInputSchema, data, where ? { under: where } : {}));
   return r.data;
 }
 

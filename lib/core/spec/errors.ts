@@ -1,6 +1,7 @@
 /**
  * Turns zod issues into the project's `<json path>: <expected, found>` messages, one per problem,
- * with "did you mean" suggestions for unknown keys.
+ * with "did you mean" suggestions for unknown keys. Every document the project parses with zod (the
+ * run spec, a loader job, a process manifest, a cost input) reports its problems through here.
  */
 import { z } from 'zod';
 import type { Issue } from '../errors';
@@ -215,7 +216,7 @@ export function toIssues(
         out.push({
           path: jsonPath(path),
           message:
-            `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, found ${describeValue(found)}` +
+            `${found === undefined ? 'required: ' : ''}expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, found ${describeValue(found)}` +
             (hint ? ` (did you mean "${hint}"?)` : ''),
         });
         break;
@@ -286,4 +287,23 @@ function unionIssues(
       message: `${found === undefined ? 'required: ' : ''}expected ${uniq.join(' or ')}, found ${describeValue(found)}${hint ? ` (did you mean "${hint}"?)` : ''}`,
     },
   ];
+}
+
+/**
+ * A zod error of `schema` over `data` as project issues, each path placed where the document sits:
+ * `under` a JSON path (a job at `job`: `job.cellId`) or in a `file` (`m.json: phase`).
+ */
+export function zodErrorIssues(
+  error: z.ZodError,
+  schema: z.core.$ZodType,
+  data: unknown,
+  where: { under?: string; file?: string } = {},
+): Issue[] {
+  return toIssues(error.issues as ZodIssue[], schema, data).map((i) => {
+    const inner = i.path === '(root)' ? '' : i.path;
+    let path = inner || '(root)';
+    if (where.under) path = inner ? `${where.under}${inner.startsWith('[') ? '' : '.'}${inner}` : where.under;
+    else if (where.file) path = inner ? `${where.file}: ${inner}` : where.file;
+    return { path, message: i.message };
+  });
 }

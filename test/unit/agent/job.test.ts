@@ -42,14 +42,16 @@ describe('job validation', () => {
   test('missing field is named', async () => {
     const doc: Record<string, unknown> = good();
     delete doc.cellId;
-    expect(await issuesOf(doc)).toEqual([{ path: 'job.cellId', message: 'is required (expected string)' }]);
+    expect(await issuesOf(doc)).toEqual([
+      { path: 'job.cellId', message: 'required: expected string, found nothing (the field is missing)' },
+    ]);
   });
 
   test('wrong phase is named with the allowed values', async () => {
     const issues = await issuesOf({ ...good(), phase: 'warmup' });
     expect(issues).toHaveLength(1);
     expect(issues[0].path).toBe('job.phase');
-    expect(issues[0].message).toMatch(/"load"\|"run"/);
+    expect(issues[0].message).toBe('expected one of "load", "run", found the string "warmup"');
   });
 
   test('unknown property file is named with its resolved path, relative to the job directory', async () => {
@@ -77,13 +79,15 @@ describe('job validation', () => {
     });
     const paths = issues.map((i) => i.path).sort();
     expect(paths).toEqual([
-      'job',
+      'job.extra',
       'job.loaderIndex',
       'job.outputPrefix',
       'job.processes[0].exportfile',
       'job.processes[0].operationcount',
     ]);
-    expect(issues.find((i) => i.path === 'job')?.message).toBe('unknown field(s) "extra"');
+    expect(issues.find((i) => i.path === 'job.extra')?.message).toMatch(
+      /^unknown key; expected one of: .*cellId/,
+    );
     expect(issues.find((i) => i.path.endsWith('operationcount'))?.message).toMatch(/zero threads/);
     expect(issues.find((i) => i.path.endsWith('exportfile'))?.message).toMatch(/set by the agent/);
   });

@@ -57,7 +57,7 @@ test('the CLI exits 2 on a bad job and names the field', async () => {
   } finally {
     spy.mockRestore();
   }
-  expect(chunks.join('')).toContain('job.runId: is required');
+  expect(chunks.join('')).toContain('job.runId: required: expected string, found nothing');
 });
 
 test('a JVM that cannot start is a failed process with an uploaded manifest', async () => {

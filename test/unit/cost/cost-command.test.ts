@@ -90,7 +90,7 @@ describe('fleetbench cost', () => {
         loadPriceBook(),
         'in.json',
       ),
-    ).toThrow(/in.json: throughput.writesPerSec: .*>=0/);
+    ).toThrow(/in.json: throughput.writesPerSec: expected a number at least 0, found number -5/);
     expect(() => costDocument([seedExample, { target: {} }], loadPriceBook(), 'in.json')).toThrow(
       /in.json\[1\]: target/,
     );

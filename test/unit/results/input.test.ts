@@ -99,10 +99,13 @@ describe('cell input', () => {
       parseManifest('{"loader":0,"process":"x","exitCode":0,"startMs":1}', 'm.json'),
     );
     expect(e.issues).toEqual([
-      { path: 'm.json: process', message: 'Invalid input: expected number, received string' },
-      { path: 'm.json: phase', message: 'is required (expected one of "load", "run")' },
-      { path: 'm.json: host', message: 'is required (expected string)' },
-      { path: 'm.json: endMs', message: 'is required (expected number)' },
+      { path: 'm.json: process', message: 'expected number, found the string "x"' },
+      {
+        path: 'm.json: phase',
+        message: 'required: expected one of "load", "run", found nothing (the field is missing)',
+      },
+      { path: 'm.json: host', message: 'required: expected string, found nothing (the field is missing)' },
+      { path: 'm.json: endMs', message: 'required: expected number, found nothing (the field is missing)' },
     ]);
     expect(inputError(() => parseManifest('{oops', 'm.json')).message).toMatch(/m\.json: not valid JSON/);
     expect(inputError(() => parseManifest('[]', 'm.json')).message).toBe(
@@ -118,7 +121,7 @@ describe('cell input', () => {
         parseManifest(JSON.stringify({ ...good, startMs: 3, counts: { READ: { OK: -1 } } }), 'm.json'),
       ).issues,
     ).toEqual([
-      { path: 'm.json: counts.READ.OK', message: 'Too small: expected number to be >=0' },
+      { path: 'm.json: counts.READ.OK', message: 'expected a number at least 0, found number -1' },
       { path: 'm.json: endMs', message: 'must not be before startMs' },
     ]);
   });

@@ -114,7 +114,7 @@ describe('loader CPU in the cells row', () => {
     const err = await readCellDir(dir).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).message).toMatch(
-      /loader-1\/proc-0\/manifest\.json: cpu\.machinePct: Too big: expected number to be <=100/,
+      /loader-1\/proc-0\/manifest\.json: cpu\.machinePct: expected a number at most 100, found number 185/,
     );
   });
 });
