@@ -254,6 +254,36 @@ const cases: [string, unknown, string, RegExp][] = [
   ],
   ['reserved tag prefix', withValue(b(), 'tags', { 'aws:owner': 'me' }), 'tags["aws:owner"]', /reserved/],
   ['document not an object', [1, 2], '(root)', /expected object, found an array/],
+  [
+    'cassandra-ec2: a version the node asset does not ship',
+    withValue(b(), 'targets', [{ id: 'cass', kind: 'cassandra-ec2', version: '4.1.3' }]),
+    'targets[0].version',
+    /expected one of "5\.0\.6", found the string "4\.1\.3"/,
+  ],
+  [
+    'cassandra-ec2: a data volume below 10 GB',
+    withValue(b(), 'targets', [{ id: 'cass', kind: 'cassandra-ec2', volume: { sizeGb: 5 } }]),
+    'targets[0].volume.sizeGb',
+    /at least 10, found number 5/,
+  ],
+  [
+    'cassandra-ec2: replication factor above the node count',
+    withValue(b(), 'targets', [{ id: 'cass', kind: 'cassandra-ec2', nodes: 2, replicationFactor: 3 }]),
+    'targets[0].replicationFactor',
+    /at most the node count \(2\), found 3/,
+  ],
+  [
+    'cassandra-ec2: an instance type whose memory is unknown (the heap follows it)',
+    withValue(b(), 'targets', [{ id: 'cass', kind: 'cassandra-ec2', instanceType: 'x2gd.large' }]),
+    'targets[0].instanceType',
+    /memory fleetbench knows.*found "x2gd\.large"/,
+  ],
+  [
+    'cassandra-ec2: a consistency level CQL targets do not take',
+    withValue(b(), 'targets', [{ id: 'cass', kind: 'cassandra-ec2', cql: { consistency: 'EACH_QUORUM' } }]),
+    'targets[0].cql.consistency',
+    /expected one of "ONE", "QUORUM", "LOCAL_QUORUM", "ALL", found the string "EACH_QUORUM"/,
+  ],
 ];
 
 describe('invalid run specs', () => {
