@@ -26,7 +26,8 @@ import { cassandraAssetPath } from '../../lib/local/cassandra-asset';
 import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';
-import { launchTemplateRole, resourcesOfType } from './template';
+import { evaluate } from './iam';
+import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
 import { ACCOUNT, REGION } from './template';
 
 jest.setTimeout(240_000);
@@ -724,6 +725,31 @@ test('a cassandra-ec2 node running another Apache Cassandra: WaitReady fails nam
   } finally {
     await twin.cassandra.reset();
   }
+});
+
+test('ProvisionTarget may pass the Cassandra node role to EC2 only, and no other role', async () => {
+  const fn = twin.fn(provisionTargetFn());
+  const policies = rolePolicies(twin.asm.template, fn.roleLogicalId).map((p) => ({
+    name: p.name,
+    doc: twin.resolver.resolve(p.doc),
+  }));
+  const roleOf = (part: string) =>
+    `arn:aws:iam::${ACCOUNT}:role/${resourcesOfType(twin.asm.template, 'AWS::IAM::Role').find(([id]) => id.includes(part))![0]}`;
+  const pass = async (role: string, service: string) =>
+    (
+      await evaluate(`arn:aws:iam::${ACCOUNT}:role/${fn.roleLogicalId}`, policies, {
+        action: 'iam:PassRole',
+        resource: role,
+        context: { 'iam:PassedToService': service },
+      })
+    ).allowed;
+  expect(await pass(roleOf('CassandraNodeRole'), 'ec2.amazonaws.com')).toBe(true);
+  expect(await pass(roleOf('CassandraNodeRole'), 'lambda.amazonaws.com')).toBe(false);
+  expect(await pass(roleOf('LoaderRole'), 'ec2.amazonaws.com')).toBe(false);
+  const teardownRole = twin.asm.functions.find((f) =>
+    f.logicalId.startsWith('PipelineTeardownFn'),
+  )!.roleLogicalId;
+  expect(await pass(`arn:aws:iam::${ACCOUNT}:role/${teardownRole}`, 'lambda.amazonaws.com')).toBe(false);
 });
 
 test('the Cassandra node role may read the Cassandra asset and nothing else', async () => {
