@@ -4,10 +4,13 @@
  * node address gets a loopback port of its own (a TCP forwarder, so the probe's output names every node
  * apart), and behind the forwarders ONE real Apache Cassandra: the node's own bootstrap script, decoded
  * from the user data moto was given, run with loopback parameters from the asset the stack ships (as the
- * local mode runs it, lib/local/cluster.ts). One JVM for every node of every run keeps the twin within a
- * CI budget (a JVM per node would not fit 2 cores); the ring of several nodes is what
- * test/e2e/local-cassandra.test.ts runs. It starts when a node is first asked for and answers once booted
- * (until then the probe sees a connection and no CQL answer, as from a booting node).
+ * local mode runs it, lib/local/cluster.ts). Real rather than a CQL fake because the schema step is the
+ * binding's CqlSchema on the Java driver, which needs far more of the protocol than the probe (OPTIONS,
+ * REGISTER, typed system.local/peers rows, schema metadata and agreement): a fake would test itself. One
+ * JVM for every node of every run keeps the twin within a CI budget (a JVM per node would not fit 2 cores;
+ * the ring of several nodes is what test/e2e/local-cassandra.test.ts runs). It starts when a node is first
+ * asked for and answers once booted (until then the probe sees a connection and no CQL answer, as from a
+ * booting node).
  *
  * Test hooks: a node can be made to answer as another Apache Cassandra (test/support/cql-stand-in.ts,
  * any release_version) or not at all (a port nothing listens on).
