@@ -119,32 +119,15 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
         n.tags[TAG_NODE_INDEX] === '0',
     );
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetbench-cassandra-'));
-    const script = withParameters(
-      Buffer.from(userData, 'base64').toString('utf8'),
-      {
-        FB_ASSET: c.asset,
-        FB_HOME: dir,
-        FB_DATA: path.join(dir, 'data'),
-        FB_DATA_VOLUME: 'none',
-        FB_LISTEN: host,
-        FB_DC: 'local',
-        FB_RACK: `rack${index}`,
-        FB_NATIVE_PORT: String(nativePort),
-        FB_STORAGE_PORT: String(storagePort),
-        FB_SEEDS: index === 0 || !seed ? '' : `${seed.privateIp}:${seed.storagePort}`,
-        FB_RUN: 'foreground',
-        FB_JAVA: c.java,
-      },
-      {
-        heapMb: c.heapMb ?? 512,
-        // the start-up waits of a one-machine test cluster (as the CQL binding's LocalCassandra)
-        extraJvmOptions: [
-          '-Dcassandra.ring_delay_ms=100',
-          '-Dcassandra.skip_wait_for_gossip_to_settle=0',
-          '-XX:TieredStopAtLevel=1',
-        ],
-      },
-    );
+    const script = localCassandraScript(userData, {
+      ...c,
+      dir,
+      host,
+      rack: `rack${index}`,
+      nativePort,
+      storagePort,
+      seed: index === 0 || !seed ? '' : `${seed.privateIp}:${seed.storagePort}`,
+    });
     fs.writeFileSync(path.join(dir, 'bootstrap.sh'), script);
     this.scripts.set(id, script);
     const child = spawn('bash', [path.join(dir, 'bootstrap.sh')], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -314,6 +297,53 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
       if (!(err instanceof ConflictError)) throw err;
     }
   }
+}
+
+/**
+ * A node's bootstrap script (its EC2 user data, base64) with this machine's parameters: a loopback address,
+ * the given ports, a directory of its own, the foreground JVM on a local Java with a small heap and the
+ * start-up waits of a one-machine cluster (as the CQL binding's LocalCassandra). The body runs unchanged.
+ */
+export function localCassandraScript(
+  userData: string,
+  o: {
+    asset: string;
+    java: string;
+    heapMb?: number;
+    dir: string;
+    host: string;
+    rack: string;
+    nativePort: number;
+    storagePort: number;
+    /** host:storagePort of the seed; empty: the node seeds itself. */
+    seed: string;
+  },
+): string {
+  return withParameters(
+    Buffer.from(userData, 'base64').toString('utf8'),
+    {
+      FB_ASSET: o.asset,
+      FB_HOME: o.dir,
+      FB_DATA: path.join(o.dir, 'data'),
+      FB_DATA_VOLUME: 'none',
+      FB_LISTEN: o.host,
+      FB_DC: 'local',
+      FB_RACK: o.rack,
+      FB_NATIVE_PORT: String(o.nativePort),
+      FB_STORAGE_PORT: String(o.storagePort),
+      FB_SEEDS: o.seed,
+      FB_RUN: 'foreground',
+      FB_JAVA: o.java,
+    },
+    {
+      heapMb: o.heapMb ?? 512,
+      extraJvmOptions: [
+        '-Dcassandra.ring_delay_ms=100',
+        '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+        '-XX:TieredStopAtLevel=1',
+      ],
+    },
+  );
 }
 
 function view(n: LocalNode): ClusterNode {

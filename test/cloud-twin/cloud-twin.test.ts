@@ -7,13 +7,27 @@
  */
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { CloudWatchClient, ListMetricsCommand } from '@aws-sdk/client-cloudwatch';
-import { RunInstancesCommand } from '@aws-sdk/client-ec2';
+import {
+  DescribeInstanceAttributeCommand,
+  DescribeInstancesCommand,
+  EC2Client,
+  RunInstancesCommand,
+} from '@aws-sdk/client-ec2';
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
 import { StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { cassandraBootstrapScript, ec2NodeParams, scriptVariable } from '../../lib/core/cassandra-node';
+import { TAG_NODE_INDEX, parseHealth } from '../../lib/core/cluster';
+import { validateSpec } from '../../lib/core/spec';
+import type { CassandraEc2Target } from '../../lib/core/spec/schema';
+import { cassandraAssetPath } from '../../lib/local/cassandra-asset';
+import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';
-import { launchTemplateRole, resourcesOfType } from './template';
+import { evaluate } from './iam';
+import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
 import { ACCOUNT, REGION } from './template';
 
 jest.setTimeout(240_000);
@@ -540,4 +554,240 @@ test("a user's binding jars: the loader role reads them under the results bucket
   expect(twin.gateway.denials().slice(-1)[0]).toMatch(
     /s3:GetObject on arn:aws:s3:::.*\/specs\/other\.jar \(ImplicitlyDenied\)/,
   );
+});
+
+// CASSANDRA-EC2 (issue 16): nodes launched in moto, a real Apache Cassandra answers (./cassandra-nodes.ts)
+// ========================================================================================================
+
+const cassandraTarget = {
+  id: 'cass',
+  kind: 'cassandra-ec2',
+  nodes: 3,
+  instanceType: 'r6i.xlarge',
+  volume: { sizeGb: 100 },
+  replicationFactor: 3,
+};
+
+/** ProvisionTarget: the function the stack gives the Cassandra asset, image and instance profile. */
+function provisionTargetFn(): string {
+  return twin.asm.functions.find((f) => 'CASSANDRA_ASSET' in f.environment)!.logicalId;
+}
+
+async function userDataOf(id: string): Promise<string> {
+  const a = await twin.clients.ec2.send(
+    new DescribeInstanceAttributeCommand({ InstanceId: id, Attribute: 'userData' }),
+  );
+  return Buffer.from(a.UserData!.Value!, 'base64').toString('utf8');
+}
+
+test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with their bootstrap script, probed over CQL from a loader, schema made in a real Cassandra, torn down', async () => {
+  const mark = twin.gateway.calls.length;
+  const s = spec('twin-cass', { targets: [cassandraTarget] });
+  const r = await twin.execute({
+    input: { spec: s },
+    name: 'twin-cass-1',
+    waitMs: 1000,
+    // as the scylla-ec2 run: stopped once the cluster is ready and its schema made
+    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-40).join('\n') }).toEqual({
+    status: 'ABORTED',
+    logs: '',
+  });
+  expect(r.states).toEqual(expect.arrayContaining(['ProvisionTarget', 'WaitReady', 'Ready?', 'InitLoad']));
+  const all = await runInstancesOf('twin-cass-1');
+  const nodes = all
+    .filter((i) => i.tags[TAG_ROLE] === 'cassandra-node')
+    .sort((a, b) => Number(a.tags[TAG_NODE_INDEX]) - Number(b.tags[TAG_NODE_INDEX]));
+  expect(nodes.map((n) => [n.tags[TAG_NODE_INDEX], n.tags['fleetbench:target'], n.state])).toEqual([
+    ['0', 'cass', 'running'],
+    ['1', 'cass', 'running'],
+    ['2', 'cass', 'running'],
+  ]);
+
+  // launched by ProvisionTarget under its role, handing the Cassandra node role to EC2 (nothing else passed)
+  const provisionCalls = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.principal.startsWith(provisionTargetFn()))
+    .map((c) => [c.action, c.resource]);
+  const cassandraRole = resourcesOfType(twin.asm.template, 'AWS::IAM::Role').find(([id]) =>
+    id.includes('CassandraNodeRole'),
+  )![0];
+  expect(provisionCalls.filter(([a]) => a === 'iam:PassRole')).toEqual(
+    nodes.map(() => ['iam:PassRole', `arn:aws:iam::${ACCOUNT}:role/${cassandraRole}`]),
+  );
+  expect(provisionCalls.filter(([a]) => a === 'ec2:RunInstances').length).toBeGreaterThanOrEqual(3);
+
+  // the user data moto holds is the target's bootstrap script: node 0 seeds itself, the others its IP
+  const env = twin.functionEnv(provisionTargetFn());
+  const target = validateSpec(s).spec.targets[0] as CassandraEc2Target;
+  const scripts = await Promise.all(nodes.map((n) => userDataOf(n.id)));
+  expect(scripts).toEqual(
+    nodes.map((_, index) =>
+      cassandraBootstrapScript(
+        ec2NodeParams({
+          target,
+          runId: 'twin-cass-1',
+          index,
+          ...(index ? { seedIp: nodes[0]!.privateIp! } : {}),
+          asset: env.CASSANDRA_ASSET!,
+        }),
+      ),
+    ),
+  );
+  // independently of ec2NodeParams: r6i.xlarge has 32 GiB, Cassandra's rule gives max(min(16384, 1024),
+  // min(8192, 8192)) = 8192 MB; seeds and tokens by node index; the stack's asset is the 5.0.6 archive
+  expect(scripts.map((x) => scriptVariable(x, 'FB_HEAP_MB'))).toEqual(['8192', '8192', '8192']);
+  expect(scripts.map((x) => scriptVariable(x, 'FB_SEEDS'))).toEqual([
+    '',
+    `${nodes[0]!.privateIp}:7000`,
+    `${nodes[0]!.privateIp}:7000`,
+  ]);
+  expect(scripts.map((x) => scriptVariable(x, 'FB_TOKEN'))).toEqual([
+    '-9223372036854775808',
+    '-3074457345618258603',
+    '3074457345618258602',
+  ]);
+  const staged = twin.asm.assetPath(path.basename(env.CASSANDRA_ASSET!).split('.')[0]!);
+  expect(statSync(staged).size).toBe(statSync(cassandraAssetPath()).size);
+  expect(path.basename(cassandraAssetPath())).toBe('fleetbench-cassandra-5.0.6.tar.gz');
+
+  // probed from a loader under WaitReady's role; the last probe: every node answered 5.0.6 over CQL
+  const sends = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.action === 'ssm:SendCommand' && c.resource.includes(':document/AWS-RunShellScript'));
+  expect(new Set(sends.map((c) => c.principal.replace(/[0-9A-F]{8}$/, '')))).toEqual(
+    new Set(['PipelineWaitReadyFn']),
+  );
+  const endpoints = nodes.map((n) => ({ host: n.privateIp!, port: 9042 }));
+  const probes = twin.ssm.invocations.filter((i) => i.output.includes('fleetbench-cql '));
+  expect(parseHealth('cql', probes[probes.length - 1]!.output, endpoints)).toEqual(
+    endpoints.map((e) => ({ endpoint: `${e.host}:${e.port}`, ok: true, version: '5.0.6' })),
+  );
+  // the schema, made by the binding's CqlSchema from the loader, is in the real node
+  const real = twin.cassandra.realNode!;
+  expect(nodes.map((n) => n.id)).toContain(real.instanceId);
+  const [tables, columns] = await cqlQuery(real, [
+    "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'ycsb'",
+    "SELECT column_name FROM system_schema.columns WHERE keyspace_name = 'ycsb' AND table_name = 'usertable'",
+  ]);
+  expect(tables).toEqual({ kind: 'rows', columns: ['table_name'], rows: [['usertable']] });
+  expect((columns as { rows: string[][] }).rows.map((x) => x[0]).sort()).toEqual([
+    'field0',
+    'field1',
+    'y_id',
+  ]);
+
+  const sm = twin.stateMachine();
+  const rule = twin.ruleTarget('AbortRule');
+  const out = (await twin.invoke(rule.fn, {
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: { executionArn: r.executionArn, stateMachineArn: sm.arn, name: 'twin-cass-1', status: 'ABORTED' },
+  })) as { terminatedNodes: string[] };
+  expectNoDenials(mark);
+  expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
+  expect((await runInstancesOf('twin-cass-1')).map((i) => i.state)).toEqual(all.map(() => 'terminated'));
+});
+
+test('a cassandra-ec2 node running another Apache Cassandra: WaitReady fails naming both versions, TeardownAfterFailure terminates every node', async () => {
+  const mark = twin.gateway.calls.length;
+  twin.cassandra.answerAs((n) =>
+    n.tags[TAG_RUN_ID] === 'twin-cass-v-1' && n.tags[TAG_NODE_INDEX] === '1'
+      ? { releaseVersion: '4.1.9' }
+      : undefined,
+  );
+  try {
+    const r = await twin.execute({
+      input: { spec: spec('twin-cass-v', { targets: [cassandraTarget] }) },
+      name: 'twin-cass-v-1',
+      waitMs: 1000,
+    });
+    expectNoDenials(mark);
+    const all = await runInstancesOf('twin-cass-v-1');
+    const node1 = all.find((i) => i.tags[TAG_ROLE] === 'cassandra-node' && i.tags[TAG_NODE_INDEX] === '1')!;
+    expect({ status: r.status, error: r.error }).toEqual({ status: 'FAILED', error: 'StepFailedError' });
+    expect(r.cause).toBe(
+      `WaitReady: cass: node ${node1.privateIp}:9042 runs Apache Cassandra 4.1.9; the spec asks for 5.0.6 (targets[0].version)`,
+    );
+    expect(r.states.slice(-2)).toEqual(['TeardownAfterFailure', 'RunFailed']);
+    expect(r.states).not.toContain('InitLoad');
+    // the loader and the three nodes, all terminated; the other node was only asked its version
+    expect(all.map((i) => i.tags[TAG_ROLE]).sort()).toEqual([
+      'cassandra-node',
+      'cassandra-node',
+      'cassandra-node',
+      'loader',
+    ]);
+    expect(all.map((i) => i.state)).toEqual(all.map(() => 'terminated'));
+    expect(twin.cassandra.asked(node1.privateIp!)).toEqual(['SELECT release_version FROM system.local']);
+  } finally {
+    await twin.cassandra.reset();
+  }
+});
+
+test('ProvisionTarget may pass the Cassandra node role to EC2 only, and no other role', async () => {
+  const fn = twin.fn(provisionTargetFn());
+  const policies = rolePolicies(twin.asm.template, fn.roleLogicalId).map((p) => ({
+    name: p.name,
+    doc: twin.resolver.resolve(p.doc),
+  }));
+  const roleOf = (part: string) =>
+    `arn:aws:iam::${ACCOUNT}:role/${resourcesOfType(twin.asm.template, 'AWS::IAM::Role').find(([id]) => id.includes(part))![0]}`;
+  const pass = async (role: string, service: string) =>
+    (
+      await evaluate(`arn:aws:iam::${ACCOUNT}:role/${fn.roleLogicalId}`, policies, {
+        action: 'iam:PassRole',
+        resource: role,
+        context: { 'iam:PassedToService': service },
+      })
+    ).allowed;
+  expect(await pass(roleOf('CassandraNodeRole'), 'ec2.amazonaws.com')).toBe(true);
+  expect(await pass(roleOf('CassandraNodeRole'), 'lambda.amazonaws.com')).toBe(false);
+  expect(await pass(roleOf('LoaderRole'), 'ec2.amazonaws.com')).toBe(false);
+  const teardownRole = twin.asm.functions.find((f) =>
+    f.logicalId.startsWith('PipelineTeardownFn'),
+  )!.roleLogicalId;
+  expect(await pass(`arn:aws:iam::${ACCOUNT}:role/${teardownRole}`, 'lambda.amazonaws.com')).toBe(false);
+});
+
+test('the Cassandra node role may read the Cassandra asset and nothing else', async () => {
+  const roleId = resourcesOfType(twin.asm.template, 'AWS::IAM::Role').find(([id]) =>
+    id.includes('CassandraNodeRole'),
+  )![0];
+  const asset = new URL(twin.functionEnv(provisionTargetFn()).CASSANDRA_ASSET!);
+  const s3 = new S3Client({
+    endpoint: twin.gateway.endpoint,
+    region: REGION,
+    forcePathStyle: true,
+    credentials: { accessKeyId: accessKeyOf(roleId), secretAccessKey: 'twin' },
+  });
+  const ec2 = new EC2Client({
+    endpoint: twin.gateway.endpoint,
+    region: REGION,
+    credentials: { accessKeyId: accessKeyOf(roleId), secretAccessKey: 'twin' },
+  });
+  const mark = twin.gateway.calls.length;
+  const get = (Bucket: string, Key: string) =>
+    s3.send(new GetObjectCommand({ Bucket, Key })).then(
+      () => 'read',
+      (e: Error) => e.name,
+    );
+  // the assets bucket is not in the twin's moto: past IAM, the read ends there (NoSuchBucket)
+  expect(await get(asset.host, asset.pathname.slice(1))).toBe('NoSuchBucket');
+  expect(await get(asset.host, 'other-asset.zip')).toBe('AccessDenied');
+  expect(await get(twin.bucket, 'runs/twin-cass-1/spec.json')).toBe('AccessDenied');
+  expect(
+    await ec2.send(new DescribeInstancesCommand({})).then(
+      () => 'ok',
+      (e: Error) => e.name,
+    ),
+  ).toBe('UnauthorizedOperation');
+  expect(twin.gateway.calls.slice(mark).map((c) => [c.action, c.resource, c.result])).toEqual([
+    ['s3:GetObject', `arn:aws:s3:::${asset.host}${asset.pathname}`, 'Allowed'],
+    ['s3:GetObject', `arn:aws:s3:::${asset.host}/other-asset.zip`, 'ImplicitlyDenied'],
+    ['s3:GetObject', `arn:aws:s3:::${twin.bucket}/runs/twin-cass-1/spec.json`, 'ImplicitlyDenied'],
+    ['ec2:DescribeInstances', '*', 'ImplicitlyDenied'],
+  ]);
 });

@@ -39,6 +39,8 @@ export interface GatewayOptions {
   principals: Map<string, Principal>;
   instanceTags: (ids: string[]) => Promise<Record<string, Record<string, string>>>;
   launchTemplateRole: (ltId: string) => string | undefined;
+  /** The role an instance profile ARN carries (RunInstances' IamInstanceProfile passes it). */
+  instanceProfileRole?: (profileArn: string) => string | undefined;
   ssm: SsmHooks;
 }
 
@@ -151,6 +153,7 @@ export class Gateway {
       mapped = await mapRequest(api, {
         instanceTags: this.o.instanceTags,
         launchTemplateRole: this.o.launchTemplateRole,
+        ...(this.o.instanceProfileRole ? { instanceProfileRole: this.o.instanceProfileRole } : {}),
       });
     } catch (err) {
       if (!(err instanceof UnmappedOperation)) throw err;

@@ -75,7 +75,11 @@ function queryList(params: URLSearchParams, prefix: string): string[] {
 
 export async function mapRequest(
   req: ApiRequest,
-  lookups: { instanceTags: InstanceTags; launchTemplateRole: (ltId: string) => string | undefined },
+  lookups: {
+    instanceTags: InstanceTags;
+    launchTemplateRole: (ltId: string) => string | undefined;
+    instanceProfileRole?: (profileArn: string) => string | undefined;
+  },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
   const target = String(req.headers['x-amz-target'] ?? '');
@@ -203,7 +207,10 @@ export async function mapRequest(
 /** RunInstances: every resource the call creates or uses, with the request tags; tag-on-create; PassRole. */
 function runInstancesChecks(
   form: URLSearchParams,
-  lookups: { launchTemplateRole: (ltId: string) => string | undefined },
+  lookups: {
+    launchTemplateRole: (ltId: string) => string | undefined;
+    instanceProfileRole?: (profileArn: string) => string | undefined;
+  },
 ): IamCheck[] {
   const requestTags: Record<string, string> = {};
   for (const [k, v] of form) {
@@ -230,6 +237,18 @@ function runInstancesChecks(
     });
   const role = lt ? lookups.launchTemplateRole(lt) : undefined;
   if (role) checks.push({ action: 'iam:PassRole', resource: role, context: {} });
+  // an instance profile named in the request (cassandra-ec2 nodes): its role is passed to EC2
+  const profile = form.get('IamInstanceProfile.Arn');
+  if (profile) {
+    const passed = lookups.instanceProfileRole?.(profile);
+    if (!passed)
+      throw new UnmappedOperation(`RunInstances with instance profile ${profile}, not the template's`);
+    checks.push({
+      action: 'iam:PassRole',
+      resource: passed,
+      context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    });
+  }
   return checks;
 }
 

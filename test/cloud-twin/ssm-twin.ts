@@ -64,14 +64,8 @@ export class SsmTwin {
         return v;
       });
     const lines = this.o.document.lines;
-    const copy = (file: string) => {
-      const l = lines.find((x) => x.includes('aws s3 cp') && x.includes(file));
-      const uri = l?.split(/\s+/).find((w) => w.startsWith('s3://'));
-      if (!uri) throw new Error(`the loader document does not fetch ${file}`);
-      return this.o.assetFromS3(uri);
-    };
-    const agentJs = copy('agent.js');
-    const bundle = copy('bundle.zip');
+    const agentJs = this.stagedAsset('agent.js');
+    const bundle = this.stagedAsset('bundle.zip');
     const env: Record<string, string> = {};
     for (const l of lines.filter((x) => x.startsWith('export '))) {
       for (const kv of l.slice(7).trim().split(/\s+/)) {
@@ -91,6 +85,14 @@ export class SsmTwin {
       w === '/opt/fleetbench/agent.js' ? agentJs : w === '/opt/fleetbench/bundle' ? bundle : w,
     );
     return { argv, env };
+  }
+
+  /** The staged asset (cloud assembly) of a file the loader document fetches with `aws s3 cp`. */
+  stagedAsset(file: string): string {
+    const l = this.o.document.lines.find((x) => x.includes('aws s3 cp') && x.includes(file));
+    const uri = l?.split(/\s+/).find((w) => w.startsWith('s3://'));
+    if (!uri) throw new Error(`the loader document does not fetch ${file}`);
+    return this.o.assetFromS3(uri);
   }
 
   /** The environment of a command on the instance (its role's credentials). */

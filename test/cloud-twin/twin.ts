@@ -25,6 +25,7 @@ import {
   CreateSubnetCommand,
   CreateVpcCommand,
   DescribeImagesCommand,
+  DescribeInstanceAttributeCommand,
   DescribeInstancesCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
@@ -40,8 +41,11 @@ import {
 import { NODE_MAIN } from '../../lib/local/cluster';
 import { ensureLoaderBuilt } from '../../lib/local/maven';
 import { buildAgent } from '../../loader/agent/build';
-import { NODE_ROLE } from '../../lib/core/cluster';
+import { DB_NODE_ROLES, NODE_ROLES } from '../../lib/core/cluster';
 import { TAG_ROLE } from '../../lib/core/ports';
+import { ensureCassandraAsset, localJava } from '../../lib/local/cassandra-asset';
+import { TwinCassandraNodes } from './cassandra-nodes';
+import { onTheLoader } from './loader-shell';
 import { startMoto, type MotoServer } from '../support/moto';
 import { Gateway, type Principal } from './gateway';
 import { SsmTwin } from './ssm-twin';
@@ -97,6 +101,8 @@ export class CloudTwin {
   private seq = 0;
   /** stdout/stderr lines of the functions and agents (for failure messages). */
   readonly logs: string[] = [];
+  /** What answers for cassandra-ec2 nodes (./cassandra-nodes.ts). */
+  readonly cassandra: TwinCassandraNodes;
 
   private constructor(
     readonly asm: Assembly,
@@ -104,6 +110,7 @@ export class CloudTwin {
     readonly ddbLocal: DynamoDbLocal,
     readonly workDir: string,
     private readonly ltRoles: Map<string, string>,
+    cassandra: { asset: string; java: string },
   ) {
     const cfg = moto.clientConfig;
     this.clients = {
@@ -131,6 +138,11 @@ export class CloudTwin {
       principals,
       instanceTags: (ids) => this.instanceTags(ids),
       launchTemplateRole: (lt) => this.ltRoles.get(lt),
+      instanceProfileRole: (arn) => {
+        const roles = this.asm.template.Resources[arn.split('/').pop()!]?.Properties?.Roles as
+          { Ref?: string }[] | undefined;
+        return roles?.[0]?.Ref ? roleArn(roles[0].Ref) : undefined;
+      },
       ssm: {
         sent: (id, p) => this.ssm.sent(id, p),
         answer: (op, p) => this.ssm.answer(op, p),
@@ -138,22 +150,36 @@ export class CloudTwin {
       },
     });
     this.ssm = undefined as unknown as SsmTwin;
+    this.cassandra = new TwinCassandraNodes({
+      ...cassandra,
+      workDir,
+      userData: async (id) =>
+        (
+          await this.clients.ec2.send(
+            new DescribeInstanceAttributeCommand({ InstanceId: id, Attribute: 'userData' }),
+          )
+        ).UserData?.Value ?? '',
+      log: (line) => this.log(line),
+    });
   }
 
   /** Synthesizes (with bundling), starts moto, DynamoDB Local and the gateway, creates the stack's resources. */
   static async start(): Promise<CloudTwin> {
     const workDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-twin-'));
-    // the loader bundle (Maven, when missing or stale) and the agent built from the current sources
-    const [built, agentFile] = await Promise.all([
+    // the loader bundle (Maven, when missing or stale), the agent built from the current sources, and the
+    // Apache Cassandra asset (Maven; the stack ships it and gives cassandra-ec2 nodes a role only with it)
+    const [built, agentFile, cassandraAsset, java] = await Promise.all([
       ensureLoaderBuilt(),
       buildAgent(path.join(workDir, 'agent', 'agent.js')),
+      ensureCassandraAsset(),
+      localJava(),
     ]);
     const asm = synthesize(path.join(workDir, 'cdk.out'), {
       agentFile,
       bundleDir: path.dirname(built.bundleLibDir),
     });
     const [moto, ddb] = await Promise.all([startMoto(), startDynamoDbLocal()]);
-    const twin = new CloudTwin(asm, moto, ddb, workDir, new Map());
+    const twin = new CloudTwin(asm, moto, ddb, workDir, new Map(), { asset: cassandraAsset, java });
     try {
       await twin.createResources();
       await twin.gateway.start();
@@ -194,6 +220,8 @@ export class CloudTwin {
       } else if (r.Type === 'AWS::KMS::Key') set(id, `key-${id}`, { Arn: arnOf('kms', `key/key-${id}`) });
       else if (r.Type === 'AWS::Events::Rule') set(id, id, { Arn: arnOf('events', `rule/${id}`) });
     }
+    // instance profiles (the Cassandra nodes'): RunInstances in moto refuses a profile it does not know
+    for (const [id] of resourcesOfType(t, 'AWS::IAM::InstanceProfile')) await this.createInstanceProfile(id);
     for (const [id] of resourcesOfType(t, 'AWS::S3::Bucket')) {
       const name = `twin-${id.toLowerCase()}`.slice(0, 60);
       await new S3Client(cfg).send(new CreateBucketCommand({ Bucket: name }));
@@ -292,6 +320,21 @@ export class CloudTwin {
     (this as { ssm: SsmTwin }).ssm = this.makeSsm();
   }
 
+  /** IAM's CreateInstanceProfile on moto (a Query API call; the SDK's IAM client is not a dependency). */
+  private async createInstanceProfile(name: string): Promise<void> {
+    const res = await fetch(this.moto.endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `AWS4-HMAC-SHA256 Credential=twin/20260101/${REGION}/iam/aws4_request, SignedHeaders=host, Signature=0`,
+      },
+      body: `Action=CreateInstanceProfile&InstanceProfileName=${encodeURIComponent(name)}&Version=2010-05-08`,
+    });
+    const xml = await res.text();
+    if (!xml.includes(`<Arn>arn:aws:iam::${ACCOUNT}:instance-profile/${name}</Arn>`))
+      throw new Error(`CreateInstanceProfile ${name} in moto: ${xml.slice(0, 500)}`);
+  }
+
   private gatewayPrincipals(): Principal[] {
     return [
       ...(this.gateway as unknown as { o: { principals: Map<string, Principal> } }).o.principals.values(),
@@ -357,22 +400,28 @@ export class CloudTwin {
   }
 
   /**
-   * AWS-RunShellScript on a loader (the ScyllaDB probe and schema scripts): each running moto node's
-   * `ip:port` becomes its stand-in's `127.0.0.1:port`, the lines run with bash under the loader's
-   * credentials, and the output names the nodes' addresses again.
+   * AWS-RunShellScript on a loader (the node probe and schema scripts): each running moto node's
+   * `ip:port` becomes its stand-in's `127.0.0.1:port` (ScyllaDB: ./twin's Alternator stand-ins; Cassandra:
+   * ./cassandra-nodes.ts), the loader document's preparation is what this machine has (./loader-shell.ts),
+   * the lines run with bash under the loader's credentials, and the output names the nodes' addresses again.
    */
   private async runShell(instanceId: string, commands: string[]): Promise<{ ok: boolean; output: string }> {
     const nodes = new Map(
       (await this.instances())
-        .filter((i) => i.state === 'running' && i.privateIp && i.tags[TAG_ROLE] === NODE_ROLE)
+        .filter((i) => i.state === 'running' && i.privateIp && DB_NODE_ROLES.includes(i.tags[TAG_ROLE] ?? ''))
         .map((i) => [i.privateIp!, i]),
     );
     const back = new Map<string, string>();
-    let script = commands.join('\n');
+    let script = onTheLoader(commands, this.loaderPreparation()).join('\n');
     for (const m of new Set(script.match(/\b\d+\.\d+\.\d+\.\d+:\d+\b/g) ?? [])) {
       const [ip] = m.split(':') as [string];
-      if (!nodes.has(ip)) continue;
-      const local = `127.0.0.1:${await this.standIn(ip)}`;
+      const node = nodes.get(ip);
+      if (!node) continue;
+      const port =
+        node.tags[TAG_ROLE] === NODE_ROLES['cassandra-ec2']
+          ? await this.cassandra.portOf({ id: node.id, privateIp: ip, tags: node.tags })
+          : await this.standIn(ip);
+      const local = `127.0.0.1:${port}`;
       back.set(local, m);
       script = script.split(m).join(local);
     }
@@ -387,6 +436,19 @@ export class CloudTwin {
         resolve({ ok: code === 0, output });
       });
     });
+  }
+
+  /** WaitReady's preparation commands (the loader document's) and where they put the bundle, vs the staged bundle. */
+  private loaderPreparation(): { prepare: string[]; bundleDir: string; stagedBundle: string } {
+    const fn = this.asm.functions.find((f) => 'PROBE_PREPARE' in f.environment);
+    if (!fn)
+      return { prepare: [], bundleDir: '/opt/fleetbench/bundle', stagedBundle: '/opt/fleetbench/bundle' };
+    const env = this.functionEnv(fn.logicalId);
+    return {
+      prepare: JSON.parse(env.PROBE_PREPARE!) as string[],
+      bundleDir: env.PROBE_BUNDLE_DIR!,
+      stagedBundle: this.ssm.stagedAsset('bundle.zip'),
+    };
   }
 
   /** The instance's role (the launch template it was launched from) as the agent's access key. */
@@ -660,6 +722,7 @@ export class CloudTwin {
 
   async stop(): Promise<void> {
     await this.ssm?.stopAll();
+    await this.cassandra.stop();
     for (const s of this.standIns.values()) s.child.kill('SIGTERM');
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);

@@ -5,7 +5,9 @@
  * tag; node 0 seeds the others; teardown and the janitor terminate them (the same list covers both node
  * roles, so a run with ScyllaDB and Cassandra nodes is torn down whole).
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
@@ -19,10 +21,20 @@ import {
 } from '@aws-sdk/client-ec2';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { initialToken, scriptVariable } from '../../lib/core/cassandra-node';
-import { janitor, plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
-import type { Clock } from '../../lib/core/ports';
+import { healthScript, parseHealth, type SchemaRequest } from '../../lib/core/cluster';
+import {
+  janitor,
+  plan,
+  provisionTarget,
+  teardown,
+  waitReady,
+  type RunContext,
+} from '../../lib/core/pipeline';
+import { StepFailedError, type Clock, type ClusterProbe } from '../../lib/core/ports';
 import { FsStore } from '../../lib/local/fs-store';
+import { startCqlStandIn, type CqlStandIn } from '../support/cql-stand-in';
 import { startMoto, type MotoServer } from '../support/moto';
+import { freePort } from '../support/ports';
 
 const brief = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
 jest.setTimeout(60_000);
@@ -240,6 +252,137 @@ describe('EC2 cluster adapter on moto: cassandra-ec2', () => {
       clock: clockAt((run.expiresAt + 1) * 1000),
     });
     expect(after.terminatedNodes!.sort()).toEqual(nodes.map((n) => n.id).sort());
+    expect(await cluster.list({ runId: run.runId })).toEqual([]);
+  });
+});
+
+/**
+ * WaitReady over nodes launched in moto, probed by the loaders' own script (bash, CQL frames over
+ * /dev/tcp: lib/core/cluster.ts healthScript) run here, each node's private address mapped to a loopback
+ * port: a node that answers (test/support/cql-stand-in.ts, with a release_version) or a port nothing
+ * listens on. Only the Run Command transport is left out (test/integration/aws-ssm-probe.test.ts has it).
+ */
+describe('cassandra-ec2 failure paths end in teardown', () => {
+  const standIns: CqlStandIn[] = [];
+  afterAll(async () => Promise.all(standIns.map((s) => s.close())));
+
+  async function answering(releaseVersion: string): Promise<number> {
+    const s = await startCqlStandIn({ releaseVersion });
+    standIns.push(s);
+    return s.port;
+  }
+
+  function probeVia(portOf: Map<string, number>, schemas: SchemaRequest[]): ClusterProbe {
+    return {
+      check: async (api, endpoints) => {
+        const local = endpoints.map((e) => ({ host: '127.0.0.1', port: portOf.get(e.host)! }));
+        const { stdout } = await promisify(execFile)('bash', ['-c', healthScript(api, local).join('\n')]);
+        return parseHealth(api, stdout, local).map((h, i) => ({
+          ...h,
+          endpoint: `${endpoints[i]!.host}:${endpoints[i]!.port}`,
+        }));
+      },
+      createSchema: async (req) => void schemas.push(req),
+    };
+  }
+
+  const loader = {
+    ...noFleet,
+    list: async () => [{ id: 'i-loader', state: 'running', tags: {} }],
+  };
+  const commands = {
+    online: async (ids: string[]) => ids,
+    send: async () => [],
+    status: async () => [],
+    cancel: async () => undefined,
+  };
+
+  async function launched(name: string, at: number) {
+    const clock = clockAt(at);
+    const { run, store } = await planned(name, [cassandra], clock);
+    const cluster = admin();
+    await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief });
+    const nodes = (await cluster.list({ runId: run.runId })).sort(
+      (a, b) => Number(a.tags['fleetbench:node-index']) - Number(b.tags['fleetbench:node-index']),
+    );
+    expect(nodes).toHaveLength(3);
+    return { run, store, cluster, nodes, clock };
+  }
+
+  it('a node that never answers: WaitReady waits, then fails at the deadline naming it; teardown terminates every node', async () => {
+    const t0 = Date.UTC(2026, 0, 3);
+    const { run, store, cluster, nodes } = await launched('cass-aws-silent', t0);
+    const silent = nodes[2]!;
+    const portOf = new Map([
+      [nodes[0]!.privateIp!, await answering('5.0.6')],
+      [nodes[1]!.privateIp!, await answering('5.0.6')],
+      [silent.privateIp!, await freePort()],
+    ]);
+    const schemas: SchemaRequest[] = [];
+    const deps = {
+      tables: noTables,
+      fleet: loader,
+      commands,
+      store,
+      cluster,
+      probe: probeVia(portOf, schemas),
+    };
+    // before the deadline: not ready, two of three answer, nothing created
+    const first = await waitReady({ run }, { ...deps, clock: clockAt(t0) });
+    expect(first).toMatchObject({ ready: false, nodesAnswering: 2, deadlineMs: t0 + 15 * 60 * 1000 });
+    // the Wait state brings the step back after the deadline (READY_TIMEOUT_SECONDS, 15 min)
+    await expect(
+      waitReady({ run, ready: first }, { ...deps, clock: clockAt(first.deadlineMs) }),
+    ).rejects.toThrow(
+      new StepFailedError(
+        'WaitReady',
+        `not ready after 900 s: cass: 1 of 3 nodes do not answer on cql: ${silent.privateIp}:9042 (no connection)`,
+      ),
+    );
+    expect(schemas).toEqual([]);
+    // the state machine's Catch runs Teardown with the error: every node goes, the silent one too
+    const down = await teardown(
+      { run, error: { Error: 'StepFailedError', Cause: 'WaitReady: not ready after 900 s' } },
+      { store, tables: noTables, fleet: noFleet, cluster, clock: clockAt(first.deadlineMs) },
+    );
+    expect(down.terminatedNodes!.sort()).toEqual(nodes.map((n) => n.id).sort());
+    expect(await cluster.list({ runId: run.runId })).toEqual([]);
+  });
+
+  it('a node running another version: refused at the first probe naming both versions, no schema; teardown terminates every node', async () => {
+    const t0 = Date.UTC(2026, 0, 4);
+    const { run, store, cluster, nodes } = await launched('cass-aws-version', t0);
+    const portOf = new Map([
+      [nodes[0]!.privateIp!, await answering('5.0.6')],
+      [nodes[1]!.privateIp!, await answering('4.1.9')],
+      [nodes[2]!.privateIp!, await answering('5.0.6')],
+    ]);
+    const schemas: SchemaRequest[] = [];
+    await expect(
+      waitReady(
+        { run },
+        {
+          tables: noTables,
+          fleet: loader,
+          commands,
+          store,
+          cluster,
+          probe: probeVia(portOf, schemas),
+          clock: clockAt(t0),
+        },
+      ),
+    ).rejects.toThrow(
+      new StepFailedError(
+        'WaitReady',
+        `cass: node ${nodes[1]!.privateIp}:9042 runs Apache Cassandra 4.1.9; the spec asks for 5.0.6 (targets[0].version)`,
+      ),
+    );
+    expect(schemas).toEqual([]);
+    const down = await teardown(
+      { run, error: { Error: 'StepFailedError', Cause: 'WaitReady: version' } },
+      { store, tables: noTables, fleet: noFleet, cluster, clock: clockAt(t0) },
+    );
+    expect(down.terminatedNodes!.sort()).toEqual(nodes.map((n) => n.id).sort());
     expect(await cluster.list({ runId: run.runId })).toEqual([]);
   });
 });

@@ -397,24 +397,34 @@ async function clustersReady(
     const endpoints = nodeEndpoints(target, running);
     const api = nodeApi(target);
     const health = await deps.probe.check(api, endpoints, { runId: run.runId });
-    // a Cassandra node must run the spec's version (the probe reads its release_version)
-    const down = health.filter(
-      (h) =>
-        !h.ok || (target.kind === 'cassandra-ec2' && h.version !== undefined && h.version !== target.version),
-    );
+    // a Cassandra node must run the spec's version (the probe reads its release_version): another
+    // version never becomes the right one, so the run fails now instead of at the deadline
+    if (target.kind === 'cassandra-ec2') refuseOtherVersions(target, spec.targets.indexOf(target), health);
+    const down = health.filter((h) => !h.ok);
     answering += health.length - down.length;
     if (down.length) {
       problems.push(
         `${c.target}: ${down.length} of ${health.length} nodes do not answer on ${api}: ` +
-          down
-            .map(
-              (d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : d.version ? ` (runs ${d.version})` : ''}`,
-            )
-            .join(', '),
+          down.map((d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : ''}`).join(', '),
       );
       continue;
     }
     schemas.push(schemaRequest({ target, endpoints, table: c.table, fieldCount: spec.dataset.fieldCount }));
   }
   return { problems, answering, schemas };
+}
+
+/** Fails the step when a node of a cassandra-ec2 target answers with another release_version than the spec's. */
+function refuseOtherVersions(
+  target: { id: string; version: string },
+  index: number,
+  health: { endpoint: string; version?: string }[],
+): void {
+  const other = health.filter((h) => h.version !== undefined && h.version !== target.version);
+  if (!other.length) return;
+  throw new StepFailedError(
+    'WaitReady',
+    `${target.id}: ${other.map((h) => `node ${h.endpoint} runs Apache Cassandra ${h.version}`).join(', ')}; ` +
+      `the spec asks for ${target.version} (targets[${index}].version)`,
+  );
 }
