@@ -43,6 +43,7 @@ import { buildAgent } from '../../loader/agent/build';
 import { NODE_ROLE } from '../../lib/core/cluster';
 import { TAG_ROLE } from '../../lib/core/ports';
 import { startMoto, type MotoServer } from '../support/moto';
+import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { Gateway, type Principal } from './gateway';
 import { SsmTwin } from './ssm-twin';
 import {
@@ -97,6 +98,8 @@ export class CloudTwin {
   private seq = 0;
   /** stdout/stderr lines of the functions and agents (for failure messages). */
   readonly logs: string[] = [];
+  /** Amazon Keyspaces' API (no emulator serves it): the gateway sends the `cassandra` service here. */
+  keyspaces?: KeyspacesTwin;
 
   private constructor(
     readonly asm: Assembly,
@@ -156,6 +159,8 @@ export class CloudTwin {
     const twin = new CloudTwin(asm, moto, ddb, workDir, new Map());
     try {
       await twin.createResources();
+      twin.keyspaces = await startKeyspacesTwin();
+      twin.gateway.upstreams.set('cassandra', Number(new URL(twin.keyspaces.endpoint).port));
       await twin.gateway.start();
     } catch (err) {
       await twin.stop();
@@ -663,6 +668,7 @@ export class CloudTwin {
     for (const s of this.standIns.values()) s.child.kill('SIGTERM');
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);
+    await this.keyspaces?.stop();
     await this.moto.stop();
     await this.ddbLocal.stop();
     rmSync(this.workDir, { recursive: true, force: true });
