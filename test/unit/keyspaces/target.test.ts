@@ -9,6 +9,7 @@
 import { loadPriceBook, monthlyCost } from '../../../lib/core/cost';
 import { keyspacesRowBytes } from '../../../lib/core/cost/keyspaces';
 import { InputError } from '../../../lib/core/errors';
+import { cellCostsFor } from '../../../lib/core/pipeline/costing';
 import { planRun } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
 import { baseSpec, withValue } from '../spec/fixtures';
@@ -241,5 +242,20 @@ describe('keyspaces target: monthly cost', () => {
     if (r.kind !== 'keyspaces') throw new Error('expected a keyspaces report');
     // 2,628,000,000 × 0.5 RRU × $0.125/M = $164.25
     expect(r.monthly.onDemand.reads).toBe(164.25);
+  });
+});
+
+describe('keyspaces target: cell cost columns', () => {
+  it('a cell at its measured rate is priced like a DynamoDB table: both models, its own mode as the cost', () => {
+    const { spec } = validateSpec(specWith(ks()));
+    const cell = planRun(spec, { runId: 'r1' }).cells.find((c) => c.readProportion === 0.5)!;
+    // 10,000 ops/s measured at 50/50: 5,000 reads/s + 5,000 writes/s, 10,000 rows of 1,160 B stored
+    // on-demand: 13,140,000,000 writes × 2 WRU × $0.625/M = $16,425.00; reads × $0.125/M = $1,642.50;
+    // storage 0.0108 GB × $0.25 = $0.0027 → $0.00; provisioned: 10,000 WCU → $4,745.00, 5,000 RCU → $474.50
+    expect(cellCostsFor(spec, loadPriceBook('2024-11'))(cell, 10_000)).toEqual({
+      monthlyCostProvisionedUsd: 5219.5,
+      monthlyCostOnDemandUsd: 18067.5,
+      monthlyCostUsd: 18067.5,
+    });
   });
 });
