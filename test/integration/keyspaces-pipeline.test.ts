@@ -135,6 +135,15 @@ describe('Keyspaces targets in the pipeline', () => {
     expect([...twin.keyspaces.keys()]).toEqual(['fb_other_ks']);
   });
 
+  it('Teardown of a run without Keyspaces targets makes no Keyspaces call', async () => {
+    const run = { ...(await planned('ksp-7')), keyspaces: [] };
+    await admin.createKeyspace('fb_ksp_7_ks', { [TAG_RUN_ID]: 'ksp-7' }); // would be found by tag if asked
+    const before = twin.calls.length;
+    const r = await teardown({ run }, { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin });
+    expect(r.deletedKeyspaces).toEqual([]);
+    expect(twin.calls.length).toBe(before);
+  });
+
   it('the Janitor deletes keyspaces whose expiry passed, and no others', async () => {
     const now = clock.nowMs() / 1000;
     await admin.createKeyspace('fb_old_ks', { [TAG_RUN_ID]: 'old', [TAG_EXPIRES_AT]: String(now - 1) });

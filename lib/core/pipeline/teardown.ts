@@ -120,11 +120,14 @@ export async function teardown(
       if (await deps.tables.deleteTable(name)) deletedTables.push(name);
     });
 
-  const deletedKeyspaces = deps.keyspaces
-    ? await attempt('deleting keyspaces', [] as string[], () =>
-        deleteRunKeyspaces(runId, run, deps.keyspaces!),
-      )
-    : [];
+  // a run whose context names no keyspace made none (Plan writes the context before anything is provisioned):
+  // no Keyspaces call then, so runs of other targets never depend on Keyspaces being offered in the region
+  const deletedKeyspaces =
+    deps.keyspaces && (!run || run.keyspaces?.length)
+      ? await attempt('deleting keyspaces', [] as string[], () =>
+          deleteRunKeyspaces(runId, run, deps.keyspaces!),
+        )
+      : [];
   if (!deps.keyspaces && run?.keyspaces?.length)
     errors.push(
       `deleting keyspaces: no Keyspaces port to delete ${run.keyspaces.map((k) => k.keyspace).join(', ')}`,
