@@ -135,6 +135,26 @@ describe('Keyspaces targets in the pipeline', () => {
     expect([...twin.keyspaces.keys()]).toEqual(['fb_other_ks']);
   });
 
+  it("a ProvisionTarget failing after the keyspace exists: the failure path's teardown deletes it", async () => {
+    const run = await planned('ksp-8');
+    // CreateTable refused (a quota): the keyspace was created, the step fails
+    const failing = Object.assign(Object.create(admin) as KeyspacesApiAdmin, {
+      createTable: async () => {
+        throw new Error('Keyspaces CreateTable: ServiceQuotaExceededException');
+      },
+    });
+    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: failing })).rejects.toThrow(
+      /ServiceQuotaExceeded/,
+    );
+    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(true);
+    const r = await teardown(
+      { run, error: { Error: 'Error', Cause: 'ServiceQuotaExceededException' } },
+      { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin },
+    );
+    expect(r).toMatchObject({ deletedKeyspaces: ['fb_ksp_8_ks'], failed: true });
+    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(false);
+  });
+
   it('Teardown of a run without Keyspaces targets makes no Keyspaces call', async () => {
     const run = { ...(await planned('ksp-7')), keyspaces: [] };
     await admin.createKeyspace('fb_ksp_7_ks', { [TAG_RUN_ID]: 'ksp-7' }); // would be found by tag if asked

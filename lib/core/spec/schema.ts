@@ -24,7 +24,8 @@ export const DEFAULT_EXPECTED_LATENCY_MS = {
   'scylla-ec2': 2,
   'cassandra-ec2': 5,
   external: 5,
-  // Amazon Keyspaces: single-digit-millisecond latencies at any scale (https://aws.amazon.com/keyspaces/features/)
+  // Amazon Keyspaces: "single-digit millisecond read and write performance" (the developer guide,
+  // https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html); 8 ms, upper single digits
   keyspaces: 8,
 } as const;
 
