@@ -100,9 +100,12 @@ export function keyspacesConnectionsPerHost(spec: RunSpec, t: KeyspacesTarget, s
   return Math.max(1, Math.ceil(perProcess / perConnectionSet));
 }
 
-/** The Keyspaces service endpoint of a region (https://docs.aws.amazon.com/keyspaces/latest/devguide/programmatic.endpoints.html). */
+/**
+ * The Keyspaces service endpoint of a region (https://docs.aws.amazon.com/keyspaces/latest/devguide/programmatic.endpoints.html):
+ * `cassandra.<region>.amazonaws.com`, `.amazonaws.com.cn` in the China regions.
+ */
 export function keyspacesEndpoint(region: string): string {
-  return `cassandra.${region}.amazonaws.com`;
+  return `cassandra.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
 }
 
 /**

@@ -123,6 +123,8 @@ describe('keyspaces target: plan', () => {
       },
     });
     expect(p.cells[0]!.properties['cql.keyspace']).toBe('fb_r1_ks');
+    const cn = plan(ks(), (s) => withValue(s, 'region', 'cn-north-1'));
+    expect(cn.bindings.ks!.properties['cql.hosts']).toBe('cassandra.cn-north-1.amazonaws.com.cn');
     expect(p.load!.targets).toEqual(['ks']);
   });
 
