@@ -11,6 +11,7 @@ import {
   ResultsLake,
   Schedules,
   DbNodes,
+  KeyspacesAccess,
   type ScheduledSpec,
 } from '../lib/constructs';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
@@ -73,6 +74,16 @@ export class FleetbenchStack extends Stack {
         waitReady: this.pipeline.functions.waitReady,
         startLoad: this.pipeline.functions.startLoad,
         startCell: this.pipeline.functions.startCell,
+        teardown: this.pipeline.functions.teardown,
+        onAbort: this.pipeline.onAbortFunction,
+        janitor: this.janitor.fn,
+      },
+    });
+    new KeyspacesAccess(this, 'Keyspaces', {
+      loaderRole: this.fleet.role,
+      functions: {
+        provisionTarget: this.pipeline.functions.provisionTarget,
+        waitReady: this.pipeline.functions.waitReady,
         teardown: this.pipeline.functions.teardown,
         onAbort: this.pipeline.onAbortFunction,
         janitor: this.janitor.fn,

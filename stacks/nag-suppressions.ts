@@ -21,6 +21,12 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
       "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket), and the loaders' read of users' binding jars under bindings/.",
   },
   {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:cassandra:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):\/keyspace\/(fb_\*\/(table\/\*)?|system\*\/table\/\*)\]$/,
+    reason:
+      "Amazon Keyspaces: runs' keyspaces are named fb_<run>_<target> and created at run time (the creates require the run tag in the request); the loader role is shared by runs and carries no run identity, so its CQL grant covers the fb_ prefix. system*/table/* is read-only (cassandra:Select): the driver's system.local/system.peers/system_schema reads and the Keyspaces API's reads (lib/constructs/keyspaces-access.ts).",
+  },
+  {
     pattern: /^AwsSolutions-IAM5\[Action::kms:GenerateDataKey\*\]$/,
     reason:
       "CDK's SNS publish grant on the run-events topic's own customer managed key: SNS server-side encryption needs a data key (the grant is on that key only).",

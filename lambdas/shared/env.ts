@@ -6,6 +6,7 @@ import { AwsAccountQuotas } from '../../lib/aws/account-quotas';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
+import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
@@ -102,6 +103,11 @@ export function awsPorts(): Ports {
             region: requireEnv('AWS_REGION'),
           }),
       );
+    },
+    // Amazon Keyspaces: only on the functions the KeyspacesAccess construct grants (it sets KEYSPACES_ADMIN)
+    get keyspaces() {
+      if (process.env.KEYSPACES_ADMIN !== 'true') return undefined;
+      return once('keyspaces', () => new KeyspacesApiAdmin());
     },
     get quotas() {
       return once('quotas', () => new AwsAccountQuotas());

@@ -8,3 +8,4 @@ export * from './abort-rule';
 export * from './schedules';
 export * from './db-nodes';
 export * from './preflight';
+export * from './keyspaces-access';

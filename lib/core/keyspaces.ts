@@ -10,6 +10,9 @@
  * system_schema_mcs). The CQL the binding runs is the same either way.
  */
 import { CQL_KEY_COLUMN } from './cluster';
+import type { KeyspacesTarget, RunSpec } from './spec/schema';
+import type { TargetSizing } from './plan/sizing';
+import { DEFAULT_EXPECTED_LATENCY_MS } from './spec/schema';
 
 /** Keyspace and table names: 1-48 characters, a letter first, then letters, digits or underscores. */
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,47}$/;
@@ -65,6 +68,65 @@ export function capacitySpecification(c: KeyspacesCapacity): {
       throw new Error(`keyspaces capacity ${field}: ${v} must be a whole number ≥ 1`);
   }
   return { throughputMode: 'PROVISIONED', readCapacityUnits: c.rcu, writeCapacityUnits: c.wcu };
+}
+
+/**
+ * Keyspaces' client connections (https://docs.aws.amazon.com/keyspaces/latest/devguide/connections.html): a TCP
+ * connection carries at most 3,000 CQL requests/s, AWS recommends planning 500/s per connection for headroom, and
+ * the public endpoint lists 9 peers in system.peers, to each of which the driver opens `cql.connectionsPerHost`.
+ */
+export const KEYSPACES_CONNECTION = {
+  maxRequestsPerSecond: 3000,
+  plannedRequestsPerSecond: 500,
+  publicEndpointPeers: 9,
+} as const;
+
+/**
+ * The connections per host one YCSB process needs: its largest share of the target's rate, over the planned 500
+ * requests/s per connection × 9 peers, at least 1. The share is the largest cell's rate split over the target's
+ * processes, or in the load phase (no cap: as fast as its threads go at the expected latency, by Little's Law;
+ * with `dataset.loadTargetOpsPerSec`, that cap over the target's processes, if lower).
+ */
+export function keyspacesConnectionsPerHost(spec: RunSpec, t: KeyspacesTarget, sizing: TargetSizing): number {
+  const processes = sizing.loaders * sizing.processesPerLoader;
+  const cellShare = sizing.maxTargetOpsPerSec / processes;
+  const latencyMs = t.expectedLatencyMs ?? DEFAULT_EXPECTED_LATENCY_MS.keyspaces;
+  const threadBound = (spec.loaders.threadsPerProcess * 1000) / latencyMs;
+  const cap = spec.dataset.loadTargetOpsPerSec;
+  const loadShare = spec.dataset.load ? (cap ? Math.min(threadBound, cap / processes) : threadBound) : 0;
+  const perProcess = Math.max(cellShare, loadShare);
+  const perConnectionSet =
+    KEYSPACES_CONNECTION.plannedRequestsPerSecond * KEYSPACES_CONNECTION.publicEndpointPeers;
+  return Math.max(1, Math.ceil(perProcess / perConnectionSet));
+}
+
+/**
+ * The Keyspaces service endpoint of a region (https://docs.aws.amazon.com/keyspaces/latest/devguide/programmatic.endpoints.html):
+ * `cassandra.<region>.amazonaws.com`, `.amazonaws.com.cn` in the China regions.
+ */
+export function keyspacesEndpoint(region: string): string {
+  return `cassandra.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
+}
+
+/**
+ * The CQL binding's properties for a Keyspaces target (keyspaces mode: port 9142, SigV4, TLS, LOCAL_QUORUM writes
+ * are the binding's defaults there): the run's keyspace and table, the region, the read consistency and the
+ * connections per host. Without a sizing (a binding asked for outside a plan), one connection per host.
+ */
+export function keyspacesJobProperties(
+  t: KeyspacesTarget,
+  ctx: { spec: RunSpec; table: string; runId: string; sizing?: TargetSizing },
+): Record<string, string> {
+  return {
+    table: ctx.table,
+    'cql.service': 'keyspaces',
+    'cql.hosts': keyspacesEndpoint(ctx.spec.region),
+    'cql.region': ctx.spec.region,
+    'cql.keyspace': keyspaceName(ctx.runId, t.id),
+    'cql.readConsistency': t.readConsistency,
+    'cql.writeConsistency': 'LOCAL_QUORUM',
+    'cql.connectionsPerHost': String(ctx.sizing ? keyspacesConnectionsPerHost(ctx.spec, t, ctx.sizing) : 1),
+  };
 }
 
 function hash8(s: string): string {

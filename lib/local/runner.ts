@@ -279,6 +279,11 @@ async function startCapacityEmulator(
   return proxy;
 }
 
+/** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
+export const LOCAL_KEYSPACES_REFUSAL =
+  '"keyspaces" is Amazon Keyspaces, an AWS service with no local stand-in (no emulator serves its API, its SigV4 ' +
+  'authentication or its TLS CQL endpoint): it needs an AWS account with the stack deployed (fleetbench start)';
+
 export function assertRunnable(spec: RunSpec): void {
   const jarIssues = spec.targets.flatMap((t, i) =>
     t.kind === 'external' && t.binding
@@ -311,9 +316,11 @@ export function assertRunnable(spec: RunSpec): void {
       bad.map(({ i, t }) => ({
         path: t.kind === 'scylla-ec2' ? `targets[${i}].api` : `targets[${i}].kind`,
         message:
-          t.kind === 'scylla-ec2'
-            ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
-            : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local, cassandra-ec2 targets as loopback Cassandra nodes, external Redis targets on redis-server, and external targets with your own binding; "${t.kind}" needs AWS (fleetbench start)`,
+          t.kind === 'keyspaces'
+            ? LOCAL_KEYSPACES_REFUSAL
+            : t.kind === 'scylla-ec2'
+              ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
+              : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local, cassandra-ec2 targets as loopback Cassandra nodes, external Redis targets on redis-server, and external targets with your own binding; "${t.kind}" needs AWS (fleetbench start)`,
       })),
     );
 }

@@ -59,6 +59,8 @@ export class Gateway {
   private readonly tags = new Map<string, { Key: string; Value: string }[]>();
   private server?: http.Server;
   port = 0;
+  /** Services answered by another local endpoint (signing name → port), e.g. cassandra → the Keyspaces twin. */
+  readonly upstreams = new Map<string, number>();
 
   constructor(private readonly o: GatewayOptions) {}
 
@@ -207,7 +209,9 @@ export class Gateway {
         return;
       }
     }
-    const upstream = await forward(service === 'dynamodb' ? this.o.dynamodbPort : this.o.motoPort, req, body);
+    const port =
+      this.upstreams.get(service) ?? (service === 'dynamodb' ? this.o.dynamodbPort : this.o.motoPort);
+    const upstream = await forward(port, req, body);
     if (upstream.status < 300) {
       if (mapped.operation === 'ssm:SendCommand') {
         const id = (JSON.parse(upstream.body.toString('utf8')) as { Command: { CommandId: string } }).Command

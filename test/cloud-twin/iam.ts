@@ -9,6 +9,7 @@
  */
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, REGION } from './template';
+import { mapKeyspaces } from './keyspaces-iam';
 
 export interface ApiRequest {
   /** SigV4 credential scope service: s3, dynamodb, ec2, ssm, monitoring, states, sns, logs, secretsmanager */
@@ -82,6 +83,13 @@ export async function mapRequest(
   },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
+  if (req.service === 'cassandra') {
+    const ks = mapKeyspaces(req);
+    if (ks) return ks;
+    throw new UnmappedOperation(
+      `cassandra ${String(req.headers['x-amz-target'])} is not in the twin's IAM table`,
+    );
+  }
   const target = String(req.headers['x-amz-target'] ?? '');
   if (JSON_PREFIX[req.service] && target) {
     const op = target.split('.').pop()!;

@@ -47,6 +47,7 @@ import { ensureCassandraAsset, localJava } from '../../lib/local/cassandra-asset
 import { TwinCassandraNodes } from './cassandra-nodes';
 import { onTheLoader } from './loader-shell';
 import { startMoto, type MotoServer } from '../support/moto';
+import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { Gateway, type Principal } from './gateway';
 import { SsmTwin } from './ssm-twin';
 import {
@@ -103,6 +104,8 @@ export class CloudTwin {
   readonly logs: string[] = [];
   /** What answers for cassandra-ec2 nodes (./cassandra-nodes.ts). */
   readonly cassandra: TwinCassandraNodes;
+  /** Amazon Keyspaces' API (no emulator serves it): the gateway sends the `cassandra` service here. */
+  keyspaces?: KeyspacesTwin;
 
   private constructor(
     readonly asm: Assembly,
@@ -182,6 +185,8 @@ export class CloudTwin {
     const twin = new CloudTwin(asm, moto, ddb, workDir, new Map(), { asset: cassandraAsset, java });
     try {
       await twin.createResources();
+      twin.keyspaces = await startKeyspacesTwin();
+      twin.gateway.upstreams.set('cassandra', Number(new URL(twin.keyspaces.endpoint).port));
       await twin.gateway.start();
     } catch (err) {
       await twin.stop();
@@ -726,6 +731,7 @@ export class CloudTwin {
     for (const s of this.standIns.values()) s.child.kill('SIGTERM');
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);
+    await this.keyspaces?.stop();
     await this.moto.stop();
     await this.ddbLocal.stop();
     rmSync(this.workDir, { recursive: true, force: true });

@@ -88,6 +88,27 @@ function renderOne(r: CostReport): string {
   out.push(
     `throughput: ${ops.readsPerSec.toLocaleString('en-US')} reads/s + ${ops.writesPerSec.toLocaleString('en-US')} writes/s`,
   );
+  if (r.kind === 'keyspaces') {
+    const k = r;
+    out.push(
+      `row ${k.rowBytes} B (Keyspaces' encoded size): ${k.units.writeUnitsPerWrite} write unit(s) per write, ` +
+        `${k.units.readUnitsPerRead} read unit(s) per ${k.readConsistency} read; storage ${k.storageGb} GB`,
+    );
+    const rows: [string, Record<string, number>][] = [
+      [`provisioned (${k.capacity.needed.wcu} WCU, ${k.capacity.needed.rcu} RCU)`, k.monthly.provisioned],
+    ];
+    if (k.monthly.provisionedAsConfigured && k.capacity.configured)
+      rows.push([
+        `provisioned as configured (${k.capacity.configured.wcu} WCU, ${k.capacity.configured.rcu} RCU)`,
+        k.monthly.provisionedAsConfigured,
+      ]);
+    rows.push(['on-demand', k.monthly.onDemand]);
+    for (const [label, m] of rows)
+      out.push(
+        `  ${label}: writes ${usd(m.writes)} + reads ${usd(m.reads)} + storage ${usd(m.storage)} = ${usd(m.total)}/month`,
+      );
+    return out.join('\n');
+  }
   if (r.kind === 'dynamodb') {
     const d = r;
     out.push(

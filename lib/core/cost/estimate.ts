@@ -12,6 +12,14 @@ import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
+import { DEFAULT_EXPECTED_LATENCY_MS, type KeyspacesTarget } from '../spec/schema';
+import {
+  keyspacesPrices,
+  keyspacesReadUnits,
+  keyspacesRowBytes,
+  keyspacesStorageGb,
+  keyspacesWriteUnits,
+} from './keyspaces';
 
 /** The parts of a plan the estimate reads (structurally lib/core/plan's Plan). */
 export interface PlanLike {
@@ -99,8 +107,7 @@ function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
   const records = Q.of(spec.dataset.recordCount);
   if (!target || !plan.load) return Q.ZERO;
   const threads = loadProcesses(plan.load).reduce((s, p) => s + Number(p.properties.threadcount ?? 1), 0);
-  const latencyMs =
-    target.expectedLatencyMs ?? (target.kind === 'dynamodb' ? 6 : target.kind === 'scylla-ec2' ? 2 : 5);
+  const latencyMs = target.expectedLatencyMs ?? DEFAULT_EXPECTED_LATENCY_MS[target.kind];
   // Little's Law: the load fleet completes threads / latency inserts per second at most
   let rate = Q.of(threads).mul(1000).div(latencyMs);
   if (spec.dataset.loadTargetOpsPerSec) rate = rate.min(spec.dataset.loadTargetOpsPerSec);
@@ -120,6 +127,91 @@ function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
     units = units.mul(2).min(target.billing.maxWriteRequestUnits ?? A.tableQuotaUnitsPerSec);
   }
   return seconds;
+}
+
+/**
+ * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
+ * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
+ */
+function keyspacesEstimateLines(
+  spec: RunSpec,
+  plan: PlanLike,
+  t: KeyspacesTarget,
+  runHours: Q,
+  book: PriceBook,
+): Line[] {
+  const prices = keyspacesPrices(book);
+  const row = keyspacesRowBytes({
+    fieldCount: spec.dataset.fieldCount,
+    fieldLength: spec.dataset.fieldLength,
+  });
+  const wpw = keyspacesWriteUnits(row.requestBytes);
+  const rpr = keyspacesReadUnits(row.requestBytes, t.readConsistency);
+  const out: Line[] = [];
+  const of = { target: t.id };
+  if (t.capacity.mode === 'provisioned') {
+    out.push(
+      {
+        kind: 'keyspaces-capacity',
+        label: `${t.id}: ${t.capacity.wcu.toLocaleString('en-US')} WCU provisioned for the run`,
+        ...of,
+        quantity: runHours.mul(t.capacity.wcu),
+        unit: 'WCU-hour',
+        unitUsd: usd(prices.wcuHour),
+      },
+      {
+        kind: 'keyspaces-capacity',
+        label: `${t.id}: ${t.capacity.rcu.toLocaleString('en-US')} RCU provisioned for the run`,
+        ...of,
+        quantity: runHours.mul(t.capacity.rcu),
+        unit: 'RCU-hour',
+        unitUsd: usd(prices.rcuHour),
+      },
+    );
+  } else {
+    let reads = Q.ZERO;
+    let writes = Q.ZERO;
+    for (const c of plan.cells) {
+      if (c.target !== t.id) continue;
+      const u = cellUnitsPerSec(c, {
+        itemBytes: row.requestBytes,
+        consistency: 'strong',
+        writeUnitsPerWrite: wpw,
+        readUnitsPerRead: rpr,
+      });
+      reads = reads.add(u.reads.mul(c.durationSeconds));
+      writes = writes.add(u.writes.mul(c.durationSeconds));
+    }
+    if (plan.load?.targets.includes(t.id)) writes = writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
+    out.push(
+      {
+        kind: 'keyspaces-requests',
+        label: `${t.id}: write request units at the cells' target throughput and the load (${row.requestBytes} B rows)`,
+        ...of,
+        quantity: writes,
+        unit: 'write request unit',
+        unitUsd: usd(prices.wruPerMillion).div(1_000_000),
+      },
+      {
+        kind: 'keyspaces-requests',
+        label: `${t.id}: read request units at the cells' target throughput (${t.readConsistency} reads)`,
+        ...of,
+        quantity: reads,
+        unit: 'read request unit',
+        unitUsd: usd(prices.rruPerMillion).div(1_000_000),
+      },
+    );
+  }
+  const gb = keyspacesStorageGb(spec.dataset.recordCount, row.storageBytes);
+  out.push({
+    kind: 'storage',
+    label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
+    ...of,
+    quantity: gb.mul(runHours).div(book.hoursPerMonth),
+    unit: 'GB-month',
+    unitUsd: usd(prices.storageGbMonth),
+  });
+  return out;
 }
 
 /**
@@ -257,6 +349,8 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
           unitUsd: usd(book.ebs.gp3GbMonth),
         });
       }
+    } else if (t.kind === 'keyspaces') {
+      lines.push(...keyspacesEstimateLines(spec, plan, t, runHours, book));
     } else {
       // a price model: its hourly parts, its storage prorated, and the requests at each cell's target
       const perHour =

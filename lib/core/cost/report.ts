@@ -29,6 +29,7 @@ import {
   totalOf,
 } from './monthly';
 import { ExternalPriceModel } from '../spec/schema';
+import { type KeyspacesCostReport, keyspacesCostReport, keyspacesRowBytes } from './keyspaces';
 import type { ExternalPriceModel as ExternalPriceModelType } from '../spec/schema';
 
 // ---- the input -------------------------------------------------------------------------------
@@ -77,8 +78,25 @@ const externalTarget = z.looseObject({
   ]),
 });
 
+/** Amazon Keyspaces (lib/core/cost/keyspaces.ts): priced like a DynamoDB table, in Keyspaces' row size and units. */
+const keyspacesTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('keyspaces'),
+  capacity: z
+    .discriminatedUnion('mode', [
+      z.looseObject({ mode: z.literal('on-demand') }),
+      z.looseObject({
+        mode: z.literal('provisioned'),
+        rcu: z.number().int().positive(),
+        wcu: z.number().int().positive(),
+      }),
+    ])
+    .optional(),
+  readConsistency: z.enum(['LOCAL_QUORUM', 'LOCAL_ONE']).default('LOCAL_QUORUM'),
+});
+
 export const CostInputSchema = z.strictObject({
-  target: z.discriminatedUnion('kind', [dynamoTarget, scyllaTarget, externalTarget]),
+  target: z.discriminatedUnion('kind', [dynamoTarget, scyllaTarget, externalTarget, keyspacesTarget]),
   throughput: z.strictObject({ readsPerSec: nonNeg.default(0), writesPerSec: nonNeg.default(0) }),
   /** DynamoDB item size in bytes; else computed from `dataset` as YCSB writes it. */
   itemBytes: z.number().int().positive().optional(),
@@ -157,7 +175,7 @@ export interface ClusterCostReport {
   perBillionOps?: number;
 }
 
-export type CostReport = DynamoCostReport | ClusterCostReport;
+export type CostReport = DynamoCostReport | ClusterCostReport | KeyspacesCostReport;
 
 function money(q: Q | undefined): number | undefined {
   return q === undefined ? undefined : q.toUsd();
@@ -287,6 +305,31 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
     return report;
   }
 
+  if (t.kind === 'keyspaces') {
+    const d = input.dataset;
+    if (input.itemBytes === undefined && !d)
+      throw new InputError([
+        { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the row size from' },
+      ]);
+    // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
+    const rowBytes =
+      input.itemBytes !== undefined
+        ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + 100 }
+        : keyspacesRowBytes({
+            fieldCount: d!.fieldCount,
+            fieldLength: d!.fieldLength,
+            keyBytes: d!.keyBytes,
+          });
+    return keyspacesCostReport({
+      target: t,
+      throughput: input.throughput,
+      rowBytes,
+      rows: d?.recordCount,
+      storageGb: input.storageGb,
+      book,
+    });
+  }
+
   let lines: Record<string, Q>;
   let pricing: Record<string, number | string>;
   if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
@@ -340,7 +383,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
 
 /** The headline monthly totals of a report, by pricing model. */
 export function headlineTotals(r: CostReport): Record<string, number> {
-  if (r.kind === 'dynamodb')
+  if (r.kind === 'dynamodb' || r.kind === 'keyspaces')
     return { provisioned: r.monthly.provisioned.total, onDemand: r.monthly.onDemand.total };
   return { total: r.monthly.total };
 }

@@ -8,6 +8,7 @@ import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import type { ObjectStore } from '../store';
+import type { RunKeyspace } from './keyspaces';
 
 /** What Plan returns; every later step receives it as `run`. */
 export interface RunContext {
@@ -27,6 +28,8 @@ export interface RunContext {
   tables: { target: string; name: string; owned: boolean }[];
   /** ScyllaDB clusters the run launches (scylla-ec2 targets); absent in contexts of older runs. */
   clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
+  /** Amazon Keyspaces keyspaces and tables the run creates (keyspaces targets; ./keyspaces.ts). */
+  keyspaces?: RunKeyspace[];
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;

@@ -42,9 +42,10 @@ export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
       book,
     );
     const totals = headlineTotals(report);
-    if (report.kind === 'dynamodb') {
+    if (report.kind === 'dynamodb' || report.kind === 'keyspaces') {
       const own =
-        target.kind === 'dynamodb' && target.billing.mode === 'on-demand'
+        (target.kind === 'dynamodb' && target.billing.mode === 'on-demand') ||
+        (target.kind === 'keyspaces' && target.capacity.mode === 'on-demand')
           ? totals.onDemand!
           : totals.provisioned!;
       return {

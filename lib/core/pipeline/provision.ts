@@ -34,6 +34,7 @@ import {
   type NodeLaunchRequest,
   type CommandRunner,
   type FleetAdmin,
+  type KeyspacesAdmin,
   type ObjectStore,
   type TableAdmin,
   type TableDefinition,
@@ -41,6 +42,7 @@ import {
 } from '../ports';
 import { checkRun, readSpec, type RunContext } from './context';
 import { READY_POLL_SECONDS, READY_TIMEOUT_SECONDS } from './timing';
+import { keyspacesNotActive, provisionKeyspaces } from './keyspaces';
 
 export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
   return {
@@ -223,6 +225,7 @@ export async function provisionTarget(
     store: ObjectStore;
     tables: TableAdmin;
     cluster?: ClusterAdmin;
+    keyspaces?: KeyspacesAdmin;
     /** Waits between checks of the seed node (tests pass a fake). */
     sleep?: (ms: number) => Promise<void>;
   },
@@ -270,6 +273,7 @@ export async function provisionTarget(
       created.push(t.name);
     }
   }
+  created.push(...(await provisionKeyspaces(run, spec, runTags(run, 'target', spec.tags), deps.keyspaces)));
   return { created, existing, ...(nodes.length ? { nodes } : {}) };
 }
 
@@ -326,6 +330,7 @@ export async function waitReady(
     store?: ObjectStore;
     cluster?: ClusterAdmin;
     probe?: ClusterProbe;
+    keyspaces?: KeyspacesAdmin;
   },
 ): Promise<ReadyState> {
   const run = checkRun(input.run);
@@ -340,6 +345,7 @@ export async function waitReady(
   const online = ids.length ? await deps.commands.online(ids) : [];
   const offline = ids.filter((id) => !online.includes(id));
   const clusters = await clustersReady(run, deps);
+  notActive.push(...(await keyspacesNotActive(run, deps.keyspaces)));
   const ready =
     notActive.length === 0 &&
     ids.length >= run.loaders &&

@@ -11,12 +11,14 @@ import {
   type Clock,
   type ClusterAdmin,
   type FleetAdmin,
+  type KeyspacesAdmin,
   type Notifier,
   type ObjectStore,
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
 import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
+import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -36,6 +38,8 @@ export interface TeardownResult {
   keptTables: string[];
   /** ScyllaDB nodes terminated (found by the run tag). */
   terminatedNodes?: string[];
+  /** Amazon Keyspaces keyspaces deleted with their tables (from the context and by the run tag). */
+  deletedKeyspaces?: string[];
   failed: boolean;
 }
 
@@ -48,6 +52,7 @@ export async function teardown(
     clock: Clock;
     notifier?: Notifier;
     cluster?: ClusterAdmin;
+    keyspaces?: KeyspacesAdmin;
   },
 ): Promise<TeardownResult> {
   let runId = input.run?.runId;
@@ -115,6 +120,19 @@ export async function teardown(
       if (await deps.tables.deleteTable(name)) deletedTables.push(name);
     });
 
+  // a run whose context names no keyspace made none (Plan writes the context before anything is provisioned):
+  // no Keyspaces call then, so runs of other targets never depend on Keyspaces being offered in the region
+  const deletedKeyspaces =
+    deps.keyspaces && (!run || run.keyspaces?.length)
+      ? await attempt('deleting keyspaces', [] as string[], () =>
+          deleteRunKeyspaces(runId, run, deps.keyspaces!),
+        )
+      : [];
+  if (!deps.keyspaces && run?.keyspaces?.length)
+    errors.push(
+      `deleting keyspaces: no Keyspaces port to delete ${run.keyspaces.map((k) => k.keyspace).join(', ')}`,
+    );
+
   const failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const result: TeardownResult = {
     runId,
@@ -122,6 +140,7 @@ export async function teardown(
     deletedTables,
     keptTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
+    ...(deps.keyspaces ? { deletedKeyspaces } : {}),
     failed,
   };
   // A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried
@@ -136,6 +155,9 @@ export async function teardown(
     keptTables: union(previous?.keptTables, keptTables),
     ...(deps.cluster || previous?.terminatedNodes
       ? { terminatedNodes: union(previous?.terminatedNodes, terminatedNodes) }
+      : {}),
+    ...(deps.keyspaces || previous?.deletedKeyspaces
+      ? { deletedKeyspaces: union(previous?.deletedKeyspaces, deletedKeyspaces) }
       : {}),
     failed: failed || Boolean(previous?.failed),
     passes: (previous?.passes ?? 1) + (previous ? 1 : 0),
@@ -156,7 +178,8 @@ export async function teardown(
     };
     await deps.store.putJson(failureKey(runId), failure);
     // one message per failed run, unless a later pass had to remove something the first left
-    const removedNow = terminated.length + terminatedNodes.length + deletedTables.length;
+    const removedNow =
+      terminated.length + terminatedNodes.length + deletedTables.length + deletedKeyspaces.length;
     if (deps.notifier && (!earlier || removedNow > 0)) {
       await deps.notifier.publish(
         `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
@@ -183,6 +206,7 @@ export interface JanitorResult {
   terminated: string[];
   deletedTables: string[];
   terminatedNodes?: string[];
+  deletedKeyspaces?: string[];
 }
 
 /** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
@@ -191,6 +215,7 @@ export async function janitor(deps: {
   fleet: FleetAdmin;
   clock: Clock;
   cluster?: ClusterAdmin;
+  keyspaces?: KeyspacesAdmin;
 }): Promise<JanitorResult> {
   const nowS = deps.clock.nowMs() / 1000;
   const expired = (tags: Record<string, string>): boolean => {
@@ -232,7 +257,16 @@ export async function janitor(deps: {
       terminatedNodes.push(...ids);
     });
   }
+  const deletedKeyspaces: string[] = [];
+  if (deps.keyspaces)
+    await attempt('deleting keyspaces', async () => {
+      deletedKeyspaces.push(...(await deleteExpiredKeyspaces(deps.keyspaces!, expired)));
+    });
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
-  if (!deps.cluster) return { terminated, deletedTables };
-  return { terminated, deletedTables, terminatedNodes };
+  return {
+    terminated,
+    deletedTables,
+    ...(deps.cluster ? { terminatedNodes } : {}),
+    ...(deps.keyspaces ? { deletedKeyspaces } : {}),
+  };
 }

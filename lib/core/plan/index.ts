@@ -145,6 +145,7 @@ export function tableName(spec: RunSpec, target: Target, runId: string): string 
   if (
     (target.kind === 'scylla-ec2' && target.api === 'cql') ||
     target.kind === 'cassandra-ec2' ||
+    target.kind === 'keyspaces' ||
     (target.kind === 'external' && target.protocol === 'cql')
   )
     return CQL_TABLE;
@@ -200,7 +201,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   for (const t of spec.targets) {
     sizing[t.id] = sizeTarget(spec, t, maxOps, loadPriceBook(options.priceBook));
     tables[t.id] = tableName(spec, t, runId);
-    bindings[t.id] = targetBinding(spec, t, tables[t.id]!);
+    bindings[t.id] = targetBinding(spec, t, tables[t.id]!, { runId, sizing: sizing[t.id] });
   }
   const fleetLoaders = Math.max(...Object.values(sizing).map((s) => s.loaders));
   const shared = runProperties(spec);

@@ -9,6 +9,7 @@ import type {
   CassandraEc2Target,
   DynamoDbTarget,
   ExternalTarget,
+  KeyspacesTarget,
   RunSpec,
   ScyllaEc2Target,
   Target,
@@ -21,6 +22,8 @@ import {
   cassandraJobProperties,
   scyllaJobProperties,
 } from '../cluster';
+import { keyspacesJobProperties } from '../keyspaces';
+import type { TargetSizing } from './sizing';
 
 /** What the plan keeps per target: the binding and its properties, set once. */
 export interface TargetBinding {
@@ -35,9 +38,17 @@ export interface TargetBinding {
   jars?: string[];
 }
 
+/** What a descriptor may read to set a target's properties: the spec, the run's table, id and loader sizing. */
+interface PropertiesContext {
+  spec: RunSpec;
+  table: string;
+  runId: string;
+  sizing?: TargetSizing;
+}
+
 interface KindDescriptor<T extends Target> {
   binding(t: T): BindingId;
-  properties(t: T, ctx: { spec: RunSpec; table: string }): Record<string, string>;
+  properties(t: T, ctx: PropertiesContext): Record<string, string>;
   /** endpoint properties from the running nodes (kinds whose nodes the run launches) */
   endpointProperties?(t: T, endpoints: { host: string; port: number }[]): Record<string, string>;
   credentialsSecretArn?(t: T): string | undefined;
@@ -110,11 +121,18 @@ const cassandraEc2: KindDescriptor<CassandraEc2Target> = {
   endpointProperties: (t, endpoints) => cassandraJobProperties(t, endpoints),
 };
 
+// Amazon Keyspaces: the CQL binding in keyspaces mode (SigV4, TLS, LOCAL_QUORUM writes) on the run's keyspace
+const keyspaces: KindDescriptor<KeyspacesTarget> = {
+  binding: () => 'cql',
+  properties: (t, ctx) => keyspacesJobProperties(t, ctx),
+};
+
 const KINDS: { [K in Target['kind']]: KindDescriptor<Extract<Target, { kind: K }>> } = {
   dynamodb,
   'scylla-ec2': scyllaEc2,
   'cassandra-ec2': cassandraEc2,
   external,
+  keyspaces,
 };
 
 function kindOf<T extends Target>(t: T): KindDescriptor<T> {
@@ -126,8 +144,13 @@ export function bindingIdOf(t: Target): BindingId {
   return kindOf(t).binding(t);
 }
 
-/** The binding of a target, as the plan keeps it. */
-export function targetBinding(spec: RunSpec, t: Target, table: string): TargetBinding {
+/** The binding of a target, as the plan keeps it (`run`: the run id and the target's loader sizing). */
+export function targetBinding(
+  spec: RunSpec,
+  t: Target,
+  table: string,
+  run: { runId: string; sizing?: TargetSizing } = { runId: 'plan' },
+): TargetBinding {
   const k = kindOf(t);
   const binding = k.binding(t);
   const secretArn = k.credentialsSecretArn?.(t);
@@ -135,7 +158,7 @@ export function targetBinding(spec: RunSpec, t: Target, table: string): TargetBi
   return {
     binding,
     db: BINDINGS[binding].dbClass ?? custom!.dbClass,
-    properties: k.properties(t, { spec, table }),
+    properties: k.properties(t, { spec, table, ...run }),
     ...(secretArn ? { credentials: { secretArn, binding } } : {}),
     ...(custom ? { jars: [...custom.jars] } : {}),
   };

@@ -24,6 +24,9 @@ export const DEFAULT_EXPECTED_LATENCY_MS = {
   'scylla-ec2': 2,
   'cassandra-ec2': 5,
   external: 5,
+  // Amazon Keyspaces: "single-digit millisecond read and write performance" (the developer guide,
+  // https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html); 8 ms, upper single digits
+  keyspaces: 8,
 } as const;
 
 const targetCommon = {
@@ -174,6 +177,26 @@ export const CassandraEc2Target = z.strictObject({
     .default({ port: 9042, consistency: 'QUORUM' }),
 });
 
+/**
+ * Amazon Keyspaces (for Apache Cassandra): the run creates its own keyspace and table (lib/core/keyspaces.ts) and
+ * the loaders speak CQL with SigV4 and TLS (the CQL binding's `cql.service=keyspaces` mode). Writes are always
+ * LOCAL_QUORUM (the only level Keyspaces accepts for writes); reads LOCAL_QUORUM or LOCAL_ONE
+ * (https://docs.aws.amazon.com/keyspaces/latest/devguide/consistency.html).
+ */
+export const KeyspacesTarget = z.strictObject({
+  ...targetCommon,
+  kind: z.literal('keyspaces'),
+  capacity: z.discriminatedUnion('mode', [
+    z.strictObject({ mode: z.literal('on-demand') }),
+    z.strictObject({
+      mode: z.literal('provisioned'),
+      rcu: positiveInt.max(40_000_000),
+      wcu: positiveInt.max(40_000_000),
+    }),
+  ]),
+  readConsistency: z.enum(['LOCAL_QUORUM', 'LOCAL_ONE']).default('LOCAL_QUORUM'),
+});
+
 export const ExternalTarget = z.strictObject({
   ...targetCommon,
   kind: z.literal('external'),
@@ -260,6 +283,7 @@ export const Target = z.discriminatedUnion('kind', [
   ScyllaEc2Target,
   CassandraEc2Target,
   ExternalTarget,
+  KeyspacesTarget,
 ]);
 
 export const HotspotDistribution = z.strictObject({
@@ -398,6 +422,7 @@ export type DynamoDbTarget = z.output<typeof DynamoDbTarget>;
 export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
 export type CassandraEc2Target = z.output<typeof CassandraEc2Target>;
 export type ExternalTarget = z.output<typeof ExternalTarget>;
+export type KeyspacesTarget = z.output<typeof KeyspacesTarget>;
 export type ExternalPriceModel = z.output<typeof ExternalPriceModel>;
 export type Distribution = z.output<typeof Distribution>;
 export type Proportions = z.output<typeof Proportions>;

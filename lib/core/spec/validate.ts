@@ -9,6 +9,7 @@ import { AGENT_OWNED_PROPERTIES } from '../contract/job';
 import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';
 import { RunSpecSchema, type RunSpec } from './schema';
+import { keyspacesTargetChecks } from './keyspaces';
 import { jsonPath, toIssues } from './errors';
 import {
   PROPORTION_SUM_TOLERANCE,
@@ -184,6 +185,7 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
             `sizes large, xlarge, Nxlarge), found "${t.instanceType}"`,
         });
     }
+    if (t.kind === 'keyspaces') keyspacesTargetChecks(spec, i, issues);
     if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
       warnings.push(
         `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,

@@ -25,7 +25,7 @@ const cases: [string, unknown, string, RegExp][] = [
     'unknown target kind',
     withValue(b(), 'targets', [{ id: 'x', kind: 'dynamo' }]),
     'targets[0].kind',
-    /one of "dynamodb", "scylla-ec2", "cassandra-ec2", "external".*"dynamo"/,
+    /one of "dynamodb", "scylla-ec2", "cassandra-ec2", "external", "keyspaces".*"dynamo"/,
   ],
   [
     'rcu as a string',

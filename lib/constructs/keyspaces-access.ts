@@ -1,0 +1,104 @@
+/**
+ * What Amazon Keyspaces targets need in the account: IAM only (Keyspaces is serverless; the loaders reach
+ * cassandra.<region>.amazonaws.com:9142 over TLS with SigV4). The pipeline steps that create, wait for and
+ * delete a run's keyspace get the Keyspaces control-plane actions on `fb_*` keyspaces (the names
+ * lib/core/keyspaces.ts gives: `fb_<run>_<target>`), and `KEYSPACES_ADMIN=true`, which makes
+ * lambdas/shared/env.ts build the Keyspaces port for them. The loader role may read and write the tables of
+ * `fb_*` keyspaces and read the system tables the Cassandra driver reads on connect.
+ *
+ * Actions, resource types and condition keys: the Service Authorization Reference for Keyspaces
+ * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonkeyspacesforapachecassandra.html):
+ * keyspace `arn:…:cassandra:<region>:<account>:/keyspace/<name>/`, table `…/keyspace/<name>/table/<table>`;
+ * CreateKeyspace and CreateTable authorize cassandra:Create and, with tags, cassandra:TagResource (both take
+ * aws:RequestTag/*); DeleteKeyspace authorizes cassandra:Drop; Select and Modify require a table resource.
+ *
+ * Why the loader grant is the fb_ prefix and not "the run's keyspace only": the loader role is the stack's,
+ * shared by every run, and carries no run identity IAM could compare with (an instance role's session has no
+ * principal tags from the instance), so a per-run Resource or an aws:ResourceTag equality to the caller's run
+ * cannot be written. A condition that the table merely carries a fleetbench run tag would add nothing the fb_
+ * prefix does not, and no stored source confirms that Keyspaces evaluates aws:ResourceTag for CQL data-plane
+ * calls: a wrong guess would deny every request of a real run. The creates are conditioned on the run tag in the
+ * request (aws:RequestTag, documented for cassandra:Create and cassandra:TagResource), so every fb_ keyspace the
+ * pipeline makes is tagged with its run and found by teardown and the janitor.
+ */
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { TAG_RUN_ID } from '../core/ports';
+
+/** The keyspace-name prefix of runs' keyspaces (lib/core/keyspaces.ts keyspaceName). */
+export const KEYSPACE_PREFIX = 'fb_';
+
+export interface KeyspacesAccessProps {
+  /** The loaders' role (LoaderFleet): CQL reads and writes on runs' keyspaces. */
+  readonly loaderRole: iam.IRole;
+  /** The step functions that create, wait for and delete keyspaces. */
+  readonly functions: {
+    provisionTarget: lambda.Function;
+    waitReady: lambda.Function;
+    teardown: lambda.Function;
+    onAbort: lambda.Function;
+    janitor: lambda.Function;
+  };
+}
+
+export class KeyspacesAccess extends Construct {
+  constructor(scope: Construct, id: string, props: KeyspacesAccessProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const base = `arn:${stack.partition}:cassandra:${stack.region}:${stack.account}:/keyspace/`;
+    const runKeyspaces = `${base}${KEYSPACE_PREFIX}*/`;
+    const runTables = `${base}${KEYSPACE_PREFIX}*/table/*`;
+    // the Keyspaces API's reads (GetTable, ListKeyspaces, ListTagsForResource) and the driver's metadata
+    // queries (system.local, system.peers, system_schema*) read tables of the system keyspaces
+    const systemTables = `${base}system*/table/*`;
+    const f = props.functions;
+    const add = (
+      fn: lambda.Function,
+      sid: string,
+      actions: string[],
+      resources: string[],
+      conditions?: object,
+    ) =>
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid,
+          actions,
+          resources,
+          ...(conditions ? { conditions: conditions as Record<string, unknown> } : {}),
+        }),
+      );
+
+    for (const fn of Object.values(f)) fn.addEnvironment('KEYSPACES_ADMIN', 'true');
+    // ProvisionTarget: the run's keyspace and table, created with the run tag
+    add(
+      f.provisionTarget,
+      'CreateRunKeyspaces',
+      ['cassandra:Create', 'cassandra:TagResource'],
+      [runKeyspaces, runTables],
+      { Null: { [`aws:RequestTag/${TAG_RUN_ID}`]: 'false' } },
+    );
+    // ProvisionTarget (a retry checks the keyspace's run tag), WaitReady (GetTable), Teardown and the janitor (list by tag)
+    for (const fn of Object.values(f))
+      add(fn, 'ReadRunKeyspaces', ['cassandra:Select'], [runTables, systemTables]);
+    for (const fn of [f.teardown, f.onAbort, f.janitor])
+      add(fn, 'DropRunKeyspaces', ['cassandra:Drop'], [runKeyspaces, runTables]);
+
+    // the loaders: YCSB's reads and writes on the run's table, and the driver's system tables
+    props.loaderRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'KeyspacesRunTables',
+        actions: ['cassandra:Select', 'cassandra:Modify'],
+        resources: [runTables],
+      }),
+    );
+    props.loaderRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'KeyspacesSystemTables',
+        actions: ['cassandra:Select'],
+        resources: [systemTables],
+      }),
+    );
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Amazon Keyspaces targets in the pipeline: the run context's keyspace and table per target (Plan), creating
+ * them (ProvisionTarget, idempotent on retry), waiting until the table is ACTIVE (WaitReady), deleting the
+ * run's keyspaces (Teardown: from the context, and by the run tag when there is none) and expired ones
+ * (Janitor). Each step calls one function here; the KeyspacesAdmin port does the work
+ * (lib/aws/keyspaces-admin.ts on AWS).
+ */
+import { keyspaceName } from '../keyspaces';
+import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
+import type { RunSpec } from '../spec/schema';
+import type { RunContext } from './context';
+
+/** A Keyspaces target's keyspace and table, as the run context records them. */
+export interface RunKeyspace {
+  target: string;
+  keyspace: string;
+  table: string;
+}
+
+/** Plan: the keyspace (`fb_<run>_<target>`) and table of each keyspaces target. */
+export function runKeyspaces(spec: RunSpec, runId: string, tables: Record<string, string>): RunKeyspace[] {
+  return spec.targets.flatMap((t) =>
+    t.kind === 'keyspaces'
+      ? [{ target: t.id, keyspace: keyspaceName(runId, t.id), table: tables[t.id]! }]
+      : [],
+  );
+}
+
+function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin {
+  if (!admin)
+    throw new StepFailedError(
+      step,
+      'the run has Amazon Keyspaces targets and no Keyspaces port is configured',
+    );
+  return admin;
+}
+
+/**
+ * ProvisionTarget: creates each keyspace and its table, tagged with the run. On a retry a keyspace that exists
+ * is reused only when it carries this run's tag (else the step fails: it is not ours); its table is then ours
+ * too. Returns `keyspace.table` of each.
+ */
+export async function provisionKeyspaces(
+  run: RunContext,
+  spec: RunSpec,
+  tags: Tags,
+  admin: KeyspacesAdmin | undefined,
+): Promise<string[]> {
+  if (!run.keyspaces?.length) return [];
+  const ks = portOf(admin, 'ProvisionTarget');
+  const out: string[] = [];
+  for (const k of run.keyspaces) {
+    const target = spec.targets.find((t) => t.id === k.target);
+    if (!target || target.kind !== 'keyspaces') continue;
+    try {
+      await ks.createKeyspace(k.keyspace, tags);
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      const mine = (await ks.listKeyspaces({ runId: run.runId })).some((x) => x.name === k.keyspace);
+      if (!mine)
+        throw new StepFailedError(
+          'ProvisionTarget',
+          `keyspace ${k.keyspace} already exists and is not this run's`,
+        );
+    }
+    try {
+      await ks.createTable({
+        keyspace: k.keyspace,
+        table: k.table,
+        fieldCount: spec.dataset.fieldCount,
+        capacity: target.capacity,
+        tags,
+      });
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err; // in our keyspace: created by an earlier attempt
+    }
+    out.push(`${k.keyspace}.${k.table}`);
+  }
+  return out;
+}
+
+/** WaitReady: one line per run table that is not ACTIVE yet (empty: all are). */
+export async function keyspacesNotActive(
+  run: RunContext,
+  admin: KeyspacesAdmin | undefined,
+): Promise<string[]> {
+  if (!run.keyspaces?.length) return [];
+  const ks = portOf(admin, 'WaitReady');
+  const problems: string[] = [];
+  for (const k of run.keyspaces) {
+    const s = await ks.describeTable(k.keyspace, k.table);
+    if (s.status !== 'ACTIVE') problems.push(`Keyspaces table ${k.keyspace}.${k.table} is ${s.status}`);
+  }
+  return problems;
+}
+
+/**
+ * Teardown: deletes the run's keyspaces with their tables: those the context names, and any keyspace carrying
+ * the run tag (Plan may not have finished, or a retry may have created one). Returns the deleted names.
+ */
+export async function deleteRunKeyspaces(
+  runId: string,
+  run: RunContext | null,
+  admin: KeyspacesAdmin,
+): Promise<string[]> {
+  const names = new Set((run?.keyspaces ?? []).map((k) => k.keyspace));
+  for (const k of await admin.listKeyspaces({ runId })) names.add(k.name);
+  const deleted: string[] = [];
+  for (const name of names) if (await admin.deleteKeyspace(name)) deleted.push(name);
+  return deleted;
+}
+
+/** Janitor: deletes keyspaces of any run whose expiry tag has passed. */
+export async function deleteExpiredKeyspaces(
+  admin: KeyspacesAdmin,
+  expired: (tags: Tags) => boolean,
+): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const k of await admin.listKeyspaces({}))
+    if (k.tags[TAG_RUN_ID] && expired(k.tags) && (await admin.deleteKeyspace(k.name))) deleted.push(k.name);
+  return deleted;
+}

@@ -1,0 +1,175 @@
+/**
+ * The pipeline's Keyspaces steps (lib/core/pipeline/keyspaces.ts, hooked into Plan, ProvisionTarget, WaitReady,
+ * Teardown and the Janitor) through the real adapter and SDK client against test/support/keyspaces-twin.ts: the
+ * run's keyspace and table are created with the run's tags, a retry reuses them, a keyspace of another run is
+ * refused, WaitReady waits for ACTIVE, Teardown deletes the keyspace (from the context, or by the run tag when
+ * Plan's context is missing) and the Janitor deletes expired ones only.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
+import {
+  janitor,
+  plan,
+  provisionTarget,
+  teardown,
+  waitReady,
+  type RunContext,
+} from '../../lib/core/pipeline';
+import {
+  StepFailedError,
+  TAG_EXPIRES_AT,
+  TAG_RUN_ID,
+  type CommandRunner,
+  type FleetAdmin,
+  type TableAdmin,
+} from '../../lib/core/ports';
+import { FsStore } from '../../lib/local/fs-store';
+import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
+
+let twin: KeyspacesTwin;
+let admin: KeyspacesApiAdmin;
+let dir: string;
+let store: FsStore;
+const clock = { nowMs: () => Date.UTC(2026, 10, 23, 12) };
+const noFleet = { list: async () => [], terminate: async () => undefined } as unknown as FleetAdmin;
+const noTables = {
+  listTables: async () => [],
+  describeTable: async () => ({ status: 'MISSING' }),
+  deleteTable: async () => false,
+} as unknown as TableAdmin;
+const commands = { online: async () => [] } as unknown as CommandRunner;
+
+const spec = {
+  name: 'ks-pipeline',
+  targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'provisioned', rcu: 100, wcu: 50 } }],
+  dataset: { recordCount: 1000, fieldCount: 4 },
+  workload: { targetOpsPerSec: [100], durationSeconds: 60 },
+  loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 4 },
+};
+
+beforeAll(async () => {
+  twin = await startKeyspacesTwin();
+  admin = new KeyspacesApiAdmin({
+    endpoint: twin.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+});
+afterAll(async () => twin?.stop());
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ks-pipeline-'));
+  store = new FsStore(dir);
+  twin.keyspaces.clear();
+  twin.calls.length = 0;
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function planned(runId: string): Promise<RunContext> {
+  return plan({ spec, executionName: runId }, { store, clock });
+}
+
+describe('Keyspaces targets in the pipeline', () => {
+  it('Plan records the keyspace; ProvisionTarget creates it and its table, tagged; a retry reuses them', async () => {
+    const run = await planned('ksp-1');
+    expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: 'fb_ksp_1_ks', table: 'usertable' }]);
+    expect(run.tables).toEqual([]);
+    const deps = { store, tables: noTables, keyspaces: admin };
+    expect((await provisionTarget(run, deps)).created).toEqual(['fb_ksp_1_ks.usertable']);
+    const ks = twin.keyspaces.get('fb_ksp_1_ks')!;
+    expect(Object.fromEntries(ks.tags.map((t) => [t.key, t.value]))).toMatchObject({
+      [TAG_RUN_ID]: 'ksp-1',
+      [TAG_EXPIRES_AT]: String(run.expiresAt),
+    });
+    const table = ks.tables.get('usertable')!.request;
+    expect(table.capacitySpecification).toEqual({
+      throughputMode: 'PROVISIONED',
+      readCapacityUnits: 100,
+      writeCapacityUnits: 50,
+    });
+    expect((table.schemaDefinition as { allColumns: unknown[] }).allColumns).toHaveLength(5); // y_id + field0..3
+    // a retry after a partial success: both exist and are this run's
+    expect((await provisionTarget(run, deps)).created).toEqual(['fb_ksp_1_ks.usertable']);
+    expect(twin.calls.filter((c) => c.op === 'CreateKeyspace')).toHaveLength(2);
+  });
+
+  it("refuses a keyspace of that name that is not the run's", async () => {
+    const run = await planned('ksp-2');
+    await admin.createKeyspace('fb_ksp_2_ks', { [TAG_RUN_ID]: 'someone-else' });
+    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: admin })).rejects.toThrow(
+      /keyspace fb_ksp_2_ks already exists and is not this run's/,
+    );
+    expect(twin.keyspaces.get('fb_ksp_2_ks')!.tables.size).toBe(0);
+  });
+
+  it('fails ProvisionTarget naming the missing port (a run with a Keyspaces target and no Keyspaces adapter)', async () => {
+    const run = await planned('ksp-3');
+    const e = await provisionTarget(run, { store, tables: noTables }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StepFailedError);
+    expect((e as Error).message).toMatch(/Amazon Keyspaces targets and no Keyspaces port/);
+  });
+
+  it('WaitReady waits until the table is ACTIVE', async () => {
+    const run = { ...(await planned('ksp-4')), loaders: 0 };
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    const deps = { tables: noTables, fleet: noFleet, commands, clock, keyspaces: admin };
+    // the twin answers CREATING to the first GetTable, ACTIVE afterwards
+    expect((await waitReady({ run }, deps)).ready).toBe(false);
+    expect((await waitReady({ run }, deps)).ready).toBe(true);
+  });
+
+  it('Teardown deletes the keyspace from the context, and by the run tag when there is no context', async () => {
+    const run = await planned('ksp-5');
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    const deps = { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin };
+    const r = await teardown({ run }, deps);
+    expect(r.deletedKeyspaces).toEqual(['fb_ksp_5_ks']);
+    expect(twin.keyspaces.has('fb_ksp_5_ks')).toBe(false);
+
+    // Plan's context missing (not written): found by the run tag; another run's keyspace stays
+    await admin.createKeyspace('fb_ksp_6_ks', { [TAG_RUN_ID]: 'ksp-6' });
+    await admin.createKeyspace('fb_other_ks', { [TAG_RUN_ID]: 'other' });
+    const byTag = await teardown({ executionName: 'ksp-6', status: 'ABORTED' }, deps);
+    expect(byTag.deletedKeyspaces).toEqual(['fb_ksp_6_ks']);
+    expect([...twin.keyspaces.keys()]).toEqual(['fb_other_ks']);
+  });
+
+  it("a ProvisionTarget failing after the keyspace exists: the failure path's teardown deletes it", async () => {
+    const run = await planned('ksp-8');
+    // CreateTable refused (a quota): the keyspace was created, the step fails
+    const failing = Object.assign(Object.create(admin) as KeyspacesApiAdmin, {
+      createTable: async () => {
+        throw new Error('Keyspaces CreateTable: ServiceQuotaExceededException');
+      },
+    });
+    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: failing })).rejects.toThrow(
+      /ServiceQuotaExceeded/,
+    );
+    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(true);
+    const r = await teardown(
+      { run, error: { Error: 'Error', Cause: 'ServiceQuotaExceededException' } },
+      { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin },
+    );
+    expect(r).toMatchObject({ deletedKeyspaces: ['fb_ksp_8_ks'], failed: true });
+    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(false);
+  });
+
+  it('Teardown of a run without Keyspaces targets makes no Keyspaces call', async () => {
+    const run = { ...(await planned('ksp-7')), keyspaces: [] };
+    await admin.createKeyspace('fb_ksp_7_ks', { [TAG_RUN_ID]: 'ksp-7' }); // would be found by tag if asked
+    const before = twin.calls.length;
+    const r = await teardown({ run }, { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin });
+    expect(r.deletedKeyspaces).toEqual([]);
+    expect(twin.calls.length).toBe(before);
+  });
+
+  it('the Janitor deletes keyspaces whose expiry passed, and no others', async () => {
+    const now = clock.nowMs() / 1000;
+    await admin.createKeyspace('fb_old_ks', { [TAG_RUN_ID]: 'old', [TAG_EXPIRES_AT]: String(now - 1) });
+    await admin.createKeyspace('fb_new_ks', { [TAG_RUN_ID]: 'new', [TAG_EXPIRES_AT]: String(now + 3600) });
+    const r = await janitor({ tables: noTables, fleet: noFleet, clock, keyspaces: admin });
+    expect(r.deletedKeyspaces).toEqual(['fb_old_ks']);
+    expect([...twin.keyspaces.keys()]).toEqual(['fb_new_ks']);
+  });
+});
