@@ -7,6 +7,9 @@ import { stepHandler } from './shared/handler';
  * variable, which would make the function depend on the state machine that depends on it) is the
  * state machine asked for overlapping scheduled runs.
  */
+const isNetwork = (v: string | undefined): v is 'public' | 'private' | 'existing' =>
+  v === 'public' || v === 'private' || v === 'existing';
+
 export const handler = stepHandler('Plan', (event: PlanInput & { stateMachineArn?: string }, p) =>
   plan(event, {
     store: p.store,
@@ -18,6 +21,7 @@ export const handler = stepHandler('Plan', (event: PlanInput & { stateMachineArn
     ...(p.quotas ? { quotas: p.quotas } : {}),
     ...(process.env.LOADER_AZ_COUNT ? { availabilityZones: Number(process.env.LOADER_AZ_COUNT) } : {}),
     ...(process.env.MAX_RUN_SECONDS ? { maxRunSeconds: Number(process.env.MAX_RUN_SECONDS) } : {}),
+    ...(isNetwork(process.env.LOADER_NETWORK) ? { network: process.env.LOADER_NETWORK } : {}),
     ...(event.stateMachineArn ? { runs: new SfnRunRegistry(event.stateMachineArn) } : {}),
   }),
 );

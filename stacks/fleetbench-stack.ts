@@ -92,6 +92,7 @@ export class FleetbenchStack extends Stack {
     new Preflight(this, 'Preflight', {
       plan: this.pipeline.functions.plan,
       availabilityZones: this.fleet.availabilityZoneCount,
+      network: this.fleet.network,
     });
     this.schedules = new Schedules(this, 'Schedules', {
       stateMachine: this.pipeline.stateMachine,

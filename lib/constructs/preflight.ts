@@ -12,6 +12,8 @@ export interface PreflightProps {
   readonly plan: lambda.Function;
   /** AZs of the loader/node subnets (LoaderFleet.availabilityZoneCount). */
   readonly availabilityZones: number;
+  /** The loaders' network (LoaderFleet.network): Plan refuses targets the private network cannot reach. */
+  readonly network: 'public' | 'private' | 'existing';
 }
 
 export const PREFLIGHT_ACTIONS = [
@@ -25,6 +27,7 @@ export class Preflight extends Construct {
   constructor(scope: Construct, id: string, props: PreflightProps) {
     super(scope, id);
     props.plan.addEnvironment('LOADER_AZ_COUNT', String(props.availabilityZones));
+    props.plan.addEnvironment('LOADER_NETWORK', props.network);
     // none of these reads supports resource-level permissions
     props.plan.addToRolePolicy(
       new iam.PolicyStatement({ sid: 'PreflightReads', actions: [...PREFLIGHT_ACTIONS], resources: ['*'] }),

@@ -184,6 +184,8 @@ describe('LoaderFleet', () => {
       id.startsWith('PipelinePlanFn'),
     )!;
     expect(planFn[1].Properties.Environment.Variables.LOADER_AZ_COUNT).toBe('3');
+    // the default network is public: Plan lets keyspaces targets through (the private one refuses them)
+    expect(planFn[1].Properties.Environment.Variables.LOADER_NETWORK).toBe('public');
     const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
       Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
     }[];

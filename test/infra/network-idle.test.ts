@@ -57,6 +57,13 @@ describe('private network', () => {
       ['ssm', 2],
       ['ssmmessages', 2],
     ]);
+    // no Keyspaces endpoint: Plan refuses keyspaces targets on this network (it is told the mode)
+    const plan = resources('private', 'AWS::Lambda::Function').find((f) =>
+      JSON.stringify(f.Properties?.Environment ?? {}).includes('LOADER_AZ_COUNT'),
+    );
+    expect(
+      (plan?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.LOADER_NETWORK,
+    ).toBe('private');
     // 6 endpoints × 2 AZs × 730 h × $0.01 (https://aws.amazon.com/privatelink/pricing/)
     const line = of('private').cost.lines.find((l) => l.item.startsWith('VPC interface endpoint'))!;
     expect(line.usdPerMonth.toUsd()).toBe(87.6);

@@ -94,6 +94,26 @@ describe('Keyspaces targets in the pipeline', () => {
     expect(twin.calls.filter((c) => c.op === 'CreateKeyspace')).toHaveLength(2);
   });
 
+  it('Plan refuses a keyspaces target on a stack whose private network cannot reach it, and writes nothing', async () => {
+    const e = await plan({ spec, executionName: 'ksp-private' }, { store, clock, network: 'private' }).catch(
+      (x: unknown) => x,
+    );
+    expect((e as { issues?: unknown }).issues).toEqual([
+      {
+        path: 'targets[0].kind',
+        message: expect.stringMatching(
+          /^a keyspaces target needs the loaders to reach cassandra\.us-east-1\.amazonaws\.com:9142, and this stack's private network has no route there/,
+        ),
+      },
+    ]);
+    expect(await store.list('runs/ksp-private/')).toEqual([]);
+    // the public network (the default) and an existing VPC plan it
+    for (const network of ['public', 'existing'] as const)
+      expect(
+        (await plan({ spec, executionName: `ksp-${network}` }, { store, clock, network })).keyspaces,
+      ).toHaveLength(1);
+  });
+
   it("refuses a keyspace of that name that is not the run's", async () => {
     const run = await planned('ksp-2');
     await admin.createKeyspace('fb_ksp_2_ks', { [TAG_RUN_ID]: 'someone-else' });

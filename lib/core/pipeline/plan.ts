@@ -52,6 +52,11 @@ export interface PlanDeps {
   quotas?: AccountQuotas;
   /** Availability zones the stack's subnets span (ScyllaDB replicas go one per AZ). */
   availabilityZones?: number | null;
+  /**
+   * The stack's loader network (LoaderFleet.network): `private` has no route to the internet (no NAT),
+   * so targets reached through a public endpoint cannot be benchmarked from it.
+   */
+  network?: 'public' | 'private' | 'existing';
 }
 
 /** The spec's region against the stack's: the stack's when the spec names none; a mismatch is refused. */
@@ -123,6 +128,23 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
           `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
       });
   });
+  // the private network has no NAT and no Keyspaces endpoint: the loaders could not reach the service
+  if (deps.network === 'private')
+    spec.targets.forEach((t, i) => {
+      if (t.kind === 'keyspaces')
+        secretIssues.push({
+          path: `targets[${i}].kind`,
+          message:
+            `a keyspaces target needs the loaders to reach cassandra.${spec.region}.amazonaws.com:9142, and this stack's ` +
+            `private network has no route there (no NAT, no Keyspaces interface endpoint): deploy with the public ` +
+            `network, or into a VPC (vpcId) with a route or a com.amazonaws.${spec.region}.cassandra endpoint`,
+        });
+      else if (t.kind === 'external')
+        warnings.push(
+          `targets[${i}].endpoints: this stack's private network has no route to the internet; ` +
+            `the loaders reach ${t.endpoints.join(', ')} only if it is inside the VPC`,
+        );
+    });
   // a user's binding: its jars where the loaders can read them (the results bucket's bindings/ on AWS)
   spec.targets.forEach((t, i) => {
     if (t.kind !== 'external' || !t.binding) return;
