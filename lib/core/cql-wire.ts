@@ -34,9 +34,10 @@ export const CONSISTENCY = {
 } as const;
 export type ConsistencyName = keyof typeof CONSISTENCY;
 
-function frame(stream: number, opcode: number, body: Buffer): Buffer {
+/** A v4 frame: a request, or (with `response`) the answer a node sends, as the test stand-ins do. */
+export function frame(stream: number, opcode: number, body: Buffer, response = false): Buffer {
   const h = Buffer.alloc(HEADER_BYTES);
-  h.writeUInt8(CQL_VERSION_BYTE, 0);
+  h.writeUInt8(response ? RESPONSE_BIT | CQL_VERSION_BYTE : CQL_VERSION_BYTE, 0);
   h.writeUInt8(0, 1);
   h.writeInt16BE(stream, 2);
   h.writeUInt8(opcode, 4);

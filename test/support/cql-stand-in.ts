@@ -7,19 +7,15 @@
  * (https://github.com/apache/cassandra/blob/cassandra-5.0/doc/native_protocol_v4.spec), sections 2 and 4.
  */
 import * as net from 'node:net';
-import { CQL_VERSION_BYTE, HEADER_BYTES, OPCODE, RELEASE_VERSION_QUERY } from '../../lib/core/cql-wire';
+import {
+  CQL_VERSION_BYTE,
+  HEADER_BYTES,
+  OPCODE,
+  RELEASE_VERSION_QUERY,
+  frame,
+} from '../../lib/core/cql-wire';
 
-const RESPONSE = 0x80 | CQL_VERSION_BYTE;
-
-function response(stream: number, opcode: number, body: Buffer): Buffer {
-  const h = Buffer.alloc(HEADER_BYTES);
-  h.writeUInt8(RESPONSE, 0);
-  h.writeUInt8(0, 1);
-  h.writeInt16BE(stream, 2);
-  h.writeUInt8(opcode, 4);
-  h.writeInt32BE(body.length, 5);
-  return Buffer.concat([h, body]);
-}
+const response = (stream: number, opcode: number, body: Buffer): Buffer => frame(stream, opcode, body, true);
 
 const int = (n: number) => {
   const b = Buffer.alloc(4);
