@@ -8,6 +8,7 @@ import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
 import { AGENT_OWNED_PROPERTIES } from '../contract/job';
 import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';
+import { daxSpecFindings } from '../dax';
 import { RunSpecSchema, type RunSpec } from './schema';
 import { jsonPath, toIssues } from './errors';
 import {
@@ -184,6 +185,7 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
             `sizes large, xlarge, Nxlarge), found "${t.instanceType}"`,
         });
     }
+    if (t.kind === 'dynamodb' && t.dax) daxSpecFindings(t, `targets[${i}]`, issues, warnings);
     if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
       warnings.push(
         `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
