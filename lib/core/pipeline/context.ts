@@ -8,6 +8,7 @@ import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import type { ObjectStore } from '../store';
+import type { RunDaxCluster } from './dax';
 
 /** What Plan returns; every later step receives it as `run`. */
 export interface RunContext {
@@ -27,6 +28,8 @@ export interface RunContext {
   tables: { target: string; name: string; owned: boolean }[];
   /** ScyllaDB clusters the run launches (scylla-ec2 targets); absent in contexts of older runs. */
   clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
+  /** DAX clusters in front of dynamodb targets (lib/core/pipeline/dax.ts); absent when there are none. */
+  dax?: RunDaxCluster[];
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;

@@ -10,6 +10,7 @@ import {
   TAG_RUN_ID,
   type Clock,
   type ClusterAdmin,
+  type DaxAdmin,
   type FleetAdmin,
   type Notifier,
   type ObjectStore,
@@ -17,6 +18,7 @@ import {
 } from '../ports';
 import { InputError } from '../errors';
 import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
+import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -36,6 +38,9 @@ export interface TeardownResult {
   keptTables: string[];
   /** ScyllaDB nodes terminated (found by the run tag). */
   terminatedNodes?: string[];
+  /** DAX clusters whose deletion was started, and names whose groups the Janitor removes later. */
+  deletedDaxClusters?: string[];
+  pendingDaxGroups?: string[];
   failed: boolean;
 }
 
@@ -48,6 +53,7 @@ export async function teardown(
     clock: Clock;
     notifier?: Notifier;
     cluster?: ClusterAdmin;
+    dax?: DaxAdmin;
   },
 ): Promise<TeardownResult> {
   let runId = input.run?.runId;
@@ -95,6 +101,12 @@ export async function teardown(
       })
     : [];
 
+  // DAX clusters before the tables they cache (by the run tag and the context's names)
+  const daxAdmin = deps.dax;
+  const dax: DaxTeardown | null = daxAdmin
+    ? await attempt('deleting DAX clusters', null, () => teardownDax(runId, run, daxAdmin))
+    : null;
+
   const deletedTables: string[] = [];
   const keptTables: string[] = [];
   const owned = new Set<string>();
@@ -122,6 +134,7 @@ export async function teardown(
     deletedTables,
     keptTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
+    ...(dax ? dax : {}),
     failed,
   };
   // A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried
@@ -136,6 +149,13 @@ export async function teardown(
     keptTables: union(previous?.keptTables, keptTables),
     ...(deps.cluster || previous?.terminatedNodes
       ? { terminatedNodes: union(previous?.terminatedNodes, terminatedNodes) }
+      : {}),
+    ...(dax || previous?.deletedDaxClusters
+      ? {
+          deletedDaxClusters: union(previous?.deletedDaxClusters, dax?.deletedDaxClusters ?? []),
+          // what is still pending is this pass's view
+          pendingDaxGroups: dax?.pendingDaxGroups ?? previous?.pendingDaxGroups ?? [],
+        }
       : {}),
     failed: failed || Boolean(previous?.failed),
     passes: (previous?.passes ?? 1) + (previous ? 1 : 0),
@@ -156,12 +176,17 @@ export async function teardown(
     };
     await deps.store.putJson(failureKey(runId), failure);
     // one message per failed run, unless a later pass had to remove something the first left
-    const removedNow = terminated.length + terminatedNodes.length + deletedTables.length;
+    const removedNow =
+      terminated.length +
+      terminatedNodes.length +
+      deletedTables.length +
+      (dax?.deletedDaxClusters.length ?? 0);
     if (deps.notifier && (!earlier || removedNow > 0)) {
       await deps.notifier.publish(
         `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
         `Run ${runId} ended ${failure.status}: ${failure.error ?? ''} ${failure.cause ?? ''}\n` +
-          `Teardown terminated ${terminated.length} loaders${terminatedNodes.length ? ` and ${terminatedNodes.length} database nodes` : ''} and deleted ${deletedTables.length} tables.`,
+          `Teardown terminated ${terminated.length} loaders${terminatedNodes.length ? ` and ${terminatedNodes.length} database nodes` : ''} and deleted ${deletedTables.length} tables` +
+          `${dax?.deletedDaxClusters.length ? ` and ${dax.deletedDaxClusters.length} DAX clusters` : ''}.`,
       );
     }
   }
@@ -183,6 +208,8 @@ export interface JanitorResult {
   terminated: string[];
   deletedTables: string[];
   terminatedNodes?: string[];
+  deletedDaxClusters?: string[];
+  deletedDaxGroups?: string[];
 }
 
 /** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
@@ -191,6 +218,7 @@ export async function janitor(deps: {
   fleet: FleetAdmin;
   clock: Clock;
   cluster?: ClusterAdmin;
+  dax?: DaxAdmin;
 }): Promise<JanitorResult> {
   const nowS = deps.clock.nowMs() / 1000;
   const expired = (tags: Record<string, string>): boolean => {
@@ -232,7 +260,19 @@ export async function janitor(deps: {
       terminatedNodes.push(...ids);
     });
   }
+  const daxAdmin = deps.dax;
+  const dax = { deletedDaxClusters: [] as string[], deletedDaxGroups: [] as string[] };
+  if (daxAdmin)
+    await attempt('deleting DAX clusters and groups', async () => {
+      const r = await janitorDax(daxAdmin, expired);
+      dax.deletedDaxClusters.push(...r.deletedDaxClusters);
+      dax.deletedDaxGroups.push(...r.deletedDaxGroups);
+    });
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
-  if (!deps.cluster) return { terminated, deletedTables };
-  return { terminated, deletedTables, terminatedNodes };
+  return {
+    terminated,
+    deletedTables,
+    ...(deps.cluster ? { terminatedNodes } : {}),
+    ...(daxAdmin ? dax : {}),
+  };
 }
