@@ -10,6 +10,7 @@ import type { RunSpec } from '../spec/schema';
 import { PriceBook, dynamoPrices, usd } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
+import { daxNodeHourPrice } from './dax';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
 
@@ -24,6 +25,8 @@ export interface PlanLike {
 export const ESTIMATE_ASSUMPTIONS = {
   /** Provisioning, waiting for readiness and teardown, once per run. */
   setupAndTeardownSeconds: 900,
+  /** A DAX cluster is billed from its creation (10+ minutes before it is available) to its deletion. */
+  daxSetupSeconds: 1800,
   /** Configure + dispatch + aggregate around each cell. */
   perCellOverheadSeconds: 60,
   /** A new on-demand table sustains 4,000 write units/s (AWS docs) and may double every 30 minutes. */
@@ -218,6 +221,19 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
             unitUsd: usd(prices.wruPerMillion).div(1_000_000),
           });
         }
+      }
+      if (t.dax) {
+        // node-hours from creation to deletion, each partial node-hour billed as a full one
+        const seconds = runSeconds.add(A.daxSetupSeconds).toNumber();
+        const hours = Math.ceil(seconds / 3600);
+        lines.push({
+          kind: 'dax',
+          label: `${t.id}: DAX cluster of ${t.dax.nodes} × ${t.dax.nodeType} for the run (${hours} h billed per node)`,
+          target: t.id,
+          quantity: Q.of(t.dax.nodes * hours),
+          unit: 'node-hour',
+          unitUsd: daxNodeHourPrice(book, t.dax.nodeType, `targets[${i}].dax.nodeType`),
+        });
       }
       if (created) {
         const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
