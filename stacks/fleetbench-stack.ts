@@ -11,6 +11,7 @@ import {
   ResultsLake,
   Schedules,
   DbNodes,
+  DaxAccess,
   type ScheduledSpec,
 } from '../lib/constructs';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
@@ -43,6 +44,7 @@ export class FleetbenchStack extends Stack {
   readonly abortRule: AbortRule;
   readonly schedules: Schedules;
   readonly dbNodes: DbNodes;
+  readonly dax: DaxAccess;
 
   constructor(scope: Construct, id: string, props: FleetbenchStackProps = {}) {
     super(scope, id, props);
@@ -67,6 +69,18 @@ export class FleetbenchStack extends Stack {
     });
     this.janitor = new Janitor(this, 'Janitor', { topic: this.monitoring.topic });
     this.dbNodes = new DbNodes(this, 'DbNodes', {
+      fleet: this.fleet,
+      functions: {
+        provisionTarget: this.pipeline.functions.provisionTarget,
+        waitReady: this.pipeline.functions.waitReady,
+        startLoad: this.pipeline.functions.startLoad,
+        startCell: this.pipeline.functions.startCell,
+        teardown: this.pipeline.functions.teardown,
+        onAbort: this.pipeline.onAbortFunction,
+        janitor: this.janitor.fn,
+      },
+    });
+    this.dax = new DaxAccess(this, 'Dax', {
       fleet: this.fleet,
       functions: {
         provisionTarget: this.pipeline.functions.provisionTarget,

@@ -7,4 +7,5 @@ export * from './janitor';
 export * from './abort-rule';
 export * from './schedules';
 export * from './db-nodes';
+export * from './dax-access';
 export * from './preflight';
