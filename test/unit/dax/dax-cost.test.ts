@@ -123,3 +123,20 @@ describe('DAX cost', () => {
     );
   });
 });
+
+describe('examples/seed-000-dax.json', () => {
+  it('compares the same table alone and behind 3 × dax.r5.large; the estimate bills the cluster per whole node-hour', () => {
+    const file = require.resolve('../../../examples/seed-000-dax.json');
+    const { spec } = validateSpec(JSON.parse(require('node:fs').readFileSync(file, 'utf8')));
+    const [alone, cached] = spec.targets;
+    expect(alone).not.toHaveProperty('dax');
+    expect(cached).toMatchObject({ dax: { nodeType: 'dax.r5.large', nodes: 3 }, consistentReads: false });
+    const est = estimateRunCost(spec, planRun(spec), book);
+    const dax = est.items.filter((i) => i.kind === 'dax');
+    expect(dax).toHaveLength(1);
+    const hours = Math.ceil((est.runHours * 3600 + ESTIMATE_ASSUMPTIONS.daxSetupSeconds) / 3600);
+    // 3 nodes × whole hours × $0.269
+    expect(dax[0]).toMatchObject({ target: 'dynamodb-dax', quantity: 3 * hours, unitUsd: 0.269 });
+    expect(dax[0]!.usd).toBeCloseTo(Math.round(3 * hours * 0.269 * 100) / 100, 9);
+  });
+});
