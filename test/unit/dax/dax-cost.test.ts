@@ -5,6 +5,8 @@
  * month; DAX bills each partial node-hour as a full one
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-understanding-billing.html).
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { headlineTotals, loadPriceBook, monthlyCost, type DynamoCostReport } from '../../../lib/core/cost';
 import { estimateRunCost, ESTIMATE_ASSUMPTIONS } from '../../../lib/core/cost/estimate';
 import { cellCostsFor } from '../../../lib/core/pipeline/costing';
@@ -69,8 +71,8 @@ describe('DAX cost', () => {
 
   it("a cell's monthly cost adds the cluster's node-hours to the table's", () => {
     const withDax = cellCostsFor(spec, book)(plan.cells[0]!, 1000);
-    const { dax: _omit, ...noDaxTarget } = spec.targets[0] as { dax?: unknown };
-    const alone = cellCostsFor({ ...spec, targets: [noDaxTarget as never] }, book)(plan.cells[0]!, 1000);
+    const noDaxTarget = { ...spec.targets[0]!, dax: undefined };
+    const alone = cellCostsFor({ ...spec, targets: [noDaxTarget] }, book)(plan.cells[0]!, 1000);
     // dax.t3.small: 1 × $0.04 × 730 = $29.20
     expect(withDax.monthlyCostUsd! - alone.monthlyCostUsd!).toBeCloseTo(29.2, 9);
     expect(withDax.monthlyCostOnDemandUsd! - alone.monthlyCostOnDemandUsd!).toBeCloseTo(29.2, 9);
@@ -126,8 +128,8 @@ describe('DAX cost', () => {
 
 describe('examples/seed-000-dax.json', () => {
   it('compares the same table alone and behind 3 × dax.r5.large; the estimate bills the cluster per whole node-hour', () => {
-    const file = require.resolve('../../../examples/seed-000-dax.json');
-    const { spec } = validateSpec(JSON.parse(require('node:fs').readFileSync(file, 'utf8')));
+    const file = path.join(__dirname, '..', '..', '..', 'examples', 'seed-000-dax.json');
+    const { spec } = validateSpec(JSON.parse(readFileSync(file, 'utf8')));
     const [alone, cached] = spec.targets;
     expect(alone).not.toHaveProperty('dax');
     expect(cached).toMatchObject({ dax: { nodeType: 'dax.r5.large', nodes: 3 }, consistentReads: false });
