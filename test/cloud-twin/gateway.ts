@@ -40,6 +40,9 @@ export interface GatewayOptions {
   instanceTags: (ids: string[]) => Promise<Record<string, Record<string, string>>>;
   launchTemplateRole: (ltId: string) => string | undefined;
   ssm: SsmHooks;
+  /** The DAX front (test/support/dax-twin.ts) that `dax` calls go to; its tags lookups for security groups. */
+  daxPort?: number;
+  securityGroupTags?: (ids: string[]) => Promise<Record<string, Record<string, string>>>;
 }
 
 /** A refusal the cloud can give (capacity, throttling), injected on the n-th call of an operation. */
@@ -151,6 +154,7 @@ export class Gateway {
       mapped = await mapRequest(api, {
         instanceTags: this.o.instanceTags,
         launchTemplateRole: this.o.launchTemplateRole,
+        ...(this.o.securityGroupTags ? { securityGroupTags: this.o.securityGroupTags } : {}),
       });
     } catch (err) {
       if (!(err instanceof UnmappedOperation)) throw err;
@@ -204,7 +208,15 @@ export class Gateway {
         return;
       }
     }
-    const upstream = await forward(service === 'dynamodb' ? this.o.dynamodbPort : this.o.motoPort, req, body);
+    const upstream = await forward(
+      service === 'dynamodb'
+        ? this.o.dynamodbPort
+        : service === 'dax' && this.o.daxPort
+          ? this.o.daxPort
+          : this.o.motoPort,
+      req,
+      body,
+    );
     if (upstream.status < 300) {
       if (mapped.operation === 'ssm:SendCommand') {
         const id = (JSON.parse(upstream.body.toString('utf8')) as { Command: { CommandId: string } }).Command

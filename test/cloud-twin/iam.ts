@@ -9,6 +9,7 @@
  */
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, REGION } from './template';
+import { mapDax, mapDaxEc2, type SecurityGroupTags } from './iam-dax';
 
 export interface ApiRequest {
   /** SigV4 credential scope service: s3, dynamodb, ec2, ssm, monitoring, states, sns, logs, secretsmanager */
@@ -75,9 +76,15 @@ function queryList(params: URLSearchParams, prefix: string): string[] {
 
 export async function mapRequest(
   req: ApiRequest,
-  lookups: { instanceTags: InstanceTags; launchTemplateRole: (ltId: string) => string | undefined },
+  lookups: {
+    instanceTags: InstanceTags;
+    launchTemplateRole: (ltId: string) => string | undefined;
+    securityGroupTags?: SecurityGroupTags;
+  },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
+  const dax = mapDax(req);
+  if (dax) return dax;
   const target = String(req.headers['x-amz-target'] ?? '');
   if (JSON_PREFIX[req.service] && target) {
     const op = target.split('.').pop()!;
@@ -194,6 +201,8 @@ export async function mapRequest(
       }
       if (op === 'RunInstances')
         return { operation: action, checks: runInstancesChecks(form, lookups), params };
+      const daxEc2 = await mapDaxEc2(op, form, params, lookups.securityGroupTags);
+      if (daxEc2) return daxEc2;
     }
     throw new UnmappedOperation(`${action} is not in the twin's IAM table`);
   }

@@ -26,6 +26,7 @@ import {
   CreateVpcCommand,
   DescribeImagesCommand,
   DescribeInstancesCommand,
+  DescribeSecurityGroupsCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -43,6 +44,7 @@ import { buildAgent } from '../../loader/agent/build';
 import { NODE_ROLE } from '../../lib/core/cluster';
 import { TAG_ROLE } from '../../lib/core/ports';
 import { startMoto, type MotoServer } from '../support/moto';
+import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { Gateway, type Principal } from './gateway';
 import { SsmTwin } from './ssm-twin';
 import {
@@ -104,6 +106,8 @@ export class CloudTwin {
     readonly ddbLocal: DynamoDbLocal,
     readonly workDir: string,
     private readonly ltRoles: Map<string, string>,
+    /** moto's DAX behind the front that answers the group calls moto lacks. */
+    readonly dax: DaxTwin,
   ) {
     const cfg = moto.clientConfig;
     this.clients = {
@@ -131,6 +135,8 @@ export class CloudTwin {
       principals,
       instanceTags: (ids) => this.instanceTags(ids),
       launchTemplateRole: (lt) => this.ltRoles.get(lt),
+      daxPort: Number(new URL(dax.endpoint).port),
+      securityGroupTags: (ids) => this.securityGroupTags(ids),
       ssm: {
         sent: (id, p) => this.ssm.sent(id, p),
         answer: (op, p) => this.ssm.answer(op, p),
@@ -153,7 +159,8 @@ export class CloudTwin {
       bundleDir: path.dirname(built.bundleLibDir),
     });
     const [moto, ddb] = await Promise.all([startMoto(), startDynamoDbLocal()]);
-    const twin = new CloudTwin(asm, moto, ddb, workDir, new Map());
+    const dax = await startDaxTwin(moto.endpoint);
+    const twin = new CloudTwin(asm, moto, ddb, workDir, new Map(), dax);
     try {
       await twin.createResources();
       await twin.gateway.start();
@@ -418,6 +425,18 @@ export class CloudTwin {
     );
   }
 
+  private async securityGroupTags(ids: string[]): Promise<Record<string, Record<string, string>>> {
+    const out = await this.clients.ec2
+      .send(new DescribeSecurityGroupsCommand({ GroupIds: ids }))
+      .catch(() => ({ SecurityGroups: [] }));
+    return Object.fromEntries(
+      (out.SecurityGroups ?? []).map((g) => [
+        g.GroupId!,
+        Object.fromEntries((g.Tags ?? []).map((t) => [t.Key!, t.Value!])),
+      ]),
+    );
+  }
+
   private async instanceTags(ids: string[]): Promise<Record<string, Record<string, string>>> {
     if (!ids.length) return {};
     try {
@@ -663,6 +682,7 @@ export class CloudTwin {
     for (const s of this.standIns.values()) s.child.kill('SIGTERM');
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);
+    await this.dax.stop().catch(() => undefined);
     await this.moto.stop();
     await this.ddbLocal.stop();
     rmSync(this.workDir, { recursive: true, force: true });
