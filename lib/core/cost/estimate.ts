@@ -56,7 +56,7 @@ export const ESTIMATE_ASSUMPTIONS = {
 } as const;
 
 export interface EstimateItem {
-  /** What the line is for: loaders, dynamodb-capacity, dynamodb-requests, dynamodb-load, storage, nodes, external, pipeline. */
+  /** What the line is for: loaders, dynamodb-capacity, dynamodb-requests, dynamodb-load, dax, storage, nodes, external, pipeline. */
   kind: string;
   label: string;
   target?: string;
