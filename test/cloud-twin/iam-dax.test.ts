@@ -12,7 +12,12 @@ const lookups = {
   instanceTags: async () => ({}),
   launchTemplateRole: () => undefined,
   securityGroupTags: async (ids: string[]): Promise<Record<string, Record<string, string>>> =>
-    Object.fromEntries(ids.map((id) => [id, id === 'sg-run' ? { 'fleetbench:run-id': 'r1' } : {}])),
+    Object.fromEntries(
+      ids.map((id): [string, Record<string, string>] => [
+        id,
+        id === 'sg-run' ? { 'fleetbench:run-id': 'r1' } : {},
+      ]),
+    ),
 };
 const dax = (op: string, body: object): ApiRequest => ({
   service: 'dax',
