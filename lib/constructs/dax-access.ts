@@ -164,9 +164,10 @@ export class DaxAccess extends Construct {
     for (const fn of [f.waitReady, f.startLoad, f.startCell]) {
       add(fn, 'DescribeRunDaxClusters', ['dax:DescribeClusters'], [runClusters]);
     }
-    // listing the account's clusters (DescribeClusters without names) to find a run's by tag; ListTags per cluster
+    // listing the account's clusters (DescribeClusters without names: no cluster in the request, so "*", which
+    // covers however IAM names the request's resource) to find a run's by tag; ListTags per cluster
     for (const fn of [f.provisionTarget, f.teardown, f.onAbort, f.janitor]) {
-      add(fn, 'ListDaxClusters', ['dax:DescribeClusters'], [cache('*')]);
+      add(fn, 'ListDaxClusters', ['dax:DescribeClusters'], ['*']);
       add(fn, 'ReadDaxClusterTags', ['dax:ListTags'], [runClusters]);
       add(fn, 'DescribeDaxSecurityGroups', ['ec2:DescribeSecurityGroups'], ['*']);
     }

@@ -3,7 +3,7 @@
  * around them, from the Service Authorization Reference for DAX
  * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodbacceleratordax.html):
  * cluster actions on the `application` resource `arn:aws:dax:<region>:<account>:cache/<ClusterName>`
- * (DescribeClusters' resource is optional: without names it is evaluated on `cache/*` here); the subnet and
+ * (DescribeClusters' resource is optional: without names it is evaluated on "*" here); the subnet and
  * parameter group actions have no resource type ("*"); CreateCluster also authorizes dax:TagResource (tags in the
  * request) and iam:PassRole on the role it names, with iam:PassedToService = dax.amazonaws.com. For EC2
  * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html): CreateSecurityGroup
@@ -47,7 +47,7 @@ export function mapDax(req: ApiRequest): Mapped | null {
     }
     case 'DescribeClusters': {
       const names = (p.ClusterNames ?? []) as string[];
-      return names.length ? on(...names.map(cache)) : on(cache('*'));
+      return names.length ? on(...names.map(cache)) : on('*');
     }
     case 'DeleteCluster':
       return on(cache(String(p.ClusterName)));

@@ -160,7 +160,6 @@ describe('cdk-nag and cfn-lint', () => {
     expect(dax).toEqual(
       expect.arrayContaining([
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:dax:us-east-1:123456789012:cache/fb-*]',
-        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:dax:us-east-1:123456789012:cache/*]',
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:us-east-1:123456789012:security-group/*]',
       ]),
     );
