@@ -139,6 +139,11 @@ export interface DaxTeardown {
   deletedDaxClusters: string[];
   /** Names whose clusters were still deleting: their groups are left to the Janitor. */
   pendingDaxGroups: string[];
+  /**
+   * Clusters DAX did not start deleting (still `creating` or `modifying` after DeleteCluster): Teardown reports
+   * them as an error (it is retried), and the Janitor deletes them after the run's expiry.
+   */
+  stuckDaxClusters: string[];
 }
 
 /**
@@ -154,14 +159,19 @@ export async function teardownDax(
   for (const c of await dax.listClusters({ runId })) names.add(c.name);
   const deletedDaxClusters: string[] = [];
   const pendingDaxGroups: string[] = [];
+  const stuckDaxClusters: string[] = [];
   for (const name of names) {
-    if (await dax.deleteCluster(name)) deletedDaxClusters.push(name);
+    if (await dax.deleteCluster(name)) {
+      const s = await dax.describeCluster(name);
+      if (s.status === 'deleting' || s.status === 'MISSING') deletedDaxClusters.push(name);
+      else stuckDaxClusters.push(`${name} (${s.status})`);
+    }
     if (!(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
   }
   // groups of a cluster created and gone before the context was written (a failed ProvisionTarget's retry)
   for (const g of await dax.listSupporting({ runId }))
     if (!names.has(g.name) && !(await dax.deleteSupporting(g.name))) pendingDaxGroups.push(g.name);
-  return { deletedDaxClusters, pendingDaxGroups };
+  return { deletedDaxClusters, pendingDaxGroups, stuckDaxClusters };
 }
 
 /**

@@ -106,6 +106,8 @@ export async function teardown(
   const dax: DaxTeardown | null = daxAdmin
     ? await attempt('deleting DAX clusters', null, () => teardownDax(runId, run, daxAdmin))
     : null;
+  if (dax?.stuckDaxClusters.length)
+    errors.push(`DAX did not start deleting ${dax.stuckDaxClusters.join(', ')}`);
 
   const deletedTables: string[] = [];
   const keptTables: string[] = [];
@@ -134,7 +136,7 @@ export async function teardown(
     deletedTables,
     keptTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
-    ...(dax ? dax : {}),
+    ...(dax ? { deletedDaxClusters: dax.deletedDaxClusters, pendingDaxGroups: dax.pendingDaxGroups } : {}),
     failed,
   };
   // A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried

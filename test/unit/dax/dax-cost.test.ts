@@ -14,6 +14,7 @@ import { planRun } from '../../../lib/core/plan';
 import { headlineOf } from '../../../lib/core/contract/headline';
 import { daxComparison, renderReport, type ReportData } from '../../../lib/core/report/html';
 import { validateSpec } from '../../../lib/core/spec';
+import { costDocument, renderCost } from '../../../lib/cli/commands/cost';
 
 const book = loadPriceBook('2024-11');
 
@@ -45,6 +46,15 @@ describe('DAX cost', () => {
     const alone = monthlyCost(input(), book) as DynamoCostReport;
     expect(alone.dax).toBeUndefined();
     expect(headlineTotals(alone).onDemand).toBe(166.75);
+  });
+
+  it('`fleetbench cost` prints DynamoDB alone and with DAX', () => {
+    const text = renderCost(costDocument(input({ nodeType: 'dax.r5.large', nodes: 3 }), book));
+    expect(text).toContain(
+      '  DAX: 3 × dax.r5.large at $0.269/node-hour = $589.11/month; DynamoDB alone vs with DAX: ' +
+        'provisioned $49.95 → $639.06, on-demand $166.75 → $755.86/month',
+    );
+    expect(renderCost(costDocument(input(), book))).not.toContain('DAX');
   });
 
   it('an unknown node type is refused naming the field and the known types', () => {
