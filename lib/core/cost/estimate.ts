@@ -129,6 +129,25 @@ function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
  * The run's cost on AWS, itemised. Prices missing from the book (say, an instance type) are listed
  * in `unpriced` and left out of the total rather than failing the plan.
  */
+/** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
+function daxLine(
+  target: string,
+  dax: { nodeType: string; nodes: number },
+  runSeconds: Q,
+  book: PriceBook,
+  path: string,
+): Line {
+  const hours = Math.ceil(runSeconds.add(A.daxSetupSeconds).toNumber() / 3600);
+  return {
+    kind: 'dax',
+    label: `${target}: DAX cluster of ${dax.nodes} × ${dax.nodeType} for the run (${hours} h billed per node)`,
+    target,
+    quantity: Q.of(dax.nodes * hours),
+    unit: 'node-hour',
+    unitUsd: daxNodeHourPrice(book, dax.nodeType, `${path}.nodeType`),
+  };
+}
+
 export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
   const lines: Line[] = [];
   const attributed: Line[] = [];
@@ -222,19 +241,7 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
           });
         }
       }
-      if (t.dax) {
-        // node-hours from creation to deletion, each partial node-hour billed as a full one
-        const seconds = runSeconds.add(A.daxSetupSeconds).toNumber();
-        const hours = Math.ceil(seconds / 3600);
-        lines.push({
-          kind: 'dax',
-          label: `${t.id}: DAX cluster of ${t.dax.nodes} × ${t.dax.nodeType} for the run (${hours} h billed per node)`,
-          target: t.id,
-          quantity: Q.of(t.dax.nodes * hours),
-          unit: 'node-hour',
-          unitUsd: daxNodeHourPrice(book, t.dax.nodeType, `targets[${i}].dax.nodeType`),
-        });
-      }
+      if (t.dax) lines.push(daxLine(t.id, t.dax, runSeconds, book, `targets[${i}].dax`));
       if (created) {
         const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
         lines.push({
