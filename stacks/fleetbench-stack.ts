@@ -12,6 +12,7 @@ import {
   Schedules,
   DbNodes,
   KeyspacesAccess,
+  DaxAccess,
   type ScheduledSpec,
 } from '../lib/constructs';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
@@ -44,6 +45,7 @@ export class FleetbenchStack extends Stack {
   readonly abortRule: AbortRule;
   readonly schedules: Schedules;
   readonly dbNodes: DbNodes;
+  readonly dax: DaxAccess;
 
   constructor(scope: Construct, id: string, props: FleetbenchStackProps = {}) {
     super(scope, id, props);
@@ -84,6 +86,18 @@ export class FleetbenchStack extends Stack {
       functions: {
         provisionTarget: this.pipeline.functions.provisionTarget,
         waitReady: this.pipeline.functions.waitReady,
+        teardown: this.pipeline.functions.teardown,
+        onAbort: this.pipeline.onAbortFunction,
+        janitor: this.janitor.fn,
+      },
+    });
+    this.dax = new DaxAccess(this, 'Dax', {
+      fleet: this.fleet,
+      functions: {
+        provisionTarget: this.pipeline.functions.provisionTarget,
+        waitReady: this.pipeline.functions.waitReady,
+        startLoad: this.pipeline.functions.startLoad,
+        startCell: this.pipeline.functions.startCell,
         teardown: this.pipeline.functions.teardown,
         onAbort: this.pipeline.onAbortFunction,
         janitor: this.janitor.fn,

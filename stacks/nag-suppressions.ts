@@ -84,7 +84,19 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
-      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones).',
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces).',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dax:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):cache\/fb-\*\]$/,
+    reason:
+      'DAX clusters are created per run and named fb-<8 hex> (lib/core/dax.ts daxResourceName); the grants (cluster actions for the steps, item actions for the loaders) are limited to that prefix.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):security-group\/\*\]$/,
+    reason:
+      "A run's DAX security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag.",
   },
   {
     pattern: /^AwsSolutions-EC23$/,

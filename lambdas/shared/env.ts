@@ -3,6 +3,7 @@
  * adapters built from it. Clients are created lazily so a step only builds what it uses.
  */
 import { AwsAccountQuotas } from '../../lib/aws/account-quotas';
+import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
@@ -108,6 +109,24 @@ export function awsPorts(): Ports {
     get keyspaces() {
       if (process.env.KEYSPACES_ADMIN !== 'true') return undefined;
       return once('keyspaces', () => new KeyspacesApiAdmin());
+    },
+    // DAX clusters: only where the stack set the DAX service role (DaxAccess construct)
+    get dax() {
+      if (!process.env.DAX_ROLE_ARN) return undefined;
+      return once(
+        'dax',
+        () =>
+          new DaxClusterAdmin(
+            {},
+            {},
+            {
+              vpcId: requireEnv('DAX_VPC_ID'),
+              subnetIds: requireEnv('DAX_SUBNET_IDS').split(',').filter(Boolean),
+              loaderSecurityGroupId: requireEnv('DAX_LOADER_SECURITY_GROUP_ID'),
+              iamRoleArn: requireEnv('DAX_ROLE_ARN'),
+            },
+          ),
+      );
     },
     get quotas() {
       return once('quotas', () => new AwsAccountQuotas());

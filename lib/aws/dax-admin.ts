@@ -35,9 +35,13 @@ import {
   type DaxAdmin,
   type DaxClusterRequest,
   type DaxClusterState,
+  type DaxNetwork,
   type Tags,
 } from '../core/ports';
 import { errorName, translate } from './errors';
+
+/** daxResourceName's shape (lib/core/dax.ts). */
+const DAX_NAME = /^fb-[0-9a-f]{8}$/;
 
 const NOT_FOUND = new Set([
   'ClusterNotFoundFault',
@@ -52,6 +56,8 @@ export class DaxClusterAdmin implements DaxAdmin {
   constructor(
     daxClientOrConfig: DAXClient | DAXClientConfig = {},
     ec2ClientOrConfig: EC2Client | EC2ClientConfig = {},
+    /** The stack's loader network and DAX service role (Lambdas that create clusters). */
+    readonly network?: DaxNetwork,
   ) {
     this.dax = daxClientOrConfig instanceof DAXClient ? daxClientOrConfig : new DAXClient(daxClientOrConfig);
     this.ec2 = ec2ClientOrConfig instanceof EC2Client ? ec2ClientOrConfig : new EC2Client(ec2ClientOrConfig);
@@ -171,6 +177,34 @@ export class DaxClusterAdmin implements DaxAdmin {
         const run = tags[TAG_RUN_ID];
         if (run === undefined || (filter.runId !== undefined && run !== filter.runId)) continue;
         out.push({ name: c.ClusterName!, status: c.Status ?? 'unknown', tags });
+      }
+      token = page.NextToken;
+    } while (token);
+    return out;
+  }
+
+  async listSupporting(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]> {
+    const out: { name: string; tags: Tags }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call('EC2', 'DescribeSecurityGroups', () =>
+        this.ec2.send(
+          new DescribeSecurityGroupsCommand({
+            Filters: [
+              filter.runId !== undefined
+                ? { Name: `tag:${TAG_RUN_ID}`, Values: [filter.runId] }
+                : { Name: 'tag-key', Values: [TAG_RUN_ID] },
+            ],
+            NextToken: token,
+          }),
+        ),
+      );
+      for (const g of page.SecurityGroups ?? []) {
+        // the run's DAX groups carry its DAX resource name (other groups of a run are the stack's, not per run)
+        if (!g.GroupName || !DAX_NAME.test(g.GroupName)) continue;
+        const tags: Tags = {};
+        for (const t of g.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
+        out.push({ name: g.GroupName, tags });
       }
       token = page.NextToken;
     } while (token);

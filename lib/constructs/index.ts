@@ -7,5 +7,6 @@ export * from './janitor';
 export * from './abort-rule';
 export * from './schedules';
 export * from './db-nodes';
+export * from './dax-access';
 export * from './preflight';
 export * from './keyspaces-access';

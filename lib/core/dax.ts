@@ -7,6 +7,9 @@
  * a cluster name has 1-20 characters, letters, digits or hyphens, starts with a letter, no trailing hyphen and
  * no two consecutive hyphens; ReplicationFactor (nodes) is 1-11 (AWS recommends at least 3 for production).
  */
+import { loadPriceBook, type PriceBook } from './cost/book';
+import type { Issue } from './errors';
+import type { DynamoDbTarget } from './spec/schema';
 
 /** DAX's default item and query cache TTL: 5 minutes (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DAX.cluster-management.html#DAX.cluster-management.custom-settings.ttl). */
 export const DAX_DEFAULT_TTL_MS = 300_000;
@@ -75,4 +78,66 @@ function fnv1a(s: string): string {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * Validation of a target's `dax` beyond its shape: the node type must be one the price book prices (the run's
+ * cost and budget need it; `path` names the target, e.g. `targets[0]`); strongly consistent reads are a warning
+ * (DAX passes them through to the table: the cache serves none of them).
+ */
+export function daxSpecFindings(
+  t: DynamoDbTarget,
+  path: string,
+  issues: Issue[],
+  warnings: string[],
+  book: PriceBook = loadPriceBook(),
+): void {
+  const dax = t.dax;
+  if (!dax) return;
+  const known = Object.keys(book.dax ?? {});
+  if (!known.includes(dax.nodeType))
+    issues.push({
+      path: `${path}.dax.nodeType`,
+      message:
+        `expected a DAX node type that price book "${book.id}" prices (${known.length ? known.join(', ') : 'none'}), ` +
+        `found "${dax.nodeType}"`,
+    });
+  if (t.consistentReads)
+    warnings.push(
+      `${path}.consistentReads: DAX passes strongly consistent reads through to the table; the cluster caches none of them`,
+    );
+}
+
+/** The cluster request fields a `dax` spec gives (the rest — network, role, tags — comes from the stack and the run). */
+export function daxClusterShape(dax: NonNullable<DynamoDbTarget['dax']>): {
+  nodeType: string;
+  nodes: number;
+  ttls: DaxCacheTtls;
+  tls: boolean;
+} {
+  return {
+    nodeType: dax.nodeType,
+    nodes: dax.nodes,
+    ttls: { itemTtlMs: dax.itemTtlMs, queryTtlMs: dax.queryTtlMs },
+    tls: dax.tls,
+  };
+}
+
+/**
+ * A local run cannot have DAX: a cluster runs only in a VPC of an AWS account and no emulator serves DAX's
+ * protocol. One issue per DAX target, naming the field and what it needs.
+ */
+export function daxLocalIssues(spec: { targets: readonly { kind: string; dax?: unknown }[] }): Issue[] {
+  return spec.targets.flatMap((t, i) =>
+    t.kind === 'dynamodb' && t.dax
+      ? [
+          {
+            path: `targets[${i}].dax`,
+            message:
+              "DAX runs only in a VPC of an AWS account (a cluster in the loaders' subnets) and nothing local stands " +
+              'in for it: run this spec on AWS (fleetbench start), or remove "dax" to run the table alone here',
+          },
+        ]
+      : [],
+  );
 }

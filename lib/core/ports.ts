@@ -191,7 +191,17 @@ export interface DaxClusterState {
   subnetGroup?: string;
 }
 
+/** Where a run's DAX clusters go: the stack's loader network and DAX service role. */
+export interface DaxNetwork {
+  vpcId: string;
+  subnetIds: string[];
+  loaderSecurityGroupId: string;
+  iamRoleArn: string;
+}
+
 export interface DaxAdmin {
+  /** The stack's network and role for clusters (unset: this adapter can list and delete, not create). */
+  readonly network?: DaxNetwork;
   /**
    * Creates the security group (ingress from the loaders only), subnet group, parameter group (with the TTLs)
    * and the cluster. A cluster of that name that already exists is a ConflictError. On a failure part-way,
@@ -208,6 +218,11 @@ export interface DaxAdmin {
   deleteSupporting(name: string): Promise<boolean>;
   /** Clusters carrying the run tag (any fleetbench run when runId is omitted), with their tags: the janitor's view. */
   listClusters(filter: { runId?: string }): Promise<{ name: string; status: string; tags: Tags }[]>;
+  /**
+   * Supporting groups left by runs (found by their security group: the run tag and a DAX resource name), with the
+   * security group's tags: the janitor deletes them (deleteSupporting) once their cluster is gone and they expired.
+   */
+  listSupporting(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]>;
 }
 
 // AMAZON KEYSPACES (keyspaces targets)

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
 import { InputError } from '../core/errors';
+import { daxLocalIssues } from '../core/dax';
 import {
   NON_FATAL_STATES,
   TASK_STATES,
@@ -300,6 +301,8 @@ export function assertRunnable(spec: RunSpec): void {
       : [],
   );
   if (jarIssues.length) throw new InputError(jarIssues);
+  const daxIssues = daxLocalIssues(spec);
+  if (daxIssues.length) throw new InputError(daxIssues);
   const bad = spec.targets
     .map((t, i) => ({ t, i }))
     .filter(

@@ -10,6 +10,7 @@ import { CloudWatchClient, ListMetricsCommand } from '@aws-sdk/client-cloudwatch
 import {
   DescribeInstanceAttributeCommand,
   DescribeInstancesCommand,
+  DescribeSecurityGroupsCommand,
   EC2Client,
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
@@ -26,6 +27,7 @@ import { cassandraAssetPath } from '../../lib/local/cassandra-asset';
 import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';
+import { daxResourceName } from '../../lib/core/dax';
 import { evaluate } from './iam';
 import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
 import { ACCOUNT, REGION } from './template';
@@ -923,4 +925,110 @@ test("the loader role's CQL grant: runs' fb_ keyspaces and the system tables, no
     await create('fb_r1_ks', {}),
     await create('orders', tagged),
   ]).toEqual(['Allowed', 'ImplicitlyDenied', 'ImplicitlyDenied']);
+});
+
+// ---- DAX (dynamodb targets with dax): moto's DAX behind test/support/dax-twin.ts, mapped by ./iam-dax.ts ----
+
+const daxSpec = (name: string) =>
+  spec(name, {
+    targets: [
+      {
+        id: 'ddb',
+        kind: 'dynamodb',
+        billing: { mode: 'provisioned', rcu: 100, wcu: 100 },
+        expectedLatencyMs: 20,
+        dax: { nodeType: 'dax.t3.small', nodes: 1, itemTtlMs: 60000, queryTtlMs: 0 },
+      },
+    ],
+  });
+
+async function daxSecurityGroups(name: string) {
+  const out = await twin.clients.ec2.send(
+    new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'group-name', Values: [name] }] }),
+  );
+  return out.SecurityGroups ?? [];
+}
+
+const byPrincipal = (from: number, action: string) =>
+  twin.gateway.calls
+    .slice(from)
+    .filter((c) => c.action === action)
+    .map((c) => [c.principal.replace(/[0-9A-F]{8}$/, ''), c.resource, c.result]);
+
+test("a DynamoDB + DAX run: the cluster and its groups made under ProvisionTarget's role, waited for, deleted by the abort rule's teardown", async () => {
+  const mark = twin.gateway.calls.length;
+  const name = daxResourceName('twin-dax-1', 'ddb');
+  const r = await twin.execute({
+    input: { spec: daxSpec('twin-dax') },
+    name: 'twin-dax-1',
+    waitMs: 1000,
+    // the loaders would talk to the cluster's endpoint, which exists only in moto: stopped once it is ready
+    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-30).join('\n') }).toEqual({
+    status: 'ABORTED',
+    logs: '',
+  });
+  expect(r.states).toEqual(expect.arrayContaining(['ProvisionTarget', 'WaitReady', 'Ready?', 'InitLoad']));
+  const cluster = `arn:aws:dax:${REGION}:${ACCOUNT}:cache/${name}`;
+  expect(byPrincipal(mark, 'dax:CreateCluster')).toEqual([['PipelineProvisionTargetFn', cluster, 'Allowed']]);
+  // the DAX service role, handed to DAX by ProvisionTarget only
+  expect(
+    byPrincipal(mark, 'iam:PassRole')
+      .filter(([, resource]) => /:role\/DaxDaxServiceRole/.test(resource!))
+      .map(([p, , res]) => [p, res]),
+  ).toEqual([['PipelineProvisionTargetFn', 'Allowed']]);
+  // WaitReady asked for that cluster by name until it was available
+  expect(new Set(byPrincipal(mark, 'dax:DescribeClusters').map((c) => c.join(' ')))).toContain(
+    `PipelineWaitReadyFn ${cluster} Allowed`,
+  );
+  // the groups as the run made them: its subnets, the TTLs, a security group tagged with the run
+  expect(twin.dax.parameterGroups.get(name)).toEqual({
+    'record-ttl-millis': '60000',
+    'query-ttl-millis': '0',
+  });
+  expect(twin.dax.subnetGroups.get(name)).toHaveLength(3);
+  const [sg] = await daxSecurityGroups(name);
+  expect(sg!.Tags).toEqual(expect.arrayContaining([{ Key: TAG_RUN_ID, Value: 'twin-dax-1' }]));
+
+  const out = (await twin.invoke(twin.ruleTarget('AbortRule').fn, {
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: {
+      executionArn: r.executionArn,
+      stateMachineArn: twin.stateMachine().arn,
+      name: 'twin-dax-1',
+      status: 'ABORTED',
+    },
+  })) as { deletedDaxClusters: string[]; pendingDaxGroups: string[]; deletedTables: string[] };
+  expectNoDenials(mark);
+  expect(out.deletedDaxClusters).toEqual([name]);
+  expect(out.deletedTables).toEqual(['fleetbench-twin-dax-ddb-twin-dax-1']);
+  expect(byPrincipal(mark, 'dax:DeleteCluster')).toEqual([['PipelineOnAbortFn', cluster, 'Allowed']]);
+  // DAX deletes in minutes: the groups stay for the janitor while moto still reports the cluster deleting
+  expect(out.pendingDaxGroups).toEqual([name]);
+});
+
+test('CreateCluster refused: the run fails naming the refusal, and nothing of the cluster, its groups or the table is left', async () => {
+  const mark = twin.gateway.calls.length;
+  const name = daxResourceName('twin-dax-2', 'ddb');
+  twin.gateway.injectFault({
+    operation: 'dax:CreateCluster',
+    code: 'InsufficientClusterCapacityFault',
+    message: 'There are not enough dax.t3.small nodes available in us-east-1a',
+  });
+  const r = await twin.execute({ input: { spec: daxSpec('twin-dax') }, name: 'twin-dax-2', waitMs: 1000 });
+  expectNoDenials(mark);
+  expect(r.status).toBe('FAILED');
+  expect(r.cause).toContain('InsufficientClusterCapacityFault');
+  expect(r.states).toEqual(expect.arrayContaining(['TeardownAfterFailure']));
+  // ProvisionTarget undid the groups it had made; the teardown found no cluster and no table
+  expect(twin.dax.subnetGroups.has(name)).toBe(false);
+  expect(twin.dax.parameterGroups.has(name)).toBe(false);
+  expect(await daxSecurityGroups(name)).toEqual([]);
+  expect(await twin.tables()).not.toContain('fleetbench-twin-dax-ddb-twin-dax-2');
+  expect((await runInstancesOf('twin-dax-2')).map((i) => i.state)).not.toContain('running');
+  const teardown = (await twin.getJson('runs/twin-dax-2/teardown.json')) as { deletedDaxClusters: string[] };
+  expect(teardown.deletedDaxClusters).toEqual([]);
 });

@@ -42,6 +42,9 @@ export interface GatewayOptions {
   /** The role an instance profile ARN carries (RunInstances' IamInstanceProfile passes it). */
   instanceProfileRole?: (profileArn: string) => string | undefined;
   ssm: SsmHooks;
+  /** The DAX front (test/support/dax-twin.ts) that `dax` calls go to; its tags lookups for security groups. */
+  daxPort?: number;
+  securityGroupTags?: (ids: string[]) => Promise<Record<string, Record<string, string>>>;
 }
 
 /** A refusal the cloud can give (capacity, throttling), injected on the n-th call of an operation. */
@@ -156,6 +159,7 @@ export class Gateway {
         instanceTags: this.o.instanceTags,
         launchTemplateRole: this.o.launchTemplateRole,
         ...(this.o.instanceProfileRole ? { instanceProfileRole: this.o.instanceProfileRole } : {}),
+        ...(this.o.securityGroupTags ? { securityGroupTags: this.o.securityGroupTags } : {}),
       });
     } catch (err) {
       if (!(err instanceof UnmappedOperation)) throw err;
@@ -210,7 +214,12 @@ export class Gateway {
       }
     }
     const port =
-      this.upstreams.get(service) ?? (service === 'dynamodb' ? this.o.dynamodbPort : this.o.motoPort);
+      this.upstreams.get(service) ??
+      (service === 'dynamodb'
+        ? this.o.dynamodbPort
+        : service === 'dax' && this.o.daxPort
+          ? this.o.daxPort
+          : this.o.motoPort);
     const upstream = await forward(port, req, body);
     if (upstream.status < 300) {
       if (mapped.operation === 'ssm:SendCommand') {

@@ -10,6 +10,7 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, REGION } from './template';
 import { mapKeyspaces } from './keyspaces-iam';
+import { mapDax, mapDaxEc2, type SecurityGroupTags } from './iam-dax';
 
 export interface ApiRequest {
   /** SigV4 credential scope service: s3, dynamodb, ec2, ssm, monitoring, states, sns, logs, secretsmanager */
@@ -80,6 +81,7 @@ export async function mapRequest(
     instanceTags: InstanceTags;
     launchTemplateRole: (ltId: string) => string | undefined;
     instanceProfileRole?: (profileArn: string) => string | undefined;
+    securityGroupTags?: SecurityGroupTags;
   },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
@@ -90,6 +92,8 @@ export async function mapRequest(
       `cassandra ${String(req.headers['x-amz-target'])} is not in the twin's IAM table`,
     );
   }
+  const dax = mapDax(req);
+  if (dax) return dax;
   const target = String(req.headers['x-amz-target'] ?? '');
   if (JSON_PREFIX[req.service] && target) {
     const op = target.split('.').pop()!;
@@ -206,6 +210,8 @@ export async function mapRequest(
       }
       if (op === 'RunInstances')
         return { operation: action, checks: runInstancesChecks(form, lookups), params };
+      const daxEc2 = await mapDaxEc2(op, form, params, lookups.securityGroupTags);
+      if (daxEc2) return daxEc2;
     }
     throw new UnmappedOperation(`${action} is not in the twin's IAM table`);
   }

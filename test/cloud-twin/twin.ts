@@ -27,6 +27,7 @@ import {
   DescribeImagesCommand,
   DescribeInstanceAttributeCommand,
   DescribeInstancesCommand,
+  DescribeSecurityGroupsCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -48,6 +49,7 @@ import { TwinCassandraNodes } from './cassandra-nodes';
 import { onTheLoader } from './loader-shell';
 import { startMoto, type MotoServer } from '../support/moto';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
+import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { Gateway, type Principal } from './gateway';
 import { SsmTwin } from './ssm-twin';
 import {
@@ -114,6 +116,8 @@ export class CloudTwin {
     readonly workDir: string,
     private readonly ltRoles: Map<string, string>,
     cassandra: { asset: string; java: string },
+    /** moto's DAX behind the front that answers the group calls moto lacks. */
+    readonly dax: DaxTwin,
   ) {
     const cfg = moto.clientConfig;
     this.clients = {
@@ -146,6 +150,8 @@ export class CloudTwin {
           { Ref?: string }[] | undefined;
         return roles?.[0]?.Ref ? roleArn(roles[0].Ref) : undefined;
       },
+      daxPort: Number(new URL(dax.endpoint).port),
+      securityGroupTags: (ids) => this.securityGroupTags(ids),
       ssm: {
         sent: (id, p) => this.ssm.sent(id, p),
         answer: (op, p) => this.ssm.answer(op, p),
@@ -182,7 +188,8 @@ export class CloudTwin {
       bundleDir: path.dirname(built.bundleLibDir),
     });
     const [moto, ddb] = await Promise.all([startMoto(), startDynamoDbLocal()]);
-    const twin = new CloudTwin(asm, moto, ddb, workDir, new Map(), { asset: cassandraAsset, java });
+    const dax = await startDaxTwin(moto.endpoint);
+    const twin = new CloudTwin(asm, moto, ddb, workDir, new Map(), { asset: cassandraAsset, java }, dax);
     try {
       await twin.createResources();
       twin.keyspaces = await startKeyspacesTwin();
@@ -485,6 +492,18 @@ export class CloudTwin {
     );
   }
 
+  private async securityGroupTags(ids: string[]): Promise<Record<string, Record<string, string>>> {
+    const out = await this.clients.ec2
+      .send(new DescribeSecurityGroupsCommand({ GroupIds: ids }))
+      .catch(() => ({ SecurityGroups: [] }));
+    return Object.fromEntries(
+      (out.SecurityGroups ?? []).map((g) => [
+        g.GroupId!,
+        Object.fromEntries((g.Tags ?? []).map((t) => [t.Key!, t.Value!])),
+      ]),
+    );
+  }
+
   private async instanceTags(ids: string[]): Promise<Record<string, Record<string, string>>> {
     if (!ids.length) return {};
     try {
@@ -732,6 +751,7 @@ export class CloudTwin {
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);
     await this.keyspaces?.stop();
+    await this.dax.stop().catch(() => undefined);
     await this.moto.stop();
     await this.ddbLocal.stop();
     rmSync(this.workDir, { recursive: true, force: true });

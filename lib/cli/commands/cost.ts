@@ -136,6 +136,12 @@ function renderOne(r: CostReport): string {
     out.push(
       `  per billion ops: provisioned ${usd(d.perBillionOps.provisioned)}, on-demand ${usd(d.perBillionOps.onDemand)}`,
     );
+    if (d.dax)
+      out.push(
+        `  DAX: ${d.dax.nodes} × ${d.dax.nodeType} at $${d.dax.usdPerNodeHour}/node-hour = ${usd(d.dax.monthly)}/month; ` +
+          `DynamoDB alone vs with DAX: provisioned ${usd(d.monthly.provisioned.total)} → ${usd(d.dax.withDax.provisioned)}, ` +
+          `on-demand ${usd(d.monthly.onDemand.total)} → ${usd(d.dax.withDax.onDemand)}/month`,
+      );
   } else {
     const parts = Object.entries(r.monthly)
       .filter(([k]) => k !== 'total')

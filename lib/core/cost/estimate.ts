@@ -10,6 +10,7 @@ import type { RunSpec } from '../spec/schema';
 import { PriceBook, dynamoPrices, usd } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
+import { daxNodeHourPrice } from './dax';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
 import { DEFAULT_EXPECTED_LATENCY_MS, type KeyspacesTarget } from '../spec/schema';
@@ -32,6 +33,8 @@ export interface PlanLike {
 export const ESTIMATE_ASSUMPTIONS = {
   /** Provisioning, waiting for readiness and teardown, once per run. */
   setupAndTeardownSeconds: 900,
+  /** A DAX cluster is billed from its creation (10+ minutes before it is available) to its deletion. */
+  daxSetupSeconds: 1800,
   /** Configure + dispatch + aggregate around each cell. */
   perCellOverheadSeconds: 60,
   /** A new on-demand table sustains 4,000 write units/s (AWS docs) and may double every 30 minutes. */
@@ -61,7 +64,7 @@ export const ESTIMATE_ASSUMPTIONS = {
 } as const;
 
 export interface EstimateItem {
-  /** What the line is for: loaders, dynamodb-capacity, dynamodb-requests, dynamodb-load, storage, nodes, external, pipeline. */
+  /** What the line is for: loaders, dynamodb-capacity, dynamodb-requests, dynamodb-load, dax, storage, nodes, external, pipeline. */
   kind: string;
   label: string;
   target?: string;
@@ -218,6 +221,25 @@ function keyspacesEstimateLines(
  * The run's cost on AWS, itemised. Prices missing from the book (say, an instance type) are listed
  * in `unpriced` and left out of the total rather than failing the plan.
  */
+/** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
+function daxLine(
+  target: string,
+  dax: { nodeType: string; nodes: number },
+  runSeconds: Q,
+  book: PriceBook,
+  path: string,
+): Line {
+  const hours = Math.ceil(runSeconds.add(A.daxSetupSeconds).toNumber() / 3600);
+  return {
+    kind: 'dax',
+    label: `${target}: DAX cluster of ${dax.nodes} × ${dax.nodeType} for the run (${hours} h billed per node)`,
+    target,
+    quantity: Q.of(dax.nodes * hours),
+    unit: 'node-hour',
+    unitUsd: daxNodeHourPrice(book, dax.nodeType, `${path}.nodeType`),
+  };
+}
+
 export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
   const lines: Line[] = [];
   const attributed: Line[] = [];
@@ -311,6 +333,7 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
           });
         }
       }
+      if (t.dax) lines.push(daxLine(t.id, t.dax, runSeconds, book, `targets[${i}].dax`));
       if (created) {
         const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
         lines.push({

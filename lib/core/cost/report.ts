@@ -16,6 +16,7 @@ import {
   ycsbItemBytes,
 } from './capacity';
 import { Q } from './decimal';
+import { daxMonthly, daxNodeHourPrice } from './dax';
 import {
   costPerOps,
   costRatio,
@@ -52,6 +53,8 @@ const dynamoTarget = z.looseObject({
   tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
   consistentReads: z.boolean().default(false),
   keyAttribute: z.string().min(1).default('p'),
+  /** A DAX cluster in front of the table (the run spec's `dax`): its node-hours are added to the table's cost. */
+  dax: z.looseObject({ nodeType: z.string().min(1), nodes: z.number().int().min(1).max(11) }).optional(),
 });
 
 /** Database nodes on EC2: ScyllaDB (data on the instance store) or Apache Cassandra (data on an EBS volume). */
@@ -160,6 +163,17 @@ export interface DynamoCostReport {
   perMillionOps: { provisioned?: number; onDemand?: number };
   perBillionOps: { provisioned?: number; onDemand?: number };
   onDemandOverProvisioned?: number;
+  /**
+   * The DAX cluster in front of the table: `monthly` lines above are DynamoDB alone, `withDax` adds the cluster's
+   * node-hours (nodes × price × hoursPerMonth) to each total.
+   */
+  dax?: {
+    nodeType: string;
+    nodes: number;
+    usdPerNodeHour: number;
+    monthly: number;
+    withDax: { provisioned: number; onDemand: number };
+  };
 }
 
 export interface ClusterCostReport {
@@ -302,6 +316,20 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       },
       onDemandOverProvisioned: fine(costRatio(oTotal, pTotal)),
     };
+    if (t.dax) {
+      const monthly = daxMonthly(book, t.dax, 'target.dax').toUsd();
+      const plus = (x: number) => Math.round((x + monthly) * 100) / 100;
+      report.dax = {
+        nodeType: t.dax.nodeType,
+        nodes: t.dax.nodes,
+        usdPerNodeHour: daxNodeHourPrice(book, t.dax.nodeType, 'target.dax.nodeType').toNumber(),
+        monthly,
+        withDax: {
+          provisioned: plus(report.monthly.provisioned.total),
+          onDemand: plus(report.monthly.onDemand.total),
+        },
+      };
+    }
     return report;
   }
 
@@ -383,6 +411,8 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
 
 /** The headline monthly totals of a report, by pricing model. */
 export function headlineTotals(r: CostReport): Record<string, number> {
+  // a table with DAX: its cost includes the cluster's
+  if (r.kind === 'dynamodb' && r.dax) return { ...r.dax.withDax };
   if (r.kind === 'dynamodb' || r.kind === 'keyspaces')
     return { provisioned: r.monthly.provisioned.total, onDemand: r.monthly.onDemand.total };
   return { total: r.monthly.total };

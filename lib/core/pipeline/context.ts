@@ -9,6 +9,7 @@ import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import type { ObjectStore } from '../store';
 import type { RunKeyspace } from './keyspaces';
+import type { RunDaxCluster } from './dax';
 
 /** What Plan returns; every later step receives it as `run`. */
 export interface RunContext {
@@ -30,6 +31,8 @@ export interface RunContext {
   clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
   /** Amazon Keyspaces keyspaces and tables the run creates (keyspaces targets; ./keyspaces.ts). */
   keyspaces?: RunKeyspace[];
+  /** DAX clusters in front of dynamodb targets (lib/core/pipeline/dax.ts); absent when there are none. */
+  dax?: RunDaxCluster[];
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;

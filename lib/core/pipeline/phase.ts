@@ -16,6 +16,7 @@ import {
   type Clock,
   type ClusterAdmin,
   type CommandRunner,
+  type DaxAdmin,
   type FleetAdmin,
   type ObjectStore,
   type TableAdmin,
@@ -35,6 +36,7 @@ import {
   type RunContext,
 } from './context';
 import { loaderIds } from './provision';
+import { daxEndpoints, mergeEndpoints } from './dax';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
 /** Where a phase's files go: `runs/<id>/cells/<cell>` or `runs/<id>/load/<target>`. */
@@ -168,6 +170,7 @@ export async function startPhase(
     commands: CommandRunner;
     clock: Clock;
     cluster?: ClusterAdmin;
+    dax?: DaxAdmin;
   },
 ): Promise<PhaseJob> {
   const run = checkRun(input.run);
@@ -177,7 +180,10 @@ export async function startPhase(
     readSpec(deps.store, run.runId),
     phase === 'run' ? readCellPlan(deps.store, run.runId, input.index) : Promise.resolve(undefined),
   ]);
-  const endpoints = await clusterEndpoints(run, spec, step, deps.cluster);
+  const endpoints = mergeEndpoints(
+    await clusterEndpoints(run, spec, step, deps.cluster),
+    await daxEndpoints(run, step, deps.dax),
+  );
   const { name, jobs, expected, deadline } = buildJobs({
     run,
     plan,

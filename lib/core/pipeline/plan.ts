@@ -20,6 +20,7 @@ import { accountNeeds, preflight } from '../preflight';
 import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
 import { runKeyspaces } from './keyspaces';
+import { daxContext } from './dax';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -268,6 +269,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
       isDbNodeTarget(t) ? [{ target: t.id, nodes: t.nodes, api: nodeApi(t), table: p.tables[t.id]! }] : [],
     ),
     keyspaces: runKeyspaces(spec, runId, p.tables),
+    ...daxContext(spec, runId),
     // the janitor may clean up after 1.5 × the worst case, plus an hour
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),

@@ -31,6 +31,7 @@ import {
   type Clock,
   type ClusterAdmin,
   type ClusterProbe,
+  type DaxAdmin,
   type NodeLaunchRequest,
   type CommandRunner,
   type FleetAdmin,
@@ -43,6 +44,7 @@ import {
 import { checkRun, readSpec, type RunContext } from './context';
 import { READY_POLL_SECONDS, READY_TIMEOUT_SECONDS } from './timing';
 import { keyspacesNotActive, provisionKeyspaces } from './keyspaces';
+import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS, daxProblems, provisionDax } from './dax';
 
 export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
   return {
@@ -86,6 +88,8 @@ export interface ProvisionTargetResult {
   existing: string[];
   /** ScyllaDB nodes launched by this call (ids); a retry launches only the missing ones. */
   nodes?: string[];
+  /** DAX clusters created (or found again, on a retry) for dynamodb targets with dax. */
+  dax?: string[];
 }
 
 /** Tags of node `index` of a scylla-ec2 (or, with its role, cassandra-ec2) target. */
@@ -226,6 +230,7 @@ export async function provisionTarget(
     tables: TableAdmin;
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
+    dax?: DaxAdmin;
     /** Waits between checks of the seed node (tests pass a fake). */
     sleep?: (ms: number) => Promise<void>;
   },
@@ -274,7 +279,9 @@ export async function provisionTarget(
     }
   }
   created.push(...(await provisionKeyspaces(run, spec, runTags(run, 'target', spec.tags), deps.keyspaces)));
-  return { created, existing, ...(nodes.length ? { nodes } : {}) };
+  // DAX after the tables: its clusters reach them through the DAX role
+  const dax = await provisionDax(run, spec, (extra) => runTags(run, 'target', extra), deps.dax);
+  return { created, existing, ...(nodes.length ? { nodes } : {}), ...(dax.length ? { dax } : {}) };
 }
 
 export interface ProvisionFleetResult {
@@ -331,11 +338,16 @@ export async function waitReady(
     cluster?: ClusterAdmin;
     probe?: ClusterProbe;
     keyspaces?: KeyspacesAdmin;
+    dax?: DaxAdmin;
   },
 ): Promise<ReadyState> {
   const run = checkRun(input.run);
   const now = deps.clock.nowMs();
-  const deadlineMs = input.ready?.deadlineMs ?? now + READY_TIMEOUT_SECONDS * 1000;
+  // a DAX cluster takes 10+ minutes: a longer deadline, polled less often (the history budget holds)
+  const [timeoutSeconds, pollSeconds] = run.dax?.length
+    ? [DAX_READY_TIMEOUT_SECONDS, DAX_READY_POLL_SECONDS]
+    : [READY_TIMEOUT_SECONDS, READY_POLL_SECONDS];
+  const deadlineMs = input.ready?.deadlineMs ?? now + timeoutSeconds * 1000;
   const notActive: string[] = [];
   for (const t of run.tables) {
     const s = await deps.tables.describeTable(t.name);
@@ -346,6 +358,7 @@ export async function waitReady(
   const offline = ids.filter((id) => !online.includes(id));
   const clusters = await clustersReady(run, deps);
   notActive.push(...(await keyspacesNotActive(run, deps.keyspaces)));
+  clusters.problems.push(...(await daxProblems(run, deps.dax)));
   const ready =
     notActive.length === 0 &&
     ids.length >= run.loaders &&
@@ -362,12 +375,12 @@ export async function waitReady(
       ...(ids.length < run.loaders ? [`${ids.length} of ${run.loaders} loaders exist`] : []),
       ...(offline.length ? [`loaders not online in SSM: ${offline.join(', ')}`] : []),
     ];
-    throw new StepFailedError('WaitReady', `not ready after ${READY_TIMEOUT_SECONDS} s: ${why.join('; ')}`);
+    throw new StepFailedError('WaitReady', `not ready after ${timeoutSeconds} s: ${why.join('; ')}`);
   }
   return {
     ready,
     deadlineMs,
-    waitSeconds: READY_POLL_SECONDS,
+    waitSeconds: pollSeconds,
     tablesActive: run.tables.length - notActive.length,
     loadersOnline: online.length,
     ...(run.clusters?.length ? { nodesAnswering: clusters.answering } : {}),

@@ -10,6 +10,7 @@ import {
   TAG_RUN_ID,
   type Clock,
   type ClusterAdmin,
+  type DaxAdmin,
   type FleetAdmin,
   type KeyspacesAdmin,
   type Notifier,
@@ -19,6 +20,7 @@ import {
 import { InputError } from '../errors';
 import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
+import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -40,6 +42,9 @@ export interface TeardownResult {
   terminatedNodes?: string[];
   /** Amazon Keyspaces keyspaces deleted with their tables (from the context and by the run tag). */
   deletedKeyspaces?: string[];
+  /** DAX clusters whose deletion was started, and names whose groups the Janitor removes later. */
+  deletedDaxClusters?: string[];
+  pendingDaxGroups?: string[];
   failed: boolean;
 }
 
@@ -53,6 +58,7 @@ export async function teardown(
     notifier?: Notifier;
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
+    dax?: DaxAdmin;
   },
 ): Promise<TeardownResult> {
   let runId = input.run?.runId;
@@ -100,6 +106,14 @@ export async function teardown(
       })
     : [];
 
+  // DAX clusters before the tables they cache (by the run tag and the context's names)
+  const daxAdmin = deps.dax;
+  const dax: DaxTeardown | null = daxAdmin
+    ? await attempt('deleting DAX clusters', null, () => teardownDax(runId, run, daxAdmin))
+    : null;
+  if (dax?.stuckDaxClusters.length)
+    errors.push(`DAX did not start deleting ${dax.stuckDaxClusters.join(', ')}`);
+
   const deletedTables: string[] = [];
   const keptTables: string[] = [];
   const owned = new Set<string>();
@@ -141,6 +155,7 @@ export async function teardown(
     keptTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
     ...(deps.keyspaces ? { deletedKeyspaces } : {}),
+    ...(dax ? { deletedDaxClusters: dax.deletedDaxClusters, pendingDaxGroups: dax.pendingDaxGroups } : {}),
     failed,
   };
   // A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried
@@ -158,6 +173,13 @@ export async function teardown(
       : {}),
     ...(deps.keyspaces || previous?.deletedKeyspaces
       ? { deletedKeyspaces: union(previous?.deletedKeyspaces, deletedKeyspaces) }
+      : {}),
+    ...(dax || previous?.deletedDaxClusters
+      ? {
+          deletedDaxClusters: union(previous?.deletedDaxClusters, dax?.deletedDaxClusters ?? []),
+          // what is still pending is this pass's view
+          pendingDaxGroups: dax?.pendingDaxGroups ?? previous?.pendingDaxGroups ?? [],
+        }
       : {}),
     failed: failed || Boolean(previous?.failed),
     passes: (previous?.passes ?? 1) + (previous ? 1 : 0),
@@ -179,12 +201,17 @@ export async function teardown(
     await deps.store.putJson(failureKey(runId), failure);
     // one message per failed run, unless a later pass had to remove something the first left
     const removedNow =
-      terminated.length + terminatedNodes.length + deletedTables.length + deletedKeyspaces.length;
+      terminated.length +
+      terminatedNodes.length +
+      deletedTables.length +
+      deletedKeyspaces.length +
+      (dax?.deletedDaxClusters.length ?? 0);
     if (deps.notifier && (!earlier || removedNow > 0)) {
       await deps.notifier.publish(
         `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
         `Run ${runId} ended ${failure.status}: ${failure.error ?? ''} ${failure.cause ?? ''}\n` +
-          `Teardown terminated ${terminated.length} loaders${terminatedNodes.length ? ` and ${terminatedNodes.length} database nodes` : ''} and deleted ${deletedTables.length} tables.`,
+          `Teardown terminated ${terminated.length} loaders${terminatedNodes.length ? ` and ${terminatedNodes.length} database nodes` : ''} and deleted ${deletedTables.length} tables` +
+          `${dax?.deletedDaxClusters.length ? ` and ${dax.deletedDaxClusters.length} DAX clusters` : ''}.`,
       );
     }
   }
@@ -207,6 +234,8 @@ export interface JanitorResult {
   deletedTables: string[];
   terminatedNodes?: string[];
   deletedKeyspaces?: string[];
+  deletedDaxClusters?: string[];
+  deletedDaxGroups?: string[];
 }
 
 /** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
@@ -216,6 +245,7 @@ export async function janitor(deps: {
   clock: Clock;
   cluster?: ClusterAdmin;
   keyspaces?: KeyspacesAdmin;
+  dax?: DaxAdmin;
 }): Promise<JanitorResult> {
   const nowS = deps.clock.nowMs() / 1000;
   const expired = (tags: Record<string, string>): boolean => {
@@ -262,11 +292,20 @@ export async function janitor(deps: {
     await attempt('deleting keyspaces', async () => {
       deletedKeyspaces.push(...(await deleteExpiredKeyspaces(deps.keyspaces!, expired)));
     });
+  const daxAdmin = deps.dax;
+  const dax = { deletedDaxClusters: [] as string[], deletedDaxGroups: [] as string[] };
+  if (daxAdmin)
+    await attempt('deleting DAX clusters and groups', async () => {
+      const r = await janitorDax(daxAdmin, expired);
+      dax.deletedDaxClusters.push(...r.deletedDaxClusters);
+      dax.deletedDaxGroups.push(...r.deletedDaxGroups);
+    });
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   return {
     terminated,
     deletedTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
     ...(deps.keyspaces ? { deletedKeyspaces } : {}),
+    ...(daxAdmin ? dax : {}),
   };
 }

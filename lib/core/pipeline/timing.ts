@@ -11,6 +11,7 @@
  */
 import type { Plan } from '../plan';
 import type { RunSpec } from '../spec';
+import { DAX_READY_TIMEOUT_SECONDS } from './dax';
 
 export const HISTORY_EVENT_LIMIT = 20_000;
 /** JVM start, connection set-up and output upload around YCSB's own maxexecutiontime. */
@@ -75,7 +76,8 @@ export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: 
 export function phaseTimes(plan: Pick<Plan, 'load' | 'cells'>, spec: RunSpec): { worstCaseSeconds: number } {
   const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
   const cells = plan.cells.reduce((s, c) => s + cellTimes(c.durationSeconds).deadline, 0);
-  return { worstCaseSeconds: READY_TIMEOUT_SECONDS + loads + cells };
+  const hasDax = spec.targets.some((t) => t.kind === 'dynamodb' && t.dax);
+  return { worstCaseSeconds: (hasDax ? DAX_READY_TIMEOUT_SECONDS : READY_TIMEOUT_SECONDS) + loads + cells };
 }
 
 /**

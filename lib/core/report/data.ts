@@ -16,6 +16,10 @@ import { tableObjectKey, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../store';
+import { loadPriceBook } from '../cost/book';
+import { daxMonthly } from '../cost/dax';
+import type { RunSpec } from '../spec';
+import type { ReportDax } from './html';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -120,6 +124,7 @@ export async function buildReportData(
     for (const line of text.split('\n')) if (line.trim()) rows.push(JSON.parse(line) as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
   }
+  const dax = daxOf(spec ?? (await readSpec(store, runId).catch(() => null)));
   const history = await historyOf(store, runId).catch((err: unknown) => {
     notes.push(`no history chart: ${(err as Error).message}`);
     return [];
@@ -138,7 +143,27 @@ export async function buildReportData(
     notes,
     ...(history.length ? { history } : {}),
     ...(noise ? { noise } : {}),
+    ...(dax.length ? { dax } : {}),
   };
+}
+
+/** The monthly cost of each DAX cluster of the spec, priced with the book the cells' costs use (the newest). */
+function daxOf(spec: RunSpec | null): ReportDax[] {
+  if (!spec) return [];
+  const book = loadPriceBook();
+  return spec.targets.flatMap((t) =>
+    t.kind === 'dynamodb' && t.dax
+      ? [
+          {
+            target: t.id,
+            nodeType: t.dax.nodeType,
+            nodes: t.dax.nodes,
+            monthlyUsd: daxMonthly(book, t.dax).toUsd(),
+            priceBook: book.id,
+          },
+        ]
+      : [],
+  );
 }
 
 /**

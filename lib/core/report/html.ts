@@ -52,6 +52,62 @@ export interface ReportData {
   /** the spec's newest A/A calibration (lib/core/regression/noise.ts) */
   noise?: NoiseCalibration;
   notes?: string[];
+  /** DAX clusters in front of dynamodb targets: their monthly cost (included in the cells' monthly costs). */
+  dax?: ReportDax[];
+}
+
+export interface ReportDax {
+  target: string;
+  nodeType: string;
+  nodes: number;
+  /** nodes × price per node-hour × the book's hours per month */
+  monthlyUsd: number;
+  priceBook: string;
+}
+
+/** DynamoDB alone vs with DAX, per cell of a DAX target: the cell's monthly cost (which includes DAX) less the cluster. */
+export function daxComparison(
+  cells: readonly ReportCell[],
+  dax: readonly ReportDax[],
+): {
+  cellId: string;
+  target: string;
+  cluster: string;
+  tableUsd: number;
+  daxUsd: number;
+  withDaxUsd: number;
+}[] {
+  return cells.flatMap((c) => {
+    const d = dax.find((x) => x.target === c.target);
+    if (!d || c.monthlyCostUsd === null) return [];
+    return [
+      {
+        cellId: c.cellId,
+        target: c.target,
+        cluster: `${d.nodes} × ${d.nodeType}`,
+        tableUsd: Math.round((c.monthlyCostUsd - d.monthlyUsd) * 100) / 100,
+        daxUsd: d.monthlyUsd,
+        withDaxUsd: c.monthlyCostUsd,
+      },
+    ];
+  });
+}
+
+function daxSection(d: ReportData): string[] {
+  const rows = daxComparison(d.cells, d.dax ?? []);
+  if (!rows.length) return [];
+  return [
+    '<h3>DynamoDB alone vs with DAX (monthly, at the measured throughput)</h3>',
+    `<p>DAX node-hours from price book ${escapeXml(d.dax![0]!.priceBook)} (its DAX prices come from third-party pages: check them against the AWS Price List). The table's cost assumes every read reaches it; reads DAX serves from its cache cost the table nothing.</p>`,
+    '<table class="dax-comparison"><thead><tr><th>cell</th><th>DAX cluster</th><th>DynamoDB alone</th><th>DAX</th><th>with DAX</th></tr></thead><tbody>' +
+      rows
+        .map(
+          (r) =>
+            `<tr><td>${escapeXml(r.cellId)}</td><td>${escapeXml(r.cluster)}</td><td>${usd(r.tableUsd)}</td><td>${usd(r.daxUsd)}</td><td>${usd(r.withDaxUsd)}</td></tr>`,
+        )
+        .join('') +
+      '</tbody></table>',
+  ];
 }
 
 const ms = (us: number | null) => (us === null ? null : us / 1000);
@@ -358,6 +414,7 @@ export function renderReport(d: ReportData): string {
       : '<p>No cost figures.</p>',
   );
   sections.push(...costComparisonSection(d.cells));
+  sections.push(...daxSection(d));
 
   if (d.history?.length) {
     sections.push('<h2>History</h2><div class="grid">');

@@ -48,6 +48,24 @@ export const DynamoDbBilling = z.discriminatedUnion('mode', [
   }),
 ]);
 
+/**
+ * DAX (DynamoDB Accelerator) in front of a `dynamodb` target: the run creates a cluster in the loaders' VPC and
+ * the loaders reach the table through it (lib/core/dax.ts, docs/dax-keyspaces.md). The cache TTLs are the
+ * cluster parameter group's `record-ttl-millis` and `query-ttl-millis` (DAX's default: 5 minutes).
+ */
+export const DaxSettings = z.strictObject({
+  /** A DAX node type the price book prices (validation names the known ones), e.g. "dax.r5.large". */
+  nodeType: z.string().regex(/^dax\.[a-z0-9]+\.[a-z0-9]+$/, 'a DAX node type such as "dax.r5.large"'),
+  /** Nodes in the cluster (DAX's replication factor): 1 to 11. */
+  nodes: positiveInt.max(11),
+  /** Item cache TTL in ms (0: items expire only by LRU). */
+  itemTtlMs: z.number().int().min(0).max(2_147_483_647).default(300_000),
+  /** Query cache TTL in ms (0: query results are not cached). */
+  queryTtlMs: z.number().int().min(0).max(2_147_483_647).default(300_000),
+  /** Encryption in transit (the endpoint is then daxs://...:9111). */
+  tls: z.boolean().default(true),
+});
+
 export const DynamoDbTarget = z.strictObject({
   ...targetCommon,
   kind: z.literal('dynamodb'),
@@ -69,6 +87,8 @@ export const DynamoDbTarget = z.strictObject({
   keyAttribute: z.string().min(1).max(255).default('p'),
   /** Allow cells whose throughput exceeds the provisioned capacity (throttling studies). */
   allowOverdrive: z.boolean().default(false),
+  /** A DAX cluster in front of the table, created and deleted by the run (AWS only). */
+  dax: DaxSettings.optional(),
 });
 
 /** Root volume of a ScyllaDB node when the spec does not say (the DbNodes launch template's). */
@@ -419,6 +439,7 @@ export type RunSpec = z.output<typeof RunSpecSchema>;
 export type RunSpecInput = z.input<typeof RunSpecSchema>;
 export type Target = z.output<typeof Target>;
 export type DynamoDbTarget = z.output<typeof DynamoDbTarget>;
+export type DaxSettings = z.output<typeof DaxSettings>;
 export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
 export type CassandraEc2Target = z.output<typeof CassandraEc2Target>;
 export type ExternalTarget = z.output<typeof ExternalTarget>;

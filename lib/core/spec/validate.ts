@@ -8,6 +8,7 @@ import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
 import { AGENT_OWNED_PROPERTIES } from '../contract/job';
 import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';
+import { daxSpecFindings } from '../dax';
 import { RunSpecSchema, type RunSpec } from './schema';
 import { keyspacesTargetChecks } from './keyspaces';
 import { jsonPath, toIssues } from './errors';
@@ -186,6 +187,7 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         });
     }
     if (t.kind === 'keyspaces') keyspacesTargetChecks(spec, i, issues);
+    if (t.kind === 'dynamodb' && t.dax) daxSpecFindings(t, `targets[${i}]`, issues, warnings);
     if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
       warnings.push(
         `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,

@@ -1,0 +1,196 @@
+/**
+ * DAX in the pipeline (dynamodb targets with `dax`): which clusters a run has (Plan), their creation
+ * (ProvisionTarget), their readiness (WaitReady), the binding's `dynamodb.daxEndpoint` (StartLoad/StartCell ask
+ * DAX for the cluster's discovery endpoint: it is known only once the cluster runs, and one DescribeClusters per
+ * phase is the single place it comes from), and their removal (Teardown, the Janitor).
+ *
+ * Removal is two-step because DAX deletes a cluster in minutes: Teardown starts DeleteCluster and tries
+ * deleteSupporting at once (it succeeds when the cluster is already gone); groups it could not delete yet stay
+ * tagged with the run and its expires-at, and the Janitor deletes them (listSupporting → deleteSupporting) once
+ * they have expired and their cluster is gone. Security, subnet and parameter groups cost nothing meanwhile.
+ */
+import { daxClusterShape, daxResourceName } from '../dax';
+import {
+  ConflictError,
+  StepFailedError,
+  TAG_RUN_ID,
+  type DaxAdmin,
+  type DaxNetwork,
+  type Tags,
+} from '../ports';
+import type { RunSpec } from '../spec';
+import type { RunContext } from './context';
+
+/** A run's DAX cluster of a target, as the run context keeps it. */
+export interface RunDaxCluster {
+  target: string;
+  /** daxResourceName(runId, target): cluster, subnet group, parameter group and security group. */
+  name: string;
+}
+
+/** WaitReady's limits when the run has a DAX cluster: DAX takes 10+ minutes to create one. */
+export const DAX_READY_TIMEOUT_SECONDS = 40 * 60;
+/** Polls of a DAX run: 40 min / 60 s = 40 checks, within the 45 the history budget counts (15 min / 20 s). */
+export const DAX_READY_POLL_SECONDS = 60;
+
+/** The DAX clusters of a run (Plan's context entry); absent when the spec has none. */
+export function daxContext(spec: RunSpec, runId: string): { dax?: RunDaxCluster[] } {
+  const dax = spec.targets.flatMap((t) =>
+    t.kind === 'dynamodb' && t.dax ? [{ target: t.id, name: daxResourceName(runId, t.id) }] : [],
+  );
+  return dax.length ? { dax } : {};
+}
+
+function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {
+  if (!dax) throw new StepFailedError(step, 'the run has a DAX cluster and no DAX port is configured');
+  return dax;
+}
+
+/**
+ * ProvisionTarget: creates each DAX cluster of the run (with its groups) in the stack's network. Idempotent: a
+ * cluster of that name that carries this run's tag is this run's (a retry); another one fails the step.
+ */
+export async function provisionDax(
+  run: RunContext,
+  spec: RunSpec,
+  tags: (extra: Tags) => Tags,
+  daxIn: DaxAdmin | undefined,
+): Promise<string[]> {
+  if (!run.dax?.length) return [];
+  const dax = needDax('ProvisionTarget', daxIn);
+  const network: DaxNetwork | undefined = dax.network;
+  if (!network)
+    throw new StepFailedError(
+      'ProvisionTarget',
+      'the DAX port has no network (VPC, subnets, loader security group, DAX role): the stack sets them',
+    );
+  const created: string[] = [];
+  for (const c of run.dax) {
+    const target = spec.targets.find((t) => t.id === c.target);
+    if (!target || target.kind !== 'dynamodb' || !target.dax) continue;
+    try {
+      await dax.createCluster({
+        name: c.name,
+        ...daxClusterShape(target.dax),
+        ...network,
+        tags: tags({ ...spec.tags }),
+      });
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      const mine = (await dax.listClusters({ runId: run.runId })).some((x) => x.name === c.name);
+      if (!mine)
+        throw new StepFailedError(
+          'ProvisionTarget',
+          `DAX cluster ${c.name} already exists and is not this run's`,
+        );
+    }
+    created.push(c.name);
+  }
+  return created;
+}
+
+/** WaitReady: what keeps the run's DAX clusters from being ready (empty: all `available` with an endpoint). */
+export async function daxProblems(run: RunContext, daxIn: DaxAdmin | undefined): Promise<string[]> {
+  if (!run.dax?.length) return [];
+  const dax = needDax('WaitReady', daxIn);
+  const problems: string[] = [];
+  for (const c of run.dax) {
+    const s = await dax.describeCluster(c.name);
+    if (s.status === 'MISSING')
+      throw new StepFailedError('WaitReady', `DAX cluster ${c.name} of ${c.target} does not exist`);
+    if (s.status !== 'available' || !s.endpoint)
+      problems.push(
+        `DAX cluster ${c.name} of ${c.target} is ${s.status}${s.endpoint ? '' : ' (no endpoint yet)'}`,
+      );
+  }
+  return problems;
+}
+
+/** StartLoad/StartCell: `dynamodb.daxEndpoint` per DAX target, from the running cluster. */
+export async function daxEndpoints(
+  run: RunContext,
+  step: 'StartLoad' | 'StartCell',
+  daxIn: DaxAdmin | undefined,
+): Promise<Record<string, Record<string, string>>> {
+  const out: Record<string, Record<string, string>> = {};
+  if (!run.dax?.length) return out;
+  const dax = needDax(step, daxIn);
+  for (const c of run.dax) {
+    const s = await dax.describeCluster(c.name);
+    // without the endpoint the binding would talk to DynamoDB directly: never run a DAX target that way
+    if (s.status !== 'available' || !s.endpoint)
+      throw new StepFailedError(step, `DAX cluster ${c.name} of ${c.target} is ${s.status}, not available`);
+    out[c.target] = { 'dynamodb.daxEndpoint': s.endpoint };
+  }
+  return out;
+}
+
+/** Merges per-target endpoint properties (cluster nodes, DAX) into one map. */
+export function mergeEndpoints(
+  ...maps: Record<string, Record<string, string>>[]
+): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const m of maps) for (const [t, p] of Object.entries(m)) out[t] = { ...out[t], ...p };
+  return out;
+}
+
+export interface DaxTeardown {
+  /** Clusters whose deletion was started. */
+  deletedDaxClusters: string[];
+  /** Names whose clusters were still deleting: their groups are left to the Janitor. */
+  pendingDaxGroups: string[];
+  /**
+   * Clusters DAX did not start deleting (still `creating` or `modifying` after DeleteCluster): Teardown reports
+   * them as an error (it is retried), and the Janitor deletes them after the run's expiry.
+   */
+  stuckDaxClusters: string[];
+}
+
+/**
+ * Teardown: deletes the run's DAX clusters (found by the run tag, and by the context's names in case a cluster
+ * lost its tags), then their groups where the cluster is already gone.
+ */
+export async function teardownDax(
+  runId: string,
+  run: RunContext | null,
+  dax: DaxAdmin,
+): Promise<DaxTeardown> {
+  const names = new Set<string>((run?.dax ?? []).map((c) => c.name));
+  for (const c of await dax.listClusters({ runId })) names.add(c.name);
+  const deletedDaxClusters: string[] = [];
+  const pendingDaxGroups: string[] = [];
+  const stuckDaxClusters: string[] = [];
+  for (const name of names) {
+    if (await dax.deleteCluster(name)) {
+      const s = await dax.describeCluster(name);
+      if (s.status === 'deleting' || s.status === 'MISSING') deletedDaxClusters.push(name);
+      else stuckDaxClusters.push(`${name} (${s.status})`);
+    }
+    if (!(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
+  }
+  // groups of a cluster created and gone before the context was written (a failed ProvisionTarget's retry)
+  for (const g of await dax.listSupporting({ runId }))
+    if (!names.has(g.name) && !(await dax.deleteSupporting(g.name))) pendingDaxGroups.push(g.name);
+  return { deletedDaxClusters, pendingDaxGroups, stuckDaxClusters };
+}
+
+/**
+ * Janitor: deletes expired DAX clusters of any run, and the expired supporting groups whose cluster is gone
+ * (deleteSupporting refuses while the cluster exists: such groups are tried again on the next pass).
+ */
+export async function janitorDax(
+  dax: DaxAdmin,
+  expired: (tags: Tags) => boolean,
+): Promise<{ deletedDaxClusters: string[]; deletedDaxGroups: string[] }> {
+  const deletedDaxClusters: string[] = [];
+  for (const c of await dax.listClusters({})) {
+    if (!c.tags[TAG_RUN_ID] || !expired(c.tags) || c.status === 'deleting') continue;
+    if (await dax.deleteCluster(c.name)) deletedDaxClusters.push(c.name);
+  }
+  const deletedDaxGroups: string[] = [];
+  for (const g of await dax.listSupporting({})) {
+    if (!expired(g.tags)) continue;
+    if (await dax.deleteSupporting(g.name)) deletedDaxGroups.push(g.name);
+  }
+  return { deletedDaxClusters, deletedDaxGroups };
+}
