@@ -7,13 +7,20 @@
 import { cassandraEbsGbPerNode } from '../cassandra-node';
 import type { Issue } from '../errors';
 import type { RunSpec } from '../spec/schema';
-import { PriceBook, dynamoPrices, usd } from './book';
+import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { daxNodeHourPrice } from './dax';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
-import { DEFAULT_EXPECTED_LATENCY_MS, type KeyspacesTarget } from '../spec/schema';
+import {
+  DEFAULT_EXPECTED_LATENCY_MS,
+  type CassandraEc2Target,
+  type DynamoDbTarget,
+  type ExternalTarget,
+  type KeyspacesTarget,
+  type ScyllaEc2Target,
+} from '../spec/schema';
 import {
   keyspacesPrices,
   keyspacesReadUnits,
@@ -132,6 +139,65 @@ function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
   return seconds;
 }
 
+/** Provisioned capacity held for the run's hours (a DynamoDB or Keyspaces table: WCU and RCU lines). */
+function capacityLines(
+  kind: string,
+  target: string,
+  capacity: { wcu: number; rcu: number },
+  prices: DynamoClassPrices,
+  runHours: Q,
+): Line[] {
+  return (['wcu', 'rcu'] as const).map((unit) => ({
+    kind,
+    label: `${target}: ${capacity[unit].toLocaleString('en-US')} ${unit.toUpperCase()} provisioned for the run`,
+    target,
+    quantity: runHours.mul(capacity[unit]),
+    unit: `${unit.toUpperCase()}-hour`,
+    unitUsd: usd(unit === 'wcu' ? prices.wcuHour : prices.rcuHour),
+  }));
+}
+
+/** On-demand request units over the target's cells (their target throughput × duration). */
+function cellRequestUnits(plan: PlanLike, target: string, units: Parameters<typeof cellUnitsPerSec>[1]) {
+  let reads = Q.ZERO;
+  let writes = Q.ZERO;
+  for (const c of plan.cells) {
+    if (c.target !== target) continue;
+    const u = cellUnitsPerSec(c, units);
+    reads = reads.add(u.reads.mul(c.durationSeconds));
+    writes = writes.add(u.writes.mul(c.durationSeconds));
+  }
+  return { reads, writes };
+}
+
+/** Write and read request-unit lines at on-demand prices. */
+function requestLines(
+  kind: string,
+  target: string,
+  units: { writes: Q; reads: Q },
+  labels: { writes: string; reads: string },
+  prices: DynamoClassPrices,
+): Line[] {
+  return [
+    {
+      kind,
+      label: `${target}: ${labels.writes}`,
+      target,
+      quantity: units.writes,
+      unit: 'write request unit',
+      unitUsd: usd(prices.wruPerMillion).div(1_000_000),
+    },
+    {
+      kind,
+      label: `${target}: ${labels.reads}`,
+      target,
+      quantity: units.reads,
+      unit: 'read request unit',
+      unitUsd: usd(prices.rruPerMillion).div(1_000_000),
+    },
+  ];
+}
+
 /**
  * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
  * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
@@ -153,56 +219,27 @@ function keyspacesEstimateLines(
   const out: Line[] = [];
   const of = { target: t.id };
   if (t.capacity.mode === 'provisioned') {
-    out.push(
-      {
-        kind: 'keyspaces-capacity',
-        label: `${t.id}: ${t.capacity.wcu.toLocaleString('en-US')} WCU provisioned for the run`,
-        ...of,
-        quantity: runHours.mul(t.capacity.wcu),
-        unit: 'WCU-hour',
-        unitUsd: usd(prices.wcuHour),
-      },
-      {
-        kind: 'keyspaces-capacity',
-        label: `${t.id}: ${t.capacity.rcu.toLocaleString('en-US')} RCU provisioned for the run`,
-        ...of,
-        quantity: runHours.mul(t.capacity.rcu),
-        unit: 'RCU-hour',
-        unitUsd: usd(prices.rcuHour),
-      },
-    );
+    out.push(...capacityLines('keyspaces-capacity', t.id, t.capacity, prices, runHours));
   } else {
-    let reads = Q.ZERO;
-    let writes = Q.ZERO;
-    for (const c of plan.cells) {
-      if (c.target !== t.id) continue;
-      const u = cellUnitsPerSec(c, {
-        itemBytes: row.requestBytes,
-        consistency: 'strong',
-        writeUnitsPerWrite: wpw,
-        readUnitsPerRead: rpr,
-      });
-      reads = reads.add(u.reads.mul(c.durationSeconds));
-      writes = writes.add(u.writes.mul(c.durationSeconds));
-    }
-    if (plan.load?.targets.includes(t.id)) writes = writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
+    const units = cellRequestUnits(plan, t.id, {
+      itemBytes: row.requestBytes,
+      consistency: 'strong',
+      writeUnitsPerWrite: wpw,
+      readUnitsPerRead: rpr,
+    });
+    if (plan.load?.targets.includes(t.id))
+      units.writes = units.writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
     out.push(
-      {
-        kind: 'keyspaces-requests',
-        label: `${t.id}: write request units at the cells' target throughput and the load (${row.requestBytes} B rows)`,
-        ...of,
-        quantity: writes,
-        unit: 'write request unit',
-        unitUsd: usd(prices.wruPerMillion).div(1_000_000),
-      },
-      {
-        kind: 'keyspaces-requests',
-        label: `${t.id}: read request units at the cells' target throughput (${t.readConsistency} reads)`,
-        ...of,
-        quantity: reads,
-        unit: 'read request unit',
-        unitUsd: usd(prices.rruPerMillion).div(1_000_000),
-      },
+      ...requestLines(
+        'keyspaces-requests',
+        t.id,
+        units,
+        {
+          writes: `write request units at the cells' target throughput and the load (${row.requestBytes} B rows)`,
+          reads: `read request units at the cells' target throughput (${t.readConsistency} reads)`,
+        },
+        prices,
+      ),
     );
   }
   const gb = keyspacesStorageGb(spec.dataset.recordCount, row.storageBytes);
@@ -217,10 +254,6 @@ function keyspacesEstimateLines(
   return out;
 }
 
-/**
- * The run's cost on AWS, itemised. Prices missing from the book (say, an instance type) are listed
- * in `unpriced` and left out of the total rather than failing the plan.
- */
 /** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
 function daxLine(
   target: string,
@@ -240,6 +273,146 @@ function daxLine(
   };
 }
 
+/** What a target's estimate lines need to know of the run. */
+interface RunSpan {
+  spec: RunSpec;
+  plan: PlanLike;
+  book: PriceBook;
+  runSeconds: Q;
+  runHours: Q;
+}
+
+/** A DynamoDB table for the run: capacity or requests, the load, DAX in front of it, the rows stored. */
+function dynamoDbEstimateLines(t: DynamoDbTarget, i: number, r: RunSpan): Line[] {
+  const { spec, plan, book, runSeconds, runHours } = r;
+  const hpm = Q.of(book.hoursPerMonth);
+  const lines: Line[] = [];
+  const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+  const units = dynamoOpUnits(spec, t);
+  const created = !t.existingTable;
+  if (t.billing.mode === 'provisioned') {
+    if (created) lines.push(...capacityLines('dynamodb-capacity', t.id, t.billing, prices, runHours));
+  } else {
+    lines.push(
+      ...requestLines(
+        'dynamodb-requests',
+        t.id,
+        cellRequestUnits(plan, t.id, units),
+        {
+          writes: "write request units at the cells' target throughput",
+          reads: `read request units at the cells' target throughput (${units.consistency} reads)`,
+        },
+        prices,
+      ),
+    );
+    if (plan.load?.targets.includes(t.id)) {
+      lines.push({
+        kind: 'dynamodb-load',
+        label: `${t.id}: loading ${spec.dataset.recordCount.toLocaleString('en-US')} items of ${units.itemBytes} B`,
+        target: t.id,
+        quantity: Q.of(spec.dataset.recordCount).mul(units.writeUnitsPerWrite),
+        unit: 'write request unit',
+        unitUsd: usd(prices.wruPerMillion).div(1_000_000),
+      });
+    }
+  }
+  if (t.dax) lines.push(daxLine(t.id, t.dax, runSeconds, book, `targets[${i}].dax`));
+  if (created) {
+    const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
+    lines.push({
+      kind: 'storage',
+      label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
+      target: t.id,
+      quantity: gb.mul(runHours).div(hpm),
+      unit: 'GB-month',
+      unitUsd: usd(prices.storageGbMonth),
+    });
+  }
+  return lines;
+}
+
+/** Database nodes on EC2 (scylla-ec2, cassandra-ec2): instance-hours and their EBS volumes. */
+function nodeEstimateLines(
+  t: ScyllaEc2Target | CassandraEc2Target,
+  i: number,
+  r: RunSpan,
+  unpriced: string[],
+): Line[] {
+  const { book, runHours } = r;
+  const hpm = Q.of(book.hoursPerMonth);
+  const lines: Line[] = [];
+  const p = book.ec2[t.instanceType];
+  // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
+  const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : cassandraEbsGbPerNode(t);
+  if (p) {
+    lines.push({
+      kind: 'nodes',
+      label: `${t.id}: ${t.nodes} × ${t.instanceType} nodes for the run`,
+      target: t.id,
+      quantity: runHours.mul(t.nodes),
+      unit: 'instance-hour',
+      unitUsd: usd(p),
+    });
+  } else
+    unpriced.push(`targets[${i}].instanceType: no price for "${t.instanceType}" in price book "${book.id}"`);
+  if (ebsGb) {
+    lines.push({
+      kind: 'storage',
+      label: `${t.id}: ${t.nodes} × ${ebsGb} GB gp3`,
+      target: t.id,
+      quantity: Q.of(t.nodes).mul(ebsGb).mul(runHours).div(hpm),
+      unit: 'GB-month',
+      unitUsd: usd(book.ebs.gp3GbMonth),
+    });
+  }
+  return lines;
+}
+
+/** An external target's price model: attributed to it, outside the AWS total. */
+function externalAttributedLines(t: ExternalTarget, r: RunSpan): Line[] {
+  const { plan, book, runHours } = r;
+  const attributed: Line[] = [];
+  // a price model: its hourly parts, its storage prorated, and the requests at each cell's target
+  const perHour =
+    'date' in t.price
+      ? Q.of(t.price.usdPerHour ?? 0)
+          .add(Q.of(t.price.usdPerNodeHour ?? 0).mul(t.price.nodes ?? 0))
+          .add(
+            Q.of(t.price.usdPerGbMonth ?? 0)
+              .mul(t.price.storageGb ?? 0)
+              .div(book.hoursPerMonth),
+          )
+      : 'usdPerHour' in t.price
+        ? Q.of(t.price.usdPerHour)
+        : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
+  if ('date' in t.price && t.price.usdPerMillionOps !== undefined) {
+    const ops = plan.cells
+      .filter((c) => c.target === t.id)
+      .reduce((a, c) => a.add(Q.of(c.targetOpsPerSec).mul(c.durationSeconds)), Q.ZERO);
+    attributed.push({
+      kind: 'external',
+      label: `${t.id}: operations at the cells' targets, at its given price per million`,
+      target: t.id,
+      quantity: ops.div(1_000_000),
+      unit: 'million operations',
+      unitUsd: Q.of(t.price.usdPerMillionOps),
+    });
+  }
+  attributed.push({
+    kind: 'external',
+    label: `${t.id}: external service at its given price for the run`,
+    target: t.id,
+    quantity: runHours,
+    unit: 'hour',
+    unitUsd: perHour,
+  });
+  return attributed;
+}
+
+/**
+ * The run's cost on AWS, itemised. Prices missing from the book (say, an instance type) are listed
+ * in `unpriced` and left out of the total rather than failing the plan.
+ */
 export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
   const lines: Line[] = [];
   const attributed: Line[] = [];
@@ -269,147 +442,13 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
       `loaders.instanceType: no price for "${plan.fleet.instanceType}" in price book "${book.id}"`,
     );
 
+  const span: RunSpan = { spec, plan, book, runSeconds, runHours };
   spec.targets.forEach((t, i) => {
-    if (t.kind === 'dynamodb') {
-      const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
-      const units = dynamoOpUnits(spec, t);
-      const created = !t.existingTable;
-      if (t.billing.mode === 'provisioned') {
-        if (created) {
-          lines.push(
-            {
-              kind: 'dynamodb-capacity',
-              label: `${t.id}: ${t.billing.wcu.toLocaleString('en-US')} WCU provisioned for the run`,
-              target: t.id,
-              quantity: runHours.mul(t.billing.wcu),
-              unit: 'WCU-hour',
-              unitUsd: usd(prices.wcuHour),
-            },
-            {
-              kind: 'dynamodb-capacity',
-              label: `${t.id}: ${t.billing.rcu.toLocaleString('en-US')} RCU provisioned for the run`,
-              target: t.id,
-              quantity: runHours.mul(t.billing.rcu),
-              unit: 'RCU-hour',
-              unitUsd: usd(prices.rcuHour),
-            },
-          );
-        }
-      } else {
-        let reads = Q.ZERO;
-        let writes = Q.ZERO;
-        for (const c of plan.cells) {
-          if (c.target !== t.id) continue;
-          const u = cellUnitsPerSec(c, units);
-          reads = reads.add(u.reads.mul(c.durationSeconds));
-          writes = writes.add(u.writes.mul(c.durationSeconds));
-        }
-        lines.push(
-          {
-            kind: 'dynamodb-requests',
-            label: `${t.id}: write request units at the cells' target throughput`,
-            target: t.id,
-            quantity: writes,
-            unit: 'write request unit',
-            unitUsd: usd(prices.wruPerMillion).div(1_000_000),
-          },
-          {
-            kind: 'dynamodb-requests',
-            label: `${t.id}: read request units at the cells' target throughput (${units.consistency} reads)`,
-            target: t.id,
-            quantity: reads,
-            unit: 'read request unit',
-            unitUsd: usd(prices.rruPerMillion).div(1_000_000),
-          },
-        );
-        if (plan.load?.targets.includes(t.id)) {
-          lines.push({
-            kind: 'dynamodb-load',
-            label: `${t.id}: loading ${spec.dataset.recordCount.toLocaleString('en-US')} items of ${units.itemBytes} B`,
-            target: t.id,
-            quantity: Q.of(spec.dataset.recordCount).mul(units.writeUnitsPerWrite),
-            unit: 'write request unit',
-            unitUsd: usd(prices.wruPerMillion).div(1_000_000),
-          });
-        }
-      }
-      if (t.dax) lines.push(daxLine(t.id, t.dax, runSeconds, book, `targets[${i}].dax`));
-      if (created) {
-        const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
-        lines.push({
-          kind: 'storage',
-          label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
-          target: t.id,
-          quantity: gb.mul(runHours).div(hpm),
-          unit: 'GB-month',
-          unitUsd: usd(prices.storageGbMonth),
-        });
-      }
-    } else if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
-      const p = book.ec2[t.instanceType];
-      // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
-      const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : cassandraEbsGbPerNode(t);
-      if (p) {
-        lines.push({
-          kind: 'nodes',
-          label: `${t.id}: ${t.nodes} × ${t.instanceType} nodes for the run`,
-          target: t.id,
-          quantity: runHours.mul(t.nodes),
-          unit: 'instance-hour',
-          unitUsd: usd(p),
-        });
-      } else
-        unpriced.push(
-          `targets[${i}].instanceType: no price for "${t.instanceType}" in price book "${book.id}"`,
-        );
-      if (ebsGb) {
-        lines.push({
-          kind: 'storage',
-          label: `${t.id}: ${t.nodes} × ${ebsGb} GB gp3`,
-          target: t.id,
-          quantity: Q.of(t.nodes).mul(ebsGb).mul(runHours).div(hpm),
-          unit: 'GB-month',
-          unitUsd: usd(book.ebs.gp3GbMonth),
-        });
-      }
-    } else if (t.kind === 'keyspaces') {
-      lines.push(...keyspacesEstimateLines(spec, plan, t, runHours, book));
-    } else {
-      // a price model: its hourly parts, its storage prorated, and the requests at each cell's target
-      const perHour =
-        'date' in t.price
-          ? Q.of(t.price.usdPerHour ?? 0)
-              .add(Q.of(t.price.usdPerNodeHour ?? 0).mul(t.price.nodes ?? 0))
-              .add(
-                Q.of(t.price.usdPerGbMonth ?? 0)
-                  .mul(t.price.storageGb ?? 0)
-                  .div(book.hoursPerMonth),
-              )
-          : 'usdPerHour' in t.price
-            ? Q.of(t.price.usdPerHour)
-            : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
-      if ('date' in t.price && t.price.usdPerMillionOps !== undefined) {
-        const ops = plan.cells
-          .filter((c) => c.target === t.id)
-          .reduce((a, c) => a.add(Q.of(c.targetOpsPerSec).mul(c.durationSeconds)), Q.ZERO);
-        attributed.push({
-          kind: 'external',
-          label: `${t.id}: operations at the cells' targets, at its given price per million`,
-          target: t.id,
-          quantity: ops.div(1_000_000),
-          unit: 'million operations',
-          unitUsd: Q.of(t.price.usdPerMillionOps),
-        });
-      }
-      attributed.push({
-        kind: 'external',
-        label: `${t.id}: external service at its given price for the run`,
-        target: t.id,
-        quantity: runHours,
-        unit: 'hour',
-        unitUsd: perHour,
-      });
-    }
+    if (t.kind === 'dynamodb') lines.push(...dynamoDbEstimateLines(t, i, span));
+    else if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2')
+      lines.push(...nodeEstimateLines(t, i, span, unpriced));
+    else if (t.kind === 'keyspaces') lines.push(...keyspacesEstimateLines(spec, plan, t, runHours, book));
+    else attributed.push(...externalAttributedLines(t, span));
   });
 
   // the pipeline's own bill
