@@ -69,40 +69,20 @@ export class FleetbenchStack extends Stack {
       handler: this.pipeline.onAbortFunction,
     });
     this.janitor = new Janitor(this, 'Janitor', { topic: this.monitoring.topic });
-    this.dbNodes = new DbNodes(this, 'DbNodes', {
-      fleet: this.fleet,
-      functions: {
-        provisionTarget: this.pipeline.functions.provisionTarget,
-        waitReady: this.pipeline.functions.waitReady,
-        startLoad: this.pipeline.functions.startLoad,
-        startCell: this.pipeline.functions.startCell,
-        teardown: this.pipeline.functions.teardown,
-        onAbort: this.pipeline.onAbortFunction,
-        janitor: this.janitor.fn,
-      },
-    });
-    new KeyspacesAccess(this, 'Keyspaces', {
-      loaderRole: this.fleet.role,
-      functions: {
-        provisionTarget: this.pipeline.functions.provisionTarget,
-        waitReady: this.pipeline.functions.waitReady,
-        teardown: this.pipeline.functions.teardown,
-        onAbort: this.pipeline.onAbortFunction,
-        janitor: this.janitor.fn,
-      },
-    });
-    this.dax = new DaxAccess(this, 'Dax', {
-      fleet: this.fleet,
-      functions: {
-        provisionTarget: this.pipeline.functions.provisionTarget,
-        waitReady: this.pipeline.functions.waitReady,
-        startLoad: this.pipeline.functions.startLoad,
-        startCell: this.pipeline.functions.startCell,
-        teardown: this.pipeline.functions.teardown,
-        onAbort: this.pipeline.onAbortFunction,
-        janitor: this.janitor.fn,
-      },
-    });
+    // the functions that provision, wait for, configure and remove targets: each target's construct grants
+    // the ones it needs
+    const targetFunctions = {
+      provisionTarget: this.pipeline.functions.provisionTarget,
+      waitReady: this.pipeline.functions.waitReady,
+      startLoad: this.pipeline.functions.startLoad,
+      startCell: this.pipeline.functions.startCell,
+      teardown: this.pipeline.functions.teardown,
+      onAbort: this.pipeline.onAbortFunction,
+      janitor: this.janitor.fn,
+    };
+    this.dbNodes = new DbNodes(this, 'DbNodes', { fleet: this.fleet, functions: targetFunctions });
+    new KeyspacesAccess(this, 'Keyspaces', { loaderRole: this.fleet.role, functions: targetFunctions });
+    this.dax = new DaxAccess(this, 'Dax', { fleet: this.fleet, functions: targetFunctions });
     new Preflight(this, 'Preflight', {
       plan: this.pipeline.functions.plan,
       availabilityZones: this.fleet.availabilityZoneCount,

@@ -86,6 +86,40 @@ function spec(name: string, over: Record<string, unknown> = {}): Record<string, 
   };
 }
 
+/**
+ * A run of `s` stopped once its target is ready (the loaders would call addresses that exist only in moto, or a
+ * service that is not here): it must reach InitLoad with no call denied, and is then ABORTED.
+ */
+async function runUntilLoad(mark: number, s: Record<string, unknown>, name: string) {
+  const r = await twin.execute({
+    input: { spec: s },
+    name,
+    waitMs: 1000,
+    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-40).join('\n') }).toEqual({
+    status: 'ABORTED',
+    logs: '',
+  });
+  expect(r.states).toEqual(expect.arrayContaining(['ProvisionTarget', 'WaitReady', 'Ready?', 'InitLoad']));
+  return r;
+}
+
+/** The abort rule's target, given what EventBridge delivers for that ABORTED execution; its teardown result. */
+async function abortRuleTeardown<T>(r: { executionArn: string }, name: string): Promise<T> {
+  return (await twin.invoke(twin.ruleTarget('AbortRule').fn, {
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: {
+      executionArn: r.executionArn,
+      stateMachineArn: twin.stateMachine().arn,
+      name,
+      status: 'ABORTED',
+    },
+  })) as T;
+}
+
 async function runInstancesOf(runId: string) {
   return (await twin.instances()).filter((i) => i.tags[TAG_RUN_ID] === runId);
 }
@@ -339,22 +373,10 @@ test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins 
       },
     ],
   });
-  const r = await twin.execute({
-    input: { spec: s },
-    name: 'twin-scylla-1',
-    waitMs: 1000,
-    // the loaders' YCSB would call the nodes' private addresses, which only exist in moto: the run
-    // is stopped once the cluster is ready and its schema made, and torn down by the abort rule's target
-    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
-  });
-  expectNoDenials(mark);
-  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-30).join('\n') }).toEqual({
-    status: 'ABORTED',
-    logs: '',
-  });
-  expect(r.states).toEqual(
-    expect.arrayContaining(['ProvisionTarget', 'ProvisionFleet', 'WaitReady', 'Ready?']),
-  );
+  // the loaders' YCSB would call the nodes' private addresses, which only exist in moto: the run
+  // is stopped once the cluster is ready and its schema made, and torn down by the abort rule's target
+  const r = await runUntilLoad(mark, s, 'twin-scylla-1');
+  expect(r.states).toContain('ProvisionFleet');
   const all = await runInstancesOf('twin-scylla-1');
   const nodes = all.filter((i) => i.tags['fleetbench:role'] === 'scylla-node');
   expect(nodes).toHaveLength(3);
@@ -368,18 +390,10 @@ test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins 
   // the Alternator table exists on the (stand-in) cluster
   expect(await twin.tables()).toContain('fleetbench-twin-scylla-scylla-twin-scylla-1');
 
-  const sm = twin.stateMachine();
-  const rule = twin.ruleTarget('AbortRule');
-  const out = (await twin.invoke(rule.fn, {
-    'detail-type': 'Step Functions Execution Status Change',
-    source: 'aws.states',
-    detail: {
-      executionArn: r.executionArn,
-      stateMachineArn: sm.arn,
-      name: 'twin-scylla-1',
-      status: 'ABORTED',
-    },
-  })) as { terminated: string[]; terminatedNodes: string[] };
+  const out = await abortRuleTeardown<{ terminated: string[]; terminatedNodes: string[] }>(
+    r,
+    'twin-scylla-1',
+  );
   expectNoDenials(mark);
   expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
   const after = await runInstancesOf('twin-scylla-1');
@@ -585,19 +599,8 @@ async function userDataOf(id: string): Promise<string> {
 test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with their bootstrap script, probed over CQL from a loader, schema made in a real Cassandra, torn down', async () => {
   const mark = twin.gateway.calls.length;
   const s = spec('twin-cass', { targets: [cassandraTarget] });
-  const r = await twin.execute({
-    input: { spec: s },
-    name: 'twin-cass-1',
-    waitMs: 1000,
-    // as the scylla-ec2 run: stopped once the cluster is ready and its schema made
-    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
-  });
-  expectNoDenials(mark);
-  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-40).join('\n') }).toEqual({
-    status: 'ABORTED',
-    logs: '',
-  });
-  expect(r.states).toEqual(expect.arrayContaining(['ProvisionTarget', 'WaitReady', 'Ready?', 'InitLoad']));
+  // as the scylla-ec2 run: stopped once the cluster is ready and its schema made
+  const r = await runUntilLoad(mark, s, 'twin-cass-1');
   const all = await runInstancesOf('twin-cass-1');
   const nodes = all
     .filter((i) => i.tags[TAG_ROLE] === 'cassandra-node')
@@ -681,13 +684,7 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
     'y_id',
   ]);
 
-  const sm = twin.stateMachine();
-  const rule = twin.ruleTarget('AbortRule');
-  const out = (await twin.invoke(rule.fn, {
-    'detail-type': 'Step Functions Execution Status Change',
-    source: 'aws.states',
-    detail: { executionArn: r.executionArn, stateMachineArn: sm.arn, name: 'twin-cass-1', status: 'ABORTED' },
-  })) as { terminatedNodes: string[] };
+  const out = await abortRuleTeardown<{ terminatedNodes: string[] }>(r, 'twin-cass-1');
   expectNoDenials(mark);
   expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
   expect((await runInstancesOf('twin-cass-1')).map((i) => i.state)).toEqual(all.map(() => 'terminated'));
@@ -800,20 +797,9 @@ test('a keyspaces run: ProvisionTarget creates the keyspace and table under its 
   const s = spec('twin-ks', {
     targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'provisioned', rcu: 100, wcu: 50 } }],
   });
-  const r = await twin.execute({
-    input: { spec: s },
-    name: 'twin-ks-1',
-    waitMs: 1000,
-    // the loaders' CQL would go to cassandra.us-east-1.amazonaws.com:9142 (SigV4, TLS), which is not here: the run
-    // is stopped once the table is ACTIVE and the loaders online, and torn down by the abort rule's target
-    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
-  });
-  expectNoDenials(mark);
-  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-30).join('\n') }).toEqual({
-    status: 'ABORTED',
-    logs: '',
-  });
-  expect(r.states).toEqual(expect.arrayContaining(['ProvisionTarget', 'WaitReady', 'Ready?', 'InitLoad']));
+  // the loaders' CQL would go to cassandra.us-east-1.amazonaws.com:9142 (SigV4, TLS), which is not here: the run
+  // is stopped once the table is ACTIVE and the loaders online, and torn down by the abort rule's target
+  const r = await runUntilLoad(mark, s, 'twin-ks-1');
   const context = (await twin.getJson('runs/twin-ks-1/context.json')) as { keyspaces: unknown[] };
   expect(context.keyspaces).toEqual([{ target: 'ks', keyspace: 'fb_twin_ks_1_ks', table: 'usertable' }]);
   const made = ks.keyspaces.get('fb_twin_ks_1_ks')!;
@@ -835,17 +821,7 @@ test('a keyspaces run: ProvisionTarget creates the keyspace and table under its 
     ]),
   );
 
-  const rule = twin.ruleTarget('AbortRule');
-  const out = (await twin.invoke(rule.fn, {
-    'detail-type': 'Step Functions Execution Status Change',
-    source: 'aws.states',
-    detail: {
-      executionArn: r.executionArn,
-      stateMachineArn: twin.stateMachine().arn,
-      name: 'twin-ks-1',
-      status: 'ABORTED',
-    },
-  })) as { deletedKeyspaces: string[] };
+  const out = await abortRuleTeardown<{ deletedKeyspaces: string[] }>(r, 'twin-ks-1');
   expectNoDenials(mark);
   expect(out.deletedKeyspaces).toEqual(['fb_twin_ks_1_ks']);
   expect(ks.keyspaces.has('fb_twin_ks_1_ks')).toBe(false);
@@ -958,19 +934,8 @@ const byPrincipal = (from: number, action: string) =>
 test("a DynamoDB + DAX run: the cluster and its groups made under ProvisionTarget's role, waited for, deleted by the abort rule's teardown", async () => {
   const mark = twin.gateway.calls.length;
   const name = daxResourceName('twin-dax-1', 'ddb');
-  const r = await twin.execute({
-    input: { spec: daxSpec('twin-dax') },
-    name: 'twin-dax-1',
-    waitMs: 1000,
-    // the loaders would talk to the cluster's endpoint, which exists only in moto: stopped once it is ready
-    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
-  });
-  expectNoDenials(mark);
-  expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-30).join('\n') }).toEqual({
-    status: 'ABORTED',
-    logs: '',
-  });
-  expect(r.states).toEqual(expect.arrayContaining(['ProvisionTarget', 'WaitReady', 'Ready?', 'InitLoad']));
+  // the loaders would talk to the cluster's endpoint, which exists only in moto: stopped once it is ready
+  const r = await runUntilLoad(mark, daxSpec('twin-dax'), 'twin-dax-1');
   const cluster = `arn:aws:dax:${REGION}:${ACCOUNT}:cache/${name}`;
   expect(byPrincipal(mark, 'dax:CreateCluster')).toEqual([['PipelineProvisionTargetFn', cluster, 'Allowed']]);
   // the DAX service role, handed to DAX by ProvisionTarget only
@@ -992,16 +957,11 @@ test("a DynamoDB + DAX run: the cluster and its groups made under ProvisionTarge
   const [sg] = await daxSecurityGroups(name);
   expect(sg!.Tags).toEqual(expect.arrayContaining([{ Key: TAG_RUN_ID, Value: 'twin-dax-1' }]));
 
-  const out = (await twin.invoke(twin.ruleTarget('AbortRule').fn, {
-    'detail-type': 'Step Functions Execution Status Change',
-    source: 'aws.states',
-    detail: {
-      executionArn: r.executionArn,
-      stateMachineArn: twin.stateMachine().arn,
-      name: 'twin-dax-1',
-      status: 'ABORTED',
-    },
-  })) as { deletedDaxClusters: string[]; pendingDaxGroups: string[]; deletedTables: string[] };
+  const out = await abortRuleTeardown<{
+    deletedDaxClusters: string[];
+    pendingDaxGroups: string[];
+    deletedTables: string[];
+  }>(r, 'twin-dax-1');
   expectNoDenials(mark);
   expect(out.deletedDaxClusters).toEqual([name]);
   expect(out.deletedTables).toEqual(['fleetbench-twin-dax-ddb-twin-dax-1']);
