@@ -1,11 +1,11 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { grant } from './grants';
 import { TABLE_PREFIX, TAG_ROLE } from '../core/ports';
 import { STEP_ENTRIES, TASK_STATES, type StepName, type TaskStateName } from '../core/pipeline/states';
 import { BenchmarkFunction } from './benchmark-function';
@@ -269,16 +269,7 @@ export class BenchmarkStateMachine extends Construct {
       resourceName: `${TABLE_PREFIX}*`,
     });
     const anyTableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: '*' });
-    const add = (
-      fn: BenchmarkFunction,
-      sid: string,
-      actions: string[],
-      resources: string[],
-      conditions?: Record<string, unknown>,
-    ) =>
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }),
-      );
+    const add = grant;
     const loaderTag = { StringEquals: { [`aws:ResourceTag/${TAG_ROLE}`]: 'loader' } };
     const instanceArn = stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' });
     const smArn = stack.formatArn({

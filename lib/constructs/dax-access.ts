@@ -14,13 +14,11 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { grant, type TargetFunctions } from './grants';
 import { TABLE_PREFIX, TAG_RUN_ID } from '../core/ports';
+import { DAX_NAME_PREFIX } from '../core/dax';
 import type { LoaderFleet } from './loader-fleet';
-
-/** The prefix of every per-run DAX name (daxResourceName): the grants are scoped to it. */
-export const DAX_NAME_PREFIX = 'fb-';
 
 /** Table actions DAX performs on the loaders' behalf (docs/dax-keyspaces.md, "The DAX service role"). */
 export const DAX_TABLE_ACTIONS = [
@@ -48,15 +46,7 @@ export const DAX_LOADER_ACTIONS = [
 
 export interface DaxAccessProps {
   readonly fleet: LoaderFleet;
-  readonly functions: {
-    provisionTarget: lambda.Function;
-    waitReady: lambda.Function;
-    startLoad: lambda.Function;
-    startCell: lambda.Function;
-    teardown: lambda.Function;
-    onAbort: lambda.Function;
-    janitor: lambda.Function;
-  };
+  readonly functions: TargetFunctions;
 }
 
 export class DaxAccess extends Construct {
@@ -95,16 +85,7 @@ export class DaxAccess extends Construct {
     };
     for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
 
-    const add = (
-      fn: lambda.Function,
-      sid: string,
-      actions: string[],
-      resources: string[],
-      conditions?: Record<string, unknown>,
-    ) =>
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }),
-      );
+    const add = grant;
     const runClusters = cache(`${DAX_NAME_PREFIX}*`);
 
     // ProvisionTarget: the cluster (tagged at creation), its groups, and its security group in the loaders' VPC

@@ -14,11 +14,11 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
+import { grant, type TargetFunctions } from './grants';
 import { cassandraAssetName } from '../core/cassandra-node';
 import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/cluster';
 import { TAG_ROLE } from '../core/ports';
 import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { LoaderFleet } from './loader-fleet';
 
 export { NODE_CLIENT_PORTS };
@@ -28,15 +28,7 @@ export const NODE_INTERNODE_PORTS = [7000, 7001] as const;
 export interface DbNodesProps {
   readonly fleet: LoaderFleet;
   /** The pipeline's step functions that handle nodes (BenchmarkFunctions in the stack). */
-  readonly functions: {
-    provisionTarget: lambda.Function;
-    waitReady: lambda.Function;
-    startLoad: lambda.Function;
-    startCell: lambda.Function;
-    teardown: lambda.Function;
-    onAbort: lambda.Function;
-    janitor: lambda.Function;
-  };
+  readonly functions: TargetFunctions;
   /** Root volume of a node in GB (data go to the i4i instance store); a spec's `ebsGb` overrides it per run. @default SCYLLA_ROOT_VOLUME_GB (50) */
   readonly rootVolumeGb?: number;
   /**
@@ -102,16 +94,7 @@ export class DbNodes extends Construct {
     f.waitReady.addEnvironment('PROBE_PREPARE', stack.toJsonString(fleet.prepareCommands));
     f.waitReady.addEnvironment('PROBE_BUNDLE_DIR', fleet.bundleDirOnLoader);
 
-    const add = (
-      fn: lambda.Function,
-      sid: string,
-      actions: string[],
-      resources: string[],
-      conditions?: Record<string, unknown>,
-    ) =>
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }),
-      );
+    const add = grant;
     const arn = (resource: string, name: string) =>
       stack.formatArn({ service: 'ec2', resource, resourceName: name });
     const nodeTagged = { StringEquals: { [`aws:ResourceTag/${TAG_ROLE}`]: DB_NODE_ROLES } };

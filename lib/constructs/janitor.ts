@@ -3,9 +3,9 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { grant } from './grants';
 import { TABLE_PREFIX, TAG_ROLE } from '../core/ports';
 import { BenchmarkFunction } from './benchmark-function';
 
@@ -33,9 +33,7 @@ export class Janitor extends Construct {
       resourceName: `${TABLE_PREFIX}*`,
     });
     const add = (sid: string, actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
-      this.fn.addToRolePolicy(
-        new iam.PolicyStatement({ sid, actions, resources, ...(conditions ? { conditions } : {}) }),
-      );
+      grant(this.fn, sid, actions, resources, conditions);
     add('DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
     add(
       'TerminateExpired',

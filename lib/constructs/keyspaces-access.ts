@@ -23,24 +23,19 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { grant, type TargetFunctions } from './grants';
 import { TAG_RUN_ID } from '../core/ports';
-
-/** The keyspace-name prefix of runs' keyspaces (lib/core/keyspaces.ts keyspaceName). */
-export const KEYSPACE_PREFIX = 'fb_';
+import { KEYSPACE_PREFIX } from '../core/keyspaces';
 
 export interface KeyspacesAccessProps {
   /** The loaders' role (LoaderFleet): CQL reads and writes on runs' keyspaces. */
   readonly loaderRole: iam.IRole;
   /** The step functions that create, wait for and delete keyspaces. */
-  readonly functions: {
-    provisionTarget: lambda.Function;
-    waitReady: lambda.Function;
-    teardown: lambda.Function;
-    onAbort: lambda.Function;
-    janitor: lambda.Function;
-  };
+  readonly functions: Pick<
+    TargetFunctions,
+    'provisionTarget' | 'waitReady' | 'teardown' | 'onAbort' | 'janitor'
+  >;
 }
 
 export class KeyspacesAccess extends Construct {
@@ -54,21 +49,7 @@ export class KeyspacesAccess extends Construct {
     // queries (system.local, system.peers, system_schema*) read tables of the system keyspaces
     const systemTables = `${base}system*/table/*`;
     const f = props.functions;
-    const add = (
-      fn: lambda.Function,
-      sid: string,
-      actions: string[],
-      resources: string[],
-      conditions?: object,
-    ) =>
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({
-          sid,
-          actions,
-          resources,
-          ...(conditions ? { conditions: conditions as Record<string, unknown> } : {}),
-        }),
-      );
+    const add = grant;
 
     for (const fn of Object.values(f)) fn.addEnvironment('KEYSPACES_ADMIN', 'true');
     // ProvisionTarget: the run's keyspace and table, created with the run tag

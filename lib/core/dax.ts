@@ -33,8 +33,11 @@ export interface DaxCacheTtls {
  * target, 20 characters at most, as DAX requires; the same inputs always give the same name, so teardown and the
  * janitor find it again.
  */
+/** The prefix of every per-run DAX name: the stack's grants are scoped to it. */
+export const DAX_NAME_PREFIX = 'fb-';
+
 export function daxResourceName(runId: string, targetId: string): string {
-  const name = `fb-${fnv1a(`${runId}/${targetId}`)}`;
+  const name = `${DAX_NAME_PREFIX}${fnv1a(`${runId}/${targetId}`)}`;
   if (name.length > NAME_MAX) throw new Error(`DAX name ${name} is longer than ${NAME_MAX}`);
   return name;
 }

@@ -27,9 +27,12 @@ export interface KeyspacesColumns {
   partitionKeys: { name: string }[];
 }
 
+/** The keyspace-name prefix of runs' keyspaces: the stack's grants are scoped to it. */
+export const KEYSPACE_PREFIX = 'fb_';
+
 /** The run's keyspace: `fb_` + the run id's letters/digits (underscores for the rest), at most 48 characters. */
 export function keyspaceName(runId: string, targetId: string): string {
-  const raw = `fb_${runId}_${targetId}`.replace(/[^A-Za-z0-9_]/g, '_');
+  const raw = `${KEYSPACE_PREFIX}${runId}_${targetId}`.replace(/[^A-Za-z0-9_]/g, '_');
   const name = raw.length <= 48 ? raw : `${raw.slice(0, 39)}_${hash8(raw)}`;
   if (!NAME.test(name)) throw new Error(`keyspace name ${name} is not valid for Keyspaces`);
   return name;
