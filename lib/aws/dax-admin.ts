@@ -28,7 +28,7 @@ import {
   RevokeSecurityGroupEgressCommand,
   type EC2ClientConfig,
 } from '@aws-sdk/client-ec2';
-import { DAX_PORTS, daxEndpointUrl, daxNameProblems, daxTtlParameters } from '../core/dax';
+import { DAX_NAME_PATTERN, DAX_PORTS, daxEndpointUrl, daxNameProblems, daxTtlParameters } from '../core/dax';
 import {
   ConflictError,
   TAG_RUN_ID,
@@ -39,9 +39,6 @@ import {
   type Tags,
 } from '../core/ports';
 import { errorName, translate } from './errors';
-
-/** daxResourceName's shape (lib/core/dax.ts). */
-const DAX_NAME = /^fb-[0-9a-f]{8}$/;
 
 const NOT_FOUND = new Set([
   'ClusterNotFoundFault',
@@ -173,6 +170,8 @@ export class DaxClusterAdmin implements DaxAdmin {
         this.dax.send(new DescribeClustersCommand({ NextToken: token })),
       );
       for (const c of page.Clusters ?? []) {
+        // others' clusters: not ours, and the stack grants ListTags on fleetbench's names only
+        if (!c.ClusterName || !DAX_NAME_PATTERN.test(c.ClusterName)) continue;
         const tags = await this.tagsOf(c.ClusterArn!);
         const run = tags[TAG_RUN_ID];
         if (run === undefined || (filter.runId !== undefined && run !== filter.runId)) continue;
@@ -201,7 +200,7 @@ export class DaxClusterAdmin implements DaxAdmin {
       );
       for (const g of page.SecurityGroups ?? []) {
         // the run's DAX groups carry its DAX resource name (other groups of a run are the stack's, not per run)
-        if (!g.GroupName || !DAX_NAME.test(g.GroupName)) continue;
+        if (!g.GroupName || !DAX_NAME_PATTERN.test(g.GroupName)) continue;
         const tags: Tags = {};
         for (const t of g.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
         out.push({ name: g.GroupName, tags });

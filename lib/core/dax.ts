@@ -18,7 +18,6 @@ export const DAX_ITEM_TTL_PARAMETER = 'record-ttl-millis';
 export const DAX_QUERY_TTL_PARAMETER = 'query-ttl-millis';
 /** Ports of a cluster's discovery endpoint and nodes: 8111 unencrypted, 9111 with encryption in transit (TLS). */
 export const DAX_PORTS = { plain: 8111, tls: 9111 } as const;
-export const DAX_MAX_NODES = 11;
 const NAME_MAX = 20;
 
 export interface DaxCacheTtls {
@@ -35,6 +34,8 @@ export interface DaxCacheTtls {
  */
 /** The prefix of every per-run DAX name: the stack's grants are scoped to it. */
 export const DAX_NAME_PREFIX = 'fb-';
+/** What daxResourceName makes: the prefix and 8 hex digits (adapters skip other clusters and groups by it). */
+export const DAX_NAME_PATTERN = new RegExp(`^${DAX_NAME_PREFIX}[0-9a-f]{8}$`);
 
 export function daxResourceName(runId: string, targetId: string): string {
   const name = `${DAX_NAME_PREFIX}${fnv1a(`${runId}/${targetId}`)}`;
@@ -74,7 +75,7 @@ export function daxEndpointUrl(discovery: { address: string; port: number }, tls
 }
 
 /** 32-bit FNV-1a as 8 hex digits: short, stable names (not a security hash). */
-function fnv1a(s: string): string {
+export function fnv1a(s: string): string {
   let h = 0x811c9dc5;
   for (const b of Buffer.from(s, 'utf8')) {
     h ^= b;

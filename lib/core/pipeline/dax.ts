@@ -53,7 +53,7 @@ function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {
 export async function provisionDax(
   run: RunContext,
   spec: RunSpec,
-  tags: (extra: Tags) => Tags,
+  tags: Tags,
   daxIn: DaxAdmin | undefined,
 ): Promise<string[]> {
   if (!run.dax?.length) return [];
@@ -73,7 +73,7 @@ export async function provisionDax(
         name: c.name,
         ...daxClusterShape(target.dax),
         ...network,
-        tags: tags({ ...spec.tags }),
+        tags,
       });
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
@@ -165,10 +165,11 @@ export async function teardownDax(
       const s = await dax.describeCluster(name);
       if (s.status === 'deleting' || s.status === 'MISSING') deletedDaxClusters.push(name);
       else stuckDaxClusters.push(`${name} (${s.status})`);
-    }
-    if (!(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
+      // the groups can go only once the cluster is gone: the status just read says whether it is
+      if (s.status !== 'MISSING' || !(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
+    } else if (!(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
   }
-  // groups of a cluster created and gone before the context was written (a failed ProvisionTarget's retry)
+  // groups with the run tag whose cluster is no longer listed (an earlier pass deleted it, or its create failed)
   for (const g of await dax.listSupporting({ runId }))
     if (!names.has(g.name) && !(await dax.deleteSupporting(g.name))) pendingDaxGroups.push(g.name);
   return { deletedDaxClusters, pendingDaxGroups, stuckDaxClusters };

@@ -6,7 +6,6 @@
 import type { DynamoDbTarget } from '../spec';
 import { cassandraBootstrapScript, ec2NodeParams } from '../cassandra-node';
 import {
-  NODE_ROLE,
   NODE_ROLES,
   isDbNodeTarget,
   nodeApi,
@@ -98,7 +97,7 @@ export function nodeTags(
   targetId: string,
   index: number,
   userTags: Tags,
-  role: string = NODE_ROLE,
+  role: string,
 ): Tags {
   return runTags(run, role, { ...userTags, [TAG_TARGET]: targetId, [TAG_NODE_INDEX]: String(index) });
 }
@@ -278,9 +277,10 @@ export async function provisionTarget(
       created.push(t.name);
     }
   }
-  created.push(...(await provisionKeyspaces(run, spec, runTags(run, 'target', spec.tags), deps.keyspaces)));
+  const targetTags = runTags(run, 'target', spec.tags);
+  created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces)));
   // DAX after the tables: its clusters reach them through the DAX role
-  const dax = await provisionDax(run, spec, (extra) => runTags(run, 'target', extra), deps.dax);
+  const dax = await provisionDax(run, spec, targetTags, deps.dax);
   return { created, existing, ...(nodes.length ? { nodes } : {}), ...(dax.length ? { dax } : {}) };
 }
 
@@ -357,10 +357,14 @@ export async function waitReady(
   const online = ids.length ? await deps.commands.online(ids) : [];
   const offline = ids.filter((id) => !online.includes(id));
   const clusters = await clustersReady(run, deps);
-  notActive.push(...(await keyspacesNotActive(run, deps.keyspaces)));
-  clusters.problems.push(...(await daxProblems(run, deps.dax)));
+  // Keyspaces tables and DAX clusters are not the run's DynamoDB tables (tablesActive counts those)
+  const services = [
+    ...(await keyspacesNotActive(run, deps.keyspaces)),
+    ...(await daxProblems(run, deps.dax)),
+  ];
   const ready =
     notActive.length === 0 &&
+    services.length === 0 &&
     ids.length >= run.loaders &&
     offline.length === 0 &&
     clusters.problems.length === 0;
@@ -371,6 +375,7 @@ export async function waitReady(
   if (!ready && now >= deadlineMs) {
     const why = [
       ...clusters.problems,
+      ...services,
       ...notActive,
       ...(ids.length < run.loaders ? [`${ids.length} of ${run.loaders} loaders exist`] : []),
       ...(offline.length ? [`loaders not online in SSM: ${offline.join(', ')}`] : []),

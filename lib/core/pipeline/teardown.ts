@@ -107,7 +107,8 @@ export async function teardown(
     : [];
 
   // DAX clusters before the tables they cache (by the run tag and the context's names)
-  const daxAdmin = deps.dax;
+  // (Plan writes the context before anything is provisioned: a context naming no cluster means none was made)
+  const daxAdmin = deps.dax && (!run || run.dax?.length) ? deps.dax : undefined;
   const dax: DaxTeardown | null = daxAdmin
     ? await attempt('deleting DAX clusters', null, () => teardownDax(runId, run, daxAdmin))
     : null;
