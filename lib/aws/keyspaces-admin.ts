@@ -15,6 +15,7 @@ import {
   type KeyspacesClientConfig,
 } from '@aws-sdk/client-keyspaces';
 import {
+  KEYSPACE_PREFIX,
   capacitySpecification,
   keyspacesNameProblems,
   ycsbColumns,
@@ -101,7 +102,7 @@ export class KeyspacesApiAdmin implements KeyspacesAdmin {
         this.client.send(new ListKeyspacesCommand({ nextToken: token })),
       );
       for (const k of page.keyspaces ?? []) {
-        if (!k.keyspaceName?.startsWith('fb_')) continue; // system keyspaces and others' keyspaces
+        if (!k.keyspaceName?.startsWith(KEYSPACE_PREFIX)) continue; // system keyspaces and others' keyspaces
         const tags = await this.tagsOf(k.resourceArn!);
         const run = tags[TAG_RUN_ID];
         if (run === undefined || (filter.runId !== undefined && run !== filter.runId)) continue;

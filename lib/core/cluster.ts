@@ -19,12 +19,10 @@ export type DbNodeKind = DbNodeTarget['kind'];
 export const NODE_ROLES = { 'scylla-ec2': 'scylla-node', 'cassandra-ec2': 'cassandra-node' } as const;
 /** Every database node role: what teardown, the janitor and the IAM conditions cover. */
 export const DB_NODE_ROLES: string[] = Object.values(NODE_ROLES);
-/** Tag value of `fleetbench:role` on ScyllaDB nodes. */
-export const NODE_ROLE = NODE_ROLES['scylla-ec2'];
 
 /** Whether a target runs on nodes fleetbench launches. */
 export function isDbNodeTarget(t: { kind: string }): t is DbNodeTarget {
-  return t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2';
+  return Object.hasOwn(NODE_ROLES, t.kind);
 }
 
 /** The API the loaders use on a node target. */
@@ -46,8 +44,6 @@ export const SCYLLA_AMI_OWNERS = ['797456418907', '158855661827'] as const;
 export const CQL_KEYSPACE = 'ycsb';
 /** The binding's key column (loader/ycsb-binding CqlConfig.KEY_COLUMN). */
 export const CQL_KEY_COLUMN = 'y_id';
-/** The binding class for CQL targets (loader/ycsb-binding). */
-export const CQL_BINDING_CLASS = 'dev.fleetbench.ycsb.CqlClient';
 /** The Alternator table's hash key (the DynamoDB-API binding's default `dynamodb.keyAttribute`). */
 export const ALTERNATOR_KEY_ATTRIBUTE = 'p';
 

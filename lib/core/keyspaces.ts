@@ -10,6 +10,7 @@
  * system_schema_mcs). The CQL the binding runs is the same either way.
  */
 import { CQL_KEY_COLUMN } from './cluster';
+import { fnv1a } from './dax';
 import type { KeyspacesTarget, RunSpec } from './spec/schema';
 import type { TargetSizing } from './plan/sizing';
 import { DEFAULT_EXPECTED_LATENCY_MS } from './spec/schema';
@@ -33,7 +34,7 @@ export const KEYSPACE_PREFIX = 'fb_';
 /** The run's keyspace: `fb_` + the run id's letters/digits (underscores for the rest), at most 48 characters. */
 export function keyspaceName(runId: string, targetId: string): string {
   const raw = `${KEYSPACE_PREFIX}${runId}_${targetId}`.replace(/[^A-Za-z0-9_]/g, '_');
-  const name = raw.length <= 48 ? raw : `${raw.slice(0, 39)}_${hash8(raw)}`;
+  const name = raw.length <= 48 ? raw : `${raw.slice(0, 39)}_${fnv1a(raw)}`;
   if (!NAME.test(name)) throw new Error(`keyspace name ${name} is not valid for Keyspaces`);
   return name;
 }
@@ -130,13 +131,4 @@ export function keyspacesJobProperties(
     'cql.writeConsistency': 'LOCAL_QUORUM',
     'cql.connectionsPerHost': String(ctx.sizing ? keyspacesConnectionsPerHost(ctx.spec, t, ctx.sizing) : 1),
   };
-}
-
-function hash8(s: string): string {
-  let h = 0x811c9dc5;
-  for (const b of Buffer.from(s, 'utf8')) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
 }

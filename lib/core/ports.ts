@@ -22,7 +22,7 @@ export const TAG_RUN_ID = 'fleetbench:run-id';
 export const TAG_EXPIRES_AT = 'fleetbench:expires-at';
 export const TAG_SPEC = 'fleetbench:spec';
 export const TAG_ROLE = 'fleetbench:role';
-/** TAG_ROLE value of the loader instances (database nodes: NODE_ROLE in ./cluster). */
+/** TAG_ROLE value of the loader instances (database nodes: NODE_ROLES in ./cluster). */
 export const LOADER_ROLE = 'loader';
 /** Prefix of every table the pipeline creates (the loader role's DynamoDB grant is scoped to it). */
 export const TABLE_PREFIX = 'fleetbench-';

@@ -13,7 +13,6 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { connect, createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -33,7 +32,7 @@ import {
   type SchemaRequest,
 } from '../core/ports';
 import { cqlQuery } from './cql-client';
-import { DYNAMODB_LOCAL_CREDENTIALS } from './dynamodb-local';
+import { DYNAMODB_LOCAL_CREDENTIALS, freeLoopbackPort } from './dynamodb-local';
 
 export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');
 
@@ -108,7 +107,7 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     if (!c) throw new CapacityError('this local cluster runs no Cassandra nodes (no asset given)');
     const id = `node-${req.runId}-${req.targetId}-${index}`;
     const host = `127.0.0.${11 + index}`;
-    const [nativePort, storagePort] = [await freePort(host), await freePort(host)];
+    const [nativePort, storagePort] = [await freeLoopbackPort(host), await freeLoopbackPort(host)];
     // node 0 of the same run and target seeds the others (on EC2 the seed is node 0's IP and port 7000)
     const seed = this.nodes.find(
       (n) =>
@@ -356,10 +355,10 @@ function view(n: LocalNode): ClusterNode {
   };
 }
 
-async function stop(child: ChildProcess | undefined, graceMs = 5000): Promise<void> {
+async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();
@@ -391,33 +390,6 @@ export async function httpHealth(e: { host: string; port: number }): Promise<End
   } catch (err) {
     return { endpoint, ok: false, detail: (err as Error).message };
   }
-}
-
-/** CQL: the native transport port accepts a TCP connection. */
-export async function tcpHealth(e: { host: string; port: number }): Promise<EndpointHealth> {
-  const endpoint = `${e.host}:${e.port}`;
-  return new Promise((resolve) => {
-    const s = connect({ host: e.host, port: e.port });
-    const done = (h: EndpointHealth) => {
-      s.destroy();
-      resolve(h);
-    };
-    s.setTimeout(3000, () => done({ endpoint, ok: false, detail: 'timeout' }));
-    s.once('connect', () => done({ endpoint, ok: true }));
-    s.once('error', (err) => done({ endpoint, ok: false, detail: err.message }));
-  });
-}
-
-/** A free TCP port on a loopback address. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function splitHostPort(hp: string): [string, number] {

@@ -148,13 +148,13 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   return { endpoint, port, pid: child.pid!, stop };
 }
 
-/** A port that was free on 127.0.0.1 a moment ago. */
-export function freeLoopbackPort(): Promise<number> {
+/** A port that was free on a loopback address (127.0.0.1 unless given) a moment ago. */
+export function freeLoopbackPort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
     srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, host, () => {
       const { port } = srv.address() as net.AddressInfo;
       srv.close(() => resolve(port));
     });

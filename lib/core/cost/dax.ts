@@ -42,10 +42,15 @@ export function daxMonthly(book: PriceBook, c: DaxCluster, fieldPath = 'dax'): Q
   return daxNodeHourPrice(book, c.nodeType, `${fieldPath}.nodeType`).mul(c.nodes).mul(book.hoursPerMonth);
 }
 
-/** A cluster that lives `seconds` (a run): every node's partial hour billed as a full hour. */
-export function daxForDuration(book: PriceBook, c: DaxCluster, seconds: number, fieldPath = 'dax'): Q {
+/** The node-hours billed for a cluster that lives `seconds` (a run): every node's partial hour as a full hour. */
+export function daxBilledNodeHours(c: DaxCluster, seconds: number, fieldPath = 'dax'): number {
   checkNodes(c.nodes, `${fieldPath}.nodes`);
   if (!(seconds >= 0)) throw new InputError([{ path: 'seconds', message: `expected ≥ 0, got ${seconds}` }]);
-  const hours = Math.ceil(seconds / 3600);
-  return daxNodeHourPrice(book, c.nodeType, `${fieldPath}.nodeType`).mul(c.nodes).mul(hours);
+  return c.nodes * Math.ceil(seconds / 3600);
+}
+
+/** A cluster that lives `seconds` (a run), at the book's node-hour price. */
+export function daxForDuration(book: PriceBook, c: DaxCluster, seconds: number, fieldPath = 'dax'): Q {
+  const nodeHours = daxBilledNodeHours(c, seconds, fieldPath);
+  return daxNodeHourPrice(book, c.nodeType, `${fieldPath}.nodeType`).mul(nodeHours);
 }

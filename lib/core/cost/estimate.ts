@@ -10,7 +10,7 @@ import type { RunSpec } from '../spec/schema';
 import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
-import { daxNodeHourPrice } from './dax';
+import { daxBilledNodeHours, daxNodeHourPrice } from './dax';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
 import {
@@ -262,12 +262,12 @@ function daxLine(
   book: PriceBook,
   path: string,
 ): Line {
-  const hours = Math.ceil(runSeconds.add(A.daxSetupSeconds).toNumber() / 3600);
+  const nodeHours = daxBilledNodeHours(dax, runSeconds.add(A.daxSetupSeconds).toNumber(), path);
   return {
     kind: 'dax',
-    label: `${target}: DAX cluster of ${dax.nodes} × ${dax.nodeType} for the run (${hours} h billed per node)`,
+    label: `${target}: DAX cluster of ${dax.nodes} × ${dax.nodeType} for the run (${nodeHours / dax.nodes} h billed per node)`,
     target,
-    quantity: Q.of(dax.nodes * hours),
+    quantity: Q.of(nodeHours),
     unit: 'node-hour',
     unitUsd: daxNodeHourPrice(book, dax.nodeType, `${path}.nodeType`),
   };

@@ -30,7 +30,12 @@ import {
   totalOf,
 } from './monthly';
 import { ExternalPriceModel } from '../spec/schema';
-import { type KeyspacesCostReport, keyspacesCostReport, keyspacesRowBytes } from './keyspaces';
+import {
+  type KeyspacesCostReport,
+  KEYSPACES_ROW_METADATA_BYTES,
+  keyspacesCostReport,
+  keyspacesRowBytes,
+} from './keyspaces';
 import type { ExternalPriceModel as ExternalPriceModelType } from '../spec/schema';
 
 // ---- the input -------------------------------------------------------------------------------
@@ -342,7 +347,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
     // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
     const rowBytes =
       input.itemBytes !== undefined
-        ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + 100 }
+        ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + KEYSPACES_ROW_METADATA_BYTES }
         : keyspacesRowBytes({
             fieldCount: d!.fieldCount,
             fieldLength: d!.fieldLength,

@@ -149,7 +149,7 @@ export function targetBinding(
   spec: RunSpec,
   t: Target,
   table: string,
-  run: { runId: string; sizing?: TargetSizing } = { runId: 'plan' },
+  run: { runId: string; sizing?: TargetSizing },
 ): TargetBinding {
   const k = kindOf(t);
   const binding = k.binding(t);

@@ -76,8 +76,9 @@ export async function buildReportData(
   options: ReportOptions = {},
 ): Promise<ReportData> {
   const plan = await readPlan(store, runId);
-  const spec = options.local ? await readSpec(store, runId).catch(() => null) : null;
-  const emulated = spec?.local?.capacityEmulation !== false;
+  const spec = await readSpec(store, runId).catch(() => null);
+  // the local mode's capacity emulation (on unless the spec turns it off); on AWS the real service throttles
+  const emulated = !options.local || spec?.local?.capacityEmulation !== false;
   const run = checkRun(await store.getJson(contextKey(runId)));
   const cells: ReportCell[] = [];
   const series: Record<string, ReportPoint[]> = {};
@@ -124,7 +125,7 @@ export async function buildReportData(
     for (const line of text.split('\n')) if (line.trim()) rows.push(JSON.parse(line) as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
   }
-  const dax = daxOf(spec ?? (await readSpec(store, runId).catch(() => null)));
+  const dax = daxOf(spec);
   const history = await historyOf(store, runId).catch((err: unknown) => {
     notes.push(`no history chart: ${(err as Error).message}`);
     return [];

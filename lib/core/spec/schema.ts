@@ -6,6 +6,7 @@
  * ids, YCSB's int range, ...) live in `./semantic.ts`.
  */
 import { z } from 'zod';
+import { CASSANDRA_VERSION } from '../cassandra-node';
 
 const id = z
   .string()
@@ -168,7 +169,7 @@ export const ExternalPriceModel = z.strictObject({
  * Maven Central that the node asset packs (loader/cassandra-node, `cassandra.version` of loader/pom.xml,
  * the same the CQL binding's tests start). One asset per version: only the built one is offered.
  */
-export const CASSANDRA_VERSIONS = ['5.0.6'] as const;
+export const CASSANDRA_VERSIONS = [CASSANDRA_VERSION] as const;
 
 /** CQL consistency levels a CQL target may ask for (the binding's cql.readConsistency/writeConsistency). */
 export const CqlConsistency = z.enum(['ONE', 'QUORUM', 'LOCAL_QUORUM', 'ALL']);
