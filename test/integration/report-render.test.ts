@@ -27,6 +27,7 @@ function cell(target: string, distribution: string, read: number, ops: number, p
     monthlyCostProvisionedUsd: target === 'ddb' ? 1234.5 : null,
     monthlyCostOnDemandUsd: target === 'ddb' ? 4321 : null,
     monthlyCostUsd: target === 'ddb' ? 1234.5 : 1502.34,
+    costPerMillionOpsUsd: ((target === 'ddb' ? 1234.5 : 1502.34) / (ops * 0.98 * 730 * 3600)) * 1e6,
     incomplete: read === 0.9 && target === 'scylla',
     incompleteReason: read === 0.9 && target === 'scylla' ? 'loader-1/proc-0: no manifest' : null,
     suspect: false,

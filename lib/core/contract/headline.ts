@@ -40,6 +40,8 @@ export const CellHeadlineSchema = z
     monthlyCostOnDemandUsd: figure,
     /** the target's monthly cost in its configured capacity mode */
     monthlyCostUsd: figure,
+    /** monthlyCostUsd ÷ the millions of good operations of that month at goodOpsPerSec */
+    costPerMillionOpsUsd: figure,
     /** the cell has no result, or its result lacks outputs (why: incompleteReason) */
     incomplete: z.boolean(),
     incompleteReason: z.string().nullable(),
@@ -86,6 +88,7 @@ export function headlineOf(row: Readonly<Record<string, unknown>>): CellHeadline
     monthlyCostProvisionedUsd: numberAt(row, 'monthly_cost_provisioned_usd'),
     monthlyCostOnDemandUsd: numberAt(row, 'monthly_cost_on_demand_usd'),
     monthlyCostUsd: numberAt(row, 'monthly_cost_usd'),
+    costPerMillionOpsUsd: numberAt(row, 'cost_per_million_ops_usd'),
     incomplete,
     incompleteReason: incomplete
       ? typeof row.incomplete_reason === 'string' && row.incomplete_reason !== ''

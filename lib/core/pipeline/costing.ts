@@ -52,9 +52,15 @@ export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
         monthlyCostProvisionedUsd: totals.provisioned!,
         monthlyCostOnDemandUsd: totals.onDemand!,
         monthlyCostUsd: own,
+        hoursPerMonth: book.hoursPerMonth,
       };
     }
-    return { monthlyCostProvisionedUsd: null, monthlyCostOnDemandUsd: null, monthlyCostUsd: totals.total! };
+    return {
+      monthlyCostProvisionedUsd: null,
+      monthlyCostOnDemandUsd: null,
+      monthlyCostUsd: totals.total!,
+      hoursPerMonth: book.hoursPerMonth,
+    };
   };
 }
 

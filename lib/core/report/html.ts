@@ -155,7 +155,7 @@ export interface CostComparisonRow {
   goodOpsPerSec: number;
   errors: number | null;
   monthlyCostUsd: number;
-  /** monthly cost ÷ the good operations of a month at that rate (30 days × 86,400 s, the cost model's month) */
+  /** monthly cost ÷ the good operations of the same month at that rate (the cells row's cost per million × 1,000) */
   usdPerBillionOps: number;
 }
 
@@ -166,7 +166,13 @@ export interface CostComparisonRow {
 export function costComparison(cells: readonly ReportCell[]): CostComparisonRow[] {
   const best = new Map<string, ReportCell>();
   for (const c of cells) {
-    if (c.monthlyCostUsd === null || !c.goodOpsPerSec || c.goodOpsPerSec <= 0) continue;
+    if (
+      c.monthlyCostUsd === null ||
+      c.costPerMillionOpsUsd === null ||
+      !c.goodOpsPerSec ||
+      c.goodOpsPerSec <= 0
+    )
+      continue;
     const b = best.get(c.target);
     if (!b || c.goodOpsPerSec > b.goodOpsPerSec!) best.set(c.target, c);
   }
@@ -176,7 +182,7 @@ export function costComparison(cells: readonly ReportCell[]): CostComparisonRow[
     goodOpsPerSec: c.goodOpsPerSec!,
     errors: c.errors,
     monthlyCostUsd: c.monthlyCostUsd!,
-    usdPerBillionOps: c.monthlyCostUsd! / ((c.goodOpsPerSec! * 30 * 86_400) / 1e9),
+    usdPerBillionOps: c.costPerMillionOpsUsd! * 1000,
   }));
 }
 

@@ -5,6 +5,8 @@
 import { CellAggregate, LatencyStats } from './aggregate';
 import { FAMILIES, FAMILY_STATS, STATUS_COLUMNS, TableDef, tableDef } from './schema';
 import { loaderCpuColumns } from './loader-cpu';
+import { costPerOps } from '../cost/monthly';
+import { Q } from '../cost/decimal';
 
 export type Row = Record<string, string | number | boolean | null>;
 
@@ -24,11 +26,16 @@ export interface CellMeta extends RunMeta {
   updateProportion: number;
 }
 
-export interface CellCosts {
-  monthlyCostProvisionedUsd?: number | null;
-  monthlyCostOnDemandUsd?: number | null;
-  monthlyCostUsd?: number | null;
+/** A cell's cost columns: priced (the monthly costs and the month they are for), or none (`{}`). */
+export interface PricedCellCosts {
+  monthlyCostProvisionedUsd: number | null;
+  monthlyCostOnDemandUsd: number | null;
+  /** the target's monthly cost in its configured capacity mode */
+  monthlyCostUsd: number;
+  /** the hours of the month the monthly costs are for (the price book's: 730, AWS's month) */
+  hoursPerMonth: number;
 }
+export type CellCosts = PricedCellCosts | Record<string, never>;
 
 export function runDate(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
@@ -91,13 +98,16 @@ export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCost
   row.incomplete = agg.incomplete.length > 0;
   row.incomplete_reason = agg.incomplete.length ? agg.incomplete.join('; ') : null;
   Object.assign(row, loaderCpuColumns(agg));
-  const monthly = costs.monthlyCostUsd ?? null;
-  row.monthly_cost_provisioned_usd = costs.monthlyCostProvisionedUsd ?? null;
-  row.monthly_cost_on_demand_usd = costs.monthlyCostOnDemandUsd ?? null;
-  row.monthly_cost_usd = monthly;
-  // a month of good operations at the achieved rate: 30 days × 86,400 s (the cost model's month)
-  const monthlyOps = agg.goodOpsPerSec * 30 * 86_400;
-  row.cost_per_million_ops_usd = monthly !== null && monthlyOps > 0 ? monthly / (monthlyOps / 1e6) : null;
+  const priced = 'hoursPerMonth' in costs ? (costs as PricedCellCosts) : null;
+  row.monthly_cost_provisioned_usd = priced?.monthlyCostProvisionedUsd ?? null;
+  row.monthly_cost_on_demand_usd = priced?.monthlyCostOnDemandUsd ?? null;
+  row.monthly_cost_usd = priced?.monthlyCostUsd ?? null;
+  // the monthly cost ÷ the good operations of the same month (the price book's hours) at the measured rate
+  const perMillion =
+    priced && agg.goodOpsPerSec > 0
+      ? costPerOps(Q.of(priced.monthlyCostUsd), agg.goodOpsPerSec, priced.hoursPerMonth, 1e6)
+      : undefined;
+  row.cost_per_million_ops_usd = perMillion ? perMillion.toNumber() : null;
   return validateRow(tableDef('cells'), row);
 }
 

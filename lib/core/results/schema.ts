@@ -176,7 +176,12 @@ export const TABLES: readonly TableDef[] = [
       col('monthly_cost_provisioned_usd', 'double', 'cost model: provisioned capacity, per month', true),
       col('monthly_cost_on_demand_usd', 'double', 'cost model: on-demand, per month', true),
       col('monthly_cost_usd', 'double', 'cost model: the pricing the target uses, per month', true),
-      col('cost_per_million_ops_usd', 'double', 'monthly_cost_usd per million good operations', true),
+      col(
+        'cost_per_million_ops_usd',
+        'double',
+        "monthly_cost_usd ÷ the millions of good operations of that month (the price book's hours, 730) at good_ops_per_sec",
+        true,
+      ),
     ],
   },
   {

@@ -32,6 +32,7 @@ beforeAll(async () => {
     monthlyCostProvisionedUsd: 12.5,
     monthlyCostOnDemandUsd: null,
     monthlyCostUsd: 12.5,
+    hoursPerMonth: 730,
   });
 });
 
@@ -59,6 +60,8 @@ describe('cell headline', () => {
       monthlyCostProvisionedUsd: 12.5,
       monthlyCostOnDemandUsd: null,
       monthlyCostUsd: 12.5,
+      // $12.50 ÷ (good ops/s × 730 h × 3,600 s ÷ 10⁶)
+      costPerMillionOpsUsd: expect.closeTo(12.5 / ((agg.goodOpsPerSec * 730 * 3600) / 1e6), 12),
       incomplete: false,
       incompleteReason: null,
       // no loader CPU in the fixture's manifests, and it ran per-thread paced (no SCHEDULE-DELAY)

@@ -39,6 +39,7 @@ describe('cell cost columns', () => {
       monthlyCostProvisionedUsd: 47450 + 4745,
       monthlyCostOnDemandUsd: 328500 + 32850,
       monthlyCostUsd: 47450 + 4745,
+      hoursPerMonth: 730,
     });
   });
 

@@ -1,28 +1,53 @@
 /**
  * Seed 004's cost comparison in the report: per target, its best measured cell and the cost of a billion good
  * operations at that rate. Reference: the seed's own method (monthly cost ÷ operations a month at the measured
- * throughput), worked by hand below.
+ * throughput), worked by hand below with AWS's month of 730 hours (the hours the monthly costs are priced for:
+ * "730 hours in a month", https://aws.amazon.com/dynamodb/pricing/provisioned/ and the AWS Pricing Calculator).
+ * The report takes the figure from the cells row (`cost_per_million_ops_usd`), which the row builder computes.
  */
 import { costComparison, type ReportCell } from '../../../lib/core/report/html';
 import { headlineOf } from '../../../lib/core/contract/headline';
+import { buildCellRow } from '../../../lib/core/results/rows';
+import * as path from 'node:path';
+import { aggregateCell, type CellAggregate } from '../../../lib/core/results/aggregate';
+import { readCellDir } from '../../../lib/local/cell-dir';
 
+/** a real cell's aggregate (the real-YCSB fixture), its good ops/s set to each case's */
+let fixture: CellAggregate;
+beforeAll(async () => {
+  fixture = await aggregateCell(await readCellDir(path.join(__dirname, '../../fixtures/ycsb/fleet-small')), {
+    warmupSeconds: 1,
+    targetOpsPerSec: 1200,
+  });
+});
+
+/** A cell's report line as the pipeline makes it: its `cells` row (built from an aggregate) read back. */
 const cell = (
   target: string,
   id: string,
   goodOpsPerSec: number | null,
   monthlyCostUsd: number | null,
-): ReportCell => ({
-  ...headlineOf({
-    cell_id: id,
-    target_id: target,
-    distribution: 'zipfian',
-    read_proportion: 0.5,
-    target_ops_per_sec: 100_000,
-    good_ops_per_sec: goodOpsPerSec,
-    monthly_cost_usd: monthlyCostUsd,
-    errors: 3,
-  }),
-});
+): ReportCell => {
+  const agg: CellAggregate = { ...fixture, goodOpsPerSec: goodOpsPerSec ?? 0, failedOps: 3 };
+  const row = buildCellRow(
+    {
+      runId: 'r1',
+      specName: 'seed-004',
+      startedAtMs: Date.UTC(2026, 10, 23),
+      cellId: id,
+      targetId: target,
+      targetKind: 'external',
+      distribution: 'zipfian',
+      readProportion: 0.5,
+      updateProportion: 0.5,
+    },
+    agg,
+    monthlyCostUsd === null
+      ? {}
+      : { monthlyCostProvisionedUsd: null, monthlyCostOnDemandUsd: null, monthlyCostUsd, hoursPerMonth: 730 },
+  );
+  return headlineOf({ ...row, good_ops_per_sec: goodOpsPerSec });
+};
 
 describe('cost per billion operations across targets', () => {
   it("takes each target's cell with the most good ops/s and divides its monthly cost by a month of them", () => {
@@ -37,11 +62,11 @@ describe('cost per billion operations across targets', () => {
       ['redis', 'redis.a.t100000'],
       ['mongodb', 'mongodb.a.t100000'],
     ]);
-    // Redis: 98,700 ops/s × 2,592,000 s = 255.83 billion ops a month; $4,634 ÷ 255.83 = $18.11 per billion
-    expect(rows[0]!.usdPerBillionOps).toBeCloseTo(4634 / 255.8304, 3);
-    expect(rows[0]!.usdPerBillionOps).toBeCloseTo(18.114, 2);
-    // MongoDB: 58,290 × 2,592,000 = 151.09 billion; $5,026 ÷ 151.09 = $33.27 per billion
-    expect(rows[1]!.usdPerBillionOps).toBeCloseTo(33.265, 2);
+    // Redis: 98,700 ops/s × 730 h × 3,600 s = 259.38 billion ops a month; $4,634 ÷ 259.3836 = $17.865 per billion
+    expect(rows[0]!.usdPerBillionOps).toBeCloseTo(4634 / 259.3836, 3);
+    expect(rows[0]!.usdPerBillionOps).toBeCloseTo(17.865, 3);
+    // MongoDB: 58,290 × 730 × 3,600 = 153.19 billion; $5,026 ÷ 153.18612 = $32.810 per billion
+    expect(rows[1]!.usdPerBillionOps).toBeCloseTo(32.81, 2);
     expect(rows[1]!.errors).toBe(3);
   });
 

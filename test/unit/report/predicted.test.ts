@@ -26,6 +26,7 @@ const cell = (
   monthlyCostProvisionedUsd: 1,
   monthlyCostOnDemandUsd: 2,
   monthlyCostUsd: 1,
+  costPerMillionOpsUsd: 1 / (attainment * 360 * 730),
   incomplete: false,
   incompleteReason: null,
   suspect: false,

@@ -77,7 +77,12 @@ describe('rows from a real aggregation', () => {
   };
 
   it('builds a valid cells row whose figures come from the aggregation', () => {
-    const row = buildCellRow(meta, agg, { monthlyCostUsd: 100 });
+    const row = buildCellRow(meta, agg, {
+      monthlyCostProvisionedUsd: null,
+      monthlyCostOnDemandUsd: null,
+      monthlyCostUsd: 100,
+      hoursPerMonth: 730,
+    });
     expect(row.run_date).toBe('2026-11-22');
     expect(row.read_service_p99_us).toBe(agg.ops.READ.p99);
     expect(row.update_intended_max_us).toBe(agg.ops['Intended-UPDATE'].max);
@@ -86,8 +91,8 @@ describe('rows from a real aggregation', () => {
     expect(row.attainment).toBeCloseTo(agg.goodOpsPerSec / 1200, 12);
     expect(row.incomplete).toBe(false);
     expect(row.monthly_cost_on_demand_usd).toBeNull();
-    // 100 USD over a month of good ops at the achieved rate
-    expect(row.cost_per_million_ops_usd).toBeCloseTo(100 / ((agg.goodOpsPerSec * 30 * 86400) / 1e6), 12);
+    // 100 USD over a month (730 h, the price book's) of good ops at the achieved rate
+    expect(row.cost_per_million_ops_usd).toBeCloseTo(100 / ((agg.goodOpsPerSec * 730 * 3600) / 1e6), 12);
   });
 
   it('builds interval rows and a runs row, serialised as JSON lines', async () => {
