@@ -1,9 +1,9 @@
 package dev.fleetbench.ycsb;
 
+import dev.fleetbench.ycsb.Retrying.Failed;
 import dev.fleetbench.ycsb.wire.DynamoTransport;
 import dev.fleetbench.ycsb.wire.DynamoWire;
 import dev.fleetbench.ycsb.wire.Json;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.ArrayList;
@@ -52,6 +52,7 @@ public class DynamoDbClient extends DB {
   private final LinkedHashMap<String, String> pending = new LinkedHashMap<>();
   private String pendingTable;
   private Measurements measurements;
+  private Retrying retrying;
 
   /** For tests: measure into this registry instead of the process-wide singleton. */
   void useMeasurements(Measurements m) {
@@ -64,6 +65,7 @@ public class DynamoDbClient extends DB {
     if (measurements == null) {
       measurements = Measurements.getMeasurements();
     }
+    retrying = retrying();
     try {
       clients = EndpointClients.acquire(config);
     } catch (RuntimeException e) {
@@ -309,44 +311,33 @@ public class DynamoDbClient extends DB {
 
   // ------------------------------------------------------------------------------------------ retry loop
 
-  /** An operation that ended without a usable response; carries the YCSB status to return. */
-  private static final class Failed extends Exception {
-    private static final long serialVersionUID = 1L;
-    final transient Status status;
-
-    Failed(Status status) {
-      super(status.getName(), null, false, false);
-      this.status = status;
-    }
-  }
-
   /**
-   * Sends the request, retrying throttled attempts with capped exponential back-off and jitter. Each attempt
-   * goes to the next endpoint. Each throttled attempt is measured as {@code <op>-THROTTLED}.
+   * Sends the request under the retry loop: each attempt goes to the next endpoint; each throttled attempt is
+   * measured as {@code <op>-THROTTLED}.
    */
   private Map<String, Object> call(String op, String operation, String json) throws Failed {
-    long intendedStart = measurements.getIntendedtartTimeNs();
-    for (int attempt = 0;; attempt++) {
-      long st = System.nanoTime();
-      try {
-        return wire.call(operation, json);
-      } catch (DynamoWire.ApiException e) {
-        if (e.throttle) {
-          long en = System.nanoTime();
-          BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
-          if (attempt >= config.maxRetries) {
-            throw new Failed(THROTTLED);
-          }
-          BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
-          continue;
-        }
-        ERRORS.note(op, e.code + "/" + e.status, e.getMessage());
-        throw new Failed(Status.ERROR);
-      } catch (IOException | RuntimeException e) {
-        ERRORS.note(op, e.getClass().getSimpleName(), String.valueOf(e.getMessage()));
-        throw new Failed(Status.ERROR);
+    return retrying.call(op, () -> wire.call(operation, json));
+  }
+
+  /** Retries throttles; other API errors go to the error log as "OP Code/HTTP status", the rest by class. */
+  private Retrying retrying() {
+    return new Retrying(measurements, config.maxRetries, config.retryBaseDelayMs, config.retryMaxDelayMs) {
+      @Override
+      protected Status classify(Exception e) {
+        return e instanceof DynamoWire.ApiException && ((DynamoWire.ApiException) e).throttle ? THROTTLED
+            : Status.ERROR;
       }
-    }
+
+      @Override
+      protected void noteError(String op, Status status, Exception e) {
+        if (e instanceof DynamoWire.ApiException) {
+          DynamoWire.ApiException api = (DynamoWire.ApiException) e;
+          ERRORS.note(op, api.code + "/" + api.status, e.getMessage());
+        } else {
+          ERRORS.note(op, e.getClass().getSimpleName(), String.valueOf(e.getMessage()));
+        }
+      }
+    };
   }
 
   /** How many times each distinct error was seen in this process (for tests and diagnostics). */

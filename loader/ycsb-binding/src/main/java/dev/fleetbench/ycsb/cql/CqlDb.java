@@ -14,6 +14,8 @@ import com.datastax.oss.driver.api.core.servererrors.OverloadedException;
 import com.datastax.oss.driver.api.core.servererrors.ReadTimeoutException;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import dev.fleetbench.ycsb.DynamoDbClient;
+import dev.fleetbench.ycsb.Retrying;
+import dev.fleetbench.ycsb.Retrying.Failed;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,6 +64,7 @@ public class CqlDb extends DB {
   private CqlConfig config;
   private CqlSessions sessions;
   private Measurements measurements;
+  private Retrying retrying;
   private CqlSession borrowed;
 
   /** For tests: measure into this registry instead of the process-wide singleton. */
@@ -80,6 +83,7 @@ public class CqlDb extends DB {
     if (measurements == null) {
       measurements = Measurements.getMeasurements();
     }
+    retrying = retrying();
     if (borrowed != null) {
       sessions = CqlSessions.borrow(borrowed);
       return;
@@ -249,42 +253,25 @@ public class CqlDb extends DB {
 
   // ------------------------------------------------------------------------------------------ retry loop
 
-  /** An operation that ended without a usable response; carries the YCSB status to return. */
-  private static final class Failed extends Exception {
-    private static final long serialVersionUID = 1L;
-    final transient Status status;
-
-    Failed(Status status) {
-      super(status.getName(), null, false, false);
-      this.status = status;
-    }
+  /** Runs the request under the binding's retry loop (overloaded attempts measured as {@code <op>-THROTTLED}). */
+  private <T> T call(String op, Function<CqlSession, T> request) throws Failed {
+    return retrying.call(op, () -> request.apply(sessions.session));
   }
 
-  /**
-   * Runs the request, retrying overloaded attempts with capped exponential back-off and jitter; each
-   * overloaded attempt is measured as {@code <op>-THROTTLED}.
-   */
-  private <T> T call(String op, Function<CqlSession, T> request) throws Failed {
-    long intendedStart = measurements.getIntendedtartTimeNs();
-    for (int attempt = 0;; attempt++) {
-      long st = System.nanoTime();
-      try {
-        return request.apply(sessions.session);
-      } catch (RuntimeException e) {
-        Status status = classify(e, config.service == CqlConfig.Service.KEYSPACES);
-        if (status == THROTTLED) {
-          long en = System.nanoTime();
-          BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
-          if (attempt >= config.maxRetries) {
-            throw new Failed(THROTTLED);
-          }
-          BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
-          continue;
-        }
-        noteError(op, e);
-        throw new Failed(status);
+  /** Retries overloaded attempts; other errors go to the error log as "OP ExceptionClass". */
+  private Retrying retrying() {
+    boolean keyspaces = config.service == CqlConfig.Service.KEYSPACES;
+    return new Retrying(measurements, config.maxRetries, config.retryBaseDelayMs, config.retryMaxDelayMs) {
+      @Override
+      protected Status classify(Exception e) {
+        return CqlDb.classify(e, keyspaces);
       }
-    }
+
+      @Override
+      protected void noteError(String op, Status status, Exception e) {
+        ERRORS.note(op, e.getClass().getSimpleName(), e.getMessage());
+      }
+    };
   }
 
   /** THROTTLED (retry), TIMEOUT or ERROR, for a Cassandra or ScyllaDB server. */
@@ -327,11 +314,6 @@ public class CqlDb extends DB {
       return any ? THROTTLED : Status.ERROR;
     }
     return Status.ERROR;
-  }
-
-  private void noteError(String op, RuntimeException e) {
-    String kind = e.getClass().getSimpleName();
-    ERRORS.note(op, kind, e.getMessage());
   }
 
   /** How many times each distinct error ("OP ExceptionClass") was seen in this process. */

@@ -15,6 +15,8 @@ import com.mongodb.client.result.DeleteResult;
 import com.mongodb.client.result.UpdateResult;
 import dev.fleetbench.ycsb.BindingSupport;
 import dev.fleetbench.ycsb.DynamoDbClient;
+import dev.fleetbench.ycsb.Retrying;
+import dev.fleetbench.ycsb.Retrying.Failed;
 import dev.fleetbench.ycsb.cql.CqlDb;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,6 +75,7 @@ public class MongoDb extends DB {
   private MongoDatabase database;
   private final Map<String, MongoCollection<Document>> collections = new ConcurrentHashMap<>();
   private Measurements measurements;
+  private Retrying retrying;
   private Map<String, String> environment = System.getenv();
   private UnaryOperator<MongoCollection<Document>> wrapper = UnaryOperator.identity();
 
@@ -97,6 +100,7 @@ public class MongoDb extends DB {
     if (measurements == null) {
       measurements = Measurements.getMeasurements();
     }
+    retrying = retrying();
     try {
       clients = SharedMongoClients.acquire(config);
     } catch (Exception e) {
@@ -230,48 +234,24 @@ public class MongoDb extends DB {
 
   // ------------------------------------------------------------------------------------------ retry loop
 
-  /** An operation that ended without a usable response; carries the YCSB status to return. */
-  private static final class Failed extends Exception {
-    private static final long serialVersionUID = 1L;
-    final transient Status status;
-
-    Failed(Status status) {
-      super(status.getName(), null, false, false);
-      this.status = status;
-    }
+  /** Runs the request under the binding's retry loop (overloaded attempts measured as {@code <op>-THROTTLED}). */
+  private <T> T call(String op, Retrying.Attempt<T> request) throws Failed {
+    return retrying.call(op, request);
   }
 
-  /** A request against the shared client. */
-  @FunctionalInterface
-  private interface Request<T> {
-    T run();
-  }
-
-  /**
-   * Runs the request, retrying overloaded attempts with capped exponential back-off and jitter; each overloaded
-   * attempt is measured as {@code <op>-THROTTLED}.
-   */
-  private <T> T call(String op, Request<T> request) throws Failed {
-    long intendedStart = measurements.getIntendedtartTimeNs();
-    for (int attempt = 0;; attempt++) {
-      long st = System.nanoTime();
-      try {
-        return request.run();
-      } catch (RuntimeException e) {
-        Status status = classify(e);
-        if (status == THROTTLED) {
-          long en = System.nanoTime();
-          BindingSupport.recordThrottle(measurements, op, intendedStart == 0 ? st : intendedStart, st, en);
-          if (attempt >= config.maxRetries) {
-            throw new Failed(THROTTLED);
-          }
-          BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
-          continue;
-        }
-        ERRORS.note(op, kind(e), e.getMessage());
-        throw new Failed(status);
+  /** Retries overloaded attempts; other errors go to the error log as "OP ExceptionClass [code]". */
+  private Retrying retrying() {
+    return new Retrying(measurements, config.maxRetries, config.retryBaseDelayMs, config.retryMaxDelayMs) {
+      @Override
+      protected Status classify(Exception e) {
+        return MongoDb.classify(e);
       }
-    }
+
+      @Override
+      protected void noteError(String op, Status status, Exception e) {
+        ERRORS.note(op, kind(e), e.getMessage());
+      }
+    };
   }
 
   /** THROTTLED (retry), TIMEOUT or ERROR. */

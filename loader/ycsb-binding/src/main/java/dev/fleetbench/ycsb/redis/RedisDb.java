@@ -1,6 +1,8 @@
 package dev.fleetbench.ycsb.redis;
 
 import dev.fleetbench.ycsb.BindingSupport;
+import dev.fleetbench.ycsb.Retrying;
+import dev.fleetbench.ycsb.Retrying.Failed;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,6 +78,7 @@ public class RedisDb extends DB {
 
   private RedisConfig config;
   private Measurements measurements;
+  private Retrying retrying;
   /** Cluster mode: the process's shared cluster client. */
   private RedisConnections shared;
   /** Standalone mode: this thread's connection; null until (re)connected. */
@@ -92,6 +95,7 @@ public class RedisDb extends DB {
     if (measurements == null) {
       measurements = Measurements.getMeasurements();
     }
+    retrying = retrying();
     try {
       if (config.cluster) {
         shared = RedisConnections.acquireCluster(config, measurements);
@@ -225,17 +229,6 @@ public class RedisDb extends DB {
 
   // ------------------------------------------------------------------------------------------ retry loop
 
-  /** An operation that ended without a usable reply; carries the YCSB status to return. */
-  private static final class Failed extends Exception {
-    private static final long serialVersionUID = 1L;
-    final transient Status status;
-
-    Failed(Status status) {
-      super(status.getName(), null, false, false);
-      this.status = status;
-    }
-  }
-
   private JedisCommands commands() {
     if (shared != null) {
       return shared.cluster;
@@ -246,33 +239,51 @@ public class RedisDb extends DB {
     return connection;
   }
 
-  /**
-   * Runs the request; with {@code redis.maxRetries > 0} retries the transient refusals after a back-off, each
-   * refused attempt measured as {@code RETRY-<CODE>}.
-   */
+  /** Runs the request under the binding's retry loop. */
   private <T> T call(String op, Function<JedisCommands, T> request) throws Failed {
-    long intendedStart = measurements.getIntendedtartTimeNs();
-    for (int attempt = 0;; attempt++) {
-      long st = System.nanoTime();
-      try {
-        return request.apply(commands());
-      } catch (JedisException e) {
-        long en = System.nanoTime();
+    return retrying.call(op, () -> request.apply(commands()));
+  }
+
+  /**
+   * With {@code redis.maxRetries > 0} retries the transient refusals after a back-off, each refused attempt
+   * measured as {@code RETRY-<CODE>} (the last one, when retries ran out, is not); every error that ends an
+   * operation goes to the error log as "OP CODE ExceptionClass". A connection error drops the connection (it
+   * may hold a late reply: never reuse it). Anything but a Jedis error is not the server's answer: thrown.
+   */
+  private Retrying retrying() {
+    return new Retrying(measurements, config.maxRetries, config.retryBaseDelayMs, config.retryMaxDelayMs) {
+      @Override
+      protected Status classify(Exception e) {
+        if (!(e instanceof JedisException)) {
+          throw e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+        }
         if (e instanceof JedisConnectionException && connection != null) {
-          connection.close(); // the connection may hold a late reply: never reuse it
+          connection.close();
           connection = null;
         }
-        Status status = classify(e);
-        if (RETRYABLE.contains(status.getName()) && attempt < config.maxRetries) {
-          BindingSupport.recordAttempt(measurements, "RETRY-" + status.getName(),
-              intendedStart == 0 ? st : intendedStart, st, en);
-          BindingSupport.backOff(attempt, config.retryBaseDelayMs, config.retryMaxDelayMs);
-          continue;
-        }
-        ERRORS.note(op, status.getName() + " " + e.getClass().getSimpleName(), e.getMessage());
-        throw new Failed(status);
+        return RedisDb.classify(e);
       }
-    }
+
+      @Override
+      protected boolean retryable(Status status) {
+        return RETRYABLE.contains(status.getName());
+      }
+
+      @Override
+      protected String attemptName(String op, Status status) {
+        return "RETRY-" + status.getName();
+      }
+
+      @Override
+      protected boolean measuresLastAttempt() {
+        return false;
+      }
+
+      @Override
+      protected void ended(String op, Status status, Exception e, boolean exhausted) {
+        ERRORS.note(op, status.getName() + " " + e.getClass().getSimpleName(), e.getMessage());
+      }
+    };
   }
 
   /**
