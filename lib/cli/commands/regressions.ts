@@ -12,7 +12,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { InputError, Issue } from '../../core/errors';
+import { InputError } from '../../core/errors';
+import { fromJsonLines, type LocatedRow } from '../../core/results/rows';
 import { DEFAULT_RESULTS_DIR } from './query';
 import {
   AnalyzeOptions,
@@ -43,11 +44,6 @@ interface RegressionsOptions {
   json?: boolean;
 }
 
-interface Located {
-  row: Record<string, unknown>;
-  where: string;
-}
-
 function jsonlFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -62,29 +58,11 @@ function jsonlFiles(dir: string): string[] {
 }
 
 /** Reads JSON lines; every bad line is reported as file:line. */
-export function readJsonLines(files: readonly string[]): Located[] {
-  const out: Located[] = [];
-  const issues: Issue[] = [];
-  for (const file of files) {
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (line.trim() === '') return;
-      const where = `${file}:${i + 1}`;
-      try {
-        const v: unknown = JSON.parse(line);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-          issues.push({ path: where, message: 'expected a JSON object (one row per line)' });
-        } else out.push({ row: v as Record<string, unknown>, where });
-      } catch (e) {
-        issues.push({ path: where, message: `not valid JSON: ${(e as Error).message}` });
-      }
-    });
-  }
-  if (issues.length) throw new InputError(issues);
-  return out;
+export function readJsonLines(files: readonly string[]): LocatedRow[] {
+  return fromJsonLines(files.map((file) => ({ text: fs.readFileSync(file, 'utf8'), source: file })));
 }
 
-export function loadTables(dir: string): { cells: Located[]; runStarts: Map<string, number> } {
+export function loadTables(dir: string): { cells: LocatedRow[]; runStarts: Map<string, number> } {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     throw new InputError([{ path: dir, message: 'expected a directory of cells rows (JSON lines)' }]);
   }

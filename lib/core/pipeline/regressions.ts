@@ -10,7 +10,6 @@
  * confirmed regression is alerted once — also when a later detection places the same step a run or two
  * away (within minSegment − 1 runs of an alerted one of the same series and kind).
  */
-import { InputError, type Issue } from '../errors';
 import type { MetricsSink, Notifier, ObjectStore, Clock } from '../ports';
 import {
   analyzeAll,
@@ -28,7 +27,15 @@ import {
   type Change,
   type SeriesAnalysis,
 } from '../regression';
-import { runDate, tableObjectKey, toJsonLines, validateRow, type Row } from '../results/rows';
+import {
+  fromJsonLines,
+  runDate,
+  tableObjectKey,
+  toJsonLines,
+  validateRow,
+  type LocatedRow,
+  type Row,
+} from '../results/rows';
 import { tableDef, type TableDef } from '../results/schema';
 import { checkRun, type RunContext } from './context';
 
@@ -62,12 +69,6 @@ export interface DetectRegressionsResult {
   noiseRunId: string | null;
 }
 
-export interface LocatedRow {
-  row: Record<string, unknown>;
-  /** `<object uri>:<line>` */
-  where: string;
-}
-
 /** The rows of one spec's partitions of a table for the days `[from, to]` (UTC), with where each came from. */
 export async function readSpecTable(
   store: ObjectStore,
@@ -98,26 +99,7 @@ export async function readSpecTable(
       return spec === specSegment && day >= fromDay && day <= toDay && file?.endsWith('.jsonl') === true;
     });
   const bodies = await mapLimit(keys, concurrency, (k) => store.get(k));
-  const out: LocatedRow[] = [];
-  const issues: Issue[] = [];
-  keys.forEach((k, i) => {
-    bodies[i]!.toString('utf8')
-      .split('\n')
-      .forEach((line, n) => {
-        if (line.trim() === '') return;
-        const where = `${store.uriOf(k)}:${n + 1}`;
-        try {
-          const v: unknown = JSON.parse(line);
-          if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-            issues.push({ path: where, message: 'expected a JSON object (one row per line)' });
-          } else out.push({ row: v as Record<string, unknown>, where });
-        } catch (e) {
-          issues.push({ path: where, message: `not valid JSON: ${(e as Error).message}` });
-        }
-      });
-  });
-  if (issues.length) throw new InputError(issues);
-  return out;
+  return fromJsonLines(keys.map((k, i) => ({ text: bodies[i]!.toString('utf8'), source: store.uriOf(k) })));
 }
 
 /** The spec's history up to and including `run`: complete cells rows and run start times. */

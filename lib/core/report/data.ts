@@ -12,7 +12,7 @@ import { calibratedMinMagnitude, readLatestNoise } from '../regression/noise';
 import { METRICS } from '../regression/metrics';
 import type { ReportCell, ReportData, ReportHistory, ReportPoint } from './html';
 import { renderReport } from './html';
-import { tableObjectKey, type Row } from '../results/rows';
+import { fromJsonLines, tableObjectKey, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../store';
@@ -122,7 +122,7 @@ export async function buildReportData(
         throw err;
       },
     );
-    for (const line of text.split('\n')) if (line.trim()) rows.push(JSON.parse(line) as Row);
+    for (const { row } of fromJsonLines([{ text, source: store.uriOf(key) }])) rows.push(row as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
   }
   const dax = daxOf(spec);

@@ -7,6 +7,7 @@ import { FAMILIES, FAMILY_STATS, STATUS_COLUMNS, TableDef, tableDef } from './sc
 import { loaderCpuColumns } from './loader-cpu';
 import { costPerOps } from '../cost/monthly';
 import { Q } from '../cost/decimal';
+import { InputError, type Issue } from '../errors';
 
 export type Row = Record<string, string | number | boolean | null>;
 
@@ -193,6 +194,37 @@ export function toJsonLines(table: TableDef, rows: Row[]): string {
     rows.map((r) => JSON.stringify(Object.fromEntries(order.map((k) => [k, r[k]])))).join('\n') +
     (rows.length ? '\n' : '')
   );
+}
+
+/** A table row read back, and where it came from (`<file or object uri>:<line>`). */
+export interface LocatedRow {
+  row: Record<string, unknown>;
+  where: string;
+}
+
+/**
+ * The rows of JSON-lines table files (what `toJsonLines` writes), in order, each with `<source>:<line>`; blank
+ * lines skipped. Every line of every file that is not a JSON object is reported at once (InputError).
+ */
+export function fromJsonLines(files: readonly { text: string; source: string }[]): LocatedRow[] {
+  const out: LocatedRow[] = [];
+  const issues: Issue[] = [];
+  for (const { text, source } of files) {
+    text.split('\n').forEach((line, i) => {
+      if (line.trim() === '') return;
+      const where = `${source}:${i + 1}`;
+      try {
+        const v: unknown = JSON.parse(line);
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+          issues.push({ path: where, message: 'expected a JSON object (one row per line)' });
+        } else out.push({ row: v as Record<string, unknown>, where });
+      } catch (e) {
+        issues.push({ path: where, message: `not valid JSON: ${(e as Error).message}` });
+      }
+    });
+  }
+  if (issues.length) throw new InputError(issues);
+  return out;
 }
 
 /** Object key of a table file: `tables/<table>/run_date=…/spec_name=…/<file>.jsonl`. */
