@@ -2,32 +2,20 @@
  * From series to verdicts: change points with the run where each began and whether it is a regression
  * or an improvement for that metric, and the fast guard on the newest run.
  */
-import { DetectOptions, detectChangePoints, resolveOptions } from './detect';
+import { ChangePoint, DetectOptions, detectChangePoints, resolveOptions } from './detect';
 import { GuardOptions, GuardResult, newestPointGuard } from './guard';
 import { isRegression } from './metrics';
 import { Series, SeriesKey } from './series';
 
-export interface Change {
+/** A change point of a series (its statistics, `index` and `confirmed`), placed in the run history. */
+export interface Change extends ChangePoint {
   key: SeriesKey;
-  index: number;
   /** the first run of the new regime */
   runId: string;
   timeMs: number;
   /** the last run before it */
   previousRunId: string;
-  meanBefore: number;
-  meanAfter: number;
-  stdBefore: number;
-  stdAfter: number;
-  nBefore: number;
-  nAfter: number;
-  pValue: number;
-  magnitude: number;
-  /** after/before − 1 */
-  forwardChange: number;
   kind: 'regression' | 'improvement';
-  /** false while fewer than `minSegment` runs follow it */
-  confirmed: boolean;
 }
 
 export interface NewestVerdict extends GuardResult {
@@ -73,21 +61,11 @@ export function analyzeSeries(series: Series, options: AnalyzeOptions = {}): Ser
   const { changePoints, filled } = detectChangePoints(values, detectOptions);
   const changes: Change[] = changePoints.map((cp) => ({
     key: series.key,
-    index: cp.index,
     runId: series.points[cp.index].runId,
     timeMs: series.points[cp.index].timeMs,
     previousRunId: series.points[cp.index - 1].runId,
-    meanBefore: cp.meanBefore,
-    meanAfter: cp.meanAfter,
-    stdBefore: cp.stdBefore,
-    stdAfter: cp.stdAfter,
-    nBefore: cp.nBefore,
-    nAfter: cp.nAfter,
-    pValue: cp.pValue,
-    magnitude: cp.magnitude,
-    forwardChange: cp.forwardChange,
+    ...cp,
     kind: isRegression(series.better, cp.meanBefore, cp.meanAfter) ? 'regression' : 'improvement',
-    confirmed: cp.confirmed,
   }));
   const guard = newestPointGuard(
     values,
