@@ -136,15 +136,14 @@ export interface CassandraNodeParams {
   extraJvmOptions: string[];
 }
 
-/** The JVM-side settings of the node for a target on EC2. */
-export function ec2NodeParams(args: {
+/** What every node of a target on EC2 is launched with (all but its token): computed once per cluster. */
+export function ec2ClusterParams(args: {
   target: CassandraEc2Target;
   runId: string;
-  index: number;
   /** Node 0's private IP (empty for node 0 itself). */
   seedIp?: string;
   asset: string;
-}): CassandraNodeParams {
+}): Omit<CassandraNodeParams, 'initialToken'> {
   const { target: t } = args;
   const memory = instanceMemoryMib(t.instanceType);
   if (memory === null) {
@@ -155,7 +154,6 @@ export function ec2NodeParams(args: {
   return {
     clusterName: clusterName(args.runId, t.id),
     seeds: args.seedIp ? [`${args.seedIp}:${CASSANDRA_STORAGE_PORT}`] : [],
-    initialToken: initialToken(args.index, t.nodes),
     heapMb: cassandraHeapMb(memory),
     asset: args.asset,
     home: '/opt/cassandra',
@@ -170,6 +168,13 @@ export function ec2NodeParams(args: {
     java: 'install',
     extraJvmOptions: [],
   };
+}
+
+/** The settings of node `index` of a target on EC2: the cluster's, and its token. */
+export function ec2NodeParams(
+  args: Parameters<typeof ec2ClusterParams>[0] & { index: number },
+): CassandraNodeParams {
+  return { ...ec2ClusterParams(args), initialToken: initialToken(args.index, args.target.nodes) };
 }
 
 /**
