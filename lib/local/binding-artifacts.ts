@@ -92,8 +92,9 @@ export async function withResolvedBindings(
 ): Promise<unknown> {
   const doc = structuredClone(raw) as { targets?: { binding?: { maven?: string[]; jars?: string[] } }[] };
   for (const [i, t] of (doc.targets ?? []).entries()) {
-    if (!t.binding) continue;
+    if (!t.binding || typeof t.binding !== 'object') continue;
     const coords = t.binding.maven ?? [];
+    if (!coords.length && !t.binding.jars?.length) continue;
     const resolved = coords.length
       ? await resolveMavenJars(coords, { ...options, field: `targets[${i}].binding.maven` })
       : [];

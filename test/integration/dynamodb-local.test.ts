@@ -189,6 +189,10 @@ describe('ensureLoaderBuilt (fake mvn)', () => {
     });
     expect(doc.targets[0]).toEqual({ id: 'ddb', kind: 'dynamodb' });
     expect(runs()).toBe(3); // resolved from the cache
+    // a file:// URI that names no local file: the field, nothing placed
+    await expect(
+      withResolvedBindings({ targets: [{ binding: { jars: ['file://elsewhere/x.jar'] } }] }),
+    ).rejects.toThrow(/^targets\[0\]\.binding\.jars\[0\]: expected a file:\/\/ URI of a local jar/);
     fs.rmSync(root, { recursive: true, force: true });
   });
 
