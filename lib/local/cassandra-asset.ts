@@ -14,22 +14,23 @@ export function cassandraAssetPath(root: string = repoRoot(), version: string = 
 }
 
 /**
- * The archive's path, after `mvn -q -B -f loader/cassandra-node/pom.xml package` when it is not there (the
- * one Maven runner: under the repository's Maven lock, so parallel callers build it once).
+ * The archive's path, after `mvn -q -B -f loader/cassandra-node/pom.xml package` when it is not there or
+ * `force` (`npm run build:cassandra`): the one Maven runner, under the repository's Maven lock, so parallel
+ * callers build it once.
  */
 export async function ensureCassandraAsset(
   root: string = repoRoot(),
-  options: Omit<MavenOptions, 'root'> = {},
+  options: Omit<MavenOptions, 'root'> & { force?: boolean } = {},
 ): Promise<string> {
   const file = cassandraAssetPath(root);
-  if (fs.existsSync(file)) return file;
+  if (!options.force && fs.existsSync(file)) return file;
   await runMaven({
     what: 'Cassandra asset build',
     pom: path.join(root, 'loader', 'cassandra-node', 'pom.xml'),
     args: ['package'],
     ...options,
     root,
-    upToDate: () => fs.existsSync(file),
+    upToDate: () => !options.force && fs.existsSync(file),
     after: () => {
       if (!fs.existsSync(file)) throw new LoaderBuildError(`the Cassandra build did not produce ${file}`);
     },
