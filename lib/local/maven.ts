@@ -178,8 +178,12 @@ async function spawnMaven(run: MavenRun): Promise<void> {
   if (!fs.existsSync(run.pom)) throw new LoaderBuildError(`cannot run the ${run.what}: no ${run.pom}`);
   const output: string[] = [];
   const keep = (chunk: Buffer): void => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line) continue;
+    // without the colour resets Maven prints even in batch mode
+    for (const line of chunk
+      .toString('utf8')
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')) {
+      if (!line.trim()) continue;
       output.push(line);
       if (output.length > 200) output.shift();
       run.log?.(line);
