@@ -85,7 +85,7 @@ function missingOutput(paths: LoaderPaths): string | null {
   return null;
 }
 
-/** Maven's flags on every run: quiet (errors and what the build prints itself) and batch (no prompts, no colour codes). */
+/** Maven's flags on every run: quiet (errors and what the build prints itself) and batch (no prompts, no progress). */
 export const MAVEN_FLAGS = ['-q', '-B'] as const;
 
 /** The loader build's goals (after `-f loader/pom.xml`). */
@@ -152,8 +152,8 @@ export function mavenLockPath(root: string = repoRoot()): string {
 }
 
 /**
- * The one way fleetbench runs Maven: `mvn -q -B -f <pom> <args>` (quiet, batch: no progress or colour
- * codes), one run at a time per repository (the lock file, taken over from an owner that is gone; the local
+ * The one way fleetbench runs Maven: `mvn -q -B -f <pom> <args>` (quiet, batch: no prompts or progress),
+ * one run at a time per repository (the lock file, taken over from an owner that is gone; the local
  * Maven repository and the two cores are shared), its output kept and, when it fails, the last 60 lines in
  * the LoaderBuildError with what to install when mvn or a JDK is missing. Returns whether Maven ran.
  */
