@@ -154,7 +154,7 @@ export function mavenLockPath(root: string = repoRoot()): string {
 /**
  * The one way fleetbench runs Maven: `mvn -q -B -f <pom> <args>` (quiet, batch: no prompts or progress),
  * one run at a time per repository (the lock file, taken over from an owner that is gone; the local
- * Maven repository and the two cores are shared), its output kept and, when it fails, the last 60 lines in
+ * Maven repository and the CPUs are shared), its output kept and, when it fails, the last 60 lines in
  * the LoaderBuildError with what to install when mvn or a JDK is missing. Returns whether Maven ran.
  */
 export async function runMaven(run: MavenRun): Promise<boolean> {
