@@ -13,6 +13,7 @@ import {
   EC2Client,
   RunInstancesCommand,
   type EC2ClientConfig,
+  type RunInstancesCommandInput,
   type Instance,
 } from '@aws-sdk/client-ec2';
 import { CASSANDRA_ROOT_VOLUME_GB } from '../core/cassandra-node';
@@ -110,6 +111,7 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
   async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
     const imageId = await this.resolveImage(req);
     const subnets = this.options.subnetIds.length ? this.options.subnetIds : [undefined];
+    const volumesAndProfile = this.volumesAndProfile(req); // the same for every node of the request
     const launched: ClusterNode[] = [];
     try {
       for (const n of req.nodes) {
@@ -124,22 +126,7 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
             LaunchTemplate: { LaunchTemplateId: this.options.launchTemplateId, Version: '$Latest' },
             UserData: n.userData,
             ...(subnet ? { SubnetId: subnet } : {}),
-            ...(req.kind === 'cassandra-ec2' ? this.cassandraLaunch(req) : {}),
-            ...(req.kind !== 'cassandra-ec2' && req.ebsGb
-              ? {
-                  BlockDeviceMappings: [
-                    {
-                      DeviceName: this.options.rootDeviceName ?? '/dev/sda1',
-                      Ebs: {
-                        VolumeSize: req.ebsGb,
-                        VolumeType: 'gp3',
-                        Encrypted: true,
-                        DeleteOnTermination: true,
-                      },
-                    },
-                  ],
-                }
-              : {}),
+            ...volumesAndProfile,
             TagSpecifications: (['instance', 'volume'] as const).map((ResourceType) => ({
               ResourceType,
               Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
@@ -156,16 +143,30 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
     return launched;
   }
 
-  /** A Cassandra node's volumes (root + data, both encrypted gp3) and instance profile. */
-  private cassandraLaunch(req: NodeLaunchRequest) {
-    const c = this.options.cassandra;
-    if (!c) throw new CapacityError(`target ${req.targetId}: this stack launches no Cassandra nodes`);
+  /**
+   * What every node of a request is launched with besides the template, once per request: a Cassandra
+   * node's volumes (root + data, both encrypted gp3) and instance profile; a ScyllaDB node's root volume
+   * when the spec gives `ebsGb`; else nothing.
+   */
+  private volumesAndProfile(
+    req: NodeLaunchRequest,
+  ): Pick<RunInstancesCommandInput, 'IamInstanceProfile' | 'BlockDeviceMappings'> {
     const ebs = (VolumeSize: number) => ({
       VolumeSize,
       VolumeType: 'gp3' as const,
       Encrypted: true,
       DeleteOnTermination: true,
     });
+    if (req.kind !== 'cassandra-ec2')
+      return req.ebsGb
+        ? {
+            BlockDeviceMappings: [
+              { DeviceName: this.options.rootDeviceName ?? '/dev/sda1', Ebs: ebs(req.ebsGb) },
+            ],
+          }
+        : {};
+    const c = this.options.cassandra;
+    if (!c) throw new CapacityError(`target ${req.targetId}: this stack launches no Cassandra nodes`);
     return {
       IamInstanceProfile: { Arn: c.instanceProfileArn },
       BlockDeviceMappings: [

@@ -8,18 +8,17 @@
  * and get a profile that may read the Apache Cassandra asset (loader/cassandra-node) and nothing else.
  */
 import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { Annotations, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
-import { cassandraAssetName } from '../core/cassandra-node';
 import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/cluster';
 import { TAG_ROLE } from '../core/ports';
 import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
 import type { LoaderFleet } from './loader-fleet';
+import { cassandraAssetPath } from '../local/cassandra-asset';
 
 export { NODE_CLIENT_PORTS };
 /** Inter-node ports within the nodes' group: RPC (7000) and its TLS variant (7001). */
@@ -147,15 +146,7 @@ export class DbNodes extends Construct {
     add(f.waitReady, 'ProbeOutput', ['ssm:GetCommandInvocation'], ['*']);
 
     // Cassandra nodes: the asset, their role and instance profile, Amazon Linux 2023 per architecture
-    const built = path.join(
-      __dirname,
-      '..',
-      '..',
-      'loader',
-      'cassandra-node',
-      'target',
-      cassandraAssetName(),
-    );
+    const built = cassandraAssetPath();
     const assetPath =
       props.cassandraAssetPath ??
       (existsSync(built) ? built : stack.bundlingRequired ? undefined : __filename);

@@ -12,6 +12,7 @@
  * after the seed may start together.
  */
 import { clusterName } from './cluster';
+import { vcpusOf } from './instance-types';
 import type { CassandraEc2Target } from './spec/schema';
 
 /** The Maven Central version the node asset packs (loader/pom.xml `cassandra.version`; a unit test checks). */
@@ -66,19 +67,16 @@ const GIB_PER_VCPU: Record<string, number> = {
   i4g: 8,
 };
 
-/** vCPUs by size: large 2, xlarge 4, Nxlarge 4N (https://docs.aws.amazon.com/ec2/latest/instancetypes/). */
-function vcpus(size: string): number | null {
-  if (size === 'large') return 2;
-  if (size === 'xlarge') return 4;
-  const m = /^(\d+)xlarge$/.exec(size);
-  return m ? 4 * Number(m[1]) : null;
-}
+/** Types of those families whose memory is not their vCPUs × the family's GiB per vCPU: i3.metal has 72 vCPUs, 512 GiB. */
+const MEMORY_GIB: Record<string, number> = { 'i3.metal': 512 };
 
-/** The instance type's memory in MiB, or null for a family or size this does not know. */
+/** The instance type's memory in MiB (vCPUs from lib/core/instance-types.ts), or null for a family or size this does not know. */
 export function instanceMemoryMib(instanceType: string): number | null {
-  const [family = '', size = ''] = instanceType.split('.');
+  const family = instanceType.split('.')[0] ?? '';
+  const listed = MEMORY_GIB[instanceType];
+  if (listed !== undefined) return listed * 1024;
   const perVcpu = GIB_PER_VCPU[family];
-  const n = vcpus(size);
+  const n = vcpusOf(instanceType);
   return perVcpu === undefined || n === null ? null : Math.round(perVcpu * n * 1024);
 }
 
@@ -138,15 +136,14 @@ export interface CassandraNodeParams {
   extraJvmOptions: string[];
 }
 
-/** The JVM-side settings of the node for a target on EC2. */
-export function ec2NodeParams(args: {
+/** What every node of a target on EC2 is launched with (all but its token): computed once per cluster. */
+export function ec2ClusterParams(args: {
   target: CassandraEc2Target;
   runId: string;
-  index: number;
   /** Node 0's private IP (empty for node 0 itself). */
   seedIp?: string;
   asset: string;
-}): CassandraNodeParams {
+}): Omit<CassandraNodeParams, 'initialToken'> {
   const { target: t } = args;
   const memory = instanceMemoryMib(t.instanceType);
   if (memory === null) {
@@ -157,7 +154,6 @@ export function ec2NodeParams(args: {
   return {
     clusterName: clusterName(args.runId, t.id),
     seeds: args.seedIp ? [`${args.seedIp}:${CASSANDRA_STORAGE_PORT}`] : [],
-    initialToken: initialToken(args.index, t.nodes),
     heapMb: cassandraHeapMb(memory),
     asset: args.asset,
     home: '/opt/cassandra',
@@ -172,6 +168,13 @@ export function ec2NodeParams(args: {
     java: 'install',
     extraJvmOptions: [],
   };
+}
+
+/** The settings of node `index` of a target on EC2: the cluster's, and its token. */
+export function ec2NodeParams(
+  args: Parameters<typeof ec2ClusterParams>[0] & { index: number },
+): CassandraNodeParams {
+  return { ...ec2ClusterParams(args), initialToken: initialToken(args.index, args.target.nodes) };
 }
 
 /**

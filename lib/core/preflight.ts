@@ -9,6 +9,7 @@ import type { Plan } from './plan';
 import type { RunSpec } from './spec';
 import type { AccountQuotas, DynamoDbLimits } from './ports';
 import { loadTimes, cellTimes } from './pipeline/timing';
+import { vcpusOf } from './instance-types';
 
 /** Run Command's largest executionTimeout (https://docs.aws.amazon.com/systems-manager/latest/userguide/running-commands.html). */
 export const SSM_MAX_EXECUTION_TIMEOUT_SECONDS = 172_800;
@@ -37,21 +38,6 @@ export function vcpuQuotaOf(instanceType: string): VcpuQuota | null {
   if (/^f/.test(family)) return VCPU_QUOTAS.f;
   if (/^[acdhimrtz]/.test(family)) return VCPU_QUOTAS.standard;
   return null;
-}
-
-/**
- * vCPUs of an instance type from its size (https://docs.aws.amazon.com/ec2/latest/instancetypes/):
- * large 2, xlarge 4, Nxlarge 4N; medium 1; nano/micro/small 1, except the burstable T3/T3a/T4g types,
- * which have 2 from nano to large. Null for sizes this cannot tell (metal).
- */
-export function vcpusOf(instanceType: string): number | null {
-  const [family = '', size = ''] = instanceType.split('.');
-  const burstable2 = /^t(3|3a|4g)$/.test(family);
-  if (['nano', 'micro', 'small', 'medium'].includes(size)) return burstable2 ? 2 : 1;
-  if (size === 'large') return 2;
-  if (size === 'xlarge') return 4;
-  const m = /^(\d+)xlarge$/.exec(size);
-  return m ? 4 * Number(m[1]) : null;
 }
 
 /** What a run needs from the account. */

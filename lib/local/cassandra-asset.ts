@@ -7,27 +7,34 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { CASSANDRA_VERSION, cassandraAssetName } from '../core/cassandra-node';
-import { LoaderBuildError, repoRoot } from './maven';
+import { LoaderBuildError, repoRoot, runMaven, type MavenOptions } from './maven';
 
 export function cassandraAssetPath(root: string = repoRoot(), version: string = CASSANDRA_VERSION): string {
   return path.join(root, 'loader', 'cassandra-node', 'target', cassandraAssetName(version));
 }
 
-/** The archive's path, after `mvn package` of loader/cassandra-node when it is not there. */
-export async function ensureCassandraAsset(root: string = repoRoot()): Promise<string> {
+/**
+ * The archive's path, after `mvn -q -B -f loader/cassandra-node/pom.xml package` when it is not there or
+ * `force` (`npm run build:cassandra`): the one Maven runner, under the repository's Maven lock, so parallel
+ * callers build it once.
+ */
+export async function ensureCassandraAsset(
+  root: string = repoRoot(),
+  options: Omit<MavenOptions, 'root'> & { force?: boolean } = {},
+): Promise<string> {
   const file = cassandraAssetPath(root);
-  if (fs.existsSync(file)) return file;
-  const mvn = process.env.FLEETBENCH_MVN ?? 'mvn';
-  const pom = path.join(root, 'loader', 'cassandra-node', 'pom.xml');
-  try {
-    await promisify(execFile)(mvn, ['-q', '-B', '-f', pom, 'package'], { maxBuffer: 16 << 20 });
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new LoaderBuildError(
-      `building the Cassandra asset failed (${mvn} -f ${pom} package): ${e.message}\n${(e.stdout ?? '').slice(-3000)}`,
-    );
-  }
-  if (!fs.existsSync(file)) throw new LoaderBuildError(`the Cassandra build did not produce ${file}`);
+  if (!options.force && fs.existsSync(file)) return file;
+  await runMaven({
+    what: 'Cassandra asset build',
+    pom: path.join(root, 'loader', 'cassandra-node', 'pom.xml'),
+    args: ['package'],
+    ...options,
+    root,
+    upToDate: () => !options.force && fs.existsSync(file),
+    after: () => {
+      if (!fs.existsSync(file)) throw new LoaderBuildError(`the Cassandra build did not produce ${file}`);
+    },
+  });
   return file;
 }
 

@@ -6,7 +6,14 @@
  */
 import * as path from 'node:path';
 import { buildAgent } from '../../loader/agent/build';
-import { ensureLoaderBuilt, LoaderBuildError, loaderPaths, staleReason } from './maven';
+import {
+  ensureLoaderBuilt,
+  LOADER_BUILD_GOALS,
+  LoaderBuildError,
+  loaderPaths,
+  MAVEN_FLAGS,
+  staleReason,
+} from './maven';
 
 export interface DeployArtifacts {
   /** The directory the loaders unpack (lib/*.jar). */
@@ -23,7 +30,7 @@ export async function buildDeployArtifacts(
   const reason = staleReason(paths);
   if (reason !== null) {
     log(
-      `fleetbench: building the loader bundle (${reason}): mvn -q -B -f loader/pom.xml package -DskipTests`,
+      `fleetbench: building the loader bundle (${reason}): mvn ${[...MAVEN_FLAGS, '-f', 'loader/pom.xml', ...LOADER_BUILD_GOALS].join(' ')}`,
     );
     try {
       await ensureLoaderBuilt({

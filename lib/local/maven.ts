@@ -1,6 +1,8 @@
 /**
- * Builds the Java side of the loader (loader/pom.xml) when it is missing or stale, once per machine at a
- * time, and says where its outputs are: the YCSB loader bundle and DynamoDB Local with its natives.
+ * Builds the Java side of the loader (loader/pom.xml) when it is missing or stale and says where its outputs
+ * are: the YCSB loader bundle and DynamoDB Local with its natives. Also the one Maven runner (runMaven) of
+ * every Java build here: this one, the Cassandra asset (cassandra-asset.ts) and a user's binding jars
+ * (binding-artifacts.ts).
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -23,23 +25,18 @@ export interface LoaderPaths {
 
 /** The Java build could not run or failed; the message says what to install or what Maven printed. */
 export class LoaderBuildError extends Error {
-  constructor(message: string) {
+  /** Maven's last output lines, when Maven ran and failed. */
+  readonly output: readonly string[];
+  constructor(message: string, output: readonly string[] = []) {
     super(message);
+    this.output = output;
     this.name = 'LoaderBuildError';
   }
 }
 
-export interface EnsureLoaderOptions {
-  /** Repository root (default: two levels above this file). */
-  root?: string;
-  /** Maven executable (default: $FLEETBENCH_MVN or `mvn` on PATH). */
-  mvn?: string;
+export interface EnsureLoaderOptions extends MavenOptions {
   /** Build even if everything looks fresh. */
   force?: boolean;
-  /** How long to wait for another process's build (default 15 min). */
-  lockTimeoutMs?: number;
-  /** Receives Maven's output lines (default: discarded unless the build fails). */
-  log?: (line: string) => void;
 }
 
 export const BINDING_CLASS = 'dev.fleetbench.ycsb.DynamoDbClient';
@@ -88,54 +85,119 @@ function missingOutput(paths: LoaderPaths): string | null {
   return null;
 }
 
+/** Maven's flags on every run: quiet (errors and what the build prints itself) and batch (no prompts, no progress). */
+export const MAVEN_FLAGS = ['-q', '-B'] as const;
+
+/** The loader build's goals (after `-f loader/pom.xml`). */
+export const LOADER_BUILD_GOALS = ['package', '-DskipTests'];
+
 /**
  * Makes sure the loader bundle and DynamoDB Local are built and fresh; builds them with
- * `mvn -q -B -f loader/pom.xml package -DskipTests` if not. Parallel callers (jest workers) are serialised by
- * a lock file, so only one of them builds.
+ * `mvn -q -B -f loader/pom.xml package -DskipTests` if not (runMaven: parallel callers, jest workers among
+ * them, are serialised by the repository's Maven lock, and only the first of them builds).
  */
 export async function ensureLoaderBuilt(options: EnsureLoaderOptions = {}): Promise<LoaderPaths> {
   const paths = loaderPaths(options.root);
   if (!options.force && staleReason(paths) === null) return paths;
-
-  const lockDir = path.join(paths.loaderDir, 'target');
-  fs.mkdirSync(lockDir, { recursive: true });
-  const release = await acquireLock(path.join(lockDir, '.build.lock'), options.lockTimeoutMs ?? 15 * 60_000);
-  try {
+  let reason: string | null = 'forced';
+  await runMaven({
+    what: 'loader build',
+    pom: path.join(paths.loaderDir, 'pom.xml'),
+    args: LOADER_BUILD_GOALS,
+    ...options,
     // another process may have built while we waited
-    const reason = options.force ? 'forced' : staleReason(paths);
-    if (reason === null) return paths;
-    await runMaven(paths, options);
-    fs.writeFileSync(path.join(lockDir, STAMP), `${new Date().toISOString()} ${reason}\n`);
-    const missing = missingOutput(paths);
-    if (missing !== null)
-      throw new LoaderBuildError(`Maven succeeded but the loader build is incomplete: ${missing}`);
-    return paths;
+    upToDate: () => !options.force && (reason = staleReason(paths)) === null,
+    after: () => {
+      fs.writeFileSync(
+        path.join(paths.loaderDir, 'target', STAMP),
+        `${new Date().toISOString()} ${reason}\n`,
+      );
+      const missing = missingOutput(paths);
+      if (missing !== null)
+        throw new LoaderBuildError(`Maven succeeded but the loader build is incomplete: ${missing}`);
+    },
+  });
+  return paths;
+}
+
+/** How any Maven run of fleetbench's is made (the options every caller may pass on). */
+export interface MavenOptions {
+  /** Repository whose Maven lock serialises the run (default: this one). */
+  root?: string;
+  /** Maven executable (default: $FLEETBENCH_MVN or `mvn` on PATH). */
+  mvn?: string;
+  /** How long to wait for another process's Maven run (default 15 min). */
+  lockTimeoutMs?: number;
+  /** Receives Maven's output lines (default: discarded; the last ones are in the error if Maven fails). */
+  log?: (line: string) => void;
+}
+
+export interface MavenRun extends MavenOptions {
+  /** What the run is, for messages: "loader build", "Cassandra asset build", "binding resolution". */
+  what: string;
+  pom: string;
+  /** Goals and properties, after `-q -B -f <pom>`. */
+  args: string[];
+  /** With the lock held, before Maven: true when the output is there already (another process made it), and Maven is not run. */
+  upToDate?: () => boolean;
+  /** With the lock held, before Maven runs. */
+  before?: () => void;
+  /** With the lock held, after Maven succeeded: record and check the output. */
+  after?: () => void;
+}
+
+/** The repository's one Maven lock file: every Maven run of fleetbench's takes it (loader/target/.build.lock). */
+export function mavenLockPath(root: string = repoRoot()): string {
+  return path.join(root, 'loader', 'target', '.build.lock');
+}
+
+/**
+ * The one way fleetbench runs Maven: `mvn -q -B -f <pom> <args>` (quiet, batch: no prompts or progress),
+ * one run at a time per repository (the lock file, taken over from an owner that is gone; the local
+ * Maven repository and the CPUs are shared), its output kept and, when it fails, the last 60 lines in
+ * the LoaderBuildError with what to install when mvn or a JDK is missing. Returns whether Maven ran.
+ */
+export async function runMaven(run: MavenRun): Promise<boolean> {
+  const lock = mavenLockPath(run.root);
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  const release = await acquireLock(lock, run.lockTimeoutMs ?? 15 * 60_000);
+  try {
+    if (run.upToDate?.()) return false;
+    run.before?.();
+    await spawnMaven(run);
+    run.after?.();
+    return true;
   } finally {
     release();
   }
 }
 
-async function runMaven(paths: LoaderPaths, options: EnsureLoaderOptions): Promise<void> {
-  const mvn = options.mvn ?? process.env.FLEETBENCH_MVN ?? 'mvn';
-  const args = ['-q', '-B', '-f', path.join(paths.loaderDir, 'pom.xml'), 'package', '-DskipTests'];
+async function spawnMaven(run: MavenRun): Promise<void> {
+  const mvn = run.mvn ?? process.env.FLEETBENCH_MVN ?? 'mvn';
+  const args = [...MAVEN_FLAGS, '-f', run.pom, ...run.args];
+  if (!fs.existsSync(run.pom)) throw new LoaderBuildError(`cannot run the ${run.what}: no ${run.pom}`);
   const output: string[] = [];
   const keep = (chunk: Buffer): void => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line) continue;
+    // without the colour resets Maven prints even in batch mode
+    for (const line of chunk
+      .toString('utf8')
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')) {
+      if (!line.trim()) continue;
       output.push(line);
       if (output.length > 200) output.shift();
-      options.log?.(line);
+      run.log?.(line);
     }
   };
   const code = await new Promise<number>((resolve, reject) => {
-    const child = spawn(mvn, args, { cwd: paths.loaderDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(mvn, args, { cwd: path.dirname(run.pom), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('error', (err: NodeJS.ErrnoException) => {
       reject(
         err.code === 'ENOENT'
           ? new LoaderBuildError(
-              `cannot build the loader: '${mvn}' not found on PATH. Install Maven 3.8+ and a JDK 17 ` +
+              `cannot run the ${run.what}: '${mvn}' not found on PATH. Install Maven 3.8+ and a JDK 17 ` +
                 `(e.g. apt-get install maven openjdk-17-jdk-headless), or set FLEETBENCH_MVN.`,
             )
           : err,
@@ -148,8 +210,9 @@ async function runMaven(paths: LoaderPaths, options: EnsureLoaderOptions): Promi
       ? '\nMaven needs a JDK 17 (java and javac on PATH or JAVA_HOME set).'
       : '';
     throw new LoaderBuildError(
-      `loader build failed: ${mvn} ${args.join(' ')} exited with ${code}${javaHint}\n` +
+      `${run.what} failed: ${mvn} ${args.join(' ')} exited with ${code}${javaHint}\n` +
         output.slice(-60).join('\n'),
+      output,
     );
   }
 }

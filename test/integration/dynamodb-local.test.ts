@@ -14,6 +14,9 @@ import {
   freeLoopbackPort,
   startDynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
+import { cassandraAssetName } from '../../lib/core/cassandra-node';
+import { resolveMavenJars, withResolvedBindings } from '../../lib/local/binding-artifacts';
+import { cassandraAssetPath, ensureCassandraAsset } from '../../lib/local/cassandra-asset';
 import { ensureLoaderBuilt, loaderPaths, staleReason, type LoaderPaths } from '../../lib/local/maven';
 import { pidAlive } from '../support/processes';
 
@@ -63,16 +66,20 @@ describe('ensureLoaderBuilt', () => {
   });
 });
 
-/** A scratch repository root with loader POMs and a fake `mvn` that lays out the outputs and counts its runs. */
-function fakeRoot(): { root: string; mvn: string; runs: () => number } {
+/**
+ * A scratch repository root with loader POMs and a fake `mvn` that lays out what each build makes (the loader,
+ * the Cassandra asset, a binding's jars) and logs when each run begins and ends.
+ */
+function fakeRoot(): { root: string; mvn: string; runs: () => number; log: () => string[] } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetbench-mvn-'));
   const loader = path.join(root, 'loader');
-  for (const d of ['ycsb-binding/src/main/java', 'dynamodb-local'])
+  for (const d of ['ycsb-binding/src/main/java', 'dynamodb-local', 'cassandra-node'])
     fs.mkdirSync(path.join(loader, d), { recursive: true });
   for (const f of [
     'pom.xml',
     'ycsb-binding/pom.xml',
     'dynamodb-local/pom.xml',
+    'cassandra-node/pom.xml',
     'ycsb-binding/src/main/java/A.java',
   ]) {
     fs.writeFileSync(path.join(loader, f), 'x');
@@ -82,20 +89,27 @@ function fakeRoot(): { root: string; mvn: string; runs: () => number } {
     mvn,
     [
       '#!/bin/sh',
-      `echo run >> "${root}/runs"`,
+      `echo "begin $4 $5" >> "${root}/runs"`,
       'sleep 1',
-      `cd "${loader}"`,
-      'mkdir -p ycsb-binding/target/bundle/lib dynamodb-local/target/lib dynamodb-local/target/native',
-      'touch ycsb-binding/target/bundle/lib/fleetbench-ycsb-binding-0.1.0.jar ycsb-binding/target/fleetbench-loader-bundle.tar.gz',
-      'touch dynamodb-local/target/lib/DynamoDBLocal-2.5.4.jar dynamodb-local/target/native/libsqlite4java-linux-amd64-1.0.392.so',
+      'case "$5" in',
+      `  package) case "$4" in *cassandra-node*) mkdir -p "${loader}/cassandra-node/target" && touch "${loader}/cassandra-node/target/${cassandraAssetName()}";;`,
+      `    *) cd "${loader}"`,
+      '      mkdir -p ycsb-binding/target/bundle/lib dynamodb-local/target/lib dynamodb-local/target/native',
+      '      touch ycsb-binding/target/bundle/lib/fleetbench-ycsb-binding-0.1.0.jar ycsb-binding/target/fleetbench-loader-bundle.tar.gz',
+      '      touch dynamodb-local/target/lib/DynamoDBLocal-2.5.4.jar dynamodb-local/target/native/libsqlite4java-linux-amd64-1.0.392.so;;',
+      '    esac;;',
+      '  dependency:copy-dependencies) out="${6#-DoutputDirectory=}"; mkdir -p "$out" && touch "$out/user-dep-1.0.jar";;',
+      'esac',
+      `echo end >> "${root}/runs"`,
     ].join('\n') + '\n',
     { mode: 0o755 },
   );
-  const runs = (): number =>
+  const log = (): string[] =>
     fs.existsSync(path.join(root, 'runs'))
-      ? fs.readFileSync(path.join(root, 'runs'), 'utf8').split('\n').filter(Boolean).length
-      : 0;
-  return { root, mvn, runs };
+      ? fs.readFileSync(path.join(root, 'runs'), 'utf8').split('\n').filter(Boolean)
+      : [];
+  const runs = (): number => log().filter((l) => l.startsWith('begin')).length;
+  return { root, mvn, runs, log };
 }
 
 describe('ensureLoaderBuilt (fake mvn)', () => {
@@ -122,6 +136,63 @@ describe('ensureLoaderBuilt (fake mvn)', () => {
     expect(staleReason(loaderPaths(root))).toMatch(/A\.java changed since the last build/);
     await ensureLoaderBuilt({ root, mvn });
     expect(runs()).toBe(2);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("serialises every Maven run of the repository (the loader, the Cassandra asset, a binding's jars): one at a time, each once", async () => {
+    const { root, mvn, runs, log } = fakeRoot();
+    const cacheDir = path.join(root, 'bindings');
+    const coords = ['org.example:user-dep:1.0'];
+    const [, asset, jarsA, jarsB] = await Promise.all([
+      ensureLoaderBuilt({ root, mvn }),
+      ensureCassandraAsset(root, { mvn }),
+      resolveMavenJars(coords, { root, mvn, cacheDir }),
+      resolveMavenJars(coords, { root, mvn, cacheDir }),
+    ]);
+    // three runs (the two resolutions of the same coordinates are one), never two at once
+    expect(runs()).toBe(3);
+    expect(log().map((l) => l.split(' ')[0])).toEqual(['begin', 'end', 'begin', 'end', 'begin', 'end']);
+    expect(
+      log()
+        .filter((l) => l.startsWith('begin'))
+        .map((l) => l.split(' ')[2]),
+    ).toEqual(expect.arrayContaining(['package', 'package', 'dependency:copy-dependencies']));
+    expect(asset).toBe(cassandraAssetPath(root));
+    expect(fs.existsSync(asset)).toBe(true);
+    expect(jarsA).toEqual(jarsB);
+    expect(jarsA.map((j) => path.relative(cacheDir, j).split(path.sep).slice(1))).toEqual([
+      ['lib', 'user-dep-1.0.jar'],
+    ]);
+
+    // a spec's binding in one walk: its file:// jar and the resolved one placed, its s3:// jar kept
+    const placed: string[] = [];
+    const doc = (await withResolvedBindings(
+      {
+        targets: [
+          { id: 'ddb', kind: 'dynamodb' },
+          {
+            id: 'x',
+            binding: { jars: ['file:///opt/my-binding.jar', 's3://b/bindings/k/dep.jar'], maven: coords },
+          },
+        ],
+      },
+      async (jar) => {
+        placed.push(jar);
+        return `s3://b/placed/${path.basename(jar)}`;
+      },
+      { root, mvn, cacheDir },
+    )) as { targets: { binding?: { jars: string[]; maven: string[] } }[] };
+    expect(placed).toEqual(['/opt/my-binding.jar', jarsA[0]]);
+    expect(doc.targets[1]!.binding).toEqual({
+      jars: ['s3://b/placed/my-binding.jar', 's3://b/bindings/k/dep.jar', 's3://b/placed/user-dep-1.0.jar'],
+      maven: coords,
+    });
+    expect(doc.targets[0]).toEqual({ id: 'ddb', kind: 'dynamodb' });
+    expect(runs()).toBe(3); // resolved from the cache
+    // a file:// URI that names no local file: the field, nothing placed
+    await expect(
+      withResolvedBindings({ targets: [{ binding: { jars: ['file://elsewhere/x.jar'] } }] }),
+    ).rejects.toThrow(/^targets\[0\]\.binding\.jars\[0\]: expected a file:\/\/ URI of a local jar/);
     fs.rmSync(root, { recursive: true, force: true });
   });
 

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { S3Store } from '../../aws/s3-store';
 import { withResolvedBindings } from '../../local/binding-artifacts';
 import type { Command } from 'commander';
@@ -29,25 +28,16 @@ import { loadSpecFile, printWarnings } from '../spec-file';
 
 /**
  * Every custom binding's jars under s3://<results bucket>/bindings/<sha-256 of the jar>/<name>: Maven
- * coordinates resolved (lib/local/binding-artifacts.ts) and file:// jars uploaded; s3:// jars kept as given.
+ * coordinates resolved and file:// jars uploaded in withResolvedBindings' one walk
+ * (lib/local/binding-artifacts.ts); s3:// jars kept as given.
  */
 async function uploadBindings(raw: unknown, bucket: string, o: AwsOptions): Promise<unknown> {
   const store = new S3Store(`s3://${bucket}`, { clientConfig: clientConfig(o) });
-  const upload = async (file: string): Promise<string> => {
+  return withResolvedBindings(raw, async (file) => {
     const key = `bindings/${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)}/${path.basename(file)}`;
     await store.putFile(key, file);
     return store.uriOf(key);
-  };
-  const resolved = (await withResolvedBindings(raw, upload)) as {
-    targets?: { binding?: { jars?: string[] } }[];
-  };
-  for (const t of resolved.targets ?? []) {
-    if (!t.binding?.jars) continue;
-    const jars: string[] = [];
-    for (const j of t.binding.jars) jars.push(j.startsWith('file://') ? await upload(fileURLToPath(j)) : j);
-    t.binding.jars = jars;
-  }
-  return resolved;
+  });
 }
 
 interface StartOptions extends AwsOptions {

@@ -4,7 +4,7 @@
  * of failing on what the first attempt created.
  */
 import type { DynamoDbTarget } from '../spec';
-import { cassandraBootstrapScript, ec2NodeParams } from '../cassandra-node';
+import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
 import {
   NODE_ROLES,
   isDbNodeTarget,
@@ -134,7 +134,13 @@ export function nodeLaunchRequest(args: {
       `target ${target.id} needs the Apache Cassandra asset and the cluster port has none (build it: npm run build:cassandra)`,
     );
   }
-  const asset = args.cassandraAsset;
+  // the same for every node but its token: computed once
+  const cluster = ec2ClusterParams({
+    target,
+    runId: run.runId,
+    asset: args.cassandraAsset,
+    ...(seeds[0] ? { seedIp: seeds[0] } : {}),
+  });
   return {
     ...base,
     kind: 'cassandra-ec2',
@@ -143,15 +149,7 @@ export function nodeLaunchRequest(args: {
     nodes: indexes.map((index) => ({
       index,
       userData: Buffer.from(
-        cassandraBootstrapScript(
-          ec2NodeParams({
-            target,
-            runId: run.runId,
-            index,
-            asset,
-            ...(seeds[0] ? { seedIp: seeds[0] } : {}),
-          }),
-        ),
+        cassandraBootstrapScript({ ...cluster, initialToken: initialToken(index, target.nodes) }),
       ).toString('base64'),
       tags: tags(index),
     })),

@@ -19,6 +19,7 @@ import { loadPriceBook, type LoaderCpuBinding, type LoaderCpuBook, type PriceBoo
 import { LOADER_CPU_SUSPECT_PCT } from '../results/loader-cpu';
 import type { BindingId } from '../contract/bindings';
 import { bindingIdOf } from './targets';
+import { vcpusOf } from '../instance-types';
 
 /** Highest planned CPU utilisation of a loader, as a fraction of its vCPUs. */
 export const MAX_LOADER_CPU = LOADER_CPU_SUSPECT_PCT / 100;
@@ -75,20 +76,6 @@ export function ceilClean(x: number): number {
 
 export function requiredConcurrency(opsPerSec: number, latencyMs: number, headroom: number): number {
   return ceilClean(((opsPerSec * latencyMs) / 1000) * headroom);
-}
-
-/**
- * vCPUs of an instance type from its size, by EC2's naming (medium 1, large 2, xlarge 4, <n>xlarge 4n, as in
- * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/compute-optimized-instances.html for c5, c6i, c7g);
- * null for sizes that do not follow it (metal, nano, micro, small).
- */
-export function vcpusOf(instanceType: string): number | null {
-  const size = instanceType.split('.')[1] ?? '';
-  if (size === 'medium') return 1;
-  if (size === 'large') return 2;
-  const m = /^(\d*)xlarge$/.exec(size);
-  if (!m) return null;
-  return 4 * (m[1] ? Number(m[1]) : 1);
 }
 
 /** CPU sizing of `maxTargetOpsPerSec` on `instanceType`, or why there is none. */

@@ -183,7 +183,7 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
           path: `targets[${i}].instanceType`,
           message:
             `expected an instance type whose memory fleetbench knows (families ${KNOWN_MEMORY_FAMILIES.join(', ')}; ` +
-            `sizes large, xlarge, Nxlarge), found "${t.instanceType}"`,
+            `sizes whose vCPUs are known: medium, large, xlarge, Nxlarge, metal-Nxl and the listed metal sizes), found "${t.instanceType}"`,
         });
     }
     if (t.kind === 'keyspaces') keyspacesTargetChecks(spec, i, issues);

@@ -54,7 +54,9 @@ describe('heap and memory', () => {
     expect(instanceMemoryMib('c5.large')).toBe(4 * 1024);
     expect(instanceMemoryMib('r6i.xlarge')).toBe(32 * 1024);
     expect(instanceMemoryMib('x2idn.16xlarge')).toBeNull();
-    expect(instanceMemoryMib('c5.metal')).toBeNull();
+    // metal sizes by the one vCPU parser (c5.metal: 96 vCPUs, 192 GiB, https://docs.aws.amazon.com/ec2/latest/instancetypes/co.html)
+    expect(instanceMemoryMib('c5.metal')).toBe(192 * 1024);
+    expect(instanceMemoryMib('c5.jumbo')).toBeNull();
   });
 });
 
