@@ -69,7 +69,8 @@ export class DaxClusterAdmin implements DaxAdmin {
     const undo: (() => Promise<unknown>)[] = [];
     try {
       const sg = await this.createSecurityGroup(req);
-      undo.push(() => this.deleteSecurityGroup(req.name, req.vpcId));
+      // by the id just created: a group of that name may exist in another VPC
+      undo.push(() => this.deleteSecurityGroupId(sg, req.name));
       await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
         this.dax.send(
           new CreateSubnetGroupCommand({
@@ -255,23 +256,25 @@ export class DaxClusterAdmin implements DaxAdmin {
     return id;
   }
 
-  private async deleteSecurityGroup(name: string, vpcId?: string): Promise<void> {
+  /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */
+  private async deleteSecurityGroup(name: string): Promise<void> {
     const found = await this.call('EC2', `DescribeSecurityGroups ${name}`, () =>
       this.ec2.send(
         new DescribeSecurityGroupsCommand({
           Filters: [
             { Name: 'group-name', Values: [name] },
             { Name: 'tag-key', Values: [TAG_RUN_ID] },
-            ...(vpcId ? [{ Name: 'vpc-id', Values: [vpcId] }] : []),
           ],
         }),
       ),
     );
-    for (const g of found.SecurityGroups ?? []) {
-      await this.call('EC2', `DeleteSecurityGroup ${g.GroupId}`, () =>
-        this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: g.GroupId })),
-      );
-    }
+    for (const g of found.SecurityGroups ?? []) await this.deleteSecurityGroupId(g.GroupId!, name);
+  }
+
+  private deleteSecurityGroupId(id: string, name: string): Promise<unknown> {
+    return this.call('EC2', `DeleteSecurityGroup ${id} (${name})`, () =>
+      this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })),
+    );
   }
 
   private async tagsOf(arn: string): Promise<Tags> {

@@ -28,16 +28,14 @@ export interface RunDaxCluster {
   name: string;
 }
 
-/** WaitReady's limits when the run has a DAX cluster: DAX takes 10+ minutes to create one. */
-export const DAX_READY_TIMEOUT_SECONDS = 40 * 60;
-/** Polls of a DAX run: 40 min / 60 s = 40 checks, within the 45 the history budget counts (15 min / 20 s). */
-export const DAX_READY_POLL_SECONDS = 60;
+/** The spec's targets with a DAX cluster in front of them. */
+export function daxTargets(spec: Pick<RunSpec, 'targets'>): { id: string }[] {
+  return spec.targets.filter((t) => t.kind === 'dynamodb' && t.dax);
+}
 
 /** The DAX clusters of a run (Plan's context entry); absent when the spec has none. */
 export function daxContext(spec: RunSpec, runId: string): { dax?: RunDaxCluster[] } {
-  const dax = spec.targets.flatMap((t) =>
-    t.kind === 'dynamodb' && t.dax ? [{ target: t.id, name: daxResourceName(runId, t.id) }] : [],
-  );
+  const dax = daxTargets(spec).map((t) => ({ target: t.id, name: daxResourceName(runId, t.id) }));
   return dax.length ? { dax } : {};
 }
 
