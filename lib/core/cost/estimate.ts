@@ -11,6 +11,7 @@ import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { daxBilledNodeHours, daxNodeHourPrice } from './dax';
+import { externalCharges, totalOf } from './monthly';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
 import {
@@ -372,19 +373,11 @@ function nodeEstimateLines(
 function externalAttributedLines(t: ExternalTarget, r: RunSpan): Line[] {
   const { plan, book, runHours } = r;
   const attributed: Line[] = [];
-  // a price model: its hourly parts, its storage prorated, and the requests at each cell's target
-  const perHour =
-    'date' in t.price
-      ? Q.of(t.price.usdPerHour ?? 0)
-          .add(Q.of(t.price.usdPerNodeHour ?? 0).mul(t.price.nodes ?? 0))
-          .add(
-            Q.of(t.price.usdPerGbMonth ?? 0)
-              .mul(t.price.storageGb ?? 0)
-              .div(book.hoursPerMonth),
-          )
-      : 'usdPerHour' in t.price
-        ? Q.of(t.price.usdPerHour)
-        : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
+  // the price's charges for one hour without operations (its hourly parts, its storage prorated), and the
+  // requests at each cell's target
+  const perHour = totalOf(
+    externalCharges({ price: t.price, opsPerSec: 0, hours: 1, hoursPerMonth: book.hoursPerMonth }),
+  );
   if ('date' in t.price && t.price.usdPerMillionOps !== undefined) {
     const ops = plan.cells
       .filter((c) => c.target === t.id)

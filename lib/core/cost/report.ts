@@ -23,8 +23,8 @@ import {
   dynamoOnDemand,
   dynamoProvisioned,
   ec2Cluster,
-  externalService,
-  externalModelService,
+  externalCharges,
+  type ExternalPrice,
   provisionedCapacityFor,
   roundLines,
   totalOf,
@@ -36,7 +36,6 @@ import {
   keyspacesCostReport,
   keyspacesRowBytes,
 } from './keyspaces';
-import type { ExternalPriceModel as ExternalPriceModelType } from '../spec/schema';
 
 // ---- the input -------------------------------------------------------------------------------
 
@@ -388,17 +387,10 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       ...(ebsGb ? { ebsGbPerNode: ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
     };
   } else {
-    const price = t.price as ExternalPriceModelType | { usdPerHour: number } | { usdPerMonth: number };
-    if ('date' in price) {
-      // a DBaaS price model: its hourly parts, the operations served at this throughput, the storage
-      const { date, source, ...model } = price;
-      lines = externalModelService({ model, opsPerSec: ops, hours: hoursPerMonth, hoursPerMonth });
-      pricing = { ...model, date, source };
-    } else {
-      const p = price as { usdPerHour?: number; usdPerMonth?: number };
-      lines = { service: externalService({ ...p, hours: hoursPerMonth, hoursPerMonth }) };
-      pricing = p.usdPerHour !== undefined ? { usdPerHour: p.usdPerHour } : { usdPerMonth: p.usdPerMonth! };
-    }
+    // flat, or a DBaaS price model: its hourly parts, the operations served at this throughput, the storage
+    const price = t.price as ExternalPrice;
+    lines = externalCharges({ price, opsPerSec: ops, hours: hoursPerMonth, hoursPerMonth });
+    pricing = { ...price };
   }
   const total = totalOf(lines);
   const report: ClusterCostReport = {
