@@ -214,10 +214,7 @@ export function externalCharges(args: {
   hoursPerMonth: Num;
 }): Record<string, Q> {
   const { price, ...at } = args;
-  if ('date' in price) {
-    const { date: _date, source: _source, ...model } = price;
-    return externalModelService({ model, ...at });
-  }
+  if ('date' in price) return externalModelService({ model: price, ...at });
   return { service: externalService({ ...price, hours: at.hours, hoursPerMonth: at.hoursPerMonth }) };
 }
 
