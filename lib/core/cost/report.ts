@@ -17,19 +17,9 @@ import {
 } from './capacity';
 import { Q } from './decimal';
 import { daxMonthly, daxNodeHourPrice } from './dax';
-import {
-  costPerOps,
-  costRatio,
-  dynamoOnDemand,
-  dynamoProvisioned,
-  ec2Cluster,
-  externalCharges,
-  type ExternalPrice,
-  provisionedCapacityFor,
-  roundLines,
-  totalOf,
-} from './monthly';
+import { costPerOps, ec2Cluster, externalCharges, type ExternalPrice, roundLines, totalOf } from './monthly';
 import { ExternalPriceModel } from '../spec/schema';
+import { type TableCost, fine, money, tableCost } from './table-report';
 import {
   type KeyspacesCostReport,
   KEYSPACES_ROW_METADATA_BYTES,
@@ -138,9 +128,7 @@ export function parseCostInput(data: unknown, where = ''): ParsedInput {
 
 // ---- the output ------------------------------------------------------------------------------
 
-type Lines<K extends string> = Record<K | 'total', number>;
-
-export interface DynamoCostReport {
+export interface DynamoCostReport extends TableCost {
   kind: 'dynamodb';
   priceBook: string;
   priceBookDate: string;
@@ -150,23 +138,6 @@ export interface DynamoCostReport {
   itemBytesFrom: 'itemBytes' | 'dataset';
   readConsistency: Consistency;
   transactional: boolean;
-  units: { writeUnitsPerWrite: number; readUnitsPerRead: number };
-  throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
-  storageGb: number;
-  capacity: {
-    /** Capacity the throughput needs at the given utilisation (what `monthly.provisioned` prices). */
-    needed: { wcu: number; rcu: number; utilization: number };
-    /** The target's own provisioned capacity, when it has one. */
-    configured?: { wcu: number; rcu: number };
-  };
-  monthly: {
-    provisioned: Lines<'writes' | 'reads' | 'storage'>;
-    provisionedAsConfigured?: Lines<'writes' | 'reads' | 'storage'>;
-    onDemand: Lines<'writes' | 'reads' | 'storage'>;
-  };
-  perMillionOps: { provisioned?: number; onDemand?: number };
-  perBillionOps: { provisioned?: number; onDemand?: number };
-  onDemandOverProvisioned?: number;
   /**
    * The DAX cluster in front of the table: `monthly` lines above are DynamoDB alone, `withDax` adds the cluster's
    * node-hours (nodes × price × hoursPerMonth) to each total.
@@ -194,15 +165,6 @@ export interface ClusterCostReport {
 }
 
 export type CostReport = DynamoCostReport | ClusterCostReport | KeyspacesCostReport;
-
-function money(q: Q | undefined): number | undefined {
-  return q === undefined ? undefined : q.toUsd();
-}
-
-/** A figure with more precision than cents (for per-million costs that may be fractions of a cent). */
-function fine(q: Q | undefined): number | undefined {
-  return q === undefined ? undefined : Math.round(q.toNumber() * 1e6) / 1e6;
-}
 
 function itemBytesOf(
   input: ParsedInput,
@@ -253,41 +215,6 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       : t.consistentReads
         ? 'strong'
         : 'eventual';
-    const units = {
-      writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
-      readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
-    };
-    const storageGb = storageGbOf(input, item.bytes);
-    const needed = provisionedCapacityFor(input.throughput, units, input.utilization);
-    const provisioned = dynamoProvisioned({
-      wcu: needed.wcu,
-      rcu: needed.rcu,
-      storageGb,
-      book,
-      prices,
-      freeTier: input.freeTier,
-    });
-    const onDemand = dynamoOnDemand({
-      throughput: input.throughput,
-      ...units,
-      storageGb,
-      book,
-      prices,
-      freeTier: input.freeTier,
-    });
-    const configured =
-      t.billing?.mode === 'provisioned'
-        ? dynamoProvisioned({
-            wcu: t.billing.wcu,
-            rcu: t.billing.rcu,
-            storageGb,
-            book,
-            prices,
-            freeTier: input.freeTier,
-          })
-        : undefined;
-    const pTotal = totalOf({ ...provisioned });
-    const oTotal = totalOf({ ...onDemand });
     const report: DynamoCostReport = {
       kind: 'dynamodb',
       ...head,
@@ -296,29 +223,20 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       itemBytesFrom: item.from,
       readConsistency: consistency,
       transactional: input.transactional,
-      units,
-      throughput,
-      storageGb: Math.round(storageGb.toNumber() * 1e6) / 1e6,
-      capacity: {
-        needed: { wcu: Number(needed.wcu), rcu: Number(needed.rcu), utilization: input.utilization },
-        ...(t.billing?.mode === 'provisioned'
-          ? { configured: { wcu: t.billing.wcu, rcu: t.billing.rcu } }
-          : {}),
-      },
-      monthly: {
-        provisioned: roundLines({ ...provisioned }),
-        ...(configured ? { provisionedAsConfigured: roundLines({ ...configured }) } : {}),
-        onDemand: roundLines({ ...onDemand }),
-      },
-      perMillionOps: {
-        provisioned: fine(costPerOps(pTotal, ops, hoursPerMonth, 1e6)),
-        onDemand: fine(costPerOps(oTotal, ops, hoursPerMonth, 1e6)),
-      },
-      perBillionOps: {
-        provisioned: money(costPerOps(pTotal, ops, hoursPerMonth, 1e9)),
-        onDemand: money(costPerOps(oTotal, ops, hoursPerMonth, 1e9)),
-      },
-      onDemandOverProvisioned: fine(costRatio(oTotal, pTotal)),
+      ...tableCost({
+        book,
+        prices,
+        throughput: input.throughput,
+        units: {
+          writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
+          readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
+        },
+        storageGb: storageGbOf(input, item.bytes),
+        configured:
+          t.billing?.mode === 'provisioned' ? { wcu: t.billing.wcu, rcu: t.billing.rcu } : undefined,
+        utilization: input.utilization,
+        freeTier: input.freeTier,
+      }),
     };
     if (t.dax) {
       const monthly = daxMonthly(book, t.dax, 'target.dax').toUsd();
@@ -343,6 +261,13 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       throw new InputError([
         { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the row size from' },
       ]);
+    // DynamoDB's: not to be taken off a Keyspaces bill
+    if (input.freeTier)
+      throw new InputError([
+        { path: 'freeTier', message: "DynamoDB's always-free tier does not apply to Amazon Keyspaces" },
+      ]);
+    if (input.transactional)
+      throw new InputError([{ path: 'transactional', message: 'Amazon Keyspaces has no transactions' }]);
     // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
     const rowBytes =
       input.itemBytes !== undefined
@@ -358,6 +283,7 @@ export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
       rowBytes,
       rows: d?.recordCount,
       storageGb: input.storageGb,
+      utilization: input.utilization,
       book,
     });
   }
