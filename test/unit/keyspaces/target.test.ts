@@ -285,5 +285,10 @@ describe('keyspaces target: cell cost columns', () => {
       monthlyCostOnDemandUsd: 18067.5,
       monthlyCostUsd: 18067.5,
     });
+    // provisioned capacity: its cost is capacity for the measured rate (as a DynamoDB table's)
+    const provisioned = validateSpec(
+      specWith(ks({ capacity: { mode: 'provisioned', rcu: 400, wcu: 300 } })),
+    ).spec;
+    expect(cellCostsFor(provisioned, loadPriceBook('2024-11'))(cell, 10_000).monthlyCostUsd).toBe(5219.5);
   });
 });
