@@ -63,12 +63,14 @@ export class DaxClusterAdmin implements DaxAdmin {
   async createCluster(req: DaxClusterRequest): Promise<void> {
     const problems = daxNameProblems(req.name);
     if (problems.length) throw new Error(`DAX cluster name '${req.name}' ${problems.join('; ')}`);
+    const network = this.network;
+    if (!network) throw new Error(`DAX cluster ${req.name}: this adapter has no network to create it in`);
     if ((await this.describeCluster(req.name)).status !== 'MISSING') {
       throw new ConflictError(`DAX cluster ${req.name} already exists`);
     }
     const undo: (() => Promise<unknown>)[] = [];
     try {
-      const sg = await this.createSecurityGroup(req);
+      const sg = await this.createSecurityGroup(req, network);
       // by the id just created: a group of that name may exist in another VPC
       undo.push(() => this.deleteSecurityGroupId(sg, req.name));
       await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
@@ -76,7 +78,7 @@ export class DaxClusterAdmin implements DaxAdmin {
           new CreateSubnetGroupCommand({
             SubnetGroupName: req.name,
             Description: `fleetbench run ${req.tags[TAG_RUN_ID] ?? ''}`.trim(),
-            SubnetIds: req.subnetIds,
+            SubnetIds: network.subnetIds,
           }),
         ),
       );
@@ -107,7 +109,7 @@ export class DaxClusterAdmin implements DaxAdmin {
             ClusterName: req.name,
             NodeType: req.nodeType,
             ReplicationFactor: req.nodes,
-            IamRoleArn: req.iamRoleArn,
+            IamRoleArn: network.iamRoleArn,
             SubnetGroupName: req.name,
             ParameterGroupName: req.name,
             SecurityGroupIds: [sg],
@@ -213,13 +215,13 @@ export class DaxClusterAdmin implements DaxAdmin {
 
   // ------------------------------------------------------------------------------------------ pieces
 
-  private async createSecurityGroup(req: DaxClusterRequest): Promise<string> {
+  private async createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<string> {
     const created = await this.call('EC2', `CreateSecurityGroup ${req.name}`, () =>
       this.ec2.send(
         new CreateSecurityGroupCommand({
           GroupName: req.name,
           Description: 'fleetbench DAX cluster: the loaders only',
-          VpcId: req.vpcId,
+          VpcId: network.vpcId,
           TagSpecifications: [
             {
               ResourceType: 'security-group',
@@ -238,7 +240,7 @@ export class DaxClusterAdmin implements DaxAdmin {
             IpProtocol: 'tcp',
             FromPort: port,
             ToPort: port,
-            UserIdGroupPairs: [{ GroupId: req.loaderSecurityGroupId, Description: 'fleetbench loaders' }],
+            UserIdGroupPairs: [{ GroupId: network.loaderSecurityGroupId, Description: 'fleetbench loaders' }],
           })),
         }),
       );

@@ -10,14 +10,7 @@
  * they have expired and their cluster is gone. Security, subnet and parameter groups cost nothing meanwhile.
  */
 import { daxClusterShape, daxResourceName } from '../dax';
-import {
-  ConflictError,
-  StepFailedError,
-  TAG_RUN_ID,
-  type DaxAdmin,
-  type DaxNetwork,
-  type Tags,
-} from '../ports';
+import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
 import type { RunSpec } from '../spec';
 import type { RunContext } from './context';
 
@@ -56,8 +49,8 @@ export async function provisionDax(
 ): Promise<string[]> {
   if (!run.dax?.length) return [];
   const dax = needDax('ProvisionTarget', daxIn);
-  const network: DaxNetwork | undefined = dax.network;
-  if (!network)
+  // the adapter creates in its own network: the step only checks that it has one
+  if (!dax.network)
     throw new StepFailedError(
       'ProvisionTarget',
       'the DAX port has no network (VPC, subnets, loader security group, DAX role): the stack sets them',
@@ -67,12 +60,7 @@ export async function provisionDax(
     const target = spec.targets.find((t) => t.id === c.target);
     if (!target || target.kind !== 'dynamodb' || !target.dax) continue;
     try {
-      await dax.createCluster({
-        name: c.name,
-        ...daxClusterShape(target.dax),
-        ...network,
-        tags,
-      });
+      await dax.createCluster({ name: c.name, ...daxClusterShape(target.dax), tags });
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       const mine = (await dax.listClusters({ runId: run.runId })).some((x) => x.name === c.name);
