@@ -101,8 +101,8 @@ export function keyspacesCostReport(args: {
   rowBytes: { requestBytes: number; storageBytes: number };
   rows?: number;
   storageGb?: number;
-  /** Target utilisation of provisioned capacity (1: none). */
-  utilization?: number;
+  /** Target utilisation when sizing provisioned capacity for the throughput (1: none). */
+  utilization: number;
   book: PriceBook;
 }): KeyspacesCostReport {
   const { target: t, book } = args;
@@ -131,7 +131,7 @@ export function keyspacesCostReport(args: {
           : keyspacesStorageGb(args.rows!, args.rowBytes.storageBytes),
       configured:
         t.capacity?.mode === 'provisioned' ? { wcu: t.capacity.wcu, rcu: t.capacity.rcu } : undefined,
-      utilization: args.utilization ?? 1,
+      utilization: args.utilization,
       // DynamoDB's always-free tier is DynamoDB's only
       freeTier: false,
     }),
