@@ -63,19 +63,22 @@ export class DaxClusterAdmin implements DaxAdmin {
   async createCluster(req: DaxClusterRequest): Promise<void> {
     const problems = daxNameProblems(req.name);
     if (problems.length) throw new Error(`DAX cluster name '${req.name}' ${problems.join('; ')}`);
+    const network = this.network;
+    if (!network) throw new Error(`DAX cluster ${req.name}: this adapter has no network to create it in`);
     if ((await this.describeCluster(req.name)).status !== 'MISSING') {
       throw new ConflictError(`DAX cluster ${req.name} already exists`);
     }
     const undo: (() => Promise<unknown>)[] = [];
     try {
-      const sg = await this.createSecurityGroup(req);
-      undo.push(() => this.deleteSecurityGroup(req.name, req.vpcId));
+      const sg = await this.createSecurityGroup(req, network);
+      // by the id just created: a group of that name may exist in another VPC
+      undo.push(() => this.deleteSecurityGroupId(sg, req.name));
       await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
         this.dax.send(
           new CreateSubnetGroupCommand({
             SubnetGroupName: req.name,
             Description: `fleetbench run ${req.tags[TAG_RUN_ID] ?? ''}`.trim(),
-            SubnetIds: req.subnetIds,
+            SubnetIds: network.subnetIds,
           }),
         ),
       );
@@ -106,7 +109,7 @@ export class DaxClusterAdmin implements DaxAdmin {
             ClusterName: req.name,
             NodeType: req.nodeType,
             ReplicationFactor: req.nodes,
-            IamRoleArn: req.iamRoleArn,
+            IamRoleArn: network.iamRoleArn,
             SubnetGroupName: req.name,
             ParameterGroupName: req.name,
             SecurityGroupIds: [sg],
@@ -212,13 +215,13 @@ export class DaxClusterAdmin implements DaxAdmin {
 
   // ------------------------------------------------------------------------------------------ pieces
 
-  private async createSecurityGroup(req: DaxClusterRequest): Promise<string> {
+  private async createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<string> {
     const created = await this.call('EC2', `CreateSecurityGroup ${req.name}`, () =>
       this.ec2.send(
         new CreateSecurityGroupCommand({
           GroupName: req.name,
           Description: 'fleetbench DAX cluster: the loaders only',
-          VpcId: req.vpcId,
+          VpcId: network.vpcId,
           TagSpecifications: [
             {
               ResourceType: 'security-group',
@@ -237,7 +240,7 @@ export class DaxClusterAdmin implements DaxAdmin {
             IpProtocol: 'tcp',
             FromPort: port,
             ToPort: port,
-            UserIdGroupPairs: [{ GroupId: req.loaderSecurityGroupId, Description: 'fleetbench loaders' }],
+            UserIdGroupPairs: [{ GroupId: network.loaderSecurityGroupId, Description: 'fleetbench loaders' }],
           })),
         }),
       );
@@ -255,23 +258,25 @@ export class DaxClusterAdmin implements DaxAdmin {
     return id;
   }
 
-  private async deleteSecurityGroup(name: string, vpcId?: string): Promise<void> {
+  /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */
+  private async deleteSecurityGroup(name: string): Promise<void> {
     const found = await this.call('EC2', `DescribeSecurityGroups ${name}`, () =>
       this.ec2.send(
         new DescribeSecurityGroupsCommand({
           Filters: [
             { Name: 'group-name', Values: [name] },
             { Name: 'tag-key', Values: [TAG_RUN_ID] },
-            ...(vpcId ? [{ Name: 'vpc-id', Values: [vpcId] }] : []),
           ],
         }),
       ),
     );
-    for (const g of found.SecurityGroups ?? []) {
-      await this.call('EC2', `DeleteSecurityGroup ${g.GroupId}`, () =>
-        this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: g.GroupId })),
-      );
-    }
+    for (const g of found.SecurityGroups ?? []) await this.deleteSecurityGroupId(g.GroupId!, name);
+  }
+
+  private deleteSecurityGroupId(id: string, name: string): Promise<unknown> {
+    return this.call('EC2', `DeleteSecurityGroup ${id} (${name})`, () =>
+      this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })),
+    );
   }
 
   private async tagsOf(arn: string): Promise<Tags> {

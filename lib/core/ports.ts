@@ -164,13 +164,6 @@ export interface DaxClusterRequest {
   nodeType: string;
   /** Nodes (DAX's replication factor), 1..11. */
   nodes: number;
-  /** Subnets of the loaders' VPC (one per AZ) for the subnet group. */
-  subnetIds: string[];
-  vpcId: string;
-  /** The loaders' security group: the only source the cluster's security group admits (8111 and 9111). */
-  loaderSecurityGroupId: string;
-  /** The role DAX assumes to reach DynamoDB (docs/dax-keyspaces.md lists what it must allow). */
-  iamRoleArn: string;
   /** Item and query cache TTLs, set in the cluster's own parameter group. */
   ttls: DaxCacheTtls;
   /** Encryption in transit: the endpoint is then daxs://...:9111. */
@@ -194,8 +187,11 @@ export interface DaxClusterState {
 /** Where a run's DAX clusters go: the stack's loader network and DAX service role. */
 export interface DaxNetwork {
   vpcId: string;
+  /** Subnets of the loaders' VPC (one per AZ) for the subnet group. */
   subnetIds: string[];
+  /** The loaders' security group: the only source the cluster's security group admits (8111 and 9111). */
   loaderSecurityGroupId: string;
+  /** The role DAX assumes to reach DynamoDB (docs/dax-keyspaces.md lists what it must allow). */
   iamRoleArn: string;
 }
 
@@ -204,8 +200,8 @@ export interface DaxAdmin {
   readonly network?: DaxNetwork;
   /**
    * Creates the security group (ingress from the loaders only), subnet group, parameter group (with the TTLs)
-   * and the cluster. A cluster of that name that already exists is a ConflictError. On a failure part-way,
-   * what was created is deleted again before the error is thrown.
+   * and the cluster, in the adapter's own `network`. A cluster of that name that already exists is a
+   * ConflictError. On a failure part-way, what was created is deleted again before the error is thrown.
    */
   createCluster(req: DaxClusterRequest): Promise<void>;
   describeCluster(name: string): Promise<DaxClusterState>;

@@ -13,7 +13,7 @@ import {
 import { CreateClusterCommand, DeleteClusterCommand } from '@aws-sdk/client-dax';
 import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
 import { daxResourceName } from '../../lib/core/dax';
-import { ConflictError, TAG_RUN_ID, type DaxClusterRequest } from '../../lib/core/ports';
+import { ConflictError, TAG_RUN_ID, type DaxClusterRequest, type DaxNetwork } from '../../lib/core/ports';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startMoto, type MotoServer } from '../support/moto';
 
@@ -31,7 +31,6 @@ beforeAll(async () => {
   moto = await startMoto();
   twin = await startDaxTwin(moto.endpoint);
   ec2 = new EC2Client(moto.clientConfig);
-  admin = new DaxClusterAdmin({ ...moto.clientConfig, endpoint: twin.endpoint }, moto.clientConfig);
   vpcId = (await ec2.send(new CreateVpcCommand({ CidrBlock: '10.1.0.0/16' }))).Vpc!.VpcId!;
   subnets = [];
   for (const [i, az] of ['us-east-1a', 'us-east-1b'].entries()) {
@@ -45,7 +44,23 @@ beforeAll(async () => {
       new CreateSecurityGroupCommand({ GroupName: 'loaders', Description: 'loaders', VpcId: vpcId }),
     )
   ).GroupId!;
+  admin = adapter(network());
 });
+
+/** The stack's network and DAX role, as lambdas/shared/env.ts gives the adapter. */
+function network(overrides: Partial<DaxNetwork> = {}): DaxNetwork {
+  return {
+    vpcId,
+    subnetIds: subnets,
+    loaderSecurityGroupId: loaderSg,
+    iamRoleArn: 'arn:aws:iam::123456789012:role/fleetbench-dax',
+    ...overrides,
+  };
+}
+
+function adapter(net?: DaxNetwork): DaxClusterAdmin {
+  return new DaxClusterAdmin({ ...moto.clientConfig, endpoint: twin.endpoint }, moto.clientConfig, net);
+}
 
 afterAll(async () => {
   await twin?.stop();
@@ -57,10 +72,6 @@ function request(runId: string, overrides: Partial<DaxClusterRequest> = {}): Dax
     name: daxResourceName(runId, 'ddb'),
     nodeType: 'dax.r5.large',
     nodes: 3,
-    subnetIds: subnets,
-    vpcId,
-    loaderSecurityGroupId: loaderSg,
-    iamRoleArn: 'arn:aws:iam::123456789012:role/fleetbench-dax',
     ttls: { itemTtlMs: 60_000, queryTtlMs: 0 },
     tls: true,
     tags: { [TAG_RUN_ID]: runId, 'fleetbench:expires-at': '1900000000' },
@@ -118,7 +129,7 @@ describe('DAX cluster adapter on moto', () => {
       SecurityGroupIds: [sg!.GroupId],
       ClusterEndpointEncryptionType: 'TLS',
       SSESpecification: { Enabled: true },
-      IamRoleArn: req.iamRoleArn,
+      IamRoleArn: network().iamRoleArn,
     });
 
     const up = await waitFor(req.name, 'available');
@@ -172,8 +183,8 @@ describe('DAX cluster adapter on moto', () => {
   });
 
   it('a refused CreateCluster leaves no security group, subnet group or parameter group behind', async () => {
-    const req = request('run-dax-3', { iamRoleArn: 'not-an-arn' });
-    await expect(admin.createCluster(req)).rejects.toThrow(
+    const req = request('run-dax-3');
+    await expect(adapter(network({ iamRoleArn: 'not-an-arn' })).createCluster(req)).rejects.toThrow(
       /CreateCluster fb-[0-9a-f]{8}: InvalidParameterValueException/,
     );
     expect(twin.subnetGroups.has(req.name)).toBe(false);
@@ -182,8 +193,9 @@ describe('DAX cluster adapter on moto', () => {
     expect((await admin.describeCluster(req.name)).status).toBe('MISSING');
   });
 
-  it('refuses a name DAX would refuse, before creating anything', async () => {
+  it('refuses a name DAX would refuse, or a creation without a network, before creating anything', async () => {
     const before = twin.calls.length;
+    await expect(adapter().createCluster(request('r'))).rejects.toThrow(/has no network to create it in/);
     await expect(admin.createCluster(request('r', { name: 'fleetbench-dax-name-too-long' }))).rejects.toThrow(
       /has 28 characters; DAX allows 1-20/,
     );

@@ -7,7 +7,15 @@
 import * as fs from 'node:fs';
 import { Command } from 'commander';
 import { InputError } from '../../core/errors';
-import { CostReport, PriceBook, builtInBookIds, headlineTotals, monthlyCost } from '../../core/cost';
+import {
+  type CostReport,
+  type DynamoCostReport,
+  type PriceBook,
+  builtInBookIds,
+  headlineTotals,
+  monthlyCost,
+} from '../../core/cost';
+import type { KeyspacesCostReport } from '../../core/cost/keyspaces';
 import { resolvePriceBook } from '../price-book';
 
 interface CostOptions {
@@ -75,80 +83,70 @@ export function costDocument(data: unknown, book: PriceBook, file = 'input'): Co
   return { priceBook: book.id, results, ratios };
 }
 
-const usd = (x: number | undefined) =>
+const usd = (x: number | undefined, digits = 2) =>
   x === undefined
     ? '-'
-    : `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    : `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+
+/** Per-million figures keep their fractions of a cent. */
+const perMillion = (x: number | undefined) => usd(x, 6);
+
+const count = (x: number) => x.toLocaleString('en-US');
+
+/** A DynamoDB or Keyspaces table: the same lines, sized by the item (DynamoDB) or the encoded row (Keyspaces). */
+function renderTable(r: DynamoCostReport | KeyspacesCostReport): string[] {
+  const size =
+    r.kind === 'dynamodb'
+      ? `item ${r.itemBytes} B (${r.itemBytesFrom})`
+      : `row ${r.rowBytes} B (Keyspaces' encoded size)`;
+  const out = [
+    `${size}: ${r.units.writeUnitsPerWrite} write unit(s) per write, ` +
+      `${r.units.readUnitsPerRead} read unit(s) per ${r.readConsistency} read; storage ${r.storageGb} GB`,
+  ];
+  const { needed, configured } = r.capacity;
+  const rows: [string, Record<string, number>][] = [
+    [`provisioned (${count(needed.wcu)} WCU, ${count(needed.rcu)} RCU)`, r.monthly.provisioned],
+  ];
+  if (r.monthly.provisionedAsConfigured && configured)
+    rows.push([
+      `provisioned as configured (${count(configured.wcu)} WCU, ${count(configured.rcu)} RCU)`,
+      r.monthly.provisionedAsConfigured,
+    ]);
+  rows.push(['on-demand', r.monthly.onDemand]);
+  for (const [label, m] of rows)
+    out.push(
+      `  ${label}: writes ${usd(m.writes)} + reads ${usd(m.reads)} + storage ${usd(m.storage)} = ${usd(m.total)}/month`,
+    );
+  out.push(
+    `  per million ops: provisioned ${perMillion(r.perMillionOps.provisioned)}, on-demand ${perMillion(r.perMillionOps.onDemand)}`,
+    `  per billion ops: provisioned ${usd(r.perBillionOps.provisioned)}, on-demand ${usd(r.perBillionOps.onDemand)}`,
+  );
+  if (r.kind === 'dynamodb' && r.dax)
+    out.push(
+      `  DAX: ${r.dax.nodes} × ${r.dax.nodeType} at $${r.dax.usdPerNodeHour}/node-hour = ${usd(r.dax.monthly)}/month; ` +
+        `DynamoDB alone vs with DAX: provisioned ${usd(r.monthly.provisioned.total)} → ${usd(r.dax.withDax.provisioned)}, ` +
+        `on-demand ${usd(r.monthly.onDemand.total)} → ${usd(r.dax.withDax.onDemand)}/month`,
+    );
+  return out;
+}
 
 function renderOne(r: CostReport): string {
-  const out: string[] = [];
   const name = `${r.target.kind}${r.target.id ? ` "${r.target.id}"` : ''}`;
-  out.push(`${name} — price book ${r.priceBook} (${r.priceBookDate}), ${r.hoursPerMonth} h/month`);
-  const ops = r.throughput;
-  out.push(
-    `throughput: ${ops.readsPerSec.toLocaleString('en-US')} reads/s + ${ops.writesPerSec.toLocaleString('en-US')} writes/s`,
-  );
-  if (r.kind === 'keyspaces') {
-    const k = r;
-    out.push(
-      `row ${k.rowBytes} B (Keyspaces' encoded size): ${k.units.writeUnitsPerWrite} write unit(s) per write, ` +
-        `${k.units.readUnitsPerRead} read unit(s) per ${k.readConsistency} read; storage ${k.storageGb} GB`,
-    );
-    const rows: [string, Record<string, number>][] = [
-      [`provisioned (${k.capacity.needed.wcu} WCU, ${k.capacity.needed.rcu} RCU)`, k.monthly.provisioned],
-    ];
-    if (k.monthly.provisionedAsConfigured && k.capacity.configured)
-      rows.push([
-        `provisioned as configured (${k.capacity.configured.wcu} WCU, ${k.capacity.configured.rcu} RCU)`,
-        k.monthly.provisionedAsConfigured,
-      ]);
-    rows.push(['on-demand', k.monthly.onDemand]);
-    for (const [label, m] of rows)
-      out.push(
-        `  ${label}: writes ${usd(m.writes)} + reads ${usd(m.reads)} + storage ${usd(m.storage)} = ${usd(m.total)}/month`,
-      );
-    return out.join('\n');
-  }
-  if (r.kind === 'dynamodb') {
-    const d = r;
-    out.push(
-      `item ${d.itemBytes} B (${d.itemBytesFrom}): ${d.units.writeUnitsPerWrite} write unit(s) per write, ` +
-        `${d.units.readUnitsPerRead} read unit(s) per ${d.readConsistency} read; storage ${d.storageGb} GB`,
-    );
-    const rows: [string, Record<string, number>][] = [
-      [
-        `provisioned (${d.capacity.needed.wcu.toLocaleString('en-US')} WCU, ${d.capacity.needed.rcu.toLocaleString('en-US')} RCU)`,
-        d.monthly.provisioned,
-      ],
-    ];
-    if (d.monthly.provisionedAsConfigured && d.capacity.configured) {
-      rows.push([
-        `provisioned as configured (${d.capacity.configured.wcu.toLocaleString('en-US')} WCU, ${d.capacity.configured.rcu.toLocaleString('en-US')} RCU)`,
-        d.monthly.provisionedAsConfigured,
-      ]);
-    }
-    rows.push(['on-demand', d.monthly.onDemand]);
-    for (const [label, m] of rows) {
-      out.push(
-        `  ${label}: writes ${usd(m.writes)} + reads ${usd(m.reads)} + storage ${usd(m.storage)} = ${usd(m.total)}/month`,
-      );
-    }
-    out.push(
-      `  per billion ops: provisioned ${usd(d.perBillionOps.provisioned)}, on-demand ${usd(d.perBillionOps.onDemand)}`,
-    );
-    if (d.dax)
-      out.push(
-        `  DAX: ${d.dax.nodes} × ${d.dax.nodeType} at $${d.dax.usdPerNodeHour}/node-hour = ${usd(d.dax.monthly)}/month; ` +
-          `DynamoDB alone vs with DAX: provisioned ${usd(d.monthly.provisioned.total)} → ${usd(d.dax.withDax.provisioned)}, ` +
-          `on-demand ${usd(d.monthly.onDemand.total)} → ${usd(d.dax.withDax.onDemand)}/month`,
-      );
-  } else {
+  const out = [
+    `${name} — price book ${r.priceBook} (${r.priceBookDate}), ${r.hoursPerMonth} h/month`,
+    `throughput: ${count(r.throughput.readsPerSec)} reads/s + ${count(r.throughput.writesPerSec)} writes/s`,
+  ];
+  if (r.kind === 'dynamodb' || r.kind === 'keyspaces') out.push(...renderTable(r));
+  else {
     const parts = Object.entries(r.monthly)
       .filter(([k]) => k !== 'total')
       .map(([k, v]) => `${k} ${usd(v)}`)
       .join(' + ');
-    out.push(`  monthly: ${parts} = ${usd(r.monthly.total)}/month`);
-    out.push(`  per billion ops: ${usd(r.perBillionOps)}`);
+    out.push(
+      `  monthly: ${parts} = ${usd(r.monthly.total)}/month`,
+      `  per million ops: ${perMillion(r.perMillionOps)}`,
+      `  per billion ops: ${usd(r.perBillionOps)}`,
+    );
   }
   return out.join('\n');
 }
@@ -167,7 +165,7 @@ export function register(program: Command): void {
   program
     .command('cost')
     .description(
-      'Monthly cost of a target at a throughput (DynamoDB provisioned and on-demand, EC2 clusters, external services).',
+      'Monthly cost of a target at a throughput (DynamoDB and Keyspaces provisioned and on-demand, EC2 clusters, external services).',
     )
     .argument(
       '<input>',

@@ -11,6 +11,7 @@ import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { daxBilledNodeHours, daxNodeHourPrice } from './dax';
+import { externalCharges, totalOf } from './monthly';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
 import {
@@ -20,6 +21,8 @@ import {
   type ExternalTarget,
   type KeyspacesTarget,
   type ScyllaEc2Target,
+  type Target,
+  type TargetKind,
 } from '../spec/schema';
 import {
   keyspacesPrices,
@@ -202,13 +205,8 @@ function requestLines(
  * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
  * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
  */
-function keyspacesEstimateLines(
-  spec: RunSpec,
-  plan: PlanLike,
-  t: KeyspacesTarget,
-  runHours: Q,
-  book: PriceBook,
-): Line[] {
+function keyspacesEstimate(t: KeyspacesTarget, _i: number, r: RunSpan): TargetEstimate {
+  const { spec, plan, runHours, book } = r;
   const prices = keyspacesPrices(book);
   const row = keyspacesRowBytes({
     fieldCount: spec.dataset.fieldCount,
@@ -251,7 +249,7 @@ function keyspacesEstimateLines(
     unit: 'GB-month',
     unitUsd: usd(prices.storageGbMonth),
   });
-  return out;
+  return { items: out };
 }
 
 /** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
@@ -273,6 +271,13 @@ function daxLine(
   };
 }
 
+/** A target's part of the estimate: AWS charges, charges attributed to it outside AWS, what the book lacks. */
+interface TargetEstimate {
+  items?: Line[];
+  attributed?: Line[];
+  unpriced?: string[];
+}
+
 /** What a target's estimate lines need to know of the run. */
 interface RunSpan {
   spec: RunSpec;
@@ -283,7 +288,7 @@ interface RunSpan {
 }
 
 /** A DynamoDB table for the run: capacity or requests, the load, DAX in front of it, the rows stored. */
-function dynamoDbEstimateLines(t: DynamoDbTarget, i: number, r: RunSpan): Line[] {
+function dynamoDbEstimate(t: DynamoDbTarget, i: number, r: RunSpan): TargetEstimate {
   const { spec, plan, book, runSeconds, runHours } = r;
   const hpm = Q.of(book.hoursPerMonth);
   const lines: Line[] = [];
@@ -328,19 +333,15 @@ function dynamoDbEstimateLines(t: DynamoDbTarget, i: number, r: RunSpan): Line[]
       unitUsd: usd(prices.storageGbMonth),
     });
   }
-  return lines;
+  return { items: lines };
 }
 
 /** Database nodes on EC2 (scylla-ec2, cassandra-ec2): instance-hours and their EBS volumes. */
-function nodeEstimateLines(
-  t: ScyllaEc2Target | CassandraEc2Target,
-  i: number,
-  r: RunSpan,
-  unpriced: string[],
-): Line[] {
+function nodesEstimate(t: ScyllaEc2Target | CassandraEc2Target, i: number, r: RunSpan): TargetEstimate {
   const { book, runHours } = r;
   const hpm = Q.of(book.hoursPerMonth);
   const lines: Line[] = [];
+  const unpriced: string[] = [];
   const p = book.ec2[t.instanceType];
   // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
   const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : cassandraEbsGbPerNode(t);
@@ -365,26 +366,18 @@ function nodeEstimateLines(
       unitUsd: usd(book.ebs.gp3GbMonth),
     });
   }
-  return lines;
+  return { items: lines, unpriced };
 }
 
 /** An external target's price model: attributed to it, outside the AWS total. */
-function externalAttributedLines(t: ExternalTarget, r: RunSpan): Line[] {
+function externalEstimate(t: ExternalTarget, _i: number, r: RunSpan): TargetEstimate {
   const { plan, book, runHours } = r;
   const attributed: Line[] = [];
-  // a price model: its hourly parts, its storage prorated, and the requests at each cell's target
-  const perHour =
-    'date' in t.price
-      ? Q.of(t.price.usdPerHour ?? 0)
-          .add(Q.of(t.price.usdPerNodeHour ?? 0).mul(t.price.nodes ?? 0))
-          .add(
-            Q.of(t.price.usdPerGbMonth ?? 0)
-              .mul(t.price.storageGb ?? 0)
-              .div(book.hoursPerMonth),
-          )
-      : 'usdPerHour' in t.price
-        ? Q.of(t.price.usdPerHour)
-        : Q.of(t.price.usdPerMonth).div(book.hoursPerMonth);
+  // the price's charges for one hour without operations (its hourly parts, its storage prorated), and the
+  // requests at each cell's target
+  const perHour = totalOf(
+    externalCharges({ price: t.price, opsPerSec: 0, hours: 1, hoursPerMonth: book.hoursPerMonth }),
+  );
   if ('date' in t.price && t.price.usdPerMillionOps !== undefined) {
     const ops = plan.cells
       .filter((c) => c.target === t.id)
@@ -406,7 +399,27 @@ function externalAttributedLines(t: ExternalTarget, r: RunSpan): Line[] {
     unit: 'hour',
     unitUsd: perHour,
   });
-  return attributed;
+  return { attributed };
+}
+
+type TargetOf<K extends TargetKind> = Extract<Target, { kind: K }>;
+type EstimateOf<K extends TargetKind> = (t: TargetOf<K>, i: number, r: RunSpan) => TargetEstimate;
+
+/**
+ * Each target kind's part of the estimate, looked up by kind: a new kind adds its entry here (the mapped type
+ * refuses to compile without one).
+ */
+const TARGET_ESTIMATES: { [K in TargetKind]: EstimateOf<K> } = {
+  dynamodb: dynamoDbEstimate,
+  'scylla-ec2': nodesEstimate,
+  'cassandra-ec2': nodesEstimate,
+  keyspaces: keyspacesEstimate,
+  external: externalEstimate,
+};
+
+function targetEstimate<K extends TargetKind>(t: TargetOf<K>, i: number, r: RunSpan): TargetEstimate {
+  const estimate: EstimateOf<K> = TARGET_ESTIMATES[t.kind as K];
+  return estimate(t, i, r);
 }
 
 /**
@@ -444,11 +457,10 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
 
   const span: RunSpan = { spec, plan, book, runSeconds, runHours };
   spec.targets.forEach((t, i) => {
-    if (t.kind === 'dynamodb') lines.push(...dynamoDbEstimateLines(t, i, span));
-    else if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2')
-      lines.push(...nodeEstimateLines(t, i, span, unpriced));
-    else if (t.kind === 'keyspaces') lines.push(...keyspacesEstimateLines(spec, plan, t, runHours, book));
-    else attributed.push(...externalAttributedLines(t, span));
+    const e = targetEstimate(t, i, span);
+    lines.push(...(e.items ?? []));
+    attributed.push(...(e.attributed ?? []));
+    unpriced.push(...(e.unpriced ?? []));
   });
 
   // the pipeline's own bill

@@ -1,7 +1,7 @@
 /**
  * Amazon Keyspaces cost (single-region): request units per operation from the row size and consistency, and the
  * monthly bill in on-demand (per million RRU/WRU) or provisioned (RCU/WCU-hours) mode plus storage. The
- * arithmetic is DynamoDB's (monthly.ts), with the book's `keyspaces` prices.
+ * arithmetic and the report are DynamoDB's (monthly.ts, table-report.ts), with the book's `keyspaces` prices.
  *
  * Units (https://docs.aws.amazon.com/keyspaces/latest/devguide/consistency.html,
  * https://docs.aws.amazon.com/keyspaces/latest/devguide/ReadWriteCapacityMode.Provisioned.html): a write of up to
@@ -13,17 +13,7 @@ import { InputError } from '../errors';
 import { DynamoClassPrices, PriceBook } from './book';
 import { BYTES_PER_GB, YCSB_DEFAULT_KEY_BYTES } from './capacity';
 import { Q } from './decimal';
-import {
-  DynamoLines,
-  Num,
-  Throughput,
-  costPerOps,
-  dynamoOnDemand,
-  dynamoProvisioned,
-  provisionedCapacityFor,
-  roundLines,
-  totalOf,
-} from './monthly';
+import { type TableCost, tableCost } from './table-report';
 
 export type KeyspacesReadConsistency = 'LOCAL_QUORUM' | 'LOCAL_ONE' | 'ONE';
 
@@ -57,44 +47,6 @@ export function keyspacesReadUnits(rowBytes: number, consistency: KeyspacesReadC
   return consistency === 'LOCAL_QUORUM' ? units : units / 2;
 }
 
-/** On-demand month (or `hours`): reads and writes at the given rates, plus storage. */
-export function keyspacesOnDemand(args: {
-  throughput: Throughput;
-  rowBytes: number;
-  readConsistency: KeyspacesReadConsistency;
-  storageGb: Num;
-  book: PriceBook;
-  hours?: Num;
-}): DynamoLines {
-  return dynamoOnDemand({
-    throughput: args.throughput,
-    writeUnitsPerWrite: keyspacesWriteUnits(args.rowBytes),
-    readUnitsPerRead: keyspacesReadUnits(args.rowBytes, args.readConsistency),
-    storageGb: args.storageGb,
-    book: args.book,
-    prices: keyspacesPrices(args.book),
-    hours: args.hours,
-  });
-}
-
-/** Provisioned month (or `hours`): RCU and WCU as provisioned, plus storage. */
-export function keyspacesProvisioned(args: {
-  rcu: number;
-  wcu: number;
-  storageGb: Num;
-  book: PriceBook;
-  hours?: Num;
-}): DynamoLines {
-  return dynamoProvisioned({
-    rcu: args.rcu,
-    wcu: args.wcu,
-    storageGb: args.storageGb,
-    book: args.book,
-    prices: keyspacesPrices(args.book),
-    hours: args.hours,
-  });
-}
-
 /**
  * The encoded size of the YCSB row as Keyspaces bills it
  * (https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html): the text partition key
@@ -122,25 +74,16 @@ export function keyspacesStorageGb(rows: number, storageBytes: number): Q {
   return Q.of(rows).mul(storageBytes).div(BYTES_PER_GB);
 }
 
-/** The `fleetbench cost` report of a Keyspaces table: like a DynamoDB table's, in Keyspaces' units. */
-export interface KeyspacesCostReport {
+/** The `fleetbench cost` report of a Keyspaces table: a DynamoDB table's (table-report.ts), in Keyspaces' units. */
+export interface KeyspacesCostReport extends TableCost {
   kind: 'keyspaces';
   priceBook: string;
   priceBookDate: string;
   hoursPerMonth: number;
   target: { id?: string; kind: 'keyspaces' };
+  /** Keyspaces' encoded row size (request units); storage adds the row metadata. */
   rowBytes: number;
   readConsistency: KeyspacesReadConsistency;
-  units: { writeUnitsPerWrite: number; readUnitsPerRead: number };
-  throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
-  storageGb: number;
-  capacity: { needed: { wcu: number; rcu: number }; configured?: { wcu: number; rcu: number } };
-  monthly: {
-    provisioned: Record<'writes' | 'reads' | 'storage' | 'total', number>;
-    provisionedAsConfigured?: Record<'writes' | 'reads' | 'storage' | 'total', number>;
-    onDemand: Record<'writes' | 'reads' | 'storage' | 'total', number>;
-  };
-  perBillionOps: { provisioned?: number; onDemand?: number };
 }
 
 /** A Keyspaces target as the cost command and the cell costs give it. */
@@ -154,81 +97,43 @@ export interface KeyspacesCostTarget {
 /** Monthly cost of a Keyspaces table at a throughput: provisioned for it, as configured, and on-demand. */
 export function keyspacesCostReport(args: {
   target: KeyspacesCostTarget;
-  throughput: Throughput;
+  throughput: { readsPerSec: number; writesPerSec: number };
   rowBytes: { requestBytes: number; storageBytes: number };
   rows?: number;
   storageGb?: number;
+  /** Target utilisation when sizing provisioned capacity for the throughput (1: none). */
+  utilization: number;
   book: PriceBook;
 }): KeyspacesCostReport {
   const { target: t, book } = args;
   const consistency = t.readConsistency ?? 'LOCAL_QUORUM';
-  const units = {
-    writeUnitsPerWrite: keyspacesWriteUnits(args.rowBytes.requestBytes),
-    readUnitsPerRead: keyspacesReadUnits(args.rowBytes.requestBytes, consistency),
-  };
   if (args.storageGb === undefined && args.rows === undefined)
     throw new InputError([{ path: 'storageGb', message: 'expected storageGb, or dataset.recordCount' }]);
-  const storageGb =
-    args.storageGb !== undefined
-      ? Q.of(args.storageGb)
-      : keyspacesStorageGb(args.rows!, args.rowBytes.storageBytes);
-  const needed = provisionedCapacityFor(args.throughput, units);
-  const provisioned = keyspacesProvisioned({
-    rcu: Number(needed.rcu),
-    wcu: Number(needed.wcu),
-    storageGb,
-    book,
-  });
-  const onDemand = keyspacesOnDemand({
-    throughput: args.throughput,
-    rowBytes: args.rowBytes.requestBytes,
-    readConsistency: consistency,
-    storageGb,
-    book,
-  });
-  const configured =
-    t.capacity?.mode === 'provisioned'
-      ? keyspacesProvisioned({ rcu: t.capacity.rcu, wcu: t.capacity.wcu, storageGb, book })
-      : undefined;
-  const ops = Q.of(args.throughput.readsPerSec).add(args.throughput.writesPerSec);
-  const hpm = book.hoursPerMonth;
-  const pTotal = totalOf({ ...provisioned });
-  const oTotal = totalOf({ ...onDemand });
   return {
     kind: 'keyspaces',
     priceBook: book.id,
     priceBookDate: book.date,
-    hoursPerMonth: hpm,
+    hoursPerMonth: book.hoursPerMonth,
     target: { id: t.id, kind: 'keyspaces' },
     rowBytes: args.rowBytes.requestBytes,
     readConsistency: consistency,
-    units,
-    throughput: {
-      readsPerSec: Q.of(args.throughput.readsPerSec).toNumber(),
-      writesPerSec: Q.of(args.throughput.writesPerSec).toNumber(),
-      opsPerSec: ops.toNumber(),
-    },
-    storageGb: Math.round(storageGb.toNumber() * 1e6) / 1e6,
-    capacity: {
-      needed: { wcu: Number(needed.wcu), rcu: Number(needed.rcu) },
-      ...(t.capacity?.mode === 'provisioned'
-        ? { configured: { wcu: t.capacity.wcu, rcu: t.capacity.rcu } }
-        : {}),
-    },
-    monthly: {
-      provisioned: roundLines({ ...provisioned }) as KeyspacesCostReport['monthly']['provisioned'],
-      ...(configured
-        ? {
-            provisionedAsConfigured: roundLines({
-              ...configured,
-            }) as KeyspacesCostReport['monthly']['provisioned'],
-          }
-        : {}),
-      onDemand: roundLines({ ...onDemand }) as KeyspacesCostReport['monthly']['onDemand'],
-    },
-    perBillionOps: {
-      provisioned: costPerOps(pTotal, ops, hpm, 1e9)?.toUsd(),
-      onDemand: costPerOps(oTotal, ops, hpm, 1e9)?.toUsd(),
-    },
+    ...tableCost({
+      book,
+      prices: keyspacesPrices(book),
+      throughput: args.throughput,
+      units: {
+        writeUnitsPerWrite: keyspacesWriteUnits(args.rowBytes.requestBytes),
+        readUnitsPerRead: keyspacesReadUnits(args.rowBytes.requestBytes, consistency),
+      },
+      storageGb:
+        args.storageGb !== undefined
+          ? Q.of(args.storageGb)
+          : keyspacesStorageGb(args.rows!, args.rowBytes.storageBytes),
+      configured:
+        t.capacity?.mode === 'provisioned' ? { wcu: t.capacity.wcu, rcu: t.capacity.rcu } : undefined,
+      utilization: args.utilization,
+      // DynamoDB's always-free tier is DynamoDB's only
+      freeTier: false,
+    }),
   };
 }

@@ -200,6 +200,24 @@ export function externalModelService(args: {
   return lines;
 }
 
+/** An external target's price (the run spec's `price`): flat per hour or per month, or a DBaaS price model. */
+export type ExternalPrice =
+  | { usdPerHour: number }
+  | { usdPerMonth: number }
+  | (Parameters<typeof externalModelService>[0]['model'] & { date: string; source: string });
+
+/** An external target's charges over `hours` at `opsPerSec`, whichever form its price takes. */
+export function externalCharges(args: {
+  price: ExternalPrice;
+  opsPerSec: Num;
+  hours: Num;
+  hoursPerMonth: Num;
+}): Record<string, Q> {
+  const { price, ...at } = args;
+  if ('date' in price) return externalModelService({ model: price, ...at });
+  return { service: externalService({ ...price, hours: at.hours, hoursPerMonth: at.hoursPerMonth }) };
+}
+
 /** Cost of `perOps` operations (e.g. 1e6, 1e9) at a throughput, given what `hours` of it cost. */
 export function costPerOps(cost: Q, opsPerSec: Num, hours: Num, perOps: number): Q | undefined {
   const ops = Q.of(opsPerSec).mul(Q.of(hours)).mul(3600);

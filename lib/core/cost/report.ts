@@ -17,26 +17,15 @@ import {
 } from './capacity';
 import { Q } from './decimal';
 import { daxMonthly, daxNodeHourPrice } from './dax';
-import {
-  costPerOps,
-  costRatio,
-  dynamoOnDemand,
-  dynamoProvisioned,
-  ec2Cluster,
-  externalService,
-  externalModelService,
-  provisionedCapacityFor,
-  roundLines,
-  totalOf,
-} from './monthly';
-import { ExternalPriceModel } from '../spec/schema';
+import { costPerOps, ec2Cluster, externalCharges, type ExternalPrice, roundLines, totalOf } from './monthly';
+import { ExternalPriceModel, type TargetKind } from '../spec/schema';
+import { type TableCost, fine, money, tableCost } from './table-report';
 import {
   type KeyspacesCostReport,
   KEYSPACES_ROW_METADATA_BYTES,
   keyspacesCostReport,
   keyspacesRowBytes,
 } from './keyspaces';
-import type { ExternalPriceModel as ExternalPriceModelType } from '../spec/schema';
 
 // ---- the input -------------------------------------------------------------------------------
 
@@ -139,9 +128,7 @@ export function parseCostInput(data: unknown, where = ''): ParsedInput {
 
 // ---- the output ------------------------------------------------------------------------------
 
-type Lines<K extends string> = Record<K | 'total', number>;
-
-export interface DynamoCostReport {
+export interface DynamoCostReport extends TableCost {
   kind: 'dynamodb';
   priceBook: string;
   priceBookDate: string;
@@ -151,23 +138,6 @@ export interface DynamoCostReport {
   itemBytesFrom: 'itemBytes' | 'dataset';
   readConsistency: Consistency;
   transactional: boolean;
-  units: { writeUnitsPerWrite: number; readUnitsPerRead: number };
-  throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
-  storageGb: number;
-  capacity: {
-    /** Capacity the throughput needs at the given utilisation (what `monthly.provisioned` prices). */
-    needed: { wcu: number; rcu: number; utilization: number };
-    /** The target's own provisioned capacity, when it has one. */
-    configured?: { wcu: number; rcu: number };
-  };
-  monthly: {
-    provisioned: Lines<'writes' | 'reads' | 'storage'>;
-    provisionedAsConfigured?: Lines<'writes' | 'reads' | 'storage'>;
-    onDemand: Lines<'writes' | 'reads' | 'storage'>;
-  };
-  perMillionOps: { provisioned?: number; onDemand?: number };
-  perBillionOps: { provisioned?: number; onDemand?: number };
-  onDemandOverProvisioned?: number;
   /**
    * The DAX cluster in front of the table: `monthly` lines above are DynamoDB alone, `withDax` adds the cluster's
    * node-hours (nodes × price × hoursPerMonth) to each total.
@@ -195,15 +165,6 @@ export interface ClusterCostReport {
 }
 
 export type CostReport = DynamoCostReport | ClusterCostReport | KeyspacesCostReport;
-
-function money(q: Q | undefined): number | undefined {
-  return q === undefined ? undefined : q.toUsd();
-}
-
-/** A figure with more precision than cents (for per-million costs that may be fractions of a cent). */
-function fine(q: Q | undefined): number | undefined {
-  return q === undefined ? undefined : Math.round(q.toNumber() * 1e6) / 1e6;
-}
 
 function itemBytesOf(
   input: ParsedInput,
@@ -235,183 +196,189 @@ function storageGbOf(input: ParsedInput, itemBytes: number): Q {
   ]);
 }
 
+type CostTarget = ParsedInput['target'];
+type CostTargetOf<K extends CostTarget['kind']> = Extract<CostTarget, { kind: K }>;
+type ReportOf<K extends CostTarget['kind']> = (
+  t: CostTargetOf<K>,
+  input: ParsedInput,
+  book: PriceBook,
+) => CostReport;
+
+/** The report's head: the price book and its month. */
+function headOf(book: PriceBook) {
+  return { priceBook: book.id, priceBookDate: book.date, hoursPerMonth: book.hoursPerMonth };
+}
+
+/** A DynamoDB table: by its item size and read consistency, with the DAX cluster in front of it if any. */
+function dynamoReport(t: CostTargetOf<'dynamodb'>, input: ParsedInput, book: PriceBook): DynamoCostReport {
+  const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+  const item = itemBytesOf(input, t.keyAttribute);
+  const consistency: Consistency = input.transactional
+    ? 'transactional'
+    : t.consistentReads
+      ? 'strong'
+      : 'eventual';
+  const report: DynamoCostReport = {
+    kind: 'dynamodb',
+    ...headOf(book),
+    target: { id: t.id, kind: 'dynamodb' },
+    itemBytes: item.bytes,
+    itemBytesFrom: item.from,
+    readConsistency: consistency,
+    transactional: input.transactional,
+    ...tableCost({
+      book,
+      prices,
+      throughput: input.throughput,
+      units: {
+        writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
+        readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
+      },
+      storageGb: storageGbOf(input, item.bytes),
+      configured: t.billing?.mode === 'provisioned' ? { wcu: t.billing.wcu, rcu: t.billing.rcu } : undefined,
+      utilization: input.utilization,
+      freeTier: input.freeTier,
+    }),
+  };
+  if (t.dax) {
+    const monthly = daxMonthly(book, t.dax, 'target.dax').toUsd();
+    const plus = (x: number) => Math.round((x + monthly) * 100) / 100;
+    report.dax = {
+      nodeType: t.dax.nodeType,
+      nodes: t.dax.nodes,
+      usdPerNodeHour: daxNodeHourPrice(book, t.dax.nodeType, 'target.dax.nodeType').toNumber(),
+      monthly,
+      withDax: {
+        provisioned: plus(report.monthly.provisioned.total),
+        onDemand: plus(report.monthly.onDemand.total),
+      },
+    };
+  }
+  return report;
+}
+
+/** An Amazon Keyspaces table: by its encoded row size (lib/core/cost/keyspaces.ts). */
+function keyspacesReport(t: CostTargetOf<'keyspaces'>, input: ParsedInput, book: PriceBook): CostReport {
+  const d = input.dataset;
+  if (input.itemBytes === undefined && !d)
+    throw new InputError([
+      { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the row size from' },
+    ]);
+  // DynamoDB's: not to be taken off a Keyspaces bill
+  if (input.freeTier)
+    throw new InputError([
+      { path: 'freeTier', message: "DynamoDB's always-free tier does not apply to Amazon Keyspaces" },
+    ]);
+  if (input.transactional)
+    throw new InputError([{ path: 'transactional', message: 'Amazon Keyspaces has no transactions' }]);
+  // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
+  const rowBytes =
+    input.itemBytes !== undefined
+      ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + KEYSPACES_ROW_METADATA_BYTES }
+      : keyspacesRowBytes({ fieldCount: d!.fieldCount, fieldLength: d!.fieldLength, keyBytes: d!.keyBytes });
+  return keyspacesCostReport({
+    target: t,
+    throughput: input.throughput,
+    rowBytes,
+    rows: d?.recordCount,
+    storageGb: input.storageGb,
+    utilization: input.utilization,
+    book,
+  });
+}
+
+/** A report priced by its monthly lines (nodes, storage, an external service's charges). */
+function linesReport(
+  t: CostTargetOf<ClusterCostReport['kind']>,
+  input: ParsedInput,
+  book: PriceBook,
+  lines: Record<string, Q>,
+  pricing: Record<string, number | string>,
+): ClusterCostReport {
+  const ops = Q.of(input.throughput.readsPerSec).add(input.throughput.writesPerSec);
+  const total = totalOf(lines);
+  const hpm = book.hoursPerMonth;
+  return {
+    kind: t.kind,
+    ...headOf(book),
+    target: { id: t.id, kind: t.kind },
+    throughput: { ...input.throughput, opsPerSec: ops.toNumber() },
+    pricing,
+    monthly: roundLines(lines) as { total: number } & Record<string, number>,
+    perMillionOps: fine(costPerOps(total, ops, hpm, 1e6)),
+    perBillionOps: money(costPerOps(total, ops, hpm, 1e9)),
+  };
+}
+
+/** Database nodes on EC2 (scylla-ec2, cassandra-ec2): instance-hours and their EBS volumes. */
+function nodesReport(
+  t: CostTargetOf<'scylla-ec2' | 'cassandra-ec2'>,
+  input: ParsedInput,
+  book: PriceBook,
+): ClusterCostReport {
+  const hoursPerMonth = book.hoursPerMonth;
+  const perHour =
+    t.usdPerHour !== undefined
+      ? Q.of(t.usdPerHour)
+      : ec2HourlyPrice(book, t.instanceType, 'target.instanceType');
+  const ebsGb = t.ebsGb ?? (t.volume ? cassandraEbsGbPerNode({ volume: t.volume }) : undefined);
+  const c = ec2Cluster({
+    nodes: t.nodes,
+    usdPerHour: perHour,
+    hours: hoursPerMonth,
+    hoursPerMonth,
+    ebsGbPerNode: ebsGb,
+    ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth),
+  });
+  return linesReport(t, input, book, ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes }, {
+    nodes: t.nodes,
+    instanceType: t.instanceType,
+    usdPerNodeHour: perHour.toNumber(),
+    usdPerNodeHourFrom: t.usdPerHour !== undefined ? 'target.usdPerHour' : `price book ${book.id}`,
+    ...(ebsGb ? { ebsGbPerNode: ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
+  });
+}
+
+/** An external service at its given price: flat, or a DBaaS model's hourly parts, operations and storage. */
+function externalReport(t: CostTargetOf<'external'>, input: ParsedInput, book: PriceBook): ClusterCostReport {
+  const price = t.price as ExternalPrice;
+  const opsPerSec = Q.of(input.throughput.readsPerSec).add(input.throughput.writesPerSec);
+  const hoursPerMonth = book.hoursPerMonth;
+  const lines = externalCharges({ price, opsPerSec, hours: hoursPerMonth, hoursPerMonth });
+  return linesReport(t, input, book, lines, { ...price });
+}
+
+/**
+ * Each target kind's report, looked up by kind: a new kind adds its cost input above and its entry here (the
+ * mapped type refuses to compile without one).
+ */
+const REPORTS: { [K in CostTarget['kind']]: ReportOf<K> } = {
+  dynamodb: dynamoReport,
+  keyspaces: keyspacesReport,
+  'scylla-ec2': nodesReport,
+  'cassandra-ec2': nodesReport,
+  external: externalReport,
+};
+
+/** Every run-spec target kind has a cost input, and no other kind: `never` unless the two lists agree. */
+type KindsAgree = [Exclude<TargetKind, CostTarget['kind']>, Exclude<CostTarget['kind'], TargetKind>] extends [
+  never,
+  never,
+]
+  ? true
+  : never;
+const KINDS_AGREE: KindsAgree = true;
+void KINDS_AGREE;
+
+function reportFor<K extends CostTarget['kind']>(t: CostTargetOf<K>, input: ParsedInput, book: PriceBook) {
+  const report: ReportOf<K> = REPORTS[t.kind as K];
+  return report(t, input, book);
+}
+
 /** Monthly cost of one target at a throughput, priced with a book. */
 export function monthlyCost(raw: unknown, book: PriceBook): CostReport {
   const input = parseCostInput(raw);
-  const t = input.target;
-  const reads = Q.of(input.throughput.readsPerSec);
-  const writes = Q.of(input.throughput.writesPerSec);
-  const ops = reads.add(writes);
-  const throughput = { ...input.throughput, opsPerSec: ops.toNumber() };
-  const hoursPerMonth = book.hoursPerMonth;
-  const head = { priceBook: book.id, priceBookDate: book.date, hoursPerMonth };
-
-  if (t.kind === 'dynamodb') {
-    const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
-    const item = itemBytesOf(input, t.keyAttribute);
-    const consistency: Consistency = input.transactional
-      ? 'transactional'
-      : t.consistentReads
-        ? 'strong'
-        : 'eventual';
-    const units = {
-      writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
-      readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
-    };
-    const storageGb = storageGbOf(input, item.bytes);
-    const needed = provisionedCapacityFor(input.throughput, units, input.utilization);
-    const provisioned = dynamoProvisioned({
-      wcu: needed.wcu,
-      rcu: needed.rcu,
-      storageGb,
-      book,
-      prices,
-      freeTier: input.freeTier,
-    });
-    const onDemand = dynamoOnDemand({
-      throughput: input.throughput,
-      ...units,
-      storageGb,
-      book,
-      prices,
-      freeTier: input.freeTier,
-    });
-    const configured =
-      t.billing?.mode === 'provisioned'
-        ? dynamoProvisioned({
-            wcu: t.billing.wcu,
-            rcu: t.billing.rcu,
-            storageGb,
-            book,
-            prices,
-            freeTier: input.freeTier,
-          })
-        : undefined;
-    const pTotal = totalOf({ ...provisioned });
-    const oTotal = totalOf({ ...onDemand });
-    const report: DynamoCostReport = {
-      kind: 'dynamodb',
-      ...head,
-      target: { id: t.id, kind: 'dynamodb' },
-      itemBytes: item.bytes,
-      itemBytesFrom: item.from,
-      readConsistency: consistency,
-      transactional: input.transactional,
-      units,
-      throughput,
-      storageGb: Math.round(storageGb.toNumber() * 1e6) / 1e6,
-      capacity: {
-        needed: { wcu: Number(needed.wcu), rcu: Number(needed.rcu), utilization: input.utilization },
-        ...(t.billing?.mode === 'provisioned'
-          ? { configured: { wcu: t.billing.wcu, rcu: t.billing.rcu } }
-          : {}),
-      },
-      monthly: {
-        provisioned: roundLines({ ...provisioned }),
-        ...(configured ? { provisionedAsConfigured: roundLines({ ...configured }) } : {}),
-        onDemand: roundLines({ ...onDemand }),
-      },
-      perMillionOps: {
-        provisioned: fine(costPerOps(pTotal, ops, hoursPerMonth, 1e6)),
-        onDemand: fine(costPerOps(oTotal, ops, hoursPerMonth, 1e6)),
-      },
-      perBillionOps: {
-        provisioned: money(costPerOps(pTotal, ops, hoursPerMonth, 1e9)),
-        onDemand: money(costPerOps(oTotal, ops, hoursPerMonth, 1e9)),
-      },
-      onDemandOverProvisioned: fine(costRatio(oTotal, pTotal)),
-    };
-    if (t.dax) {
-      const monthly = daxMonthly(book, t.dax, 'target.dax').toUsd();
-      const plus = (x: number) => Math.round((x + monthly) * 100) / 100;
-      report.dax = {
-        nodeType: t.dax.nodeType,
-        nodes: t.dax.nodes,
-        usdPerNodeHour: daxNodeHourPrice(book, t.dax.nodeType, 'target.dax.nodeType').toNumber(),
-        monthly,
-        withDax: {
-          provisioned: plus(report.monthly.provisioned.total),
-          onDemand: plus(report.monthly.onDemand.total),
-        },
-      };
-    }
-    return report;
-  }
-
-  if (t.kind === 'keyspaces') {
-    const d = input.dataset;
-    if (input.itemBytes === undefined && !d)
-      throw new InputError([
-        { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the row size from' },
-      ]);
-    // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
-    const rowBytes =
-      input.itemBytes !== undefined
-        ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + KEYSPACES_ROW_METADATA_BYTES }
-        : keyspacesRowBytes({
-            fieldCount: d!.fieldCount,
-            fieldLength: d!.fieldLength,
-            keyBytes: d!.keyBytes,
-          });
-    return keyspacesCostReport({
-      target: t,
-      throughput: input.throughput,
-      rowBytes,
-      rows: d?.recordCount,
-      storageGb: input.storageGb,
-      book,
-    });
-  }
-
-  let lines: Record<string, Q>;
-  let pricing: Record<string, number | string>;
-  if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
-    const perHour =
-      t.usdPerHour !== undefined
-        ? Q.of(t.usdPerHour)
-        : ec2HourlyPrice(book, t.instanceType, 'target.instanceType');
-    const ebsGb = t.ebsGb ?? (t.volume ? cassandraEbsGbPerNode({ volume: t.volume }) : undefined);
-    const c = ec2Cluster({
-      nodes: t.nodes,
-      usdPerHour: perHour,
-      hours: hoursPerMonth,
-      hoursPerMonth,
-      ebsGbPerNode: ebsGb,
-      ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth),
-    });
-    lines = ebsGb ? { nodes: c.nodes, storage: c.storage } : { nodes: c.nodes };
-    pricing = {
-      nodes: t.nodes,
-      instanceType: t.instanceType,
-      usdPerNodeHour: perHour.toNumber(),
-      usdPerNodeHourFrom: t.usdPerHour !== undefined ? 'target.usdPerHour' : `price book ${book.id}`,
-      ...(ebsGb ? { ebsGbPerNode: ebsGb, ebsUsdPerGbMonth: usd(book.ebs.gp3GbMonth).toNumber() } : {}),
-    };
-  } else {
-    const price = t.price as ExternalPriceModelType | { usdPerHour: number } | { usdPerMonth: number };
-    if ('date' in price) {
-      // a DBaaS price model: its hourly parts, the operations served at this throughput, the storage
-      const { date, source, ...model } = price;
-      lines = externalModelService({ model, opsPerSec: ops, hours: hoursPerMonth, hoursPerMonth });
-      pricing = { ...model, date, source };
-    } else {
-      const p = price as { usdPerHour?: number; usdPerMonth?: number };
-      lines = { service: externalService({ ...p, hours: hoursPerMonth, hoursPerMonth }) };
-      pricing = p.usdPerHour !== undefined ? { usdPerHour: p.usdPerHour } : { usdPerMonth: p.usdPerMonth! };
-    }
-  }
-  const total = totalOf(lines);
-  const report: ClusterCostReport = {
-    kind: t.kind,
-    ...head,
-    target: { id: t.id, kind: t.kind },
-    throughput,
-    pricing,
-    monthly: roundLines(lines) as { total: number } & Record<string, number>,
-    perMillionOps: fine(costPerOps(total, ops, hoursPerMonth, 1e6)),
-    perBillionOps: money(costPerOps(total, ops, hoursPerMonth, 1e9)),
-  };
-  return report;
+  return reportFor(input.target, input, book);
 }
 
 /** The headline monthly totals of a report, by pricing model. */
@@ -421,4 +388,22 @@ export function headlineTotals(r: CostReport): Record<string, number> {
   if (r.kind === 'dynamodb' || r.kind === 'keyspaces')
     return { provisioned: r.monthly.provisioned.total, onDemand: r.monthly.onDemand.total };
   return { total: r.monthly.total };
+}
+
+/**
+ * The monthly cost of the target as it is billed: a table with its own provisioned capacity at the capacity the
+ * throughput needs (provisioned), otherwise on-demand; any other target its total. With both models of a table
+ * (null for other targets).
+ */
+export function billedMonthly(r: CostReport): {
+  provisioned: number | null;
+  onDemand: number | null;
+  own: number;
+} {
+  const totals = headlineTotals(r);
+  if (r.kind !== 'dynamodb' && r.kind !== 'keyspaces')
+    return { provisioned: null, onDemand: null, own: totals.total! };
+  const provisioned = totals.provisioned!;
+  const onDemand = totals.onDemand!;
+  return { provisioned, onDemand, own: r.capacity.configured ? provisioned : onDemand };
 }

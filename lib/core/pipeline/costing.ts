@@ -3,7 +3,7 @@
  * columns of the `cells` table), and the run's own estimated AWS cost for the budget cap. The same
  * functions serve the Lambdas and the local mode.
  */
-import { headlineTotals, loadPriceBook, monthlyCost, type PriceBook } from '../cost';
+import { billedMonthly, loadPriceBook, monthlyCost, type PriceBook } from '../cost';
 import type { CellSummary, Plan } from '../plan';
 import type { CellCosts } from '../results/rows';
 import type { RunSpec } from '../spec';
@@ -41,24 +41,11 @@ export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
       },
       book,
     );
-    const totals = headlineTotals(report);
-    if (report.kind === 'dynamodb' || report.kind === 'keyspaces') {
-      const own =
-        (target.kind === 'dynamodb' && target.billing.mode === 'on-demand') ||
-        (target.kind === 'keyspaces' && target.capacity.mode === 'on-demand')
-          ? totals.onDemand!
-          : totals.provisioned!;
-      return {
-        monthlyCostProvisionedUsd: totals.provisioned!,
-        monthlyCostOnDemandUsd: totals.onDemand!,
-        monthlyCostUsd: own,
-        hoursPerMonth: book.hoursPerMonth,
-      };
-    }
+    const billed = billedMonthly(report);
     return {
-      monthlyCostProvisionedUsd: null,
-      monthlyCostOnDemandUsd: null,
-      monthlyCostUsd: totals.total!,
+      monthlyCostProvisionedUsd: billed.provisioned,
+      monthlyCostOnDemandUsd: billed.onDemand,
+      monthlyCostUsd: billed.own,
       hoursPerMonth: book.hoursPerMonth,
     };
   };

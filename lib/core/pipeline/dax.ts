@@ -10,14 +10,7 @@
  * they have expired and their cluster is gone. Security, subnet and parameter groups cost nothing meanwhile.
  */
 import { daxClusterShape, daxResourceName } from '../dax';
-import {
-  ConflictError,
-  StepFailedError,
-  TAG_RUN_ID,
-  type DaxAdmin,
-  type DaxNetwork,
-  type Tags,
-} from '../ports';
+import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
 import type { RunSpec } from '../spec';
 import type { RunContext } from './context';
 
@@ -28,16 +21,14 @@ export interface RunDaxCluster {
   name: string;
 }
 
-/** WaitReady's limits when the run has a DAX cluster: DAX takes 10+ minutes to create one. */
-export const DAX_READY_TIMEOUT_SECONDS = 40 * 60;
-/** Polls of a DAX run: 40 min / 60 s = 40 checks, within the 45 the history budget counts (15 min / 20 s). */
-export const DAX_READY_POLL_SECONDS = 60;
+/** The spec's targets with a DAX cluster in front of them. */
+export function daxTargets(spec: Pick<RunSpec, 'targets'>): { id: string }[] {
+  return spec.targets.filter((t) => t.kind === 'dynamodb' && t.dax);
+}
 
 /** The DAX clusters of a run (Plan's context entry); absent when the spec has none. */
 export function daxContext(spec: RunSpec, runId: string): { dax?: RunDaxCluster[] } {
-  const dax = spec.targets.flatMap((t) =>
-    t.kind === 'dynamodb' && t.dax ? [{ target: t.id, name: daxResourceName(runId, t.id) }] : [],
-  );
+  const dax = daxTargets(spec).map((t) => ({ target: t.id, name: daxResourceName(runId, t.id) }));
   return dax.length ? { dax } : {};
 }
 
@@ -58,8 +49,8 @@ export async function provisionDax(
 ): Promise<string[]> {
   if (!run.dax?.length) return [];
   const dax = needDax('ProvisionTarget', daxIn);
-  const network: DaxNetwork | undefined = dax.network;
-  if (!network)
+  // the adapter creates in its own network: the step only checks that it has one
+  if (!dax.network)
     throw new StepFailedError(
       'ProvisionTarget',
       'the DAX port has no network (VPC, subnets, loader security group, DAX role): the stack sets them',
@@ -69,12 +60,7 @@ export async function provisionDax(
     const target = spec.targets.find((t) => t.id === c.target);
     if (!target || target.kind !== 'dynamodb' || !target.dax) continue;
     try {
-      await dax.createCluster({
-        name: c.name,
-        ...daxClusterShape(target.dax),
-        ...network,
-        tags,
-      });
+      await dax.createCluster({ name: c.name, ...daxClusterShape(target.dax), tags });
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       const mine = (await dax.listClusters({ runId: run.runId })).some((x) => x.name === c.name);

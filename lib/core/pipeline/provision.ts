@@ -41,9 +41,9 @@ import {
   type Tags,
 } from '../ports';
 import { checkRun, readSpec, type RunContext } from './context';
-import { READY_POLL_SECONDS, READY_TIMEOUT_SECONDS } from './timing';
+import { readyLimits } from './timing';
 import { keyspacesNotActive, provisionKeyspaces } from './keyspaces';
-import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS, daxProblems, provisionDax } from './dax';
+import { daxProblems, provisionDax } from './dax';
 
 export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
   return {
@@ -342,9 +342,7 @@ export async function waitReady(
   const run = checkRun(input.run);
   const now = deps.clock.nowMs();
   // a DAX cluster takes 10+ minutes: a longer deadline, polled less often (the history budget holds)
-  const [timeoutSeconds, pollSeconds] = run.dax?.length
-    ? [DAX_READY_TIMEOUT_SECONDS, DAX_READY_POLL_SECONDS]
-    : [READY_TIMEOUT_SECONDS, READY_POLL_SECONDS];
+  const { timeoutSeconds, pollSeconds } = readyLimits(Boolean(run.dax?.length));
   const deadlineMs = input.ready?.deadlineMs ?? now + timeoutSeconds * 1000;
   const notActive: string[] = [];
   for (const t of run.tables) {

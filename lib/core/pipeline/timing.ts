@@ -6,12 +6,14 @@
  *   in ONE Wait state, then checked at most POLLS_AFTER_END more times before its deadline, so a cell
  *   costs a bounded number of events however long it runs (an hour-long cell costs the same as a
  *   one-minute one);
- * - WaitReady polls every READY_POLL_SECONDS for at most READY_TIMEOUT_SECONDS;
+ * - WaitReady polls every READY_POLL_SECONDS for at most READY_TIMEOUT_SECONDS (a run with a DAX cluster: every
+ *   DAX_READY_POLL_SECONDS for at most DAX_READY_TIMEOUT_SECONDS), as readyLimits decides for both the step and
+ *   the plan's worst case;
  * - Plan refuses plans whose worst case exceeds HISTORY_EVENT_LIMIT (80% of 25,000).
  */
 import type { Plan } from '../plan';
 import type { RunSpec } from '../spec';
-import { DAX_READY_TIMEOUT_SECONDS } from './dax';
+import { daxTargets } from './dax';
 
 export const HISTORY_EVENT_LIMIT = 20_000;
 /** JVM start, connection set-up and output upload around YCSB's own maxexecutiontime. */
@@ -25,8 +27,28 @@ export const POLLS_AFTER_END = 4;
 export const MIN_POLL_SECONDS = 10;
 export const READY_POLL_SECONDS = 20;
 export const READY_TIMEOUT_SECONDS = 15 * 60;
+/** A run with a DAX cluster: DAX takes 10+ minutes to create one, so a longer deadline, polled less often. */
+export const DAX_READY_TIMEOUT_SECONDS = 40 * 60;
+export const DAX_READY_POLL_SECONDS = 60;
 /** Assumed rate of one unthrottled YCSB load process (only sets the load phase's deadline). */
 export const ASSUMED_LOAD_OPS_PER_PROCESS = 1000;
+
+/** WaitReady's deadline and poll interval: the one place they are chosen (the step and the plan's worst case). */
+export function readyLimits(withDax: boolean): { timeoutSeconds: number; pollSeconds: number } {
+  return withDax
+    ? { timeoutSeconds: DAX_READY_TIMEOUT_SECONDS, pollSeconds: DAX_READY_POLL_SECONDS }
+    : { timeoutSeconds: READY_TIMEOUT_SECONDS, pollSeconds: READY_POLL_SECONDS };
+}
+
+/** The most ready checks a run can make (with or without DAX): what the history budget counts. */
+export function maxReadyChecks(): number {
+  return Math.max(
+    ...[false, true].map((dax) => {
+      const l = readyLimits(dax);
+      return Math.ceil(l.timeoutSeconds / l.pollSeconds);
+    }),
+  );
+}
 
 /** Events one Lambda Task state adds (Entered, Scheduled, Started, Succeeded, Exited). */
 const TASK = 5;
@@ -41,7 +63,7 @@ export function eventsPerPhase(kind: 'load' | 'run'): number {
 }
 
 export function fixedEvents(): number {
-  const ready = Math.ceil(READY_TIMEOUT_SECONDS / READY_POLL_SECONDS) * (TASK + CHOICE + WAIT);
+  const ready = maxReadyChecks() * (TASK + CHOICE + WAIT);
   // start/end, Plan, Parallel with two branches, passes, Report, DetectRegressions, Teardown, Succeed
   return 2 + TASK + (4 + 2 * TASK) + 3 * 2 + ready + 3 * TASK + 2;
 }
@@ -76,8 +98,8 @@ export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: 
 export function phaseTimes(plan: Pick<Plan, 'load' | 'cells'>, spec: RunSpec): { worstCaseSeconds: number } {
   const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
   const cells = plan.cells.reduce((s, c) => s + cellTimes(c.durationSeconds).deadline, 0);
-  const hasDax = spec.targets.some((t) => t.kind === 'dynamodb' && t.dax);
-  return { worstCaseSeconds: (hasDax ? DAX_READY_TIMEOUT_SECONDS : READY_TIMEOUT_SECONDS) + loads + cells };
+  const ready = readyLimits(daxTargets(spec).length > 0).timeoutSeconds;
+  return { worstCaseSeconds: ready + loads + cells };
 }
 
 /**

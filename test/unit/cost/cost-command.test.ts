@@ -59,6 +59,38 @@ describe('fleetbench cost', () => {
     expect(text).toMatch(/on-demand: .* = \$180,925\.00\/month/);
   });
 
+  it('prints a Keyspaces table with the lines of a DynamoDB table, per million and per billion operations', () => {
+    const text = renderCost(
+      costDocument(
+        {
+          target: { id: 'ks', kind: 'keyspaces', capacity: { mode: 'provisioned', rcu: 5000, wcu: 5000 } },
+          throughput: { readsPerSec: 1000, writesPerSec: 1000 },
+          dataset: { recordCount: 1_000_000, fieldCount: 10, fieldLength: 100 },
+        },
+        loadPriceBook('2024-11'),
+      ),
+    );
+    // figures worked by hand in test/unit/keyspaces/target.test.ts (1,060-B rows, 2,000 WCU / 1,000 RCU needed)
+    expect(text.split('\n').slice(2)).toEqual([
+      "row 1060 B (Keyspaces' encoded size): 2 write unit(s) per write, 1 read unit(s) per LOCAL_QUORUM read; " +
+        'storage 1.080334 GB',
+      '  provisioned (2,000 WCU, 1,000 RCU): writes $949.00 + reads $94.90 + storage $0.27 = $1,044.17/month',
+      '  provisioned as configured (5,000 WCU, 5,000 RCU): writes $2,372.50 + reads $474.50 + storage $0.27 = ' +
+        '$2,847.27/month',
+      '  on-demand: writes $3,285.00 + reads $328.50 + storage $0.27 = $3,613.77/month',
+      '  per million ops: provisioned $0.198662, on-demand $0.687551',
+      '  per billion ops: provisioned $198.66, on-demand $687.55',
+      '',
+    ]);
+  });
+
+  it('prints per million operations to a millionth of a dollar (seed example: $199.56 per billion)', () => {
+    const text = renderCost(costDocument(seedExample, loadPriceBook('2024-11')));
+    // $52,445.00 provisioned / (100,000 ops/s × 3,600 × 730 = 262.8 billion ops) = $0.199562 per million
+    expect(text).toContain('  per million ops: provisioned $0.199562, on-demand $0.688451');
+    expect(text).toContain('  per billion ops: provisioned $199.56, on-demand $688.45');
+  });
+
   it('gives monthly.total with its parts for other kinds', async () => {
     const f = write('scylla.json', {
       target: { kind: 'scylla-ec2', id: 'scylla', nodes: 3, instanceType: 'i4i.2xlarge' },

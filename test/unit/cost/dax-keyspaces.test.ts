@@ -5,12 +5,8 @@
  */
 import { loadPriceBook } from '../../../lib/core/cost/book';
 import { daxForDuration, daxMonthly } from '../../../lib/core/cost/dax';
-import {
-  keyspacesOnDemand,
-  keyspacesProvisioned,
-  keyspacesReadUnits,
-  keyspacesWriteUnits,
-} from '../../../lib/core/cost/keyspaces';
+import { keyspacesReadUnits, keyspacesWriteUnits } from '../../../lib/core/cost/keyspaces';
+import { monthlyCost, type CostReport } from '../../../lib/core/cost/report';
 import { InputError } from '../../../lib/core/errors';
 
 const nov = loadPriceBook('2024-11');
@@ -65,33 +61,42 @@ describe('Amazon Keyspaces', () => {
     expect(() => keyspacesWriteUnits(0)).toThrow(/rowBytes|bytes ≥ 1/);
   });
 
+  /** The `fleetbench cost` report of a Keyspaces table of `rowBytes`-byte rows. */
+  function keyspaces(input: Record<string, unknown>, book = nov) {
+    const r: CostReport = monthlyCost({ itemBytes: 1000, storageGb: 0, ...input }, book);
+    if (r.kind !== 'keyspaces') throw new Error(`expected a keyspaces report, got ${r.kind}`);
+    return r;
+  }
+
   it('on-demand: request units × price per unit, storage per GB-month', () => {
-    const lines = keyspacesOnDemand({
+    const r = keyspaces({
+      target: { kind: 'keyspaces' },
       throughput: { readsPerSec: 1000, writesPerSec: 1000 },
-      rowBytes: 1000,
-      readConsistency: 'LOCAL_QUORUM',
       storageGb: 10,
-      book: nov,
     });
     // 1000/s × 3600 × 730 = 2,628,000,000 units; reads × $0.125/M = 328.50; writes × $0.625/M = 1,642.50
-    expect(lines.reads.toNumber()).toBe(328.5);
-    expect(lines.writes.toNumber()).toBe(1642.5);
-    expect(lines.storage.toNumber()).toBe(2.5); // 10 GB × $0.25
-    const localOne = keyspacesOnDemand({
-      throughput: { readsPerSec: 1000, writesPerSec: 0 },
-      rowBytes: 1000,
-      readConsistency: 'LOCAL_ONE',
-      storageGb: 0,
-      book: nov,
+    // storage 10 GB × $0.25 = 2.50
+    expect(r.monthly.onDemand).toEqual({ writes: 1642.5, reads: 328.5, storage: 2.5, total: 1973.5 });
+    const localOne = keyspaces({
+      target: { kind: 'keyspaces', readConsistency: 'LOCAL_ONE' },
+      throughput: { readsPerSec: 1000 },
     });
-    expect(localOne.reads.toNumber()).toBe(164.25); // half the units
+    expect(localOne.monthly.onDemand.reads).toBe(164.25); // half the units
   });
 
   it('provisioned: RCU/WCU × price per unit-hour × hours', () => {
-    const lines = keyspacesProvisioned({ rcu: 1000, wcu: 1000, storageGb: 0, book: nov });
-    expect(lines.reads.toNumber()).toBe(94.9); // 1000 × 0.00013 × 730
-    expect(lines.writes.toNumber()).toBe(474.5); // 1000 × 0.00065 × 730
-    expect(() => keyspacesProvisioned({ rcu: 1, wcu: 1, storageGb: 0, book: seed })).toThrow(
+    const r = keyspaces({
+      target: { kind: 'keyspaces', capacity: { mode: 'provisioned', rcu: 1000, wcu: 1000 } },
+      throughput: {},
+    });
+    // 1000 × 0.00013 × 730 = 94.90; 1000 × 0.00065 × 730 = 474.50
+    expect(r.monthly.provisionedAsConfigured).toEqual({
+      writes: 474.5,
+      reads: 94.9,
+      storage: 0,
+      total: 569.4,
+    });
+    expect(() => keyspaces({ target: { kind: 'keyspaces' }, throughput: {} }, seed)).toThrow(
       /has no Amazon Keyspaces prices/,
     );
   });

@@ -129,6 +129,41 @@ describe('run estimate items', () => {
     expect(e.items.some((i) => i.target === 'cloud')).toBe(false);
   });
 
+  it("a DBaaS price model: its hourly parts and storage for the run's hours, the cells' operations per million", () => {
+    // seed 004 §2.6.2, MongoDB Atlas: $1.00 per server per hour, $0.000182 per GB per hour of storage; here 9
+    // servers, 200 GB, a made-up $0.25 flat per hour and $0.10 per million operations
+    const { e } = estimate(
+      spec({
+        targets: [
+          {
+            id: 'atlas',
+            kind: 'external',
+            protocol: 'mongodb',
+            endpoints: ['mongodb://x:27017'],
+            price: {
+              usdPerHour: 0.25,
+              usdPerNodeHour: 1,
+              nodes: 9,
+              usdPerGbMonth: 0.000182 * 730,
+              storageGb: 200,
+              usdPerMillionOps: 0.1,
+              date: '2023',
+              source: 'https://www.mongodb.com/pricing',
+            },
+          },
+        ],
+      }),
+    );
+    expect(e.runHours).toBe(1.25);
+    // 100 ops/s × 3,540 s = 354,000 operations = 0.354 M × $0.10 = $0.0354
+    // $0.25 + 9 × $1 + 200 GB × $0.000182 = $9.2864 per hour × 1.25 h = $11.608
+    expect(e.attributed.map((a) => [a.unit, a.quantity, a.unitUsd, a.usd])).toEqual([
+      ['million operations', 0.354, 0.1, 0.04],
+      ['hour', 1.25, 9.2864, 11.61],
+    ]);
+    expect(e.items.some((i) => i.target === 'atlas')).toBe(false);
+  });
+
   it('itemises the pipeline overhead, and the total is the sum of the items', () => {
     const { e } = estimate(spec());
     const kinds = e.items.filter((i) => i.kind === 'pipeline').map((i) => i.label);

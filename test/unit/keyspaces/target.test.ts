@@ -221,8 +221,14 @@ describe('keyspaces target: monthly cost', () => {
     // storage 1,000,000 × 1,160 B = 1.0803 GB × $0.25 = $0.27; total $3,613.77
     expect(r.monthly.onDemand).toEqual({ writes: 3285, reads: 328.5, storage: 0.27, total: 3613.77 });
     // provisioned for it: 2,000 WCU × $0.00065 × 730 = $949.00; 1,000 RCU × $0.00013 × 730 = $94.90
-    expect(r.capacity.needed).toEqual({ wcu: 2000, rcu: 1000 });
+    expect(r.capacity.needed).toEqual({ wcu: 2000, rcu: 1000, utilization: 1 });
     expect(r.monthly.provisioned).toEqual({ writes: 949, reads: 94.9, storage: 0.27, total: 1044.17 });
+    // 2,000 ops/s × 3,600 × 730 = 5.256 billion operations a month: $1,044.17 / 5.256 = $198.66 per billion,
+    // $3,613.77 / 5.256 = $687.55 (the totals before rounding to cents: storage is $0.270084)
+    expect(r.perBillionOps).toEqual({ provisioned: 198.66, onDemand: 687.55 });
+    expect(r.perMillionOps.provisioned).toBeCloseTo(0.198662, 6);
+    expect(r.perMillionOps.onDemand).toBeCloseTo(0.687551, 6);
+    expect(r.onDemandOverProvisioned).toBeCloseTo(3.460902, 6);
     // as configured: 5,000 WCU → $2,372.50; 5,000 RCU → $474.50
     expect(r.monthly.provisionedAsConfigured).toEqual({
       writes: 2372.5,
@@ -230,6 +236,26 @@ describe('keyspaces target: monthly cost', () => {
       storage: 0.27,
       total: 2847.27,
     });
+  });
+
+  it("provisions for the given utilization as DynamoDB does; refuses DynamoDB's free tier and transactions", () => {
+    const input = {
+      target: { kind: 'keyspaces' },
+      throughput: { readsPerSec: 1000, writesPerSec: 1000 },
+      dataset: { recordCount: 0 },
+    };
+    const r = monthlyCost({ ...input, utilization: 0.7 }, book);
+    if (r.kind !== 'keyspaces') throw new Error('expected a keyspaces report');
+    // 1,000 writes/s × 2 WCU / 0.7 = 2,857.1 → 2,858 WCU; 1,000 reads/s × 1 RCU / 0.7 → 1,429 RCU
+    expect(r.capacity.needed).toEqual({ wcu: 2858, rcu: 1429, utilization: 0.7 });
+    // 2,858 × $0.00065 × 730 = $1,356.12; 1,429 × $0.00013 × 730 = $135.61
+    expect(r.monthly.provisioned).toEqual({ writes: 1356.12, reads: 135.61, storage: 0, total: 1491.73 });
+    expect(() => monthlyCost({ ...input, freeTier: true }, book)).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'freeTier' })] }),
+    );
+    expect(() => monthlyCost({ ...input, transactional: true }, book)).toThrow(
+      /transactional: Amazon Keyspaces has no transactions/,
+    );
   });
 
   it('LOCAL_ONE reads cost half', () => {
@@ -259,5 +285,10 @@ describe('keyspaces target: cell cost columns', () => {
       monthlyCostOnDemandUsd: 18067.5,
       monthlyCostUsd: 18067.5,
     });
+    // provisioned capacity: its cost is capacity for the measured rate (as a DynamoDB table's)
+    const provisioned = validateSpec(
+      specWith(ks({ capacity: { mode: 'provisioned', rcu: 400, wcu: 300 } })),
+    ).spec;
+    expect(cellCostsFor(provisioned, loadPriceBook('2024-11'))(cell, 10_000).monthlyCostUsd).toBe(5219.5);
   });
 });
