@@ -284,6 +284,7 @@ describe('keyspaces target: cell cost columns', () => {
       monthlyCostProvisionedUsd: 5219.5,
       monthlyCostOnDemandUsd: 18067.5,
       monthlyCostUsd: 18067.5,
+      hoursPerMonth: 730,
     });
     // provisioned capacity: its cost is capacity for the measured rate (as a DynamoDB table's)
     const provisioned = validateSpec(
