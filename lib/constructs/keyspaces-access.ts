@@ -33,6 +33,7 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
 import { TAG_RUN_ID } from '../core/ports';
@@ -46,6 +47,8 @@ export interface KeyspacesAccessProps {
     TargetFunctions,
     'provisionTarget' | 'waitReady' | 'teardown' | 'onAbort' | 'janitor'
   >;
+  /** ConfigureCell: gives a provisioned table the spec's capacity before each cell (GetTable, UpdateTable). */
+  readonly configureCell?: lambda.Function;
 }
 
 export class KeyspacesAccess extends Construct {
@@ -76,6 +79,13 @@ export class KeyspacesAccess extends Construct {
       add(fn, 'ReadRunKeyspaces', ['cassandra:Select'], [runKeyspaces, runTables, systemKeyspaces]);
     for (const fn of [f.teardown, f.onAbort, f.janitor])
       add(fn, 'DropRunKeyspaces', ['cassandra:Drop'], [runKeyspaces, runTables]);
+    // ConfigureCell: GetTable, and UpdateTable (cassandra:Alter on the table) when the capacity has drifted
+    const cc = props.configureCell;
+    if (cc) {
+      cc.addEnvironment('KEYSPACES_ADMIN', 'true');
+      add(cc, 'ReadRunKeyspaces', ['cassandra:Select'], [runKeyspaces, runTables, systemKeyspaces]);
+      add(cc, 'AlterRunTables', ['cassandra:Alter'], [runTables]);
+    }
 
     // the loaders: YCSB's reads and writes on the run's table, and the driver's system tables
     props.loaderRole.addToPrincipalPolicy(

@@ -35,6 +35,7 @@ import {
   teardownDax,
 } from '../../lib/core/pipeline/dax';
 import {
+  configureKeyspacesCapacity,
   deleteExpiredKeyspaces,
   deleteRunKeyspaces,
   keyspacesNotActive,
@@ -62,7 +63,7 @@ const STEPS = [
   'onAbort',
   'janitor',
 ] as const;
-type Step = (typeof STEPS)[number];
+type Step = (typeof STEPS)[number] | 'configureCell';
 
 let moto: MotoServer;
 let daxTwin: DaxTwin;
@@ -135,9 +136,15 @@ function synthesize(vpcId: string, subnetIds: string[]): void {
   ) as Record<Step, lambda.Function>;
   const dax = new DaxAccess(stack, 'Dax', { fleet, functions: fns });
   const { provisionTarget, waitReady, teardown, onAbort, janitor } = fns;
+  const configureCell = new lambda.Function(stack, 'configureCellFn', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+  });
   new KeyspacesAccess(stack, 'Keyspaces', {
     loaderRole: fleet.role,
     functions: { provisionTarget, waitReady, teardown, onAbort, janitor },
+    configureCell,
   });
   const template = app.synth().getStackByName(stack.stackName).template as Template;
   const physical = new Map<string, Physical>();
@@ -153,6 +160,7 @@ function synthesize(vpcId: string, subnetIds: string[]): void {
   const resolver = new Resolver(physical);
   const roleOf = (fn: lambda.Function) => stack.getLogicalId(fn.role!.node.defaultChild as never);
   const roles: Record<string, string> = Object.fromEntries(STEPS.map((n) => [n, roleOf(fns[n])]));
+  roles.configureCell = roleOf(configureCell);
   roles.loader = stack.getLogicalId(fleet.role.node.defaultChild as never);
   policies = {} as typeof policies;
   roleArn = {} as typeof roleArn;
@@ -432,6 +440,15 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
       ],
     ];
     await callsOf(() => provisionKeyspaces(run, spec, tags, admin));
+    // ConfigureCell after the table's capacity drifted: GetTable, then UpdateTable
+    await admin.updateCapacity(keyspace, 'usertable', { mode: 'provisioned', rcu: 1, wcu: 1 });
+    const target = spec.targets[0]!;
+    if (target.kind !== 'keyspaces') throw new Error('the spec has a keyspaces target');
+    byStep.push([
+      'configureCell',
+      await callsOf(() => configureKeyspacesCapacity(run, target, admin)),
+      ['GetTable', 'UpdateTable'],
+    ]);
     byStep.push([
       'janitor',
       await callsOf(() => deleteExpiredKeyspaces(admin, () => true)),

@@ -50,6 +50,10 @@ export function mapKeyspaces(req: ApiRequest): Mapped | null {
     CreateTable: () => creates(tableArn(ks, String(p.tableName))),
     GetTable: () => select(tableArn(ks, String(p.tableName)), system('tables')),
     DeleteKeyspace: () => [{ action: 'cassandra:Drop', resource: keyspaceArn(ks), context: {} }],
+    // UpdateTable authorizes cassandra:Alter ("alter a keyspace or table") on the table
+    UpdateTable: () => [
+      { action: 'cassandra:Alter', resource: tableArn(ks, String(p.tableName)), context: {} },
+    ],
     ListKeyspaces: () => select(system('keyspaces')),
     ListTagsForResource: () =>
       select(...(resourceArn.includes('/table/') ? [resourceArn] : []), system('tags')),
