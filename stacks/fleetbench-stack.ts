@@ -81,7 +81,11 @@ export class FleetbenchStack extends Stack {
       janitor: this.janitor.fn,
     };
     this.dbNodes = new DbNodes(this, 'DbNodes', { fleet: this.fleet, functions: targetFunctions });
-    new KeyspacesAccess(this, 'Keyspaces', { loaderRole: this.fleet.role, functions: targetFunctions });
+    new KeyspacesAccess(this, 'Keyspaces', {
+      loaderRole: this.fleet.role,
+      functions: targetFunctions,
+      configureCell: this.pipeline.functions.configureCell,
+    });
     this.dax = new DaxAccess(this, 'Dax', { fleet: this.fleet, functions: targetFunctions });
     new Preflight(this, 'Preflight', {
       plan: this.pipeline.functions.plan,

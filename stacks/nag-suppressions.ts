@@ -22,9 +22,9 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:cassandra:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):\/keyspace\/(fb_\*\/(table\/\*)?|system\*\/table\/\*)\]$/,
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:cassandra:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):\/keyspace\/(fb_\*\/(table\/\*)?|system\*)\]$/,
     reason:
-      "Amazon Keyspaces: runs' keyspaces are named fb_<run>_<target> and created at run time (the creates require the run tag in the request); the loader role is shared by runs and carries no run identity, so its CQL grant covers the fb_ prefix. system*/table/* is read-only (cassandra:Select): the driver's system.local/system.peers/system_schema reads and the Keyspaces API's reads (lib/constructs/keyspaces-access.ts).",
+      "Amazon Keyspaces: runs' keyspaces are named fb_<run>_<target> and created at run time (the creates require the run tag in the request); the loader role is shared by runs and carries no run identity, so its CQL grant covers the fb_ prefix. system* (the system keyspaces, written as the Keyspaces developer guide writes them) is read-only (cassandra:Select): the driver's system.local/system.peers/system_schema reads and the Keyspaces API's reads, which the API reference says need Select on the system keyspace (lib/constructs/keyspaces-access.ts).",
   },
   {
     pattern: /^AwsSolutions-IAM5\[Action::kms:GenerateDataKey\*\]$/,
@@ -53,7 +53,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]*:(?:<AWS::AccountId>|\d{12})?:(instance|volume|subnet|network-interface|image)\/\*\]$/,
     reason:
-      'RunInstances needs the instance, volume, subnet, network-interface and image resources, whose ids are not known before launch; TerminateInstances and SendCommand are conditioned on the fleetbench:role=loader tag.',
+      "RunInstances needs the instance, volume, subnet, network-interface and image resources, whose ids are not known before launch; TerminateInstances and SendCommand are conditioned on the fleetbench:role=loader tag. DAX CreateCluster lists ec2:CreateNetworkInterface/DeleteNetworkInterface as dependent actions (Service Authorization Reference): the interfaces DAX makes have no id before the call; deletion is conditioned on the loaders' VPC (ec2:Vpc).",
   },
   {
     pattern:
@@ -96,7 +96,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):security-group\/\*\]$/,
     reason:
-      "A run's DAX security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag.",
+      "A run's DAX security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag; DAX's network interfaces (CreateCluster's dependent ec2:CreateNetworkInterface) may use groups of the loaders' VPC only (ec2:Vpc).",
   },
   {
     pattern: /^AwsSolutions-EC23$/,

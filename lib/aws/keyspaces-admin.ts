@@ -1,6 +1,6 @@
 /**
  * KeyspacesAdmin on the Amazon Keyspaces API (SDK v3): a single-region keyspace per run, the YCSB table in it
- * (on-demand or provisioned), its status, and deletion of the keyspace with its tables. Errors: an existing
+ * (on-demand or provisioned), its status and capacity (and a capacity change), and deletion of the keyspace with its tables. Errors: an existing
  * keyspace or table (ConflictException) is a ConflictError; ResourceNotFoundException means MISSING/false.
  */
 import {
@@ -12,6 +12,7 @@ import {
   KeyspacesClient,
   ListKeyspacesCommand,
   ListTagsForResourceCommand,
+  UpdateTableCommand,
   type KeyspacesClientConfig,
 } from '@aws-sdk/client-keyspaces';
 import {
@@ -82,6 +83,18 @@ export class KeyspacesApiAdmin implements KeyspacesAdmin {
       if (errorName(err) === 'ResourceNotFoundException') return { keyspace, table, status: 'MISSING' };
       throw translate('Keyspaces', `GetTable ${keyspace}.${table}`, err);
     }
+  }
+
+  async updateCapacity(keyspace: string, table: string, capacity: KeyspacesCapacity): Promise<void> {
+    await this.send(`UpdateTable ${keyspace}.${table}`, () =>
+      this.client.send(
+        new UpdateTableCommand({
+          keyspaceName: keyspace,
+          tableName: table,
+          capacitySpecification: capacitySpecification(capacity),
+        }),
+      ),
+    );
   }
 
   async deleteKeyspace(name: string): Promise<boolean> {

@@ -6,11 +6,29 @@
  * (lambdas/shared/env.ts). The per-run security group (the loaders only, 8111/9111) is created by the run
  * (lib/aws/dax-admin.ts); the loaders' own group allows all outbound already.
  *
- * Actions and resource types from the Service Authorization Reference for DAX
- * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodbacceleratordax.html):
- * cluster actions on the `application` resource `arn:${Partition}:dax:${Region}:${Account}:cache/${ClusterName}`;
- * the subnet and parameter group actions have no resource type (Resource "*"); CreateCluster also authorizes
- * dax:TagResource (tags in the request) and iam:PassRole with iam:PassedToService = dax.amazonaws.com.
+ * Sources, checked 2026-11-23:
+ * - Service Authorization Reference for DAX
+ *   (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodbacceleratordax.html and its
+ *   operations table, https://docs.aws.amazon.com/service-authorization/latest/reference/list_dax.html): cluster
+ *   actions (CreateCluster, DeleteCluster, ListTags, TagResource) require the `application` resource
+ *   `arn:${Partition}:dax:${Region}:${Account}:cache/${ClusterName}`; DescribeClusters takes it optionally (without
+ *   names it is authorized on "*"); the subnet and parameter group actions have no resource type (Resource "*").
+ *   The CreateCluster operation authorizes dax:CreateCluster, dax:TagResource (tags in the request) and iam:PassRole
+ *   with iam:PassedToService = dax.amazonaws.com; its dependent actions are dax:CreateParameterGroup,
+ *   dax:CreateSubnetGroup, ec2:CreateNetworkInterface, ec2:DeleteNetworkInterface, ec2:DescribeNetworkInterfaces,
+ *   ec2:DescribeSecurityGroups, ec2:DescribeSubnets, ec2:DescribeVpcs, iam:GetRole and iam:PassRole: all granted to
+ *   ProvisionTarget below, the two network-interface actions only in the loaders' VPC.
+ * - Using service-linked roles for DAX
+ *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/using-service-linked-roles.html): DAX creates
+ *   AWSServiceRoleForDAX on an account's first cluster, so the caller needs iam:CreateServiceLinkedRole for
+ *   iam:AWSServiceName dax.amazonaws.com (the page's statement has Resource "*"; the grant here names the role's
+ *   own path); that role then manages the cluster's network interfaces and its own security-group rules.
+ * - Managing DAX clusters
+ *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DAX.cluster-management.html) says the
+ *   management APIs cannot be scoped to a cluster and need Resource "*"; its example is DescribeClusters without
+ *   names (which is on "*" here) and its management statement does not name CreateCluster. The grants follow the
+ *   Service Authorization Reference, which documents the cluster resource as required for the cluster actions; if
+ *   an account answers AccessDenied on cache/fb-*, docs/dax-keyspaces.md says what to widen.
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -133,12 +151,34 @@ export class DaxAccess extends Construct {
       [ec2('security-group', '*')],
       runTagged,
     );
-    // DAX checks the network it is given with the caller's permissions (CreateCluster's dependent actions)
+    // CreateCluster's dependent actions (Service Authorization Reference): the network checks, and the cluster's
+    // network interfaces, which DAX places in the subnet group's subnets (the loaders'), so only in their VPC
     add(
       f.provisionTarget,
       'DescribeDaxNetwork',
       ['ec2:DescribeSubnets', 'ec2:DescribeVpcs', 'ec2:DescribeNetworkInterfaces'],
       ['*'],
+    );
+    const inLoaderVpc = { StringEquals: { 'ec2:Vpc': ec2('vpc', fleet.vpc.vpcId) } };
+    add(
+      f.provisionTarget,
+      'CreateDaxNetworkInterfaces',
+      ['ec2:CreateNetworkInterface'],
+      [ec2('network-interface', '*')],
+    );
+    add(
+      f.provisionTarget,
+      'DaxNetworkInterfacesInLoaderVpc',
+      ['ec2:CreateNetworkInterface'],
+      [...fleet.subnetIds.map((id) => ec2('subnet', id)), ec2('security-group', '*')],
+      inLoaderVpc,
+    );
+    add(
+      f.provisionTarget,
+      'DeleteDaxNetworkInterfaces',
+      ['ec2:DeleteNetworkInterface'],
+      [ec2('network-interface', '*')],
+      inLoaderVpc,
     );
 
     // every step that reads a cluster's state: DescribeClusters by name

@@ -6,11 +6,21 @@
  * lambdas/shared/env.ts build the Keyspaces port for them. The loader role may read and write the tables of
  * `fb_*` keyspaces and read the system tables the Cassandra driver reads on connect.
  *
- * Actions, resource types and condition keys: the Service Authorization Reference for Keyspaces
- * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonkeyspacesforapachecassandra.html):
- * keyspace `arn:…:cassandra:<region>:<account>:/keyspace/<name>/`, table `…/keyspace/<name>/table/<table>`;
- * CreateKeyspace and CreateTable authorize cassandra:Create and, with tags, cassandra:TagResource (both take
- * aws:RequestTag/*); DeleteKeyspace authorizes cassandra:Drop; Select and Modify require a table resource.
+ * Sources, checked 2026-11-23:
+ * - Service Authorization Reference for Keyspaces
+ *   (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonkeyspacesforapachecassandra.html,
+ *   operations table https://docs.aws.amazon.com/service-authorization/latest/reference/list_keyspaces.html):
+ *   keyspace `arn:…:cassandra:<region>:<account>:/keyspace/<name>/`, table `…/keyspace/<name>/table/<table>`;
+ *   CreateKeyspace and CreateTable authorize cassandra:Create and, with tags, cassandra:TagResource (both take
+ *   aws:RequestTag/*); DeleteKeyspace authorizes cassandra:Drop; Select and Modify act on tables.
+ * - The Keyspaces API reference for the reads: GetTable needs Select "for the table and the system keyspace"
+ *   (https://docs.aws.amazon.com/keyspaces/latest/APIReference/API_GetTable.html), ListTagsForResource "for the
+ *   specified resource and the system keyspace" (…/API_ListTagsForResource.html; the resource is the keyspace
+ *   here, so Select is granted on fb_ keyspaces as well as their tables), ListTables "for the system keyspace"
+ *   (…/API_ListTables.html; ListKeyspaces is read the same way).
+ * - The system keyspace's resource is written as the developer guide writes it, `…/keyspace/system*`
+ *   (https://docs.aws.amazon.com/keyspaces/latest/devguide/configure-udt-permissions.html): read-only, it covers
+ *   system, system_schema, system_schema_mcs and their tables, which the Cassandra driver also reads on connect.
  *
  * Why the loader grant is the fb_ prefix and not "the run's keyspace only": the loader role is the stack's,
  * shared by every run, and carries no run identity IAM could compare with (an instance role's session has no
@@ -23,6 +33,7 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
 import { TAG_RUN_ID } from '../core/ports';
@@ -36,6 +47,8 @@ export interface KeyspacesAccessProps {
     TargetFunctions,
     'provisionTarget' | 'waitReady' | 'teardown' | 'onAbort' | 'janitor'
   >;
+  /** ConfigureCell: gives a provisioned table the spec's capacity before each cell (GetTable, UpdateTable). */
+  readonly configureCell?: lambda.Function;
 }
 
 export class KeyspacesAccess extends Construct {
@@ -46,8 +59,8 @@ export class KeyspacesAccess extends Construct {
     const runKeyspaces = `${base}${KEYSPACE_PREFIX}*/`;
     const runTables = `${base}${KEYSPACE_PREFIX}*/table/*`;
     // the Keyspaces API's reads (GetTable, ListKeyspaces, ListTagsForResource) and the driver's metadata
-    // queries (system.local, system.peers, system_schema*) read tables of the system keyspaces
-    const systemTables = `${base}system*/table/*`;
+    // queries (system.local, system.peers, system_schema*) read the system keyspaces
+    const systemKeyspaces = `${base}system*`;
     const f = props.functions;
     const add = grant;
 
@@ -60,11 +73,19 @@ export class KeyspacesAccess extends Construct {
       [runKeyspaces, runTables],
       { Null: { [`aws:RequestTag/${TAG_RUN_ID}`]: 'false' } },
     );
-    // ProvisionTarget (a retry checks the keyspace's run tag), WaitReady (GetTable), Teardown and the janitor (list by tag)
+    // ProvisionTarget (a retry checks the keyspace's run tag), WaitReady (GetTable), Teardown and the janitor (list
+    // by tag: ListTagsForResource on the keyspace)
     for (const fn of Object.values(f))
-      add(fn, 'ReadRunKeyspaces', ['cassandra:Select'], [runTables, systemTables]);
+      add(fn, 'ReadRunKeyspaces', ['cassandra:Select'], [runKeyspaces, runTables, systemKeyspaces]);
     for (const fn of [f.teardown, f.onAbort, f.janitor])
       add(fn, 'DropRunKeyspaces', ['cassandra:Drop'], [runKeyspaces, runTables]);
+    // ConfigureCell: GetTable, and UpdateTable (cassandra:Alter on the table) when the capacity has drifted
+    const cc = props.configureCell;
+    if (cc) {
+      cc.addEnvironment('KEYSPACES_ADMIN', 'true');
+      add(cc, 'ReadRunKeyspaces', ['cassandra:Select'], [runKeyspaces, runTables, systemKeyspaces]);
+      add(cc, 'AlterRunTables', ['cassandra:Alter'], [runTables]);
+    }
 
     // the loaders: YCSB's reads and writes on the run's table, and the driver's system tables
     props.loaderRole.addToPrincipalPolicy(
@@ -78,7 +99,7 @@ export class KeyspacesAccess extends Construct {
       new iam.PolicyStatement({
         sid: 'KeyspacesSystemTables',
         actions: ['cassandra:Select'],
-        resources: [systemTables],
+        resources: [systemKeyspaces],
       }),
     );
   }

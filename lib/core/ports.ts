@@ -247,6 +247,8 @@ export interface KeyspacesAdmin {
   /** Creates the YCSB table (asynchronous: CREATING, then ACTIVE); an existing one is a ConflictError. */
   createTable(req: KeyspacesTableRequest): Promise<void>;
   describeTable(keyspace: string, table: string): Promise<KeyspacesTableState>;
+  /** Sets the table's capacity mode and units (UpdateTable; the table is UPDATING, then ACTIVE). */
+  updateCapacity(keyspace: string, table: string, capacity: KeyspacesCapacity): Promise<void>;
   /** Deletes the keyspace and its tables; false when it did not exist. */
   deleteKeyspace(name: string): Promise<boolean>;
   /** Keyspaces carrying the run tag (any fleetbench run when runId is omitted): the janitor's view. */

@@ -110,3 +110,47 @@ export async function mapDaxEc2(
   }
   return null;
 }
+
+/** What the run gives DAX for one cluster: its service role, and the loaders' VPC, subnets and the run's group. */
+export interface DaxClusterNetwork {
+  roleArn: string;
+  vpcId: string;
+  subnetIds: string[];
+  securityGroupIds: string[];
+}
+
+/**
+ * The dependent actions of dax:CreateCluster (the Service Authorization Reference's "Dependent actions" column:
+ * dax:CreateParameterGroup, dax:CreateSubnetGroup, ec2:CreateNetworkInterface, ec2:DeleteNetworkInterface,
+ * ec2:DescribeNetworkInterfaces, ec2:DescribeSecurityGroups, ec2:DescribeSubnets, ec2:DescribeVpcs, iam:GetRole,
+ * iam:PassRole) as IAM would check them for one cluster: the network interfaces in the subnet group's subnets with
+ * the cluster's security groups, all in the loaders' VPC (ec2:Vpc). The gateway's table above does not add them (a
+ * CreateCluster request names its subnet group, not the subnets); the policy test evaluates them.
+ */
+export function createClusterDependents(n: DaxClusterNetwork): IamCheck[] {
+  const inVpc = { 'ec2:Vpc': `arn:aws:ec2:${REGION}:${ACCOUNT}:vpc/${n.vpcId}` };
+  const eni = `arn:aws:ec2:${REGION}:${ACCOUNT}:network-interface/eni-0dax`;
+  const star = (action: string): IamCheck => ({ action, resource: '*', context: {} });
+  return [
+    star('dax:CreateParameterGroup'),
+    star('dax:CreateSubnetGroup'),
+    star('ec2:DescribeNetworkInterfaces'),
+    star('ec2:DescribeSecurityGroups'),
+    star('ec2:DescribeSubnets'),
+    star('ec2:DescribeVpcs'),
+    { action: 'iam:GetRole', resource: n.roleArn, context: {} },
+    { action: 'iam:PassRole', resource: n.roleArn, context: { 'iam:PassedToService': 'dax.amazonaws.com' } },
+    { action: 'ec2:CreateNetworkInterface', resource: eni, context: {} },
+    ...n.subnetIds.map((id) => ({
+      action: 'ec2:CreateNetworkInterface',
+      resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:subnet/${id}`,
+      context: inVpc,
+    })),
+    ...n.securityGroupIds.map((id) => ({
+      action: 'ec2:CreateNetworkInterface',
+      resource: sgArn(id),
+      context: inVpc,
+    })),
+    { action: 'ec2:DeleteNetworkInterface', resource: eni, context: inVpc },
+  ];
+}

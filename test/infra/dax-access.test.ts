@@ -106,6 +106,25 @@ describe('step permissions', () => {
       ]),
     );
     for (const x of sg) expect(x.Condition).toBeDefined();
+    // CreateCluster's dependent network-interface actions: deletion and the subnets/groups only in the loaders' VPC
+    const inVpc = (sid: string) => s.find((x) => x.Sid === sid)!.Condition;
+    const vpcArn = {
+      StringEquals: {
+        'ec2:Vpc': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':ec2:us-east-1:123456789012:vpc/',
+              { Ref: stack.getLogicalId(fleet.vpc.node.defaultChild as never) },
+            ],
+          ],
+        },
+      },
+    };
+    expect(inVpc('DeleteDaxNetworkInterfaces')).toEqual(vpcArn);
+    expect(inVpc('DaxNetworkInterfacesInLoaderVpc')).toEqual(vpcArn);
   });
 
   it('Teardown, the abort rule and the janitor may delete fb-* clusters and groups, not create', () => {

@@ -78,13 +78,13 @@ it('the five steps get the Keyspaces port (KEYSPACES_ADMIN) and a read grant; Pl
   }
   expect(statementsOf('plan')).toEqual([]);
   expect(statementsOf('waitReady').map((s) => [s.Action, s.Resource])).toEqual([
-    ['cassandra:Select', [arn('fb_*/table/*'), arn('system*/table/*')]],
+    ['cassandra:Select', [arn('fb_*/'), arn('fb_*/table/*'), arn('system*')]],
   ]);
 });
 
 it('the loader role reads and writes tables of fb_ keyspaces and reads the system tables, nothing else', () => {
   expect(statementsOf('LoaderRole').map((s) => [s.Action, s.Resource])).toEqual([
     [['cassandra:Select', 'cassandra:Modify'], arn('fb_*/table/*')],
-    ['cassandra:Select', arn('system*/table/*')],
+    ['cassandra:Select', arn('system*')],
   ]);
 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import {
+  configureCell,
   janitor,
   plan,
   provisionTarget,
@@ -191,5 +192,65 @@ describe('Keyspaces targets in the pipeline', () => {
     const r = await janitor({ tables: noTables, fleet: noFleet, clock, keyspaces: admin });
     expect(r.deletedKeyspaces).toEqual(['fb_old_ks']);
     expect([...twin.keyspaces.keys()]).toEqual(['fb_new_ks']);
+  });
+
+  it('ConfigureCell gives a provisioned table the spec capacity again (UpdateTable) when it has drifted', async () => {
+    const run = await planned('ksp-cc');
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    const deps = { store, tables: noTables, keyspaces: admin };
+    const table = () => twin.keyspaces.get('fb_ksp_cc_ks')!.tables.get('usertable')!;
+    const updates = () => twin.calls.filter((c) => c.op === 'UpdateTable');
+    // as created: nothing to do
+    expect(await configureCell({ run, index: 0 }, deps)).toEqual({
+      index: 0,
+      cellId: expect.any(String),
+      changed: false,
+    });
+    expect(updates()).toEqual([]);
+    // changed by hand (or by scaling outside fleetbench): set back to the spec's 100 RCU / 50 WCU
+    await admin.updateCapacity('fb_ksp_cc_ks', 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
+    expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
+    expect(updates().at(-1)!.body).toEqual({
+      keyspaceName: 'fb_ksp_cc_ks',
+      tableName: 'usertable',
+      capacitySpecification: {
+        throughputMode: 'PROVISIONED',
+        readCapacityUnits: 100,
+        writeCapacityUnits: 50,
+      },
+    });
+    expect(table().request.capacitySpecification).toEqual({
+      throughputMode: 'PROVISIONED',
+      readCapacityUnits: 100,
+      writeCapacityUnits: 50,
+    });
+    // switched to on-demand by hand: back to provisioned
+    await admin.updateCapacity('fb_ksp_cc_ks', 'usertable', { mode: 'on-demand' });
+    expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
+    expect(updates()).toHaveLength(4);
+    expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(false);
+    expect(updates()).toHaveLength(4);
+  });
+
+  it('ConfigureCell leaves an on-demand table alone, and fails on a missing table or without the port', async () => {
+    const onDemand = { ...spec, targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'on-demand' } }] };
+    const run = await plan({ spec: onDemand, executionName: 'ksp-od' }, { store, clock });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    expect(
+      (await configureCell({ run, index: 0 }, { store, tables: noTables, keyspaces: admin })).changed,
+    ).toBe(false);
+    expect(twin.calls.filter((c) => c.op === 'UpdateTable')).toEqual([]);
+    const gone = await planned('ksp-gone');
+    await expect(
+      configureCell({ run: gone, index: 0 }, { store, tables: noTables, keyspaces: admin }),
+    ).rejects.toThrow(
+      new StepFailedError('ConfigureCell', 'Keyspaces table fb_ksp_gone_ks.usertable is MISSING'),
+    );
+    await expect(configureCell({ run: gone, index: 0 }, { store, tables: noTables })).rejects.toThrow(
+      new StepFailedError(
+        'ConfigureCell',
+        'the run has Amazon Keyspaces targets and no Keyspaces port is configured',
+      ),
+    );
   });
 });

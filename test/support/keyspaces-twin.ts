@@ -3,7 +3,8 @@
  * Cassandra do not speak it). This loopback endpoint answers the calls lib/aws/keyspaces-admin.ts makes as the
  * Keyspaces API reference documents them (https://docs.aws.amazon.com/keyspaces/latest/APIReference/):
  * awsJson1_0 with target `KeyspacesService.<op>`, ConflictException for an existing keyspace or table,
- * ResourceNotFoundException for a missing one, a new table CREATING then ACTIVE, DeleteKeyspace taking its
+ * ResourceNotFoundException for a missing one, a new table CREATING then ACTIVE (UpdateTable: UPDATING, then
+ * ACTIVE, with the new capacity), DeleteKeyspace taking its
  * tables. It records every request as the SDK serialised it, which is what the tests check.
  */
 import * as http from 'node:http';
@@ -48,7 +49,7 @@ export async function startKeyspacesTwin(): Promise<KeyspacesTwin> {
         const t = k?.tables.get(b.tableName as string);
         if (!t) return fault('ResourceNotFoundException', `Table ${ks}.${String(b.tableName)} not found`);
         const answerStatus = t.status;
-        t.status = 'ACTIVE'; // created asynchronously: the next GetTable sees it active
+        t.status = 'ACTIVE'; // created or updated asynchronously: the next GetTable sees it active
         const cap = t.request.capacitySpecification as Record<string, unknown>;
         return ok({
           keyspaceName: ks,
@@ -58,6 +59,14 @@ export async function startKeyspacesTwin(): Promise<KeyspacesTwin> {
           schemaDefinition: t.request.schemaDefinition,
           capacitySpecification: { ...cap, lastUpdateToPayPerRequestTimestamp: undefined },
         });
+      }
+      case 'UpdateTable': {
+        // UpdateTable: the table takes the new capacity and is UPDATING until the next GetTable
+        const t = k?.tables.get(b.tableName as string);
+        if (!t) return fault('ResourceNotFoundException', `Table ${ks}.${String(b.tableName)} not found`);
+        t.request = { ...t.request, capacitySpecification: b.capacitySpecification };
+        t.status = 'UPDATING';
+        return ok({ resourceArn: `${ARN}${ks}/table/${String(b.tableName)}` });
       }
       case 'DeleteKeyspace':
         if (!k) return fault('ResourceNotFoundException', `Keyspace ${ks} not found`);

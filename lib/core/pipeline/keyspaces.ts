@@ -1,13 +1,14 @@
 /**
  * Amazon Keyspaces targets in the pipeline: the run context's keyspace and table per target (Plan), creating
- * them (ProvisionTarget, idempotent on retry), waiting until the table is ACTIVE (WaitReady), deleting the
+ * them (ProvisionTarget, idempotent on retry), waiting until the table is ACTIVE (WaitReady), giving a provisioned
+ * table the spec's capacity again before each cell (ConfigureCell, as DynamoDB's tables get it), deleting the
  * run's keyspaces (Teardown: from the context, and by the run tag when there is none) and expired ones
  * (Janitor). Each step calls one function here; the KeyspacesAdmin port does the work
  * (lib/aws/keyspaces-admin.ts on AWS).
  */
 import { keyspaceName } from '../keyspaces';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
-import type { RunSpec } from '../spec/schema';
+import type { KeyspacesTarget, RunSpec } from '../spec/schema';
 import type { RunContext } from './context';
 
 /** A Keyspaces target's keyspace and table, as the run context records them. */
@@ -92,6 +93,31 @@ export async function keyspacesNotActive(
     if (s.status !== 'ACTIVE') problems.push(`Keyspaces table ${k.keyspace}.${k.table} is ${s.status}`);
   }
   return problems;
+}
+
+/**
+ * ConfigureCell: the target's table must exist, and a provisioned one gets the capacity the spec gives it when its
+ * capacity differs (changed by hand or by scaling set up outside fleetbench since ProvisionTarget), as ConfigureCell
+ * does for DynamoDB. An on-demand table is left as it is. Returns whether UpdateTable was sent.
+ */
+export async function configureKeyspacesCapacity(
+  run: RunContext,
+  target: KeyspacesTarget,
+  admin: KeyspacesAdmin | undefined,
+): Promise<boolean> {
+  const k = run.keyspaces?.find((x) => x.target === target.id);
+  if (!k)
+    throw new StepFailedError('ConfigureCell', `the run context has no keyspace for target ${target.id}`);
+  const ks = portOf(admin, 'ConfigureCell');
+  const state = await ks.describeTable(k.keyspace, k.table);
+  if (state.status === 'MISSING' || state.status === 'DELETING')
+    throw new StepFailedError('ConfigureCell', `Keyspaces table ${k.keyspace}.${k.table} is ${state.status}`);
+  const want = target.capacity;
+  if (want.mode !== 'provisioned') return false;
+  const have = state.capacity;
+  if (have?.mode === 'provisioned' && have.rcu === want.rcu && have.wcu === want.wcu) return false;
+  await ks.updateCapacity(k.keyspace, k.table, want);
+  return true;
 }
 
 /**

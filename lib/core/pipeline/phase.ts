@@ -18,6 +18,7 @@ import {
   type CommandRunner,
   type DaxAdmin,
   type FleetAdmin,
+  type KeyspacesAdmin,
   type ObjectStore,
   type TableAdmin,
 } from '../ports';
@@ -37,6 +38,7 @@ import {
 } from './context';
 import { loaderIds } from './provision';
 import { daxEndpoints, mergeEndpoints } from './dax';
+import { configureKeyspacesCapacity } from './keyspaces';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
 /** Where a phase's files go: `runs/<id>/cells/<cell>` or `runs/<id>/load/<target>`. */
@@ -261,17 +263,22 @@ export async function checkPhase(
 
 /**
  * ConfigureCell: the cell's target must be ACTIVE, and a provisioned table gets the capacity the
- * spec gives it (it may have been changed since, e.g. by a load phase or by hand).
+ * spec gives it (it may have been changed since, e.g. by a load phase or by hand). DynamoDB tables here, Amazon
+ * Keyspaces tables in ./keyspaces.ts (the same rule).
  */
 export async function configureCell(
   input: { run: unknown; index: number },
-  deps: { store: ObjectStore; tables: TableAdmin },
+  deps: { store: ObjectStore; tables: TableAdmin; keyspaces?: KeyspacesAdmin },
 ): Promise<{ index: number; cellId: string; changed: boolean }> {
   const run = checkRun(input.run);
   const [plan, spec] = await Promise.all([readPlan(deps.store, run.runId), readSpec(deps.store, run.runId)]);
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
   const target = spec.targets.find((t) => t.id === cell.target);
+  if (target?.kind === 'keyspaces') {
+    const changed = await configureKeyspacesCapacity(run, target, deps.keyspaces);
+    return { index: input.index, cellId: cell.id, changed };
+  }
   const table = run.tables.find((t) => t.target === cell.target);
   if (!target || target.kind !== 'dynamodb' || !table)
     return { index: input.index, cellId: cell.id, changed: false };
