@@ -1,6 +1,6 @@
 /**
  * `npm run build:loader` and `npm run build:cassandra`: the Java builds through the one Maven runner
- * (lib/local/maven.ts, `mvn -q -B -f <pom> ...`), so they wait for a Maven run already going on in this
+ * (lib/local/maven.ts, `mvn -q -B --strict-checksums -f <pom> ...`), so they wait for a Maven run already going on in this
  * checkout (a test's, a synth's) rather than race it, and the loader build leaves the stamp staleReason reads
  * (a plain `mvn` did not, so the next local run or synth built the loader again).
  */

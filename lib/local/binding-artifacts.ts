@@ -18,7 +18,7 @@ const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
 
 /**
  * The jars (absolute paths) of these coordinates and their runtime dependencies, cached by the coordinates:
- * `mvn -q -B -f <cache>/pom.xml dependency:copy-dependencies` by the one Maven runner (runMaven), so two
+ * `mvn -q -B --strict-checksums -f <cache>/pom.xml dependency:copy-dependencies` by the one Maven runner (runMaven), so two
  * callers resolving the same coordinates at once resolve them once.
  */
 export async function resolveMavenJars(

@@ -14,7 +14,7 @@ export function cassandraAssetPath(root: string = repoRoot(), version: string = 
 }
 
 /**
- * The archive's path, after `mvn -q -B -f loader/cassandra-node/pom.xml package` when it is not there or
+ * The archive's path, after `mvn -q -B --strict-checksums -f loader/cassandra-node/pom.xml package` when it is not there or
  * `force` (`npm run build:cassandra`): the one Maven runner, under the repository's Maven lock, so parallel
  * callers build it once.
  */

@@ -85,15 +85,19 @@ function missingOutput(paths: LoaderPaths): string | null {
   return null;
 }
 
-/** Maven's flags on every run: quiet (errors and what the build prints itself) and batch (no prompts, no progress). */
-export const MAVEN_FLAGS = ['-q', '-B'] as const;
+/**
+ * Maven's flags on every run: quiet (errors and what the build prints itself), batch (no prompts, no progress) and
+ * strict checksums (`-C`: an artifact whose downloaded checksum does not match fails the build instead of a warning,
+ * https://maven.apache.org/ref/current/maven-embedder/cli.html).
+ */
+export const MAVEN_FLAGS = ['-q', '-B', '--strict-checksums'] as const;
 
 /** The loader build's goals (after `-f loader/pom.xml`). */
 export const LOADER_BUILD_GOALS = ['package', '-DskipTests'];
 
 /**
  * Makes sure the loader bundle and DynamoDB Local are built and fresh; builds them with
- * `mvn -q -B -f loader/pom.xml package -DskipTests` if not (runMaven: parallel callers, jest workers among
+ * `mvn -q -B --strict-checksums -f loader/pom.xml package -DskipTests` if not (runMaven: parallel callers, jest workers among
  * them, are serialised by the repository's Maven lock, and only the first of them builds).
  */
 export async function ensureLoaderBuilt(options: EnsureLoaderOptions = {}): Promise<LoaderPaths> {
@@ -136,7 +140,7 @@ export interface MavenRun extends MavenOptions {
   /** What the run is, for messages: "loader build", "Cassandra asset build", "binding resolution". */
   what: string;
   pom: string;
-  /** Goals and properties, after `-q -B -f <pom>`. */
+  /** Goals and properties, after MAVEN_FLAGS and `-f <pom>`. */
   args: string[];
   /** With the lock held, before Maven: true when the output is there already (another process made it), and Maven is not run. */
   upToDate?: () => boolean;
@@ -152,7 +156,7 @@ export function mavenLockPath(root: string = repoRoot()): string {
 }
 
 /**
- * The one way fleetbench runs Maven: `mvn -q -B -f <pom> <args>` (quiet, batch: no prompts or progress),
+ * The one way fleetbench runs Maven: `mvn -q -B --strict-checksums -f <pom> <args>` (MAVEN_FLAGS),
  * one run at a time per repository (the lock file, taken over from an owner that is gone; the local
  * Maven repository and the CPUs are shared), its output kept and, when it fails, the last 60 lines in
  * the LoaderBuildError with what to install when mvn or a JDK is missing. Returns whether Maven ran.

@@ -106,9 +106,13 @@ function referenceClasspath(): string | { missing: string } {
     return { missing: `no ${path.relative(repoRoot(), src)} (see that module's pom.xml)` };
   const lib = path.join(dir, 'target', 'lib');
   if (!existsSync(lib) || !readdirSync(lib).some((f) => f.startsWith('reference-ycsb-dynamodb'))) {
-    const r = spawnSync('mvn', ['-q', '-B', '-f', path.join(dir, 'pom.xml'), 'package'], {
-      stdio: 'inherit',
-    });
+    const r = spawnSync(
+      'mvn',
+      ['-q', '-B', '--strict-checksums', '-f', path.join(dir, 'pom.xml'), 'package'],
+      {
+        stdio: 'inherit',
+      },
+    );
     if (r.status !== 0) return { missing: `building ${dir} failed (exit ${r.status})` };
   }
   return path.join(lib, '*');

@@ -11,7 +11,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/../fixtures/ycsb/fleet-small}"
 secs="${2:-8}"
-mvn -q -B -f "$here/pom.xml" package
+mvn -q -B --strict-checksums -f "$here/pom.xml" package
 cp_="$here/target/classes:$here/target/lib/*"
 rm -rf "$out"
 pids=()

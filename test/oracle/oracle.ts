@@ -54,9 +54,13 @@ export function ensureOracleBuilt(): void {
   }
   try {
     if (upToDate()) return;
-    execFileSync('mvn', ['-q', '-B', '-f', path.join(ORACLE_DIR, 'pom.xml'), 'package'], {
-      stdio: 'inherit',
-    });
+    execFileSync(
+      'mvn',
+      ['-q', '-B', '--strict-checksums', '-f', path.join(ORACLE_DIR, 'pom.xml'), 'package'],
+      {
+        stdio: 'inherit',
+      },
+    );
     fs.writeFileSync(MARK, new Date().toISOString());
   } finally {
     fs.rmdirSync(LOCK);
