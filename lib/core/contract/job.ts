@@ -34,7 +34,8 @@ export const AGENT_OWNED_PROPERTIES = [
 ] as const;
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+/** A YCSB property name the agent accepts in a job (the spec checks the same rule: lib/core/spec/properties.ts). */
+export const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
 const JAVA_CLASS = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)+$/;
 
 export const PropertyValue = z.union([z.string(), z.number(), z.boolean()]);

@@ -11,6 +11,10 @@ import { capacityChecks } from '../cost/capacity-check';
 import { daxSpecFindings } from '../dax';
 import { RunSpecSchema, type RunSpec } from './schema';
 import { keyspacesTargetChecks } from './keyspaces';
+import { cellLimitChecks } from './grid-size';
+import { tagChecks } from './tags';
+import { extraPropertyChecks, secretChecks } from './properties';
+import { bindingChecks } from './binding';
 import { jsonPath, toIssues } from './errors';
 import {
   PROPORTION_SUM_TOLERANCE,
@@ -53,10 +57,24 @@ export function validateSpec(data: unknown): Validated {
   const spec = normalise(parsed.data);
   const issues: Issue[] = [];
   const warnings: string[] = [];
+  // first: the grid's size is counted before semanticChecks' capacity check expands it
+  for (const check of SPEC_CHECKS) check(spec, issues, warnings);
   semanticChecks(spec, issues, warnings);
   if (issues.length) throw new InputError(issues);
   return { spec, warnings };
 }
+
+/**
+ * Rules with a module of their own, run before semanticChecks: the grid's size, what AWS and the loader agent would
+ * refuse later (tags, property names), secrets in plain text, unpinned Maven versions, plaintext transport.
+ */
+const SPEC_CHECKS: ((spec: RunSpec, issues: Issue[], warnings: string[]) => void)[] = [
+  cellLimitChecks,
+  tagChecks,
+  extraPropertyChecks,
+  secretChecks,
+  bindingChecks,
+];
 
 function normalise(spec: RunSpec): RunSpec {
   return {
@@ -297,15 +315,6 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
       path: 'dataset.recordCount',
       message: `expected at most ${fmt(YCSB_INT_MAX)}: YCSB 0.17.0 parses insertcount (which defaults to recordcount in the run phase) as a 32-bit int, found ${fmt(rc)}`,
     });
-
-  // tags: AWS reserves the aws: prefix
-  for (const key of Object.keys(spec.tags)) {
-    if (key.toLowerCase().startsWith('aws:'))
-      issues.push({
-        path: jsonPath(['tags', key]),
-        message: 'tag keys starting with "aws:" are reserved by AWS',
-      });
-  }
 
   // sizing-dependent checks
   if (issues.length === 0) {

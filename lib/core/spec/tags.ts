@@ -1,0 +1,82 @@
+/**
+ * The spec's `tags` against AWS's tag rules, which every resource a run creates (tables, keyspaces, DAX clusters,
+ * EC2 nodes) carries with fleetbench's own tags: checked at validate, not at CreateTable after the run started.
+ *
+ * AWS's rules (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/Using_Tags.html#tag-restrictions,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TaggingRestrictions.html): a key of 1-128 and a
+ * value of 0-256 Unicode characters, of letters, digits, spaces and `_ . : / = + - @` (DynamoDB: without `@`); the
+ * `aws:` prefix is reserved, for keys and values; at most 50 tags per resource.
+ */
+import type { Issue } from '../errors';
+import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC } from '../ports';
+import { TAG_NODE_INDEX, TAG_TARGET } from '../cluster';
+import { jsonPath } from './errors';
+import type { RunSpec } from './schema';
+
+export const AWS_MAX_TAGS_PER_RESOURCE = 50;
+export const AWS_TAG_KEY_MAX_CHARS = 128;
+export const AWS_TAG_VALUE_MAX_CHARS = 256;
+const AWS_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+/** DynamoDB's tag characters: the same without `@`. */
+const DYNAMODB_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-]*$/u;
+
+/**
+ * The most tags fleetbench puts on one resource besides the spec's: a database node carries the run id, the spec,
+ * the expiry, the role, its target and node index (lib/core/pipeline/provision.ts, runTags and nodeTags) and an EC2
+ * `Name` (lib/aws/ec2-cluster.ts).
+ */
+export const FLEETBENCH_OWN_TAG_KEYS = [
+  TAG_RUN_ID,
+  TAG_SPEC,
+  TAG_EXPIRES_AT,
+  TAG_ROLE,
+  TAG_TARGET,
+  TAG_NODE_INDEX,
+  'Name',
+] as const;
+
+/** The spec's tags a resource can carry: AWS's 50 less fleetbench's own. */
+export const MAX_SPEC_TAGS = AWS_MAX_TAGS_PER_RESOURCE - FLEETBENCH_OWN_TAG_KEYS.length;
+
+/** Unicode characters (code points), as AWS counts them. */
+const chars = (s: string): number => [...s].length;
+
+const shown = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0, 37)}...` : s);
+
+function tagTextProblem(what: 'key' | 'value', s: string, max: number, dynamodb: boolean): string | null {
+  if (chars(s) > max) return `expected a tag ${what} of at most ${max} Unicode characters, found ${chars(s)}`;
+  if (!AWS_TAG_CHARS.test(s))
+    return `expected a tag ${what} of letters, digits, spaces and _ . : / = + - @ (AWS's tag characters), found ${shown(s)}`;
+  if (dynamodb && !DYNAMODB_TAG_CHARS.test(s))
+    return `expected a tag ${what} without "@": the run tags its DynamoDB tables, and DynamoDB refuses it, found ${shown(s)}`;
+  if (what === 'value' && s.toLowerCase().startsWith('aws:'))
+    return 'tag values starting with "aws:" are reserved by AWS';
+  return null;
+}
+
+export function tagChecks(spec: RunSpec, issues: Issue[]): void {
+  const keys = Object.keys(spec.tags);
+  const dynamodb = spec.targets.some((t) => t.kind === 'dynamodb' && !t.existingTable);
+  if (keys.length > MAX_SPEC_TAGS)
+    issues.push({
+      path: 'tags',
+      message:
+        `expected at most ${MAX_SPEC_TAGS} tags: AWS allows ${AWS_MAX_TAGS_PER_RESOURCE} per resource and fleetbench ` +
+        `adds up to ${FLEETBENCH_OWN_TAG_KEYS.length} of its own (${FLEETBENCH_OWN_TAG_KEYS.join(', ')}), found ${keys.length}`,
+    });
+  for (const key of keys) {
+    const at = jsonPath(['tags', key]);
+    const lower = key.toLowerCase();
+    if (lower.startsWith('aws:'))
+      issues.push({ path: at, message: 'tag keys starting with "aws:" are reserved by AWS' });
+    else if (lower.startsWith('fleetbench:') || key === 'Name')
+      issues.push({
+        path: at,
+        message: `"${key}" is one of fleetbench's own tags (${FLEETBENCH_OWN_TAG_KEYS.join(', ')}); choose another key`,
+      });
+    const problem =
+      tagTextProblem('key', key, AWS_TAG_KEY_MAX_CHARS, dynamodb) ??
+      tagTextProblem('value', spec.tags[key]!, AWS_TAG_VALUE_MAX_CHARS, dynamodb);
+    if (problem) issues.push({ path: at, message: problem });
+  }
+}
