@@ -15,12 +15,14 @@ import {
 } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
+import { cellCount } from '../spec/grid-size';
 import { TABLE_PREFIX, type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
 import { accountNeeds, preflight } from '../preflight';
 import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
 import { runKeyspaces } from './keyspaces';
 import { daxContext } from './dax';
+import { bindingJarIssues, plannedJobIssues } from './plan-checks';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -156,16 +158,9 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
           'Maven coordinates are resolved into jars by the CLI (fleetbench start, fleetbench run --local); ' +
           `a start from the console or a schedule needs binding.jars (uploaded under ${deps.store.uri}/bindings/)`,
       });
-    // on AWS the loader role reads bindings/ of the results bucket only (a local run reads file:// jars: lib/local/runner.ts)
-    if (deps.store.uri.startsWith('s3://'))
-      t.binding.jars.forEach((jar, k) => {
-        if (!jar.startsWith(`${deps.store.uri}/bindings/`))
-          secretIssues.push({
-            path: `targets[${i}].binding.jars[${k}]`,
-            message: `the loaders read binding jars under ${deps.store.uri}/bindings/ only; got ${jar}`,
-          });
-      });
   });
+  // on AWS the loader role reads bindings/ of the results bucket only (a local run reads file:// jars: lib/local/runner.ts)
+  secretIssues.push(...bindingJarIssues(spec, deps.store.uri));
   // the nodes' security group opens the default client ports only
   spec.targets.forEach((t, i) => {
     if (t.kind === 'cassandra-ec2' && t.cql.port !== NODE_CLIENT_PORTS.cql)
@@ -188,19 +183,24 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   });
   if (secretIssues.length) throw new InputError(secretIssues);
 
-  const p = planRun(spec, { runId });
-  const budget = historyBudget(p, spec);
+  // the history budget from the grid's size, counted: a grid too large for one execution is not planned at all
+  const cells = cellCount(spec);
+  const loads = spec.dataset.load
+    ? spec.targets.filter((t) => !(t.kind === 'dynamodb' && t.existingTable)).length
+    : 0;
+  const budget = historyBudget({ cells, loads });
   if (budget.events > budget.limit) {
     throw new InputError([
       {
         path: 'workload',
         message:
-          `the plan has ${p.cells.length} cells; at up to ${budget.perCell} history events per cell the run could ` +
+          `the plan has ${cells} cells; at up to ${budget.perCell} history events per cell the run could ` +
           `reach ${budget.events} events, above the ${budget.limit} this pipeline allows (Step Functions stops at ` +
           `25,000): split the spec into smaller runs (fewer read proportions, distributions or throughput steps)`,
       },
     ]);
   }
+  const p = planRun(spec, { runId });
   if (spec.budget && deps.estimateRunUsd) {
     const usd = deps.estimateRunUsd(spec, p);
     if (usd > spec.budget.maxUsd) {
@@ -274,6 +274,9 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),
   };
+  // whatever the loader agent would refuse at StartLoad/StartCell, refused now
+  const jobIssues = plannedJobIssues(ctx, p, spec);
+  if (jobIssues.length) throw new InputError(jobIssues);
   await deps.store.putJson(specKey(runId), spec);
   await writePlan(deps.store, { ...p, warnings: [...warnings, ...p.warnings] });
   await deps.store.putJson(contextKey(runId), ctx);

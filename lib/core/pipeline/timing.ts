@@ -68,14 +68,15 @@ export function fixedEvents(): number {
   return 2 + TASK + (4 + 2 * TASK) + 3 * 2 + ready + 3 * TASK + 2;
 }
 
-export function historyBudget(
-  plan: Plan,
-  _spec: RunSpec,
-): { events: number; perCell: number; limit: number } {
-  const loads = plan.load ? plan.load.targets.length : 0;
+/** The worst-case history events of a run of `cells` cells and `loads` loaded targets (the plan's, or counted). */
+export function historyBudget(counts: { cells: number; loads: number }): {
+  events: number;
+  perCell: number;
+  limit: number;
+} {
   const perCell = eventsPerPhase('run');
   return {
-    events: fixedEvents() + loads * eventsPerPhase('load') + plan.cells.length * perCell,
+    events: fixedEvents() + counts.loads * eventsPerPhase('load') + counts.cells * perCell,
     perCell,
     limit: HISTORY_EVENT_LIMIT,
   };
