@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError, type Issue } from '../core/errors';
+import { externalTls } from '../core/plan/targets';
 import type { ExternalTarget, RunSpec } from '../core/spec/schema';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost):(\d{1,5})$/;
@@ -20,11 +21,12 @@ function localRedisTargets(spec: RunSpec): { target: ExternalTarget; ports: numb
   const out: { target: ExternalTarget; ports: number[] }[] = [];
   spec.targets.forEach((t, i) => {
     if (t.kind !== 'external' || t.protocol !== 'redis') return;
-    if (t.redis?.cluster || t.redis?.tls)
+    if (t.redis?.cluster || externalTls(t))
       issues.push({
         path: `targets[${i}].redis`,
         message:
-          'the local mode runs standalone Redis without TLS; a cluster or TLS needs your own servers on AWS',
+          'the local mode runs standalone Redis without TLS (set "redis": {"tls": false}); a cluster or TLS needs ' +
+          'your own servers on AWS',
       });
     const ports = t.endpoints.map((e, k) => {
       const m = LOOPBACK.exec(e);

@@ -78,6 +78,13 @@ const scyllaEc2: KindDescriptor<ScyllaEc2Target> = {
   endpointProperties: (t, endpoints) => scyllaJobProperties(t, endpoints),
 };
 
+/** TLS to an external Redis or CQL target: on unless the spec sets it false. */
+export function externalTls(t: ExternalTarget): boolean {
+  if (t.protocol === 'redis') return t.redis?.tls ?? true;
+  if (t.protocol === 'cql') return t.cql?.tls ?? true;
+  return false;
+}
+
 const external: KindDescriptor<ExternalTarget> = {
   binding: (t) => t.protocol,
   properties: (t, { spec, table }): Record<string, string> => {
@@ -90,14 +97,19 @@ const external: KindDescriptor<ExternalTarget> = {
           'dynamodb.endpoint': t.endpoints.join(','),
         };
       case 'cql':
-        return { table, 'cql.hosts': t.endpoints.join(','), 'cql.keyspace': CQL_KEYSPACE };
+        return {
+          table,
+          'cql.hosts': t.endpoints.join(','),
+          'cql.keyspace': CQL_KEYSPACE,
+          'cql.ssl': String(externalTls(t)),
+        };
       case 'redis':
         // the binding ignores the table: records are keyed by YCSB's key, as upstream's redis binding does
         return {
           table,
           'redis.host': t.endpoints.join(','),
           'redis.cluster': String(t.redis?.cluster ?? false),
-          'redis.tls': String(t.redis?.tls ?? false),
+          'redis.tls': String(externalTls(t)),
         };
       case 'custom':
         // a user's binding: the properties it was given, and the run's table name

@@ -278,13 +278,18 @@ export const ExternalTarget = z.strictObject({
         .default('primary'),
     })
     .optional(),
-  /** Redis only: cluster mode (the endpoints are seed nodes) and TLS. */
+  /**
+   * Redis only: cluster mode (the endpoints are seed nodes) and TLS, on unless set false (validation then warns:
+   * the data and the AUTH password cross the network in plain text).
+   */
   redis: z
     .strictObject({
       cluster: z.boolean().default(false),
-      tls: z.boolean().default(false),
+      tls: z.boolean().default(true),
     })
     .optional(),
+  /** CQL only: TLS to the nodes (the binding's cql.ssl, the JVM's trust store), on unless set false (a warning). */
+  cql: z.strictObject({ tls: z.boolean().default(true) }).optional(),
   region: z.string().optional(),
   table: z.string().min(1).optional(),
   /** Secrets Manager ARN holding credentials; never credentials in plain text. */

@@ -15,6 +15,7 @@ import { cellLimitChecks } from './grid-size';
 import { tagChecks } from './tags';
 import { extraPropertyChecks, secretChecks } from './properties';
 import { bindingChecks } from './binding';
+import { transportChecks } from './transport';
 import { jsonPath, toIssues } from './errors';
 import {
   PROPORTION_SUM_TOLERANCE,
@@ -74,6 +75,7 @@ const SPEC_CHECKS: ((spec: RunSpec, issues: Issue[], warnings: string[]) => void
   extraPropertyChecks,
   secretChecks,
   bindingChecks,
+  transportChecks,
 ];
 
 function normalise(spec: RunSpec): RunSpec {

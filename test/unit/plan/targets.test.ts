@@ -45,7 +45,8 @@ describe('redis targets', () => {
         table: 'fleetbench-unit-db-r1',
         'redis.host': '10.0.0.5:6379,10.0.0.6:6379',
         'redis.cluster': 'true',
-        'redis.tls': 'false',
+        // TLS unless the spec turns it off
+        'redis.tls': 'true',
       },
       credentials: { secretArn: SECRET, binding: 'redis' },
     });

@@ -7,6 +7,7 @@ import { validateSpec } from '../../../lib/core/spec';
 import { MAX_CELLS, cellCount } from '../../../lib/core/spec/grid-size';
 import { MAX_SPEC_TAGS } from '../../../lib/core/spec/tags';
 import { parseJob } from '../../../lib/core/contract/job';
+import { planRun } from '../../../lib/core/plan';
 import { baseSpec, withValue } from './fixtures';
 
 function issuesOf(data: unknown): string[] {
@@ -238,5 +239,45 @@ describe('the cell limit', () => {
     (s.workload as Record<string, unknown>).targetOpsPerSec = { start: 100, stop: 1050, step: 100 };
     (s.workload as Record<string, unknown>).repeats = 2;
     expect(cellCount(validateSpec(s).spec)).toBe(2 * 2 * 10 * 2);
+  });
+});
+
+describe('TLS to external Redis and CQL targets', () => {
+  const target = (protocol: 'redis' | 'cql', extra: Record<string, unknown> = {}) => ({
+    id: 'db',
+    kind: 'external',
+    protocol,
+    endpoints: ['db.example.com:6380'],
+    price: { usdPerHour: 1 },
+    ...extra,
+  });
+
+  it('is on when the spec does not say', () => {
+    const plan = (t: unknown) =>
+      planRun(validateSpec(withValue(baseSpec(), 'targets', [t])).spec, { runId: 'r1' }).bindings.db!
+        .properties;
+    expect(plan(target('redis'))['redis.tls']).toBe('true');
+    expect(plan(target('redis', { redis: { cluster: true } }))['redis.tls']).toBe('true');
+    expect(plan(target('cql'))['cql.ssl']).toBe('true');
+    expect(plan(target('cql', { cql: { tls: false } }))['cql.ssl']).toBe('false');
+  });
+
+  it('warns, naming the field, when the spec turns it off', () => {
+    const warned = (t: unknown) => validateSpec(withValue(baseSpec(), 'targets', [t])).warnings;
+    expect(warned(target('redis', { redis: { tls: false } }))).toEqual([
+      expect.stringMatching(
+        /^targets\[0\]\.redis\.tls: false: the loaders reach db\.example\.com:6380 without TLS/,
+      ),
+    ]);
+    expect(warned(target('cql', { cql: { tls: false } }))).toEqual([
+      expect.stringMatching(/^targets\[0\]\.cql\.tls: false: .*plain text/),
+    ]);
+    expect(warned(target('redis'))).toEqual([]);
+  });
+
+  it('refuses CQL settings on another protocol', () => {
+    expect(issuesOf(withValue(baseSpec(), 'targets', [target('redis', { cql: { tls: true } })]))).toEqual([
+      'targets[0].cql: CQL settings on a "redis" target: remove them or set protocol "cql"',
+    ]);
   });
 });
