@@ -7,6 +7,8 @@
  */
 import { z } from 'zod';
 import { CASSANDRA_VERSION } from '../cassandra-node';
+// the loader agent's rule for a property name in a job, the one rule for a binding's properties too
+import { PROPERTY_NAME } from '../contract/job';
 
 const id = z
   .string()
@@ -255,9 +257,7 @@ export const ExternalTarget = z.strictObject({
         .array(z.string().regex(/^[\w.-]+:[\w.-]+:[\w.-]+$/, 'Maven coordinates group:artifact:version'))
         .max(50)
         .default([]),
-      properties: z
-        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.\-]*$/, 'a YCSB property name'), z.string())
-        .default({}),
+      properties: z.record(z.string().regex(PROPERTY_NAME, 'a YCSB property name'), z.string()).default({}),
     })
     .optional(),
   /** MongoDB only: write concern and read preference (the binding's names). */
