@@ -166,6 +166,13 @@ describe('secrets in plain text', () => {
       ),
     ]);
     expect(found.join(' ')).not.toContain('s3cret');
+    const aws = {
+      ...mongo,
+      endpoints: ['mongodb+srv://c.example.net/?authMechanismProperties=AWS_SESSION_TOKEN:t0k'],
+    };
+    expect(issuesOf(withValue(baseSpec(), 'targets', [aws]))).toEqual([
+      expect.stringMatching(/^targets\[0\]\.endpoints\[0\]: a URL whose query carries credentials/),
+    ]);
   });
 
   it('accepts properties that are not secrets', () => {
