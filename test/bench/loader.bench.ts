@@ -129,9 +129,13 @@ function referenceClasspath(): string | { missing: string } {
   const built = jar ? statSync(path.join(lib, jar)).mtimeMs : 0;
   const inputs = [path.join(dir, 'pom.xml'), ...filesUnder(path.join(dir, 'src'))];
   if (inputs.some((f) => statSync(f).mtimeMs > built)) {
-    const r = spawnSync('mvn', ['-q', '-B', '--strict-checksums', '-f', path.join(dir, 'pom.xml'), 'package'], {
-      stdio: 'inherit',
-    });
+    const r = spawnSync(
+      'mvn',
+      ['-q', '-B', '--strict-checksums', '-f', path.join(dir, 'pom.xml'), 'package'],
+      {
+        stdio: 'inherit',
+      },
+    );
     if (r.status !== 0) return { missing: `building ${dir} failed (exit ${r.status})` };
   }
   return path.join(lib, '*');
