@@ -21,6 +21,7 @@ import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext
 import { historyBudget, phaseTimes } from './timing';
 import { runKeyspaces } from './keyspaces';
 import { daxContext } from './dax';
+import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -58,6 +59,8 @@ export interface PlanDeps {
    * so targets reached through a public endpoint cannot be benchmarked from it.
    */
   network?: 'public' | 'private' | 'existing';
+  /** Reads a user's binding jar to record its SHA-256. @default the jars under the store's root */
+  readJar?: JarReader;
 }
 
 /** The spec's region against the stack's: the stack's when the spec names none; a mismatch is refused. */
@@ -189,6 +192,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   if (secretIssues.length) throw new InputError(secretIssues);
 
   const p = planRun(spec, { runId });
+  await addJarDigests(p, deps.readJar ?? storeJarReader(deps.store));
   const budget = historyBudget(p, spec);
   if (budget.events > budget.limit) {
     throw new InputError([
