@@ -19,6 +19,13 @@ import { PROJECT_ROOT } from './benchmark-function';
  * isolated subnets and the interface endpoints the loaders' SSM agent and agent use (billed per
  * endpoint and AZ by the hour). A stack in an existing VPC (`vpc`) creates no network at all.
  */
+/** The object keys (results bucket) loaders read: the job files of every phase. */
+export const LOADER_JOB_KEYS = 'runs/*/jobs/*';
+/** The object keys loaders write: the raw outputs of a phase (`<phase>/raw/loader-<i>/…`). */
+export const LOADER_OUTPUT_KEYS = 'runs/*/raw/loader-*';
+/** The unprivileged user the loader agent runs the YCSB JVMs as (the agent itself runs as root under SSM). */
+export const LOADER_JVM_USER = 'fleetbench-ycsb';
+
 /** The Node.js executable the loaders run the agent with (AL2023's namespaced Node.js 22). */
 export const LOADER_NODE = 'node-22';
 
@@ -203,11 +210,22 @@ export class LoaderFleet extends Construct {
         conditions: { StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } },
       }),
     );
+    // The run layout (lib/core/pipeline/phase.ts): a phase's jobs at runs/<run>/(cells|load)/<name>/jobs/<instance>.json,
+    // its raw outputs at runs/<run>/(cells|load)/<name>/raw/loader-<i>/proc-<j>/… The loaders read job files and
+    // write raw outputs only: no loader (nor a custom binding on it) can rewrite a job, a plan, a spec or a result.
+    // Keys are ids without "/", so no job key contains "/raw/loader-".
     this.role.addToPolicy(
       new iam.PolicyStatement({
-        sid: 'RunOutputs',
-        actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [props.resultsBucket.arnForObjects('runs/*')],
+        sid: 'ReadJobs',
+        actions: ['s3:GetObject'],
+        resources: [props.resultsBucket.arnForObjects(`${LOADER_JOB_KEYS}`)],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteRawOutputs',
+        actions: ['s3:PutObject'],
+        resources: [props.resultsBucket.arnForObjects(`${LOADER_OUTPUT_KEYS}`)],
       }),
     );
     // users' YCSB bindings (external targets with protocol "custom"): jars under bindings/, read only
@@ -281,8 +299,15 @@ export class LoaderFleet extends Construct {
     const agent = new s3assets.Asset(this, 'Agent', { path: agentPath });
     this.bundleAsset = bundle;
     this.agentAsset = agent;
-    bundle.grantRead(this.role);
-    agent.grantRead(this.role);
+    // the two objects, not the assets bucket: Asset.grantRead grants every object of the account's CDK
+    // assets bucket (other stacks' Lambda code and files included)
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadLoaderAssets',
+        actions: ['s3:GetObject'],
+        resources: [bundle, agent].map((a) => a.bucket.arnForObjects(a.s3ObjectKey)),
+      }),
+    );
 
     const template = (tid: string, cpuType: ec2.AmazonLinuxCpuType) =>
       new ec2.LaunchTemplate(this, tid, {
@@ -315,6 +340,8 @@ export class LoaderFleet extends Construct {
       // Node.js 22 (20 is end of life); AL2023 namespaces it as node-22, whatever `node` points to
       // (https://docs.aws.amazon.com/linux/al2023/ug/nodejs.html)
       `command -v ${LOADER_NODE} >/dev/null 2>&1 || dnf install -y -q nodejs22`,
+      // the unprivileged user the agent runs the YCSB JVMs as (a custom binding's code does not run as root)
+      `id -u ${LOADER_JVM_USER} >/dev/null 2>&1 || useradd --system --no-create-home --shell /sbin/nologin ${LOADER_JVM_USER}`,
       'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
       `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
     ];
@@ -323,7 +350,7 @@ export class LoaderFleet extends Construct {
       `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
-      'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch',
+      `export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch FLEETBENCH_RUN_AS=${LOADER_JVM_USER}`,
       `exec ${LOADER_NODE} /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle`,
     ];
     this.document = new ssm.CfnDocument(this, 'RunJobDocument', {

@@ -70,6 +70,9 @@ export class SsmTwin {
     for (const l of lines.filter((x) => x.startsWith('export '))) {
       for (const kv of l.slice(7).trim().split(/\s+/)) {
         const [k, v = ''] = kv.split('=');
+        // the user the document's preparation creates on a loader is not on this machine: the twin's
+        // agent runs the JVMs as itself (test/unit/agent/run-job.test.ts runs them as another user)
+        if (k === 'FLEETBENCH_RUN_AS') continue;
         env[k!] = v.replace('/opt/fleetbench/bundle', bundle);
       }
     }
