@@ -9,7 +9,12 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { TABLE_PREFIX } from '../core/ports';
-import { CREDENTIALS_SECRET_PREFIX } from '../core/cluster';
+import {
+  CREDENTIALS_SECRET_PREFIX,
+  PROBE_ACTIONS,
+  PROBE_PARAMETERS,
+  probeDocumentScript,
+} from '../core/cluster';
 import { PROJECT_ROOT } from './benchmark-function';
 
 /**
@@ -75,6 +80,8 @@ export class LoaderFleet extends Construct {
   /** arm64 (Graviton) loaders: instance types such as c7g.large. */
   readonly launchTemplateArm: ec2.LaunchTemplate;
   readonly document: ssm.CfnDocument;
+  /** WaitReady's document: probe the database nodes or create their schema from a loader (fixed script, checked parameters). */
+  readonly probeDocument: ssm.CfnDocument;
   readonly commandLogGroup: logs.LogGroup;
   readonly subnetIds: string[];
   /** How many AZs the loader/node subnets span (a replication factor above it cannot place one replica per AZ). */
@@ -384,5 +391,53 @@ export class LoaderFleet extends Construct {
         ],
       },
     });
+
+    this.probeDocument = probeDocument(this, {
+      prepare: this.prepareCommands,
+      bundleDir: this.bundleDirOnLoader,
+      region: stack.region,
+    });
   }
+}
+
+/**
+ * WaitReady's node probe and schema creation (the nodes admit the loaders only): a stack-owned Command
+ * document whose script is fixed and whose values are parameters Run Command checks against their
+ * patterns, instead of AWS-RunShellScript, which would let WaitReady run anything on a loader.
+ */
+function probeDocument(
+  scope: Construct,
+  opts: { prepare: string[]; bundleDir: string; region: string },
+): ssm.CfnDocument {
+  return new ssm.CfnDocument(scope, 'ProbeDocument', {
+    documentType: 'Command',
+    documentFormat: 'JSON',
+    updateMethod: 'NewVersion',
+    content: {
+      schemaVersion: '2.2',
+      description: "fleetbench WaitReady: probe a run's database nodes or create their schema, from a loader",
+      parameters: {
+        action: { type: 'String', description: 'What to do', allowedValues: [...PROBE_ACTIONS] },
+        ...Object.fromEntries(
+          Object.entries(PROBE_PARAMETERS).map(([name, allowedPattern]) => [
+            name,
+            { type: 'String', default: '-', description: `${name} (- when unused)`, allowedPattern },
+          ]),
+        ),
+        executionTimeout: {
+          type: 'String',
+          default: '300',
+          description: 'Seconds before the command is stopped',
+          allowedPattern: '^[0-9]{1,4}$',
+        },
+      },
+      mainSteps: [
+        {
+          action: 'aws:runShellScript',
+          name: 'probe',
+          inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: probeDocumentScript(opts) },
+        },
+      ],
+    },
+  });
 }

@@ -7,7 +7,7 @@ import { InputError } from '../../../lib/core/errors';
 import { FsStore } from '../../../lib/local/fs-store';
 import { runJob } from '../../../loader/agent/src/run-job';
 import { parseManifest } from '../../../lib/core/contract/manifest';
-import { agentMain } from '../../../loader/agent/src/main';
+import { agentMain, passwdUser } from '../../../loader/agent/src/main';
 
 let dir: string;
 beforeEach(async () => {
@@ -172,4 +172,20 @@ rootOnly('with runAs the JVMs run as that user and can write their outputs', asy
   expect((await store.get(`${key}/stdout.log`)).toString('utf8').trim()).toBe('65534');
   expect((await store.get(`${key}/whoami.hdr`)).toString('utf8').trim()).toBe('65534');
   expect(result.manifests[0]!.exitCode).toBe(0);
+});
+
+test('--run-as / FLEETBENCH_RUN_AS name a user of /etc/passwd; an unknown one is a bad input', () => {
+  const passwd = 'root:x:0:0:root:/root:/bin/bash\nfleetbench-ycsb:x:991:990::/home/f:/sbin/nologin\n';
+  expect(passwdUser('fleetbench-ycsb', passwd)).toEqual({ uid: 991, gid: 990 });
+  const err = (() => {
+    try {
+      return passwdUser('nobody-here', passwd, 'FLEETBENCH_RUN_AS');
+    } catch (e) {
+      return e;
+    }
+  })() as InputError;
+  expect(err).toBeInstanceOf(InputError);
+  expect(err.issues).toEqual([
+    { path: 'FLEETBENCH_RUN_AS', message: 'no user "nobody-here" in /etc/passwd' },
+  ]);
 });
