@@ -167,120 +167,8 @@ export class LoaderFleet extends Construct {
       description:
         'fleetbench loader: SSM agent, bundle read, runs/ write, fleetbench-* table data, Fleetbench metrics',
     });
-    // what the SSM agent needs (the managed AmazonSSMManagedInstanceCore minus what loaders never use)
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'SsmAgent',
-        actions: [
-          'ssm:UpdateInstanceInformation',
-          'ssm:ListInstanceAssociations',
-          'ssm:DescribeDocument',
-          'ssm:GetDocument',
-          'ssmmessages:CreateControlChannel',
-          'ssmmessages:CreateDataChannel',
-          'ssmmessages:OpenControlChannel',
-          'ssmmessages:OpenDataChannel',
-          'ec2messages:AcknowledgeMessage',
-          'ec2messages:DeleteMessage',
-          'ec2messages:FailMessage',
-          'ec2messages:GetEndpoint',
-          'ec2messages:GetMessages',
-          'ec2messages:SendReply',
-        ],
-        resources: ['*'],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'TableData',
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:DeleteItem',
-          'dynamodb:Scan',
-          'dynamodb:Query',
-          'dynamodb:BatchGetItem',
-          'dynamodb:BatchWriteItem',
-          'dynamodb:DescribeTable',
-        ],
-        resources: [
-          stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${TABLE_PREFIX}*` }),
-        ],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'Metrics',
-        actions: ['cloudwatch:PutMetricData'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } },
-      }),
-    );
-    // The run layout (lib/core/pipeline/phase.ts): a phase's jobs at runs/<run>/(cells|load)/<name>/jobs/<instance>.json,
-    // its raw outputs at runs/<run>/(cells|load)/<name>/raw/loader-<i>/proc-<j>/… The loaders read job files and
-    // write raw outputs only: no loader (nor a custom binding on it) can rewrite a job, a plan, a spec or a result.
-    // Keys are ids without "/", so no job key contains "/raw/loader-".
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'ReadJobs',
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects(`${LOADER_JOB_KEYS}`)],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'WriteRawOutputs',
-        actions: ['s3:PutObject'],
-        resources: [props.resultsBucket.arnForObjects(`${LOADER_OUTPUT_KEYS}`)],
-      }),
-    );
-    // users' YCSB bindings (external targets with protocol "custom"): jars under bindings/, read only
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'UserBindings',
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects('bindings/*')],
-      }),
-    );
-    // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'TargetCredentials',
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [
-          stack.formatArn({
-            service: 'secretsmanager',
-            resource: 'secret',
-            resourceName: `${CREDENTIALS_SECRET_PREFIX}*`,
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'CommandOutput',
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
-        resources: [this.commandLogGroup.logGroupArn, `${this.commandLogGroup.logGroupArn}:log-stream:*`],
-      }),
-    );
-    // the SSM agent lists log groups before it streams Run Command output to CloudWatch Logs (it would
-    // create the group if missing); DescribeLogGroups is authorized on the account's log-group:* only
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'CommandOutputGroups',
-        actions: ['logs:DescribeLogGroups'],
-        resources: [
-          stack.formatArn({
-            service: 'logs',
-            resource: 'log-group',
-            resourceName: '*',
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ],
-      }),
-    );
+    addLoaderAgentStatements(this.role, this.commandLogGroup);
+    addLoaderDataStatements(this.role, props.resultsBucket);
 
     const bundleDir =
       props.bundleDir ?? path.join(PROJECT_ROOT, 'loader', 'ycsb-binding', 'target', 'bundle');
@@ -440,4 +328,131 @@ function probeDocument(
       ],
     },
   });
+}
+
+/** What the SSM agent on a loader needs: its channels, and Run Command output to the command log group. */
+function addLoaderAgentStatements(role: iam.Role, logGroup: logs.LogGroup): void {
+  const stack = Stack.of(role);
+  // what the SSM agent needs (the managed AmazonSSMManagedInstanceCore minus what loaders never use)
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'SsmAgent',
+      actions: [
+        'ssm:UpdateInstanceInformation',
+        'ssm:ListInstanceAssociations',
+        'ssm:DescribeDocument',
+        'ssm:GetDocument',
+        'ssmmessages:CreateControlChannel',
+        'ssmmessages:CreateDataChannel',
+        'ssmmessages:OpenControlChannel',
+        'ssmmessages:OpenDataChannel',
+        'ec2messages:AcknowledgeMessage',
+        'ec2messages:DeleteMessage',
+        'ec2messages:FailMessage',
+        'ec2messages:GetEndpoint',
+        'ec2messages:GetMessages',
+        'ec2messages:SendReply',
+      ],
+      resources: ['*'],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CommandOutput',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
+      resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:log-stream:*`],
+    }),
+  );
+  // the SSM agent lists log groups before it streams Run Command output to CloudWatch Logs (it would
+  // create the group if missing); DescribeLogGroups is authorized on the account's log-group:* only
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CommandOutputGroups',
+      actions: ['logs:DescribeLogGroups'],
+      resources: [
+        stack.formatArn({
+          service: 'logs',
+          resource: 'log-group',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    }),
+  );
+}
+
+/**
+ * What the loader agent and the YCSB JVMs it starts (a custom binding's code among them) may do with data,
+ * but for the loader assets (their two objects, granted where they are made).
+ */
+function addLoaderDataStatements(role: iam.Role, bucket: s3.IBucket): void {
+  const stack = Stack.of(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'TableData',
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:Scan',
+        'dynamodb:Query',
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DescribeTable',
+      ],
+      resources: [
+        stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${TABLE_PREFIX}*` }),
+      ],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'Metrics',
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } },
+    }),
+  );
+  // The run layout (lib/core/pipeline/phase.ts): a phase's jobs at runs/<run>/(cells|load)/<name>/jobs/<instance>.json,
+  // its raw outputs at runs/<run>/(cells|load)/<name>/raw/loader-<i>/proc-<j>/… The loaders read job files and
+  // write raw outputs only: no loader (nor a custom binding on it) can rewrite a job, a plan, a spec or a result.
+  // Keys are ids without "/", so no job key contains "/raw/loader-".
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadJobs',
+      actions: ['s3:GetObject'],
+      resources: [bucket.arnForObjects(`${LOADER_JOB_KEYS}`)],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'WriteRawOutputs',
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects(`${LOADER_OUTPUT_KEYS}`)],
+    }),
+  );
+  // users' YCSB bindings (external targets with protocol "custom"): jars under bindings/, read only
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'UserBindings',
+      actions: ['s3:GetObject'],
+      resources: [bucket.arnForObjects('bindings/*')],
+    }),
+  );
+  // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'TargetCredentials',
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [
+        stack.formatArn({
+          service: 'secretsmanager',
+          resource: 'secret',
+          resourceName: `${CREDENTIALS_SECRET_PREFIX}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    }),
+  );
 }
