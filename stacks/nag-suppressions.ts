@@ -18,7 +18,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|noise|bindings)?\/?\*)\]$/,
     reason:
-      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket), and the loaders' read of users' binding jars under bindings/.",
+      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket), and the loaders' and Plan's read of users' binding jars under bindings/ (Plan records each jar's SHA-256).",
   },
   {
     pattern:
@@ -33,9 +33,9 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-(?:<AWS::AccountId>|\d{12})-[a-z0-9-]+\/\*\]$/,
+      /^AwsSolutions-IAM5\[Resource::<ResultsBucket[0-9A-F]+\.Arn>\/runs\/\*\/(jobs\/\*|raw\/loader-\*)\]$/,
     reason:
-      'Loaders read the loader bundle and agent assets from the CDK assets bucket (asset grants are object-level).',
+      "The loader role is shared by every run (an instance profile carries no run identity), so it cannot name one run's keys: it reads job files (runs/*/jobs/*) and writes raw outputs (runs/*/raw/loader-*) only, never a job, plan, spec or result; the bucket is versioned, so an overwritten output can be restored.",
   },
   {
     pattern:
@@ -73,7 +73,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):secret:fleetbench\/\*\]$/,
     reason:
-      "Loaders read an external target's credentials from the secret its spec names; secret ARNs are per spec, so the grant covers the fleetbench/ name prefix (Plan refuses other names).",
+      "Loaders read an external target's credentials from the secret its spec names (Plan refuses names outside fleetbench/). The loader role is shared by every run and is fixed at deploy time, while the secrets are named per spec at run time, so the grant cannot be narrowed to one run's secrets without a role per run: a custom binding on a loader could read other fleetbench/ secrets (docs/aws-pipeline.md, Loaders and custom bindings).",
   },
   {
     pattern:
@@ -84,7 +84,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
-      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations, ssm:CancelCommand, dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces).',
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces).',
   },
   {
     pattern:

@@ -92,16 +92,14 @@ export function awsPorts(): Ports {
       );
     },
     get probe() {
-      if (!process.env.PROBE_PREPARE) return undefined;
+      if (!process.env.PROBE_DOCUMENT) return undefined;
       return once(
         'probe',
         () =>
           new SsmClusterProbe({
             fleet: this.fleet,
             commands: this.commands,
-            prepare: JSON.parse(requireEnv('PROBE_PREPARE')) as string[],
-            bundleDir: requireEnv('PROBE_BUNDLE_DIR'),
-            region: requireEnv('AWS_REGION'),
+            document: requireEnv('PROBE_DOCUMENT'),
           }),
       );
     },

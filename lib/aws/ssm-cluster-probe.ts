@@ -1,7 +1,8 @@
 /**
  * ClusterProbe on AWS: the nodes admit the loaders only, so the checks and the schema creation run
- * as a shell script on one of the run's online loaders (SSM Run Command, AWS-RunShellScript), and
- * this adapter waits (briefly) for the script's output. Scripts: lib/core/cluster.ts.
+ * on one of the run's online loaders through the stack's probe document (SSM Run Command: a fixed script,
+ * the action and values as parameters; lib/constructs/loader-fleet.ts), and this adapter waits (briefly)
+ * for the output. Script and parameters: lib/core/cluster.ts.
  */
 import {
   GetCommandInvocationCommand,
@@ -9,17 +10,22 @@ import {
   SendCommandCommand,
   type SSMClientConfig,
 } from '@aws-sdk/client-ssm';
-import { healthScript, parseHealth, schemaScript, type SchemaRequest } from '../core/cluster';
+import {
+  healthScript,
+  parseHealth,
+  probeParameters,
+  schemaScript,
+  type ProbeAction,
+  type SchemaRequest,
+} from '../core/cluster';
 import type { ClusterProbe, CommandRunner, EndpointHealth, FleetAdmin } from '../core/ports';
 import { errorName, translate } from './errors';
 
 export interface SsmClusterProbeOptions {
   fleet: FleetAdmin;
   commands: CommandRunner;
-  /** Commands that install Java and fetch the loader bundle (the loader document's own). */
-  prepare: string[];
-  bundleDir: string;
-  region: string;
+  /** The stack's probe document (its name). */
+  document: string;
   /** How long to wait for a script's output. @default 60 s (schema: 300 s) */
   waitMs?: number;
   pollMs?: number;
@@ -46,9 +52,12 @@ export class SsmClusterProbe implements ClusterProbe {
         detail: 'no loader online to probe from yet',
       }));
     }
+    healthScript(api, endpoints); // refuses an endpoint the document's pattern would (with its name)
+    const list = endpoints.map((e) => `${e.host}:${e.port}`).join(' ');
     const out = await this.run(
       loader,
-      healthScript(api, endpoints),
+      `health-${api}`,
+      { endpoints: list },
       'fleetbench node health',
       this.o.waitMs ?? 60_000,
     );
@@ -58,12 +67,25 @@ export class SsmClusterProbe implements ClusterProbe {
   async createSchema(req: SchemaRequest, via: { runId: string }): Promise<void> {
     const loader = await this.loader(via.runId);
     if (!loader) throw new Error(`no loader of run ${via.runId} is online to create the schema from`);
-    const script = schemaScript(req, {
-      prepare: this.o.prepare,
-      bundleDir: this.o.bundleDir,
-      region: this.o.region,
-    });
-    const out = await this.run(loader, script, 'fleetbench schema', Math.max(this.o.waitMs ?? 0, 300_000));
+    schemaScript(req, { prepare: [], bundleDir: '', region: '' }); // the same checks as the document's patterns
+    const values =
+      req.api === 'alternator'
+        ? { endpoint: req.endpoint, table: req.table, keyAttribute: req.keyAttribute }
+        : {
+            hosts: req.hosts.join(','),
+            port: req.port,
+            keyspace: req.keyspace,
+            table: req.table,
+            replicationFactor: req.replicationFactor,
+            fieldCount: req.fieldCount,
+          };
+    const out = await this.run(
+      loader,
+      `schema-${req.api}`,
+      values,
+      'fleetbench schema',
+      Math.max(this.o.waitMs ?? 0, 300_000),
+    );
     if (out.status !== 'Success' || !out.output.includes('fleetbench-schema ok')) {
       throw new Error(
         `creating the ${req.api} schema on ${loader} ended ${out.status}: ${out.output.slice(-500)}`,
@@ -83,7 +105,8 @@ export class SsmClusterProbe implements ClusterProbe {
 
   private async run(
     instanceId: string,
-    commands: string[],
+    action: ProbeAction,
+    values: Parameters<typeof probeParameters>[1],
     comment: string,
     waitMs: number,
   ): Promise<{ status: string; output: string }> {
@@ -91,9 +114,9 @@ export class SsmClusterProbe implements ClusterProbe {
     try {
       const sent = await this.client.send(
         new SendCommandCommand({
-          DocumentName: 'AWS-RunShellScript',
+          DocumentName: this.o.document,
           InstanceIds: [instanceId],
-          Parameters: { commands, executionTimeout: [String(Math.ceil(waitMs / 1000))] },
+          Parameters: probeParameters(action, values, Math.ceil(waitMs / 1000)),
           Comment: comment,
           TimeoutSeconds: 60,
         }),

@@ -19,7 +19,14 @@ export async function checkAsPlanWould(
   try {
     const ctx = await plan(
       { executionName, spec },
-      { store: new FsStore(dir), clock: systemClock, estimateRunUsd, ...(region ? { region } : {}) },
+      {
+        store: new FsStore(dir),
+        clock: systemClock,
+        estimateRunUsd,
+        ...(region ? { region } : {}),
+        // the binding jars' digests are Plan's to record from the bucket; the scratch store has no jars
+        readJar: async () => Buffer.alloc(0),
+      },
     );
     return ctx.runId;
   } finally {

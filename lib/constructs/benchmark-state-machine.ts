@@ -6,7 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { grant } from './grants';
-import { TABLE_PREFIX, TAG_ROLE } from '../core/ports';
+import { TABLE_PREFIX, TAG_ROLE, TAG_RUN_ID } from '../core/ports';
 import { STEP_ENTRIES, TASK_STATES, type StepName, type TaskStateName } from '../core/pipeline/states';
 import { BenchmarkFunction } from './benchmark-function';
 import type { LoaderFleet } from './loader-fleet';
@@ -288,6 +288,8 @@ export class BenchmarkStateMachine extends Construct {
     // Plan (a start with {"specKey": "specs/..."} reads the spec there)
     runsRead(f.plan);
     bucket.grantRead(f.plan, 'specs/*');
+    // a user's binding jars: Plan records each one's SHA-256 for the loaders to verify
+    bucket.grantRead(f.plan, 'bindings/*');
     runsWrite(f.plan);
     add(f.plan, 'ListRuns', ['states:ListExecutions'], [smArn]);
     add(f.plan, 'DescribeRuns', ['states:DescribeExecution'], [execArn]);
@@ -301,42 +303,49 @@ export class BenchmarkStateMachine extends Construct {
     );
     add(f.provisionTarget, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
     add(f.provisionTarget, 'ListTables', ['dynamodb:ListTables'], ['*']);
-    // ProvisionFleet
+    // ProvisionFleet: from the loader templates, into the loaders' group; the instances and volumes it creates
+    // must carry the loader role and a run id in the request (tag-on-create), so every loader is a run's
     const lt = props.fleet.launchTemplate;
+    const ec2Arn = (resource: string, name: string) =>
+      stack.formatArn({ service: 'ec2', resource, resourceName: name });
+    const loaderRequestTags = {
+      StringEquals: { [`aws:RequestTag/${TAG_ROLE}`]: 'loader' },
+      StringLike: { [`aws:RequestTag/${TAG_RUN_ID}`]: '?*' },
+    };
     add(
       f.provisionFleet,
       'RunLoaders',
       ['ec2:RunInstances'],
       [
-        stack.formatArn({ service: 'ec2', resource: 'launch-template', resourceName: lt.launchTemplateId! }),
-        stack.formatArn({
-          service: 'ec2',
-          resource: 'launch-template',
-          resourceName: props.fleet.launchTemplateArm.launchTemplateId!,
-        }),
-        stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' }),
-        stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: '*' }),
-        stack.formatArn({ service: 'ec2', resource: 'network-interface', resourceName: '*' }),
-        stack.formatArn({ service: 'ec2', resource: 'subnet', resourceName: '*' }),
-        stack.formatArn({
-          service: 'ec2',
-          resource: 'security-group',
-          resourceName: props.fleet.securityGroup.securityGroupId,
-        }),
+        ec2Arn('launch-template', lt.launchTemplateId!),
+        ec2Arn('launch-template', props.fleet.launchTemplateArm.launchTemplateId!),
+        ec2Arn('network-interface', '*'),
+        ec2Arn('subnet', '*'),
+        ec2Arn('security-group', props.fleet.securityGroup.securityGroupId),
         `arn:${stack.partition}:ec2:${stack.region}::image/*`,
       ],
     );
     add(
       f.provisionFleet,
+      'RunTaggedLoaders',
+      ['ec2:RunInstances'],
+      [ec2Arn('instance', '*'), ec2Arn('volume', '*')],
+      loaderRequestTags,
+    );
+    add(
+      f.provisionFleet,
       'TagOnLaunch',
       ['ec2:CreateTags'],
-      [
-        stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' }),
-        stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: '*' }),
-      ],
-      { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
+      [ec2Arn('instance', '*'), ec2Arn('volume', '*')],
+      {
+        ...loaderRequestTags,
+        StringEquals: { ...loaderRequestTags.StringEquals, 'ec2:CreateAction': 'RunInstances' },
+      },
     );
-    add(f.provisionFleet, 'PassLoaderRole', ['iam:PassRole'], [props.fleet.role.roleArn]);
+    // the loader role goes to EC2 (the launch templates' instance profile) and nowhere else
+    add(f.provisionFleet, 'PassLoaderRole', ['iam:PassRole'], [props.fleet.role.roleArn], {
+      StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    });
     // rollback of a partial launch (Ec2FleetAdmin.launch)
     add(f.provisionFleet, 'RollBackLoaders', ['ec2:TerminateInstances'], [instanceArn], loaderTag);
     // Describe* of EC2 and SSM cannot be scoped to resources
@@ -363,17 +372,18 @@ export class BenchmarkStateMachine extends Construct {
       add(fn, 'CancelOnFailure', ['ssm:CancelCommand'], ['*']);
       add(fn, 'LoaderOnline', ['ssm:DescribeInstanceInformation'], ['*']);
     }
-    // CheckLoad / CheckCell
+    // CheckLoad / CheckCell. ListCommandInvocations and CancelCommand have no resource type and no condition
+    // key in the Service Authorization Reference (they are authorized on "*" only):
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssystemsmanager.html
     add(f.checkCell, 'CommandStatus', ['ssm:ListCommandInvocations', 'ssm:CancelCommand'], ['*']);
     // ConfigureCell
     runsRead(f.configureCell);
     add(f.configureCell, 'DescribeTables', ['dynamodb:DescribeTable'], [anyTableArn]);
     add(f.configureCell, 'SetCapacity', ['dynamodb:UpdateTable'], [tableArn]);
-    // AggregateCell
+    // AggregateCell: reads runs/* only (listing runs/<id>/cells/<cell>/raw comes with the runs/* grant)
     runsRead(f.aggregateCell);
     runsWrite(f.aggregateCell);
     bucket.grantPut(f.aggregateCell, 'tables/*');
-    bucket.grantRead(f.aggregateCell); // ListBucket on runs/<id>/cells/<cell>/raw
     // Report
     runsRead(f.report);
     runsWrite(f.report);

@@ -90,8 +90,7 @@ export class DbNodes extends Construct {
       NODE_SUBNET_IDS: fleet.subnetIds.join(','),
     };
     for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
-    f.waitReady.addEnvironment('PROBE_PREPARE', stack.toJsonString(fleet.prepareCommands));
-    f.waitReady.addEnvironment('PROBE_BUNDLE_DIR', fleet.bundleDirOnLoader);
+    f.waitReady.addEnvironment('PROBE_DOCUMENT', fleet.probeDocument.ref);
 
     const add = grant;
     const arn = (resource: string, name: string) =>
@@ -134,11 +133,12 @@ export class DbNodes extends Construct {
       add(fn, 'TerminateNodes', ['ec2:TerminateInstances'], [arn('instance', '*')], nodeTagged);
     }
     // WaitReady probes the nodes and creates the schema from a loader (the nodes admit loaders only)
+    // through the stack's probe document only (a fixed script with checked parameters, LoaderFleet)
     add(
       f.waitReady,
       'ProbeFromLoaders',
       ['ssm:SendCommand'],
-      [`arn:${stack.partition}:ssm:${stack.region}::document/AWS-RunShellScript`],
+      [stack.formatArn({ service: 'ssm', resource: 'document', resourceName: fleet.probeDocument.ref })],
     );
     add(f.waitReady, 'ProbeOnLoaderInstances', ['ssm:SendCommand'], [arn('instance', '*')], {
       StringEquals: { [`ssm:resourceTag/${TAG_ROLE}`]: 'loader' },

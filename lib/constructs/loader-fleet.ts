@@ -9,7 +9,12 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { TABLE_PREFIX } from '../core/ports';
-import { CREDENTIALS_SECRET_PREFIX } from '../core/cluster';
+import {
+  CREDENTIALS_SECRET_PREFIX,
+  PROBE_ACTIONS,
+  PROBE_PARAMETERS,
+  probeDocumentScript,
+} from '../core/cluster';
 import { PROJECT_ROOT } from './benchmark-function';
 
 /**
@@ -19,6 +24,13 @@ import { PROJECT_ROOT } from './benchmark-function';
  * isolated subnets and the interface endpoints the loaders' SSM agent and agent use (billed per
  * endpoint and AZ by the hour). A stack in an existing VPC (`vpc`) creates no network at all.
  */
+/** The object keys (results bucket) loaders read: the job files of every phase. */
+export const LOADER_JOB_KEYS = 'runs/*/jobs/*';
+/** The object keys loaders write: the raw outputs of a phase (`<phase>/raw/loader-<i>/…`). */
+export const LOADER_OUTPUT_KEYS = 'runs/*/raw/loader-*';
+/** The unprivileged user the loader agent runs the YCSB JVMs as (the agent itself runs as root under SSM). */
+export const LOADER_JVM_USER = 'fleetbench-ycsb';
+
 /** The Node.js executable the loaders run the agent with (AL2023's namespaced Node.js 22). */
 export const LOADER_NODE = 'node-22';
 
@@ -68,6 +80,8 @@ export class LoaderFleet extends Construct {
   /** arm64 (Graviton) loaders: instance types such as c7g.large. */
   readonly launchTemplateArm: ec2.LaunchTemplate;
   readonly document: ssm.CfnDocument;
+  /** WaitReady's document: probe the database nodes or create their schema from a loader (fixed script, checked parameters). */
+  readonly probeDocument: ssm.CfnDocument;
   readonly commandLogGroup: logs.LogGroup;
   readonly subnetIds: string[];
   /** How many AZs the loader/node subnets span (a replication factor above it cannot place one replica per AZ). */
@@ -153,109 +167,8 @@ export class LoaderFleet extends Construct {
       description:
         'fleetbench loader: SSM agent, bundle read, runs/ write, fleetbench-* table data, Fleetbench metrics',
     });
-    // what the SSM agent needs (the managed AmazonSSMManagedInstanceCore minus what loaders never use)
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'SsmAgent',
-        actions: [
-          'ssm:UpdateInstanceInformation',
-          'ssm:ListInstanceAssociations',
-          'ssm:DescribeDocument',
-          'ssm:GetDocument',
-          'ssmmessages:CreateControlChannel',
-          'ssmmessages:CreateDataChannel',
-          'ssmmessages:OpenControlChannel',
-          'ssmmessages:OpenDataChannel',
-          'ec2messages:AcknowledgeMessage',
-          'ec2messages:DeleteMessage',
-          'ec2messages:FailMessage',
-          'ec2messages:GetEndpoint',
-          'ec2messages:GetMessages',
-          'ec2messages:SendReply',
-        ],
-        resources: ['*'],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'TableData',
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:DeleteItem',
-          'dynamodb:Scan',
-          'dynamodb:Query',
-          'dynamodb:BatchGetItem',
-          'dynamodb:BatchWriteItem',
-          'dynamodb:DescribeTable',
-        ],
-        resources: [
-          stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${TABLE_PREFIX}*` }),
-        ],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'Metrics',
-        actions: ['cloudwatch:PutMetricData'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } },
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'RunOutputs',
-        actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [props.resultsBucket.arnForObjects('runs/*')],
-      }),
-    );
-    // users' YCSB bindings (external targets with protocol "custom"): jars under bindings/, read only
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'UserBindings',
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects('bindings/*')],
-      }),
-    );
-    // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'TargetCredentials',
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [
-          stack.formatArn({
-            service: 'secretsmanager',
-            resource: 'secret',
-            resourceName: `${CREDENTIALS_SECRET_PREFIX}*`,
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'CommandOutput',
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
-        resources: [this.commandLogGroup.logGroupArn, `${this.commandLogGroup.logGroupArn}:log-stream:*`],
-      }),
-    );
-    // the SSM agent lists log groups before it streams Run Command output to CloudWatch Logs (it would
-    // create the group if missing); DescribeLogGroups is authorized on the account's log-group:* only
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'CommandOutputGroups',
-        actions: ['logs:DescribeLogGroups'],
-        resources: [
-          stack.formatArn({
-            service: 'logs',
-            resource: 'log-group',
-            resourceName: '*',
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ],
-      }),
-    );
+    addLoaderAgentStatements(this.role, this.commandLogGroup);
+    addLoaderDataStatements(this.role, props.resultsBucket);
 
     const bundleDir =
       props.bundleDir ?? path.join(PROJECT_ROOT, 'loader', 'ycsb-binding', 'target', 'bundle');
@@ -281,8 +194,15 @@ export class LoaderFleet extends Construct {
     const agent = new s3assets.Asset(this, 'Agent', { path: agentPath });
     this.bundleAsset = bundle;
     this.agentAsset = agent;
-    bundle.grantRead(this.role);
-    agent.grantRead(this.role);
+    // the two objects, not the assets bucket: Asset.grantRead grants every object of the account's CDK
+    // assets bucket (other stacks' Lambda code and files included)
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadLoaderAssets',
+        actions: ['s3:GetObject'],
+        resources: [bundle, agent].map((a) => a.bucket.arnForObjects(a.s3ObjectKey)),
+      }),
+    );
 
     const template = (tid: string, cpuType: ec2.AmazonLinuxCpuType) =>
       new ec2.LaunchTemplate(this, tid, {
@@ -315,6 +235,8 @@ export class LoaderFleet extends Construct {
       // Node.js 22 (20 is end of life); AL2023 namespaces it as node-22, whatever `node` points to
       // (https://docs.aws.amazon.com/linux/al2023/ug/nodejs.html)
       `command -v ${LOADER_NODE} >/dev/null 2>&1 || dnf install -y -q nodejs22`,
+      // the unprivileged user the agent runs the YCSB JVMs as (a custom binding's code does not run as root)
+      `id -u ${LOADER_JVM_USER} >/dev/null 2>&1 || useradd --system --no-create-home --shell /sbin/nologin ${LOADER_JVM_USER}`,
       'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
       `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
     ];
@@ -323,7 +245,7 @@ export class LoaderFleet extends Construct {
       `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
       'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
       'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
-      'export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch',
+      `export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch FLEETBENCH_RUN_AS=${LOADER_JVM_USER}`,
       `exec ${LOADER_NODE} /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle`,
     ];
     this.document = new ssm.CfnDocument(this, 'RunJobDocument', {
@@ -357,5 +279,180 @@ export class LoaderFleet extends Construct {
         ],
       },
     });
+
+    this.probeDocument = probeDocument(this, {
+      prepare: this.prepareCommands,
+      bundleDir: this.bundleDirOnLoader,
+      region: stack.region,
+    });
   }
+}
+
+/**
+ * WaitReady's node probe and schema creation (the nodes admit the loaders only): a stack-owned Command
+ * document whose script is fixed and whose values are parameters Run Command checks against their
+ * patterns, instead of AWS-RunShellScript, which would let WaitReady run anything on a loader.
+ */
+function probeDocument(
+  scope: Construct,
+  opts: { prepare: string[]; bundleDir: string; region: string },
+): ssm.CfnDocument {
+  return new ssm.CfnDocument(scope, 'ProbeDocument', {
+    documentType: 'Command',
+    documentFormat: 'JSON',
+    updateMethod: 'NewVersion',
+    content: {
+      schemaVersion: '2.2',
+      description: "fleetbench WaitReady: probe a run's database nodes or create their schema, from a loader",
+      parameters: {
+        action: { type: 'String', description: 'What to do', allowedValues: [...PROBE_ACTIONS] },
+        ...Object.fromEntries(
+          Object.entries(PROBE_PARAMETERS).map(([name, allowedPattern]) => [
+            name,
+            { type: 'String', default: '-', description: `${name} (- when unused)`, allowedPattern },
+          ]),
+        ),
+        executionTimeout: {
+          type: 'String',
+          default: '300',
+          description: 'Seconds before the command is stopped',
+          allowedPattern: '^[0-9]{1,4}$',
+        },
+      },
+      mainSteps: [
+        {
+          action: 'aws:runShellScript',
+          name: 'probe',
+          inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: probeDocumentScript(opts) },
+        },
+      ],
+    },
+  });
+}
+
+/** What the SSM agent on a loader needs: its channels, and Run Command output to the command log group. */
+function addLoaderAgentStatements(role: iam.Role, logGroup: logs.LogGroup): void {
+  const stack = Stack.of(role);
+  // what the SSM agent needs (the managed AmazonSSMManagedInstanceCore minus what loaders never use)
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'SsmAgent',
+      actions: [
+        'ssm:UpdateInstanceInformation',
+        'ssm:ListInstanceAssociations',
+        'ssm:DescribeDocument',
+        'ssm:GetDocument',
+        'ssmmessages:CreateControlChannel',
+        'ssmmessages:CreateDataChannel',
+        'ssmmessages:OpenControlChannel',
+        'ssmmessages:OpenDataChannel',
+        'ec2messages:AcknowledgeMessage',
+        'ec2messages:DeleteMessage',
+        'ec2messages:FailMessage',
+        'ec2messages:GetEndpoint',
+        'ec2messages:GetMessages',
+        'ec2messages:SendReply',
+      ],
+      resources: ['*'],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CommandOutput',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
+      resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:log-stream:*`],
+    }),
+  );
+  // the SSM agent lists log groups before it streams Run Command output to CloudWatch Logs (it would
+  // create the group if missing); DescribeLogGroups is authorized on the account's log-group:* only
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CommandOutputGroups',
+      actions: ['logs:DescribeLogGroups'],
+      resources: [
+        stack.formatArn({
+          service: 'logs',
+          resource: 'log-group',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    }),
+  );
+}
+
+/**
+ * What the loader agent and the YCSB JVMs it starts (a custom binding's code among them) may do with data,
+ * but for the loader assets (their two objects, granted where they are made).
+ */
+function addLoaderDataStatements(role: iam.Role, bucket: s3.IBucket): void {
+  const stack = Stack.of(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'TableData',
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:Scan',
+        'dynamodb:Query',
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DescribeTable',
+      ],
+      resources: [
+        stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${TABLE_PREFIX}*` }),
+      ],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'Metrics',
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } },
+    }),
+  );
+  // The run layout (lib/core/pipeline/phase.ts): a phase's jobs at runs/<run>/(cells|load)/<name>/jobs/<instance>.json,
+  // its raw outputs at runs/<run>/(cells|load)/<name>/raw/loader-<i>/proc-<j>/… The loaders read job files and
+  // write raw outputs only: no loader (nor a custom binding on it) can rewrite a job, a plan, a spec or a result.
+  // Keys are ids without "/", so no job key contains "/raw/loader-".
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadJobs',
+      actions: ['s3:GetObject'],
+      resources: [bucket.arnForObjects(`${LOADER_JOB_KEYS}`)],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'WriteRawOutputs',
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects(`${LOADER_OUTPUT_KEYS}`)],
+    }),
+  );
+  // users' YCSB bindings (external targets with protocol "custom"): jars under bindings/, read only
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'UserBindings',
+      actions: ['s3:GetObject'],
+      resources: [bucket.arnForObjects('bindings/*')],
+    }),
+  );
+  // external targets' credentials: the agent reads the secret the job names (fleetbench/* only)
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'TargetCredentials',
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [
+        stack.formatArn({
+          service: 'secretsmanager',
+          resource: 'secret',
+          resourceName: `${CREDENTIALS_SECRET_PREFIX}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    }),
+  );
 }

@@ -11,6 +11,12 @@ export interface ResultsLakeProps {
   readonly rawInfrequentAccessAfterDays?: number;
   /** Days after which raw outputs under `runs/` are deleted. @default 365 */
   readonly rawExpireAfterDays?: number;
+  /**
+   * Days an overwritten or deleted object's previous version is kept (the bucket is versioned: a job file,
+   * a jar under bindings/ or a result overwritten by mistake or by a compromised loader can be restored).
+   * @default 30
+   */
+  readonly noncurrentVersionExpireAfterDays?: number;
   /** Athena per-query scan limit. @default 10 GiB */
   readonly bytesScannedCutoffPerQuery?: number;
   /** @default RemovalPolicy.RETAIN */
@@ -37,7 +43,7 @@ export class ResultsLake extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      versioned: false,
+      versioned: true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       lifecycleRules: [
         {
@@ -50,6 +56,12 @@ export class ResultsLake extends Construct {
         },
         { id: 'athena-results', prefix: 'athena-results/', expiration: Duration.days(30) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+        // versioning keeps what is overwritten or deleted for a while, not forever
+        {
+          id: 'noncurrent-versions',
+          noncurrentVersionExpiration: Duration.days(props.noncurrentVersionExpireAfterDays ?? 30),
+          expiredObjectDeleteMarker: true,
+        },
       ],
     });
 

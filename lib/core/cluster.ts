@@ -348,7 +348,14 @@ export function healthScript(
   api: 'alternator' | 'cql',
   endpoints: { host: string; port: number }[],
 ): string[] {
-  const list = endpoints.map(safeEndpoint).join(' ');
+  return healthCommands(api, endpoints.map(safeEndpoint).join(' '));
+}
+
+/**
+ * The probe's lines for a space-separated `host:port` list, as given (checked ones, or the WaitReady
+ * document's `{{ endpoints }}` parameter, which its allowedPattern checks).
+ */
+export function healthCommands(api: 'alternator' | 'cql', list: string): string[] {
   if (api === 'alternator') {
     return [
       `for e in ${list}; do c=$(curl -s -o /dev/null -m 3 -w '%{http_code}' "http://$e/" || true); echo "${HEALTH_MARK} $e \${c:-000}"; done`,
@@ -447,24 +454,114 @@ export function schemaScript(
   if (req.api === 'alternator') {
     if (!/^http:\/\/[A-Za-z0-9.\-:[\]]+$/.test(req.endpoint) || !ident.test(req.keyAttribute))
       throw new Error('unsafe Alternator endpoint or key attribute');
-    return [
-      'set -uo pipefail',
-      `out=$(aws dynamodb create-table --region ${opts.region} --endpoint-url ${req.endpoint} --table-name ${req.table} ` +
-        `--attribute-definitions AttributeName=${req.keyAttribute},AttributeType=S --key-schema AttributeName=${req.keyAttribute},KeyType=HASH ` +
-        `--billing-mode PAY_PER_REQUEST 2>&1) || echo "$out" | grep -q ResourceInUseException || { echo "$out"; exit 1; }`,
-      `aws dynamodb wait table-exists --region ${opts.region} --endpoint-url ${req.endpoint} --table-name ${req.table}`,
-      'echo fleetbench-schema ok',
-    ];
+    return schemaCommands('alternator', req, opts);
   }
   const hosts = req.hosts.map((h) => {
     if (!SAFE_ENDPOINT.test(h)) throw new Error(`unsafe CQL host ${JSON.stringify(h)}`);
     return h;
   });
+  if (!ident.test(req.keyspace)) throw new Error(`unsafe keyspace name ${JSON.stringify(req.keyspace)}`);
+  return schemaCommands('cql', { ...req, hosts: hosts.join(',') }, opts);
+}
+
+/** The values the schema commands take, as text (checked ones, or the WaitReady document's parameters). */
+export interface SchemaValues {
+  endpoint: string;
+  table: string;
+  keyAttribute: string;
+  hosts: string;
+  port: string | number;
+  keyspace: string;
+  replicationFactor: string | number;
+  fieldCount: string | number;
+}
+
+/** The schema lines for values as given (see schemaScript for the checked entry point). */
+export function schemaCommands(
+  api: 'alternator' | 'cql',
+  v: Partial<SchemaValues>,
+  opts: { prepare: string[]; bundleDir: string; region: string },
+): string[] {
+  if (api === 'alternator') {
+    return [
+      'set -uo pipefail',
+      `out=$(aws dynamodb create-table --region ${opts.region} --endpoint-url ${v.endpoint} --table-name ${v.table} ` +
+        `--attribute-definitions AttributeName=${v.keyAttribute},AttributeType=S --key-schema AttributeName=${v.keyAttribute},KeyType=HASH ` +
+        `--billing-mode PAY_PER_REQUEST 2>&1) || echo "$out" | grep -q ResourceInUseException || { echo "$out"; exit 1; }`,
+      `aws dynamodb wait table-exists --region ${opts.region} --endpoint-url ${v.endpoint} --table-name ${v.table}`,
+      'echo fleetbench-schema ok',
+    ];
+  }
   return [
     ...opts.prepare,
-    `java -cp '${opts.bundleDir}/lib/*' dev.fleetbench.ycsb.cql.CqlSchema -p cql.hosts=${hosts.join(',')} ` +
-      `-p cql.port=${req.port} -p cql.keyspace=${req.keyspace} -p table=${req.table} ` +
-      `-p cql.replicationFactor=${req.replicationFactor} -p fieldcount=${req.fieldCount}`,
+    `java -cp '${opts.bundleDir}/lib/*' dev.fleetbench.ycsb.cql.CqlSchema -p cql.hosts=${v.hosts} ` +
+      `-p cql.port=${v.port} -p cql.keyspace=${v.keyspace} -p table=${v.table} ` +
+      `-p cql.replicationFactor=${v.replicationFactor} -p fieldcount=${v.fieldCount}`,
     'echo fleetbench-schema ok',
   ];
+}
+
+/** What the WaitReady document does on a loader: probe the nodes' health or create the schema, per API. */
+export const PROBE_ACTIONS = ['health-alternator', 'health-cql', 'schema-alternator', 'schema-cql'] as const;
+export type ProbeAction = (typeof PROBE_ACTIONS)[number];
+
+/**
+ * The WaitReady document's parameters (name → allowedPattern): each is substituted into the document's
+ * fixed script by Run Command, so each admits only characters no shell gives a meaning to. `-` is
+ * the default of a parameter an action does not use.
+ */
+export const PROBE_PARAMETERS: Record<keyof SchemaValues | 'endpoints', string> = {
+  endpoints: '^(-|[A-Za-z0-9.:\\[\\] -]{1,4000})$',
+  endpoint: '^(-|http://[A-Za-z0-9.:\\[\\]-]{1,300})$',
+  table: '^(-|[A-Za-z0-9_.-]{1,255})$',
+  keyAttribute: '^(-|[A-Za-z0-9_.-]{1,255})$',
+  hosts: '^(-|[A-Za-z0-9.:,\\[\\]-]{1,4000})$',
+  port: '^(-|[0-9]{1,5})$',
+  keyspace: '^(-|[A-Za-z0-9_]{1,48})$',
+  replicationFactor: '^(-|[0-9]{1,2})$',
+  fieldCount: '^(-|[0-9]{1,4})$',
+};
+
+/**
+ * The WaitReady document's script: one branch per action, each the lines above with the document's
+ * `{{ parameter }}` in place of the values (Run Command substitutes them after checking each against
+ * PROBE_PARAMETERS).
+ */
+export function probeDocumentScript(opts: {
+  prepare: string[];
+  bundleDir: string;
+  region: string;
+}): string[] {
+  const param = Object.fromEntries(
+    Object.keys(PROBE_PARAMETERS).map((k) => [k, `{{ ${k} }}`]),
+  ) as unknown as SchemaValues & { endpoints: string };
+  const branch = (action: ProbeAction, lines: string[]) => [
+    `if [ "{{ action }}" = "${action}" ]; then`,
+    ...lines,
+    'exit 0',
+    'fi',
+  ];
+  return [
+    ...branch('health-alternator', healthCommands('alternator', param.endpoints)),
+    ...branch('health-cql', healthCommands('cql', param.endpoints)),
+    ...branch('schema-alternator', schemaCommands('alternator', param, opts)),
+    ...branch('schema-cql', schemaCommands('cql', param, opts)),
+    'echo "unknown action {{ action }}"',
+    'exit 2',
+  ];
+}
+
+/** The document's parameters for one action (the values it does not use are `-`). */
+export function probeParameters(
+  action: ProbeAction,
+  values: Partial<SchemaValues> & { endpoints?: string },
+  executionTimeoutSeconds: number,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {
+    action: [action],
+    executionTimeout: [String(executionTimeoutSeconds)],
+  };
+  for (const k of Object.keys(PROBE_PARAMETERS) as (keyof typeof PROBE_PARAMETERS)[])
+    out[k] = [values[k] === undefined ? '-' : String(values[k])];
+  return out;
 }

@@ -380,13 +380,14 @@ test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins 
   const all = await runInstancesOf('twin-scylla-1');
   const nodes = all.filter((i) => i.tags['fleetbench:role'] === 'scylla-node');
   expect(nodes).toHaveLength(3);
-  // the probe ran on a loader under WaitReady's role, with the AWS-RunShellScript document
+  // the probe ran on a loader under WaitReady's role, with the stack's probe document (never AWS-RunShellScript)
   const sends = twin.gateway.calls
     .slice(mark)
-    .filter((c) => c.action === 'ssm:SendCommand' && c.resource.includes(':document/AWS-RunShellScript'));
+    .filter((c) => c.action === 'ssm:SendCommand' && /:document\/twin-LoadersProbeDocument/.test(c.resource));
   expect(new Set(sends.map((c) => c.principal.replace(/[0-9A-F]{8}$/, '')))).toEqual(
     new Set(['PipelineWaitReadyFn']),
   );
+  expect(twin.gateway.calls.slice(mark).filter((c) => c.resource.includes('AWS-RunShellScript'))).toEqual([]);
   // the Alternator table exists on the (stand-in) cluster
   expect(await twin.tables()).toContain('fleetbench-twin-scylla-scylla-twin-scylla-1');
 
@@ -658,10 +659,11 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
   expect(statSync(staged).size).toBe(statSync(cassandraAssetPath()).size);
   expect(path.basename(cassandraAssetPath())).toBe('fleetbench-cassandra-5.0.6.tar.gz');
 
-  // probed from a loader under WaitReady's role; the last probe: every node answered 5.0.6 over CQL
+  // probed from a loader under WaitReady's role, with the stack's probe document; the last probe: every node
+  // answered 5.0.6 over CQL
   const sends = twin.gateway.calls
     .slice(mark)
-    .filter((c) => c.action === 'ssm:SendCommand' && c.resource.includes(':document/AWS-RunShellScript'));
+    .filter((c) => c.action === 'ssm:SendCommand' && /:document\/twin-LoadersProbeDocument/.test(c.resource));
   expect(new Set(sends.map((c) => c.principal.replace(/[0-9A-F]{8}$/, '')))).toEqual(
     new Set(['PipelineWaitReadyFn']),
   );

@@ -250,7 +250,13 @@ function runInstancesChecks(
       context: { ...requestTags, 'ec2:CreateAction': 'RunInstances' },
     });
   const role = lt ? lookups.launchTemplateRole(lt) : undefined;
-  if (role) checks.push({ action: 'iam:PassRole', resource: role, context: {} });
+  // the launch template's instance profile: its role is passed to EC2
+  if (role)
+    checks.push({
+      action: 'iam:PassRole',
+      resource: role,
+      context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    });
   // an instance profile named in the request (cassandra-ec2 nodes): its role is passed to EC2
   const profile = form.get('IamInstanceProfile.Arn');
   if (profile) {

@@ -27,6 +27,8 @@ export type ShellRunner = (
 export interface SsmTwinOptions {
   shell?: ShellRunner;
   document: LoaderDocument;
+  /** WaitReady's probe document: its lines, parameters substituted as Run Command does, run by `shell`. */
+  probeDocument?: LoaderDocument;
   /** s3 URI of an asset → the staged file or directory in the cloud assembly. */
   assetFromS3: (uri: string) => string;
   /** Environment of an agent on an instance (credentials of the instance's role, the gateway). */
@@ -52,6 +54,21 @@ export class SsmTwin {
 
   constructor(private readonly o: SsmTwinOptions) {}
 
+  get document(): LoaderDocument {
+    return this.o.document;
+  }
+
+  /** A document's lines with its `{{ parameter }}`s replaced by the command's values. */
+  private rendered(doc: LoaderDocument, params: Record<string, string[]>): string[] {
+    return doc.lines.map((l) =>
+      l.replace(/\{\{\s*(\w+)\s*\}\}/g, (_m, n: string) => {
+        const v = params[n]?.[0];
+        if (v === undefined) throw new Error(`${doc.name}'s {{ ${n} }} was not given`);
+        return v;
+      }),
+    );
+  }
+
   /** The agent command line of the document for one instance: [argv, extra env]. */
   agentCommand(
     params: Record<string, string[]>,
@@ -70,6 +87,9 @@ export class SsmTwin {
     for (const l of lines.filter((x) => x.startsWith('export '))) {
       for (const kv of l.slice(7).trim().split(/\s+/)) {
         const [k, v = ''] = kv.split('=');
+        // the user the document's preparation creates on a loader is not on this machine: the twin's
+        // agent runs the JVMs as itself (test/unit/agent/run-job.test.ts runs them as another user)
+        if (k === 'FLEETBENCH_RUN_AS') continue;
         env[k!] = v.replace('/opt/fleetbench/bundle', bundle);
       }
     }
@@ -102,8 +122,10 @@ export class SsmTwin {
 
   sent(commandId: string, p: Record<string, unknown>): void {
     const doc = String(p.DocumentName);
-    if (doc === 'AWS-RunShellScript' && this.o.shell) {
-      const commands = ((p.Parameters ?? {}) as Record<string, string[]>).commands ?? [];
+    const probe = this.o.probeDocument;
+    if ((doc === 'AWS-RunShellScript' || doc === probe?.name) && this.o.shell) {
+      const given = (p.Parameters ?? {}) as Record<string, string[]>;
+      const commands = doc === probe?.name ? this.rendered(probe, given) : (given.commands ?? []);
       for (const instanceId of (p.InstanceIds ?? []) as string[]) {
         const inv: TwinInvocation = { commandId, instanceId, status: 'InProgress', output: '' };
         this.invocations.push(inv);

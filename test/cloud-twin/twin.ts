@@ -354,14 +354,21 @@ export class CloudTwin {
   }
 
   private makeSsm(): SsmTwin {
-    const [docId, doc] = resourcesOfType(this.asm.template, 'AWS::SSM::Document')[0]!;
-    const content = this.resolver.resolve(doc.Properties!.Content) as {
-      mainSteps: { inputs: { runCommand: string[] } }[];
+    // the loader document (RunJobDocument) and WaitReady's probe document (ProbeDocument), both LoaderFleet's
+    const doc = (name: string) => {
+      const [docId, d] = resourcesOfType(this.asm.template, 'AWS::SSM::Document').find(([id]) =>
+        id.includes(name),
+      )!;
+      const content = this.resolver.resolve(d.Properties!.Content) as {
+        mainSteps: { inputs: { runCommand: string[] } }[];
+      };
+      return { name: this.physical.get(docId)!.ref, lines: content.mainSteps[0]!.inputs.runCommand };
     };
     const logDir = path.join(this.workDir, 'agents');
     mkdirSync(logDir, { recursive: true });
     return new SsmTwin({
-      document: { name: this.physical.get(docId)!.ref, lines: content.mainSteps[0]!.inputs.runCommand },
+      document: doc('RunJobDocument'),
+      probeDocument: doc('ProbeDocument'),
       assetFromS3: (uri) => this.asm.assetPath(path.basename(uri).replace(/\.(zip|js)$/, '')),
       running: async (ids) => {
         const tags = await this.instances(ids);
@@ -452,13 +459,14 @@ export class CloudTwin {
 
   /** WaitReady's preparation commands (the loader document's) and where they put the bundle, vs the staged bundle. */
   private loaderPreparation(): { prepare: string[]; bundleDir: string; stagedBundle: string } {
-    const fn = this.asm.functions.find((f) => 'PROBE_PREPARE' in f.environment);
-    if (!fn)
-      return { prepare: [], bundleDir: '/opt/fleetbench/bundle', stagedBundle: '/opt/fleetbench/bundle' };
-    const env = this.functionEnv(fn.logicalId);
+    // the loader document's lines before it fetches the agent (LoaderFleet.prepareCommands)
+    const lines = this.ssm.document.lines;
     return {
-      prepare: JSON.parse(env.PROBE_PREPARE!) as string[],
-      bundleDir: env.PROBE_BUNDLE_DIR!,
+      prepare: lines.slice(
+        0,
+        lines.findIndex((l) => l.includes('agent.js')),
+      ),
+      bundleDir: '/opt/fleetbench/bundle',
       stagedBundle: this.ssm.stagedAsset('bundle.zip'),
     };
   }

@@ -152,25 +152,41 @@ describe('permissions', () => {
     },
   );
 
-  it('WaitReady runs its probe only on loaders, with the stock shell document', () => {
+  it("WaitReady runs its probe only on loaders, with the stack's probe document (not AWS-RunShellScript)", () => {
     const s = statements('waitReady').filter((x) => [x.Action].flat().includes('ssm:SendCommand'));
     expect(s.map((x) => x.Sid).sort()).toEqual(['ProbeFromLoaders', 'ProbeOnLoaderInstances']);
-    expect(JSON.stringify(s.find((x) => x.Sid === 'ProbeFromLoaders')!.Resource)).toContain(
-      'document/AWS-RunShellScript',
-    );
+    const docs = JSON.stringify(s.find((x) => x.Sid === 'ProbeFromLoaders')!.Resource);
+    expect(docs).toContain(`:document/",{"Ref":"${stack.getLogicalId(fleet.probeDocument)}"}`);
+    expect(docs).not.toContain('AWS-RunShellScript');
+    // a Command document with a fixed script: the action is one of four, every value is pattern-checked
+    const doc =
+      template.findResources('AWS::SSM::Document')[stack.getLogicalId(fleet.probeDocument)]!.Properties;
+    expect(doc.DocumentType).toBe('Command');
+    const params = doc.Content.parameters as Record<
+      string,
+      { allowedValues?: string[]; allowedPattern?: string }
+    >;
+    expect(params.action!.allowedValues).toEqual([
+      'health-alternator',
+      'health-cql',
+      'schema-alternator',
+      'schema-cql',
+    ]);
+    for (const [name, p] of Object.entries(params))
+      if (name !== 'action')
+        expect([name, p.allowedPattern]).toEqual([name, expect.stringMatching(/^\^.*\$$/)]);
     expect(s.find((x) => x.Sid === 'ProbeOnLoaderInstances')!.Condition).toEqual({
       StringEquals: { 'ssm:resourceTag/fleetbench:role': 'loader' },
     });
   });
 
-  it('the step functions get the node template and subnets; WaitReady the loader preparation', () => {
+  it('the step functions get the node template and subnets; WaitReady the probe document', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
           NODE_LAUNCH_TEMPLATE_ID: { Ref: logicalId(cluster.launchTemplate) },
           NODE_SUBNET_IDS: Match.anyValue(),
-          PROBE_PREPARE: Match.anyValue(),
-          PROBE_BUNDLE_DIR: '/opt/fleetbench/bundle',
+          PROBE_DOCUMENT: { Ref: stack.getLogicalId(fleet.probeDocument) },
         }),
       },
     });

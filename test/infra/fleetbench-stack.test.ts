@@ -213,6 +213,11 @@ describe('LoaderFleet', () => {
     expect(script).toContain('command -v node-22 >/dev/null 2>&1 || dnf install -y -q nodejs22');
     expect(script).toMatch(/exec node-22 \/opt\/fleetbench\/agent\.js /);
     expect(script).not.toMatch(/nodejs20/);
+    // the YCSB JVMs run as an unprivileged user the document creates
+    expect(script).toContain(
+      'id -u fleetbench-ycsb >/dev/null 2>&1 || useradd --system --no-create-home --shell /sbin/nologin fleetbench-ycsb',
+    );
+    expect(script).toMatch(/export [^"]*FLEETBENCH_RUN_AS=fleetbench-ycsb/);
   });
 
   it('Run Command output: the loader role may list log groups and write to the command log group', () => {
@@ -238,7 +243,15 @@ describe('LoaderFleet', () => {
     const bySid = (sid: string) => stmts.find((s) => s.Sid === sid)!;
     expect(JSON.stringify(bySid('TableData').Resource)).toMatch(/:table\/fleetbench-\*"/);
     expect(bySid('Metrics').Condition).toEqual({ StringEquals: { 'cloudwatch:namespace': 'Fleetbench' } });
-    expect(JSON.stringify(bySid('RunOutputs').Resource)).toMatch(/\/runs\/\*"/);
+    // job files read, raw outputs written; nothing else under runs/ (test/cloud-twin/iam-loader.test.ts evaluates it)
+    expect(bySid('ReadJobs').Action).toEqual('s3:GetObject');
+    expect(JSON.stringify(bySid('ReadJobs').Resource)).toMatch(/\/runs\/\*\/jobs\/\*"/);
+    expect(bySid('WriteRawOutputs').Action).toEqual('s3:PutObject');
+    expect(JSON.stringify(bySid('WriteRawOutputs').Resource)).toMatch(/\/runs\/\*\/raw\/loader-\*"/);
+    // the two loader assets, each by its key, not the CDK assets bucket
+    expect(bySid('ReadLoaderAssets').Action).toEqual('s3:GetObject');
+    expect(JSON.stringify(bySid('ReadLoaderAssets').Resource)).toMatch(/\.zip"/);
+    expect(JSON.stringify(bySid('ReadLoaderAssets').Resource)).not.toMatch(/assets-[^"]*\/\*"/);
     for (const s of stmts) expect(s.Action).not.toEqual('*');
   });
 
@@ -263,8 +276,9 @@ describe('LoaderFleet', () => {
 });
 
 describe('ResultsLake', () => {
-  it('bucket: encrypted, public access blocked, TLS only, raw outputs move to IA and expire', () => {
+  it('bucket: encrypted, public access blocked, TLS only, raw outputs move to IA and expire, versioned', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
+      VersioningConfiguration: { Status: 'Enabled' },
       BucketEncryption: Match.objectLike({}),
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
@@ -278,6 +292,12 @@ describe('ResultsLake', () => {
             Prefix: 'runs/',
             ExpirationInDays: 365,
             Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }],
+          }),
+          // previous versions go after 30 days (versioning is for recovery, not for keeping everything)
+          Match.objectLike({
+            Status: 'Enabled',
+            NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+            ExpiredObjectDeleteMarker: true,
           }),
         ]),
       },

@@ -1,8 +1,8 @@
 /**
- * The AWS ClusterProbe's SSM side against moto server: the probe runs AWS-RunShellScript on the
- * run's first online loader with the health (or schema) script and reads the invocation back. Moto
- * records commands but executes no scripts, so the nodes "do not answer" here; the scripts
- * themselves are run under bash in test/unit/cluster/cluster.test.ts. (moto does not implement
+ * The AWS ClusterProbe's SSM side against moto server: the probe sends the stack's probe document to
+ * the run's first online loader with the action and values as parameters and reads the invocation back.
+ * Moto records commands but executes no scripts, so the nodes "do not answer" here; the document's
+ * script itself is run under bash in test/unit/cluster/cluster.test.ts. (moto does not implement
  * DescribeInstanceInformation: online() is the one stand-in, as in aws-pipeline-teardown.test.ts.)
  */
 import { CreateLaunchTemplateCommand, EC2Client } from '@aws-sdk/client-ec2';
@@ -10,10 +10,11 @@ import { ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { SsmClusterProbe } from '../../lib/aws/ssm-cluster-probe';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
-import { healthScript } from '../../lib/core/cluster';
 import { startMoto, type MotoServer } from '../support/moto';
 
 jest.setTimeout(60_000);
+
+const PROBE_DOCUMENT = 'fleetbench-probe';
 
 let moto: MotoServer;
 let fleet: Ec2FleetAdmin;
@@ -49,9 +50,7 @@ function probe(online: (ids: string[]) => Promise<string[]>): SsmClusterProbe {
     {
       fleet,
       commands,
-      prepare: ['echo prepare'],
-      bundleDir: '/opt/fleetbench/bundle',
-      region: 'us-east-1',
+      document: PROBE_DOCUMENT,
       waitMs: 20_000,
       pollMs: 200,
     },
@@ -64,7 +63,7 @@ const endpoints = [
   { host: '10.0.1.1', port: 9042 },
 ];
 
-it('sends the health script to the first online loader with AWS-RunShellScript; no output = no answer', async () => {
+it('sends the probe document to the first online loader with the endpoints as a parameter; no output = no answer', async () => {
   const p = probe(async (ids) => ids);
   // what the adapter sent, as the SDK serialises it (moto's ListCommands lists every instance it knows)
   const sentInputs: { InstanceIds?: string[]; DocumentName?: string }[] = [];
@@ -82,10 +81,12 @@ it('sends the health script to the first online loader with AWS-RunShellScript; 
   ]);
   const sent = await new SSMClient(moto.clientConfig).send(new ListCommandsCommand({}));
   const cmd = sent.Commands!.find((c) => c.Comment === 'fleetbench node health')!;
-  expect(cmd.DocumentName).toBe('AWS-RunShellScript');
+  expect(cmd.DocumentName).toBe(PROBE_DOCUMENT);
   expect(sentInputs).toHaveLength(1);
   expect(sentInputs[0]!.InstanceIds).toEqual([[...loaderIds].sort()[0]]);
-  expect(cmd.Parameters!.commands).toEqual(healthScript('cql', endpoints));
+  expect(cmd.Parameters!.action).toEqual(['health-cql']);
+  expect(cmd.Parameters!.endpoints).toEqual(['10.0.0.1:9042 10.0.1.1:9042']);
+  expect(cmd.Parameters!.table).toEqual(['-']);
 });
 
 it('no loader online yet: nothing is sent, every node is reported waiting for one', async () => {

@@ -33,6 +33,49 @@ export const AGENT_OWNED_PROPERTIES = [
   'fleetbench.binding.classpath',
 ] as const;
 
+/**
+ * The JVM options a job may carry (`jvmArgs`): heap and garbage-collector settings only, each as a whole
+ * argument. Anything else (`-javaagent:`, `-cp`, `-D…`, `-XX:OnOutOfMemoryError=…`, `@argfiles`, `-jar`) is
+ * refused by the agent (parseJob) and by Plan, which runs the same check on the jobs it builds: a job may
+ * size the JVM, not change what it runs. Documented in loader/agent/README.md.
+ */
+export const JVM_ARG_ALLOW_LIST: readonly { pattern: RegExp; example: string }[] = [
+  // heap, initial heap, thread stack, metaspace/direct memory sizes: -Xmx4g, -Xms512m, -Xss1m
+  { pattern: /^-X(mx|ms|ss|mn)[0-9]{1,6}[kKmMgG]?$/, example: '-Xmx4g' },
+  {
+    pattern: /^-XX:(MaxMetaspaceSize|MaxDirectMemorySize|MaxNewSize|NewSize)=[0-9]{1,6}[kKmMgG]?$/,
+    example: '-XX:MaxDirectMemorySize=1g',
+  },
+  // heap as a share of the instance's memory: -XX:MaxRAMPercentage=75.0
+  {
+    pattern: /^-XX:(MaxRAMPercentage|InitialRAMPercentage|MinRAMPercentage)=[0-9]{1,3}(\.[0-9]{1,2})?$/,
+    example: '-XX:MaxRAMPercentage=75',
+  },
+  // the collector: -XX:+UseG1GC, -XX:+UseZGC, -XX:+UseParallelGC, -XX:+UseSerialGC, -XX:+UseShenandoahGC
+  { pattern: /^-XX:\+Use(G1|Z|Parallel|Serial|Shenandoah)GC$/, example: '-XX:+UseG1GC' },
+  // G1/ZGC tuning: pause goal, region size, GC threads, generational ZGC
+  {
+    pattern:
+      /^-XX:(MaxGCPauseMillis|G1HeapRegionSize|ParallelGCThreads|ConcGCThreads|InitiatingHeapOccupancyPercent)=[0-9]{1,6}[kKmM]?$/,
+    example: '-XX:MaxGCPauseMillis=50',
+  },
+  {
+    pattern: /^-XX:[+-](ZGenerational|AlwaysPreTouch|UseStringDeduplication|UseCompressedOops)$/,
+    example: '-XX:+AlwaysPreTouch',
+  },
+];
+
+/** Why a JVM option is refused (undefined when the allow-list admits it). */
+export function jvmArgProblem(arg: string): string | undefined {
+  if (JVM_ARG_ALLOW_LIST.some((a) => a.pattern.test(arg))) return undefined;
+  return (
+    `${JSON.stringify(arg)} is not an allowed JVM option: jobs may set heap and garbage-collector options only ` +
+    `(e.g. ${JVM_ARG_ALLOW_LIST.map((a) => a.example).join(', ')}; loader/agent/README.md lists them)`
+  );
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** A YCSB property name the agent accepts in a job (the spec checks the same rule: lib/core/spec/properties.ts). */
 export const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
@@ -87,9 +130,17 @@ export const JobSchema = z
       .array(z.string().regex(/^(s3|file):\/\/\S+\.jar$/, 'an s3:// or file:// URI of a .jar'))
       .max(100)
       .optional(),
+    /**
+     * The SHA-256 (lowercase hex) of each of bindingJars, in the same order, as Plan read them: the agent
+     * refuses a jar whose bytes hash otherwise before any JVM starts. Required with bindingJars.
+     */
+    bindingJarSha256: z
+      .array(z.string().regex(SHA256_HEX, 'a SHA-256 digest: 64 lowercase hex digits'))
+      .max(100)
+      .optional(),
     /** Extra `-P` property files, applied before the per-process properties (later wins). */
     propertyFiles: z.array(z.string().min(1)).default([]),
-    /** Extra JVM options, e.g. ["-Xmx1g"]. */
+    /** Extra JVM options, e.g. ["-Xmx1g"]: heap and GC options of JVM_ARG_ALLOW_LIST only. */
     jvmArgs: z.array(z.string().min(1)).default([]),
     /**
      * The target's credentials, by reference: the agent fetches the secret at job start and hands it
@@ -124,6 +175,8 @@ export function parseJob(doc: unknown, base = 'job'): { job: Job | null; issues:
     checkProcess(props, j, phase, base, issues);
   });
   if (phase === 'load') checkLoadRanges(processes, base, issues);
+  checkJvmArgs(raw.jvmArgs, base, issues);
+  checkJarDigests(raw, base, issues);
   return { job: parsed.success && issues.length === 0 ? parsed.data : null, issues };
 }
 
@@ -192,6 +245,31 @@ function checkProcess(
         });
       }
     }
+  }
+}
+
+function checkJvmArgs(args: unknown, base: string, issues: Issue[]): void {
+  if (!Array.isArray(args)) return;
+  args.forEach((a, k) => {
+    const problem = typeof a === 'string' ? jvmArgProblem(a) : undefined;
+    if (problem) issues.push({ path: `${base}.jvmArgs[${k}]`, message: problem });
+  });
+}
+
+/** bindingJars and bindingJarSha256 come together, one digest per jar. */
+function checkJarDigests(raw: Partial<Job>, base: string, issues: Issue[]): void {
+  const jars = Array.isArray(raw.bindingJars) ? raw.bindingJars : [];
+  const digests = raw.bindingJarSha256;
+  if (jars.length && !Array.isArray(digests)) {
+    issues.push({
+      path: `${base}.bindingJarSha256`,
+      message: "is required with bindingJars: each jar's SHA-256, which the agent verifies before use",
+    });
+  } else if (Array.isArray(digests) && digests.length !== jars.length) {
+    issues.push({
+      path: `${base}.bindingJarSha256`,
+      message: `has ${digests.length} digest(s) for ${jars.length} binding jar(s): one per jar, in order`,
+    });
   }
 }
 

@@ -74,7 +74,7 @@ export function buildJobs(args: {
       statusIntervalSeconds: spec.workload.statusIntervalSeconds,
       db: b.db,
       ...(b.credentials ? { credentials: b.credentials } : {}),
-      ...(b.jars ? { bindingJars: b.jars } : {}),
+      ...(b.jars ? { bindingJars: b.jars, bindingJarSha256: b.jarSha256 } : {}),
     };
   };
   const perLoader = <P extends { loader: number; properties: Record<string, string> }>(

@@ -23,6 +23,7 @@ import { historyBudget, phaseTimes } from './timing';
 import { runKeyspaces } from './keyspaces';
 import { daxContext } from './dax';
 import { bindingJarIssues, plannedJobIssues } from './plan-checks';
+import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -60,6 +61,8 @@ export interface PlanDeps {
    * so targets reached through a public endpoint cannot be benchmarked from it.
    */
   network?: 'public' | 'private' | 'existing';
+  /** Reads a user's binding jar to record its SHA-256. @default the jars under the store's root */
+  readJar?: JarReader;
 }
 
 /** The spec's region against the stack's: the stack's when the spec names none; a mismatch is refused. */
@@ -201,6 +204,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     ]);
   }
   const p = planRun(spec, { runId });
+  await addJarDigests(p, deps.readJar ?? storeJarReader(deps.store));
   if (spec.budget && deps.estimateRunUsd) {
     const usd = deps.estimateRunUsd(spec, p);
     if (usd > spec.budget.maxUsd) {

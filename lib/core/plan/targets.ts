@@ -36,6 +36,8 @@ export interface TargetBinding {
   credentials?: JobCredentials;
   /** a user's binding: its jars (store URIs), which the agent fetches (the job's bindingJars) */
   jars?: string[];
+  /** each jar's SHA-256 (lowercase hex), recorded by Plan (lib/core/pipeline/binding-digests.ts) */
+  jarSha256?: string[];
 }
 
 /** What a descriptor may read to set a target's properties: the spec, the run's table, id and loader sizing. */

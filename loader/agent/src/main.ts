@@ -4,13 +4,14 @@
  *   node agent.js <job.json | file:///…/job.json | s3://bucket/…/job.json>
  *        [--bundle <dir>] [--classpath <cp>] [--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch]
  *
- * Environment: FLEETBENCH_BUNDLE (the loader bundle directory, `<dir>/lib/*.jar`),
+ * Environment: FLEETBENCH_BUNDLE (the loader bundle directory, `<dir>/lib/*.jar`), FLEETBENCH_RUN_AS
+ * (or --run-as: the user the JVMs run as; the agent must be root to switch),
  * FLEETBENCH_PROGRESS=cloudwatch (on AWS: progress lines plus PutMetricData, namespace Fleetbench) or
  * emf (EMF documents on stdout), JAVA_HOME.
  * Exit codes: 0 all processes succeeded; 1 a process failed (named on stderr) or an internal
  * error; 2 a bad job or bad flags (nothing was started); 130/143 stopped by SIGINT/SIGTERM.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../../../lib/core/errors';
@@ -22,7 +23,17 @@ import { runJob } from './run-job';
 
 const USAGE =
   'usage: agent <job.json | file:///…/job.json | s3://bucket/…/job.json> [--bundle <dir>] [--classpath <cp>] ' +
-  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch]';
+  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch] [--run-as <user>]';
+
+/** The uid and gid of a user in an /etc/passwd text; an InputError naming the field when it is not there. */
+export function passwdUser(name: string, passwd: string, field = '--run-as'): { uid: number; gid: number } {
+  for (const line of passwd.split('\n')) {
+    const [user, , uid, gid] = line.split(':');
+    if (user === name && uid !== undefined && gid !== undefined)
+      return { uid: Number(uid), gid: Number(gid) };
+  }
+  throw new InputError([{ path: field, message: `no user "${name}" in /etc/passwd` }]);
+}
 
 /** The YCSB classpath of a loader bundle directory: `<dir>/lib/*` (or `<dir>/*` when it holds the jars). */
 export function bundleClasspath(dir: string, field = '--bundle'): string {
@@ -78,6 +89,7 @@ export async function agentMain(argv: string[]): Promise<number> {
           'work-dir': { type: 'string' },
           'keep-work-dir': { type: 'boolean' },
           progress: { type: 'string' },
+          'run-as': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
       });
@@ -113,7 +125,16 @@ export async function agentMain(argv: string[]): Promise<number> {
       }
       classpath = bundleClasspath(bundle, values.bundle ? '--bundle' : 'FLEETBENCH_BUNDLE');
     }
+    const runAsName = values['run-as'] ?? process.env.FLEETBENCH_RUN_AS;
+    const runAs = runAsName
+      ? passwdUser(
+          runAsName,
+          readFileSync('/etc/passwd', 'utf8'),
+          values['run-as'] ? '--run-as' : 'FLEETBENCH_RUN_AS',
+        )
+      : undefined;
     const result = await runJob(job, {
+      ...(runAs ? { runAs } : {}),
       classpath,
       openStore: (uri) => openStore(uri),
       fetchSecret: (arn) => new SecretsManagerSecrets(secretsClientConfig()).secretString(arn),

@@ -4,6 +4,7 @@
  * mode) and in-process by the local runner.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -62,6 +63,12 @@ export interface AgentDeps {
   env?: NodeJS.ProcessEnv;
   /** Fetches a Secrets Manager secret's string (jobs with `credentials`). */
   fetchSecret?: (secretArn: string) => Promise<string>;
+  /**
+   * Run the JVMs as this user (uid/gid; the agent must be root): on a loader the unprivileged
+   * `fleetbench-ycsb` (FLEETBENCH_RUN_AS), so a custom binding's code does not run as root. The work
+   * directory is handed to the user; the agent reads what the JVMs wrote and uploads it.
+   */
+  runAs?: { uid: number; gid: number };
   /** Called when a JVM has started (tests use it to watch pids). */
   onSpawn?: (proc: number, pid: number) => void;
 }
@@ -180,6 +187,7 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
     deps.workDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), `fleetbench-agent-${job.runId}-`)));
   installExitHook();
   const bindingDir = await fetchBindingJars(job, deps, workDir);
+  if (deps.runAs) await fs.chown(workDir, deps.runAs.uid, deps.runAs.gid);
   if (bindingDir) log(`[${tag}] binding ${job.db}: ${job.bindingJars!.length} jar(s) in ${bindingDir}`);
 
   const ctx: ProgressContext = {
@@ -215,6 +223,7 @@ export async function runJob(jobDoc: unknown, depsIn: AgentDeps): Promise<JobRes
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(dir, { recursive: true });
     const files = await writeProperties(job, j, dir, bindingDir);
+    if (deps.runAs) await fs.chown(dir, deps.runAs.uid, deps.runAs.gid);
     const command = [
       ...job.jvmArgs,
       '-cp',
@@ -333,8 +342,15 @@ async function fetchBindingJars(job: Job, deps: AgentDeps, workDir: string): Pro
     } catch (err) {
       throw new Error(`job.bindingJars[${k}]: cannot read ${uri}: ${(err as Error).message}`);
     }
-    // a jar per index: two jars of the same name from different places both stay
-    await fs.writeFile(path.join(dir, `${k}-${path.basename(key)}`), bytes);
+    const expected = job.bindingJarSha256?.[k];
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== expected)
+      throw new Error(
+        `job.bindingJars[${k}]: ${uri} has SHA-256 ${actual}, the job expects ${expected ?? 'none'}: ` +
+          'the jar changed after the run was planned; refusing to run it',
+      );
+    // a jar per index: two jars of the same name from different places both stay (read-only to the JVMs)
+    await fs.writeFile(path.join(dir, `${k}-${path.basename(key)}`), bytes, { mode: 0o444 });
   }
   return dir;
 }
@@ -389,10 +405,15 @@ function startProcess(
   running: () => number,
   report: () => void,
 ): Running {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...deps.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...deps.env, ...(deps.runAs ? { HOME: dir } : {}) };
   // the secret's key pair without a session token: an inherited token would not belong to it
   if (deps.env?.AWS_ACCESS_KEY_ID && !deps.env.AWS_SESSION_TOKEN) delete env.AWS_SESSION_TOKEN;
-  const child = spawn(java, command, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(java, command, {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    ...(deps.runAs ? { uid: deps.runAs.uid, gid: deps.runAs.gid } : {}),
+  });
   liveChildren.add(child);
   const p: Running = {
     index,

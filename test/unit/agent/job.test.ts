@@ -149,3 +149,50 @@ describe('job validation', () => {
     await fs.rm(dir, { recursive: true });
   });
 });
+
+describe('jvmArgs allow-list and binding jar digests', () => {
+  test('heap and GC options pass; anything else is refused with the allow-list named', async () => {
+    const ok = ['-Xmx4g', '-Xms512m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=50', '-XX:MaxRAMPercentage=75.0'];
+    await expect(validateJob({ ...good(), jvmArgs: ok })).resolves.toMatchObject({ jvmArgs: ok });
+    const issues = await issuesOf({
+      ...good(),
+      jvmArgs: [
+        '-Xmx1g',
+        '-javaagent:/tmp/x.jar',
+        '-XX:OnOutOfMemoryError=sh -c id',
+        '-Dfoo=bar',
+        '@/tmp/args',
+      ],
+    });
+    expect(issues.map((i) => i.path)).toEqual([
+      'job.jvmArgs[1]',
+      'job.jvmArgs[2]',
+      'job.jvmArgs[3]',
+      'job.jvmArgs[4]',
+    ]);
+    expect(issues[0]!.message).toBe(
+      '"-javaagent:/tmp/x.jar" is not an allowed JVM option: jobs may set heap and garbage-collector options only ' +
+        '(e.g. -Xmx4g, -XX:MaxDirectMemorySize=1g, -XX:MaxRAMPercentage=75, -XX:+UseG1GC, -XX:MaxGCPauseMillis=50, ' +
+        '-XX:+AlwaysPreTouch; loader/agent/README.md lists them)',
+    );
+  });
+
+  test('bindingJars need one SHA-256 each', async () => {
+    const jars = { bindingJars: ['s3://b/bindings/a.jar', 's3://b/bindings/b.jar'] };
+    expect(await issuesOf({ ...good(), ...jars })).toEqual([
+      {
+        path: 'job.bindingJarSha256',
+        message: "is required with bindingJars: each jar's SHA-256, which the agent verifies before use",
+      },
+    ]);
+    expect(await issuesOf({ ...good(), ...jars, bindingJarSha256: ['a'.repeat(64)] })).toEqual([
+      {
+        path: 'job.bindingJarSha256',
+        message: 'has 1 digest(s) for 2 binding jar(s): one per jar, in order',
+      },
+    ]);
+    expect(
+      (await issuesOf({ ...good(), ...jars, bindingJarSha256: ['A'.repeat(64), 'x'] })).map((i) => i.path),
+    ).toEqual(['job.bindingJarSha256[0]', 'job.bindingJarSha256[1]']);
+  });
+});

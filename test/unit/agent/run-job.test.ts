@@ -1,4 +1,5 @@
 /** runJob's failure paths that need no JVM: a bad job starts nothing; a JVM that cannot start is a failed process. */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,7 +7,7 @@ import { InputError } from '../../../lib/core/errors';
 import { FsStore } from '../../../lib/local/fs-store';
 import { runJob } from '../../../loader/agent/src/run-job';
 import { parseManifest } from '../../../lib/core/contract/manifest';
-import { agentMain } from '../../../loader/agent/src/main';
+import { agentMain, passwdUser } from '../../../loader/agent/src/main';
 
 let dir: string;
 beforeEach(async () => {
@@ -117,4 +118,74 @@ test('a process that ignores SIGTERM at the deadline is SIGKILLed and not left b
   for (const pid of pids) {
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   }
+});
+
+test('a binding jar whose SHA-256 differs from the job is refused before any JVM starts', async () => {
+  const jar = path.join(dir, 'store', 'bindings', 'b.jar');
+  await fs.mkdir(path.dirname(jar), { recursive: true });
+  await fs.writeFile(jar, 'the jar as planned');
+  const planned = createHash('sha256').update('the jar as planned').digest('hex');
+  await fs.writeFile(jar, 'the jar swapped after planning');
+  const spawned: number[] = [];
+  const err = await runJob(
+    job({
+      db: 'com.example.Db',
+      bindingJars: [`file://${jar}`],
+      bindingJarSha256: [planned],
+    }),
+    {
+      classpath: '/nonexistent/*',
+      java: path.join(dir, 'no-java-here'),
+      openStore: (u) => new FsStore(u),
+      onSpawn: (j) => spawned.push(j),
+      log: () => undefined,
+      out: () => undefined,
+      workDir: path.join(dir, 'work'),
+    },
+  ).catch((e: unknown) => e);
+  const actual = createHash('sha256').update('the jar swapped after planning').digest('hex');
+  expect((err as Error).message).toBe(
+    `job.bindingJars[0]: file://${jar} has SHA-256 ${actual}, the job expects ${planned}: ` +
+      'the jar changed after the run was planned; refusing to run it',
+  );
+  expect(spawned).toEqual([]);
+  await expect(fs.readdir(path.join(dir, 'work', 'binding'))).resolves.toEqual([]);
+});
+
+const rootOnly = process.getuid?.() === 0 ? test : test.skip;
+rootOnly('with runAs the JVMs run as that user and can write their outputs', async () => {
+  // a stand-in JVM that reports its uid and writes into its working directory (what YCSB's outputs need)
+  const java = path.join(dir, 'id-java');
+  await fs.writeFile(java, '#!/bin/sh\nid -u\nid -u > whoami.hdr\nexit 0\n', { mode: 0o755 });
+  await fs.chmod(dir, 0o755); // the stand-in must be reachable by the user (a real java is)
+  const nobody = { uid: 65534, gid: 65534 };
+  const result = await runJob(job({ processes: [{ operationcount: 1 }] }), {
+    classpath: '/nonexistent/*',
+    java,
+    runAs: nobody,
+    openStore: (u) => new FsStore(u),
+    log: () => undefined,
+    out: () => undefined,
+  });
+  const store = new FsStore(path.join(dir, 'store'));
+  const key = 'runs/r1/cells/c1/raw/loader-2/proc-0';
+  expect((await store.get(`${key}/stdout.log`)).toString('utf8').trim()).toBe('65534');
+  expect((await store.get(`${key}/whoami.hdr`)).toString('utf8').trim()).toBe('65534');
+  expect(result.manifests[0]!.exitCode).toBe(0);
+});
+
+test('--run-as / FLEETBENCH_RUN_AS name a user of /etc/passwd; an unknown one is a bad input', () => {
+  const passwd = 'root:x:0:0:root:/root:/bin/bash\nfleetbench-ycsb:x:991:990::/home/f:/sbin/nologin\n';
+  expect(passwdUser('fleetbench-ycsb', passwd)).toEqual({ uid: 991, gid: 990 });
+  const err = (() => {
+    try {
+      return passwdUser('nobody-here', passwd, 'FLEETBENCH_RUN_AS');
+    } catch (e) {
+      return e;
+    }
+  })() as InputError;
+  expect(err).toBeInstanceOf(InputError);
+  expect(err.issues).toEqual([
+    { path: 'FLEETBENCH_RUN_AS', message: 'no user "nobody-here" in /etc/passwd' },
+  ]);
 });

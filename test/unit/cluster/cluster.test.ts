@@ -14,6 +14,9 @@ import {
   nodeUserData,
   parseHealth,
   pickImage,
+  PROBE_PARAMETERS,
+  probeDocumentScript,
+  probeParameters,
   schemaRequest,
   schemaScript,
   scyllaJobProperties,
@@ -210,6 +213,44 @@ describe('probe scripts, run under bash against real sockets', () => {
       { endpoint: `127.0.0.1:${tcpPort}`, ok: false, detail: 'connected, no CQL answer' },
       { endpoint: `127.0.0.1:${closedPort}`, ok: false, detail: 'no connection' },
     ]);
+  });
+
+  /** The probe document as Run Command runs it: each parameter checked against its pattern, then substituted. */
+  const probeDocument = (params: Record<string, string[]>): string[] => {
+    for (const [k, pattern] of Object.entries(PROBE_PARAMETERS))
+      if (!new RegExp(pattern).test(params[k]![0]!)) throw new Error(`${k} refused: ${params[k]![0]}`);
+    return probeDocumentScript({ prepare: ['PREP'], bundleDir: '/b', region: 'us-east-1' }).map((l) =>
+      l.replace(/\{\{\s*(\w+)\s*\}\}/g, (_m, n: string) => params[n]![0]!),
+    );
+  };
+
+  it("WaitReady's probe document answers as the scripts do; its parameters refuse shell syntax", async () => {
+    const eps = [
+      { host: '127.0.0.1', port: httpPort },
+      { host: '127.0.0.1', port: closedPort },
+    ];
+    const list = eps.map((e) => `${e.host}:${e.port}`).join(' ');
+    const alt = await run(probeDocument(probeParameters('health-alternator', { endpoints: list }, 60)));
+    expect(parseHealth('alternator', alt, eps)).toEqual([
+      { endpoint: `http://127.0.0.1:${httpPort}`, ok: true },
+      { endpoint: `http://127.0.0.1:${closedPort}`, ok: false, detail: 'no connection' },
+    ]);
+    const cqlEps = [{ host: '127.0.0.1', port: tcpPort }];
+    const cql = await run(
+      probeDocument(probeParameters('health-cql', { endpoints: `127.0.0.1:${tcpPort}` }, 60)),
+    );
+    expect(parseHealth('cql', cql, cqlEps)).toEqual([
+      { endpoint: `127.0.0.1:${tcpPort}`, ok: false, detail: 'connected, no CQL answer' },
+    ]);
+    for (const [k, v] of [
+      ['endpoints', '1.2.3.4:1;id'],
+      ['endpoints', '$(id)'],
+      ['table', 't`id`'],
+      ['hosts', '10.0.0.1 && id'],
+      ['endpoint', 'http://h:1/$(id)'],
+      ['keyspace', 'ks"'],
+    ] as const)
+      expect(() => probeDocument(probeParameters('schema-cql', { [k]: v }, 60))).toThrow(`${k} refused`);
   });
 
   it('no output means no answer', () => {

@@ -174,6 +174,7 @@ describe("a user's binding at the Plan step", () => {
 
   it('on AWS takes jars under the results bucket bindings/ only, and refuses Maven coordinates left unresolved', async () => {
     const store = new S3LikeStore(dir);
+    await store.put('bindings/abc/b.jar', Buffer.from('a jar')); // Plan reads it for its SHA-256
     expect(
       await issuesOf(planWith(store, { dbClass: 'a.B', jars: ['s3://fb-results/bindings/abc/b.jar'] })),
     ).toEqual([]);
