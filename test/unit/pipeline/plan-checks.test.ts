@@ -55,6 +55,8 @@ const withJar = (jar: string) =>
 
 describe('Plan: binding jars, parsed before the prefix check', () => {
   it('takes a jar under bindings/', async () => {
+    // Plan records each jar's SHA-256 (lib/core/pipeline/binding-digests.ts): the jar is there
+    await new S3LikeStore(dir).put('bindings/abc/b.jar', Buffer.from('PK\u0003\u0004 a jar'));
     expect(await planIssues(withJar('s3://fb-results/bindings/abc/b.jar'))).toEqual([]);
   });
 
