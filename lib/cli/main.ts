@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../core/errors';
+import { awsProblem } from './aws-problem';
 import * as validate from './commands/validate';
 import * as plan from './commands/plan';
 import * as schema from './commands/schema';
@@ -49,6 +50,11 @@ export function exitCodeFor(err: unknown): number {
   }
   if (err instanceof InputError) {
     process.stderr.write(err.message + '\n');
+    return EXIT_INPUT;
+  }
+  const aws = awsProblem(err); // missing region, credentials or permissions: one line, as `doctor` says it
+  if (aws) {
+    process.stderr.write(aws + '\n');
     return EXIT_INPUT;
   }
   const e = err as Error;
