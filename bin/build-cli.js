@@ -68,6 +68,7 @@ async function build({ force = false } = {}) {
   if (!force && isFresh()) return false;
   const esbuild = require('esbuild');
   // built next to dist/cli (same depth: the relative source locations hold), then moved in
+  fs.mkdirSync(path.join(ROOT, 'dist'), { recursive: true });
   const tmp = fs.mkdtempSync(path.join(ROOT, 'dist', '.cli-'));
   try {
     const result = await esbuild.build({
