@@ -3,18 +3,20 @@
 #   - Python tools (test/setup/requirements.txt: moto server, cfn-lint, Apache Otava 0.8.0) into the project's
 #     .venv; jest.config.js puts .venv/bin first on the tests' PATH
 #   - Debian packages: chromium (renders the HTML report), redis-server + redis-cli (the Redis binding's tests),
-#     openssl (test certificates); installed with apt-get when running as root, else one line naming the command
+#     openssl (test certificates), python3-venv when python3 cannot make the .venv; installed with apt-get when
+#     running as root, else one line naming the command
 #   - FerretDB (the MongoDB binding's tests): built once from its Go module by loader/ferretdb/build.sh
 # Run it by hand: bash test/setup/ensure-tools.sh   (FLEETBENCH_SETUP_ONLY=python|debian|ferretdb runs one part)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 only=${FLEETBENCH_SETUP_ONLY:-all}
+venv=${FLEETBENCH_VENV:-.venv} # jest.config.js puts .venv/bin on the tests' PATH
 t0=$(date +%s)
 did=()
 
 python_tools() {
-  local venv=.venv req=test/setup/requirements.txt stamp=.venv/.fleetbench-requirements
+  local req=test/setup/requirements.txt stamp=$venv/.fleetbench-requirements
   if [ -x "$venv/bin/python" ] && [ -x "$venv/bin/moto_server" ] && [ -x "$venv/bin/cfn-lint" ] \
       && cmp -s "$req" "$stamp"; then
     return 0
@@ -33,6 +35,10 @@ debian_packages() {
   [ -x "${FLEETBENCH_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
   { command -v redis-server && command -v redis-cli; } >/dev/null 2>&1 || missing+=(redis-server)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  # Debian's python3 makes virtual environments only with python3-venv (ensurepip)
+  if [ ! -x "$venv/bin/python" ] && ! "${PYTHON3:-python3}" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    missing+=(python3-venv)
+  fi
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "${FLEETBENCH_SETUP_UID:-$(id -u)}" = 0 ] && command -v apt-get >/dev/null; then
     apt-get update -qq
@@ -52,7 +58,7 @@ ferretdb() {
 }
 
 case $only in
-  all) python_tools; debian_packages; ferretdb ;;
+  all) debian_packages; python_tools; ferretdb ;;
   python) python_tools ;;
   debian) debian_packages ;;
   ferretdb) ferretdb ;;

@@ -47,6 +47,20 @@ describe('test set-up', () => {
     });
   });
 
+  it("a python3 that cannot make the .venv (Debian's without python3-venv) names python3-venv", () => {
+    const r = spawnSync('bash', [SCRIPT], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        FLEETBENCH_SETUP_ONLY: 'debian',
+        FLEETBENCH_SETUP_UID: '1000',
+        FLEETBENCH_VENV: '/nonexistent/venv',
+        PYTHON3: '/bin/false',
+      },
+    });
+    expect(r.stderr).toBe('test setup: missing Debian packages; run: sudo apt-get install -y python3-venv\n');
+  });
+
   it('not root and a Debian package missing: one line naming the exact command, exit 1', () => {
     const r = spawnSync('bash', [SCRIPT], {
       encoding: 'utf8',
