@@ -15,7 +15,7 @@ module.exports = {
   // when the machine cannot drive the load): run it on its own with `npm run test:throttling`
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/local-throttling.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }], // isolatedModules: in tsconfig.json
   },
   testTimeout: 30000,
 };
