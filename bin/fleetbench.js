@@ -10,6 +10,7 @@ process.emitWarning = function (warning, ...rest) {
   const text = typeof warning === 'string' ? warning : warning && warning.message;
   if (typeof text === 'string' && text.startsWith('NodeVersionSupportWarning')) {
     process.stderr.write(`fleetbench: Node ${process.version} is past its end of life: use Node 22\n`);
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'; // said once: not again by children
     return;
   }
   return emitWarning.call(process, warning, ...rest);
