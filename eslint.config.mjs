@@ -4,6 +4,7 @@ export default tseslint.config(
   {
     ignores: [
       '.tmp/',
+      '.venv/',
       'node_modules/',
       'cdk.out/',
       'coverage/',

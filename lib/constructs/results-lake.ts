@@ -112,7 +112,7 @@ export class ResultsLake extends Construct {
           },
         },
       });
-      table.addDependency(db);
+      table.addResourceDependency(db);
       this.tables[t.name] = table;
     }
 
@@ -140,8 +140,8 @@ export class ResultsLake extends Construct {
         workGroup: this.workGroupName,
         queryString: q.sql,
       });
-      nq.addDependency(wg);
-      nq.addDependency(db);
+      nq.addResourceDependency(wg);
+      nq.addResourceDependency(db);
     }
   }
 }

@@ -11,7 +11,7 @@
  *   recomputation after a drop (`otavaRecompute`) must then give exactly Otava's answer. Each such
  *   series is listed below as its own test.
  *
- * Fails, not skips, when Python or apache-otava 0.8.x is missing (.ci/run installs it).
+ * Fails, not skips, when Python or apache-otava 0.8.x is missing (`npm test`'s pretest installs it into .venv).
  */
 import { detectChangePoints, fillMissing } from '../../lib/core/regression/detect';
 import { compareSplit, magnitude } from '../../lib/core/regression/stats';

@@ -1,6 +1,6 @@
 /**
- * cfn-lint on a synthesized template: its error lines (`:E<nnnn>:`). cfn-lint is required (.ci/run installs
- * it: pip install cfn-lint): a missing or crashing cfn-lint throws, so a lint that did not run never passes.
+ * cfn-lint on a synthesized template: its error lines (`:E<nnnn>:`). cfn-lint is required (`npm test`'s pretest
+ * installs it into .venv: test/setup/ensure-tools.sh): a missing or crashing cfn-lint throws, so a lint that did not run never passes.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ export function cfnLintErrors(template: unknown): string[] {
   const has = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
   if (has.status !== 0) {
     throw new Error(
-      `cfn-lint is required (pip install cfn-lint): ${has.error?.message ?? `exit ${has.status}: ${has.stderr}`}`,
+      `cfn-lint is required (bash test/setup/ensure-tools.sh installs it into .venv): ${has.error?.message ?? `exit ${has.status}: ${has.stderr}`}`,
     );
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cfn-'));

@@ -1,6 +1,7 @@
 /**
  * Starts a real moto server (PyPI `moto[server]`) on a free loopback port for adapter tests.
- * Nothing is downloaded at run time: moto must already be installed (`pip install 'moto[server]'`).
+ * Nothing is downloaded at run time: moto comes from the project's .venv (`npm test`'s pretest,
+ * test/setup/ensure-tools.sh).
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -18,7 +19,8 @@ export interface MotoServer {
   stop(): Promise<void>;
 }
 
-export const MOTO_INSTALL_HINT = "moto_server not found: install it with `pip install 'moto[server]'`";
+export const MOTO_INSTALL_HINT =
+  'moto_server not found: `npm test` installs it (test/setup/ensure-tools.sh fills .venv)';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

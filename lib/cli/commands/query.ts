@@ -19,7 +19,7 @@ export function register(program: Command): void {
     )
     .option('--spec <name>', 'the spec name a named query is about (its ? parameters)')
     .option('--results <dir>', 'local results directory', DEFAULT_RESULTS_DIR)
-    .option('--json', 'print rows as JSON')
+    .option('--json', 'print rows as JSON (integers as numbers; beyond 2^53 as strings)')
     .action(
       async (
         sqlArg: string | undefined,
@@ -51,7 +51,8 @@ export function register(program: Command): void {
         if (!sql) throw new InputError([{ path: 'sql', message: 'expected SQL text or --named <name>' }]);
         const db = await openLocalDb(opts.results);
         try {
-          const rows = await db.query(sql, params);
+          // --json: integers as JSON numbers (exact up to 2^53; larger ones as strings), for jq and friends
+          const rows = await (opts.json ? db.queryJson(sql, params) : db.query(sql, params));
           if (opts.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
           else if (rows.length === 0) process.stdout.write('(no rows)\n');
           else {

@@ -58,7 +58,13 @@ export interface ProcessCpuInput {
   cpu?: ManifestCpu;
 }
 
-/** Per-loader CPU figures of a cell, loaders in index order; loaders without any `cpu` are left out. */
+/** A CPU percentage as the results keep it: to 0.1 %, rounded once here, so every column showing it agrees. */
+export const roundPct = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
+
+/**
+ * Per-loader CPU figures of a cell (% rounded to 0.1 by `roundPct`), loaders in index order; loaders without
+ * any `cpu` are left out. `loader_cpu_max_pct`, `loader_cpu_json` and the verdict all use these figures.
+ */
 export function loaderCpuOf(processes: readonly ProcessCpuInput[]): LoaderCpu[] {
   const by = new Map<number, ProcessCpuInput[]>();
   for (const p of processes) {
@@ -82,8 +88,8 @@ export function loaderCpuOf(processes: readonly ProcessCpuInput[]): LoaderCpu[] 
         loader,
         host: ps.find((p) => p.host)?.host ?? null,
         cores,
-        machinePct: machine.length ? Math.max(...machine) : null,
-        jvmPct,
+        machinePct: roundPct(machine.length ? Math.max(...machine) : null),
+        jvmPct: roundPct(jvmPct),
       };
     });
 }
@@ -120,10 +126,10 @@ export function judgeCell(
   };
 }
 
-/** The `loader_cpu_json` column: one object per loader, snake_case, rounded to 0.1 %. */
+/** The `loader_cpu_json` column: one object per loader, snake_case, to 0.1 % (`roundPct`: a no-op on `loaderCpuOf`'s figures). */
 export function loaderCpuJson(loaders: readonly LoaderCpu[]): string | null {
   if (!loaders.length) return null;
-  const r = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
+  const r = roundPct;
   return JSON.stringify(
     loaders.map((l) => ({
       loader: l.loader,

@@ -79,7 +79,7 @@ function parse(
   if (failure !== undefined) {
     throw new Error(
       `Apache Otava oracle failed (${failure}): ${stderr}\n` +
-        'It needs Python 3 with apache-otava 0.8.x: python3 -m pip install apache-otava==0.8.0 (.ci/run does).',
+        'It needs Python 3 with apache-otava 0.8.x: bash test/setup/ensure-tools.sh installs it into .venv (npm test does).',
     );
   }
   const out = JSON.parse(stdout) as { otava: string; cases: OtavaResult[] };

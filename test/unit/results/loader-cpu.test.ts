@@ -73,6 +73,25 @@ describe('loader CPU in the cells row', () => {
     ]);
   });
 
+  it('one figure, one rounding: the max column and the per-loader JSON hold the same 0.1-% value', async () => {
+    // the agent reports to 0.01 %: 30.75 was 30.75 in loader_cpu_max_pct and 30.8 in loader_cpu_json
+    for (const proc of [0, 1]) await setCpu(0, proc, cpu(30.75, 1_000));
+    for (const proc of [0, 1]) await setCpu(1, proc, cpu(12.25, 1_000));
+    const row = buildCellRow(meta, await aggregateCell(await readCellDir(dir), { warmupSeconds: 3 }));
+    expect(row.loader_cpu_max_pct).toBe(30.8);
+    const loaders = parseLoaderCpuJson(row.loader_cpu_json);
+    expect(loaders.map((l) => l.machinePct)).toEqual([30.8, 12.3]);
+    expect(Math.max(...loaders.map((l) => l.machinePct!))).toBe(row.loader_cpu_max_pct);
+    expect(row.loader_jvm_cpu_max_pct).toBe(loaders[0]!.jvmPct);
+  });
+
+  it('the verdict judges the figure it shows: 70.04 % is 70.0 %, not over 70 %', () => {
+    expect(judgeCell([{ loader: 0, cpu: cpu(70.04, 1) }], null).suspect).toBe(false);
+    expect(judgeCell([{ loader: 0, cpu: cpu(70.05, 1) }], null).reason).toBe(
+      'loader-0 CPU 70.1 % > 70 % of its 8 CPUs',
+    );
+  });
+
   it('loaders at or below 70 % and no schedule delay: not suspect', async () => {
     for (const [l, p] of [
       [0, 0],
