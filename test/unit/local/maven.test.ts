@@ -28,3 +28,20 @@ describe('runMaven', () => {
     }
   });
 });
+
+describe('every other Maven call of the project', () => {
+  const root = path.resolve(__dirname, '..', '..', '..');
+  it("package.json's scripts and the shell scripts pass --strict-checksums to each mvn they run", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const shells = ['test/oracle/gen-ycsb-fixtures.sh', 'test/oracle/gen-ycsb-repeated-return.sh'].map((f) =>
+      fs.readFileSync(path.join(root, f), 'utf8'),
+    );
+    const calls = [...Object.values(pkg.scripts), ...shells].flatMap((text) =>
+      [...text.matchAll(/(^|[\s;&|(])mvn\s[^\n;&|]*/g)].map((m) => m[0].trim()),
+    );
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(calls.filter((c) => !/\s(--strict-checksums|-C)(\s|$)/.test(c))).toEqual([]);
+  });
+});
