@@ -340,7 +340,7 @@ function searchTermMatches(term: string, value: string): boolean {
 }
 
 describe('Monitoring: dashboard', () => {
-  it("the DynamoDB widgets' searches select the pipeline's tables (fleetbench-<spec>-<target>-<run>) and no other", () => {
+  it("the DynamoDB widgets' searches select the pipeline's tables (fleetbench-<spec>.<target>.<run>) and no other", () => {
     const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as {
       Properties: { DashboardBody: { 'Fn::Join': [string, unknown[]] } };
     };
@@ -352,7 +352,7 @@ describe('Monitoring: dashboard', () => {
     );
     expect(terms.length).toBeGreaterThanOrEqual(2);
     for (const term of terms) {
-      expect([term, searchTermMatches(term, 'fleetbench-quickstart-ddb-quickstart-20261122-1840')]).toEqual([
+      expect([term, searchTermMatches(term, 'fleetbench-quickstart.ddb.quickstart-20261122-1840')]).toEqual([
         term,
         true,
       ]);

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
+import { keyspaceName } from '../../lib/core/keyspaces';
 import {
   configureCell,
   janitor,
@@ -28,6 +29,9 @@ import {
 } from '../../lib/core/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
+
+/** The keyspace Plan names for the spec's target `ks` in that run. */
+const ksOf = (runId: string): string => keyspaceName(runId, 'ks');
 
 let twin: KeyspacesTwin;
 let admin: KeyspacesApiAdmin;
@@ -74,11 +78,11 @@ async function planned(runId: string): Promise<RunContext> {
 describe('Keyspaces targets in the pipeline', () => {
   it('Plan records the keyspace; ProvisionTarget creates it and its table, tagged; a retry reuses them', async () => {
     const run = await planned('ksp-1');
-    expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: 'fb_ksp_1_ks', table: 'usertable' }]);
+    expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: ksOf('ksp-1'), table: 'usertable' }]);
     expect(run.tables).toEqual([]);
     const deps = { store, tables: noTables, keyspaces: admin };
-    expect((await provisionTarget(run, deps)).created).toEqual(['fb_ksp_1_ks.usertable']);
-    const ks = twin.keyspaces.get('fb_ksp_1_ks')!;
+    expect((await provisionTarget(run, deps)).created).toEqual([`${ksOf('ksp-1')}.usertable`]);
+    const ks = twin.keyspaces.get(ksOf('ksp-1'))!;
     expect(Object.fromEntries(ks.tags.map((t) => [t.key, t.value]))).toMatchObject({
       [TAG_RUN_ID]: 'ksp-1',
       [TAG_EXPIRES_AT]: String(run.expiresAt),
@@ -91,7 +95,7 @@ describe('Keyspaces targets in the pipeline', () => {
     });
     expect((table.schemaDefinition as { allColumns: unknown[] }).allColumns).toHaveLength(5); // y_id + field0..3
     // a retry after a partial success: both exist and are this run's
-    expect((await provisionTarget(run, deps)).created).toEqual(['fb_ksp_1_ks.usertable']);
+    expect((await provisionTarget(run, deps)).created).toEqual([`${ksOf('ksp-1')}.usertable`]);
     expect(twin.calls.filter((c) => c.op === 'CreateKeyspace')).toHaveLength(2);
   });
 
@@ -117,11 +121,11 @@ describe('Keyspaces targets in the pipeline', () => {
 
   it("refuses a keyspace of that name that is not the run's", async () => {
     const run = await planned('ksp-2');
-    await admin.createKeyspace('fb_ksp_2_ks', { [TAG_RUN_ID]: 'someone-else' });
+    await admin.createKeyspace(ksOf('ksp-2'), { [TAG_RUN_ID]: 'someone-else' });
     await expect(provisionTarget(run, { store, tables: noTables, keyspaces: admin })).rejects.toThrow(
-      /keyspace fb_ksp_2_ks already exists and is not this run's/,
+      /keyspace fb_ksp_2_ks_[0-9a-f]{8} already exists and is not this run's/,
     );
-    expect(twin.keyspaces.get('fb_ksp_2_ks')!.tables.size).toBe(0);
+    expect(twin.keyspaces.get(ksOf('ksp-2'))!.tables.size).toBe(0);
   });
 
   it('fails ProvisionTarget naming the missing port (a run with a Keyspaces target and no Keyspaces adapter)', async () => {
@@ -145,8 +149,8 @@ describe('Keyspaces targets in the pipeline', () => {
     await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
     const deps = { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin };
     const r = await teardown({ run }, deps);
-    expect(r.deletedKeyspaces).toEqual(['fb_ksp_5_ks']);
-    expect(twin.keyspaces.has('fb_ksp_5_ks')).toBe(false);
+    expect(r.deletedKeyspaces).toEqual([ksOf('ksp-5')]);
+    expect(twin.keyspaces.has(ksOf('ksp-5'))).toBe(false);
 
     // Plan's context missing (not written): found by the run tag; another run's keyspace stays
     await admin.createKeyspace('fb_ksp_6_ks', { [TAG_RUN_ID]: 'ksp-6' });
@@ -167,13 +171,13 @@ describe('Keyspaces targets in the pipeline', () => {
     await expect(provisionTarget(run, { store, tables: noTables, keyspaces: failing })).rejects.toThrow(
       /ServiceQuotaExceeded/,
     );
-    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(true);
+    expect(twin.keyspaces.has(ksOf('ksp-8'))).toBe(true);
     const r = await teardown(
       { run, error: { Error: 'Error', Cause: 'ServiceQuotaExceededException' } },
       { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin },
     );
-    expect(r).toMatchObject({ deletedKeyspaces: ['fb_ksp_8_ks'], failed: true });
-    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(false);
+    expect(r).toMatchObject({ deletedKeyspaces: [ksOf('ksp-8')], failed: true });
+    expect(twin.keyspaces.has(ksOf('ksp-8'))).toBe(false);
   });
 
   it('Teardown of a run without Keyspaces targets makes no Keyspaces call', async () => {
@@ -198,7 +202,7 @@ describe('Keyspaces targets in the pipeline', () => {
     const run = await planned('ksp-cc');
     await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
     const deps = { store, tables: noTables, keyspaces: admin };
-    const table = () => twin.keyspaces.get('fb_ksp_cc_ks')!.tables.get('usertable')!;
+    const table = () => twin.keyspaces.get(ksOf('ksp-cc'))!.tables.get('usertable')!;
     const updates = () => twin.calls.filter((c) => c.op === 'UpdateTable');
     // as created: nothing to do
     expect(await configureCell({ run, index: 0 }, deps)).toEqual({
@@ -208,10 +212,10 @@ describe('Keyspaces targets in the pipeline', () => {
     });
     expect(updates()).toEqual([]);
     // changed by hand (or by scaling outside fleetbench): set back to the spec's 100 RCU / 50 WCU
-    await admin.updateCapacity('fb_ksp_cc_ks', 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
+    await admin.updateCapacity(ksOf('ksp-cc'), 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
     expect(updates().at(-1)!.body).toEqual({
-      keyspaceName: 'fb_ksp_cc_ks',
+      keyspaceName: ksOf('ksp-cc'),
       tableName: 'usertable',
       capacitySpecification: {
         throughputMode: 'PROVISIONED',
@@ -225,7 +229,7 @@ describe('Keyspaces targets in the pipeline', () => {
       writeCapacityUnits: 50,
     });
     // switched to on-demand by hand: back to provisioned
-    await admin.updateCapacity('fb_ksp_cc_ks', 'usertable', { mode: 'on-demand' });
+    await admin.updateCapacity(ksOf('ksp-cc'), 'usertable', { mode: 'on-demand' });
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
     expect(updates()).toHaveLength(4);
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(false);
@@ -244,7 +248,7 @@ describe('Keyspaces targets in the pipeline', () => {
     await expect(
       configureCell({ run: gone, index: 0 }, { store, tables: noTables, keyspaces: admin }),
     ).rejects.toThrow(
-      new StepFailedError('ConfigureCell', 'Keyspaces table fb_ksp_gone_ks.usertable is MISSING'),
+      new StepFailedError('ConfigureCell', `Keyspaces table ${ksOf('ksp-gone')}.usertable is MISSING`),
     );
     await expect(configureCell({ run: gone, index: 0 }, { store, tables: noTables })).rejects.toThrow(
       new StepFailedError(

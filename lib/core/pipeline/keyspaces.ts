@@ -18,7 +18,7 @@ export interface RunKeyspace {
   table: string;
 }
 
-/** Plan: the keyspace (`fb_<run>_<target>`) and table of each keyspaces target. */
+/** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/keyspaces.ts) and table of each keyspaces target. */
 export function runKeyspaces(spec: RunSpec, runId: string, tables: Record<string, string>): RunKeyspace[] {
   return spec.targets.flatMap((t) =>
     t.kind === 'keyspaces'
