@@ -59,6 +59,7 @@ const clock = { nowMs: () => nowMs };
 const tables = {
   createTable: async () => undefined,
   listTables: async () => [],
+  tableTags: async () => null,
   describeTable: async () => ({ status: 'ACTIVE' }),
   deleteTable: async () => false,
   tagTable: async () => undefined,

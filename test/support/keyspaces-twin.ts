@@ -38,6 +38,9 @@ export async function startKeyspacesTwin(): Promise<KeyspacesTwin> {
         if (k) return fault('ConflictException', `Keyspace ${ks} already exists`);
         keyspaces.set(ks, { tags: (b.tags as { key: string; value: string }[]) ?? [], tables: new Map() });
         return ok({ resourceArn: `${ARN}${ks}/` });
+      case 'GetKeyspace':
+        if (!k) return fault('ResourceNotFoundException', `Keyspace ${ks} not found`);
+        return ok({ keyspaceName: ks, resourceArn: `${ARN}${ks}/`, replicationStrategy: 'SINGLE_REGION' });
       case 'CreateTable': {
         if (!k) return fault('ResourceNotFoundException', `Keyspace ${ks} not found`);
         const t = b.tableName as string;

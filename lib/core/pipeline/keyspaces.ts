@@ -10,6 +10,7 @@ import { keyspaceName } from '../keyspaces';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
 import type { KeyspacesTarget, RunSpec } from '../spec/schema';
 import type { RunContext } from './context';
+import { removeOwned, type OwnedRemoval } from './ownership';
 
 /** A Keyspaces target's keyspace and table, as the run context records them. */
 export interface RunKeyspace {
@@ -122,18 +123,20 @@ export async function configureKeyspacesCapacity(
 
 /**
  * Teardown: deletes the run's keyspaces with their tables: those the context names, and any keyspace carrying
- * the run tag (Plan may not have finished, or a retry may have created one). Returns the deleted names.
+ * the run tag (Plan may not have finished, or a retry may have created one), each only when its own tag, read
+ * right before, is this run's (lib/core/pipeline/ownership.ts); a keyspace of that name without it is kept.
  */
 export async function deleteRunKeyspaces(
   runId: string,
   run: RunContext | null,
   admin: KeyspacesAdmin,
-): Promise<string[]> {
+): Promise<OwnedRemoval> {
   const names = new Set((run?.keyspaces ?? []).map((k) => k.keyspace));
   for (const k of await admin.listKeyspaces({ runId })) names.add(k.name);
-  const deleted: string[] = [];
-  for (const name of names) if (await admin.deleteKeyspace(name)) deleted.push(name);
-  return deleted;
+  return removeOwned(runId, 'keyspace', names, {
+    tags: (name) => admin.keyspaceTags(name),
+    remove: (name) => admin.deleteKeyspace(name),
+  });
 }
 
 /** Janitor: deletes keyspaces of any run whose expiry tag has passed. */

@@ -4,6 +4,7 @@
  * of failing on what the first attempt created.
  */
 import type { DynamoDbTarget } from '../spec';
+import { ownedByRun } from './ownership';
 import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
 import {
   NODE_ROLES,
@@ -268,8 +269,7 @@ export async function provisionTarget(
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       // a retry: the table is ours if it carries this run's tag
-      const mine = (await deps.tables.listTables(t.name)).find((x) => x.name === t.name);
-      if (mine?.tags[TAG_RUN_ID] !== run.runId) {
+      if (!ownedByRun(await deps.tables.tableTags(t.name), run.runId)) {
         throw new StepFailedError('ProvisionTarget', `table ${t.name} already exists and is not this run's`);
       }
       created.push(t.name);
