@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { keyspaceName } from '../../lib/core/keyspaces';
+import { KEYSPACE_POLL_MS, KEYSPACE_READY_POLLS } from '../../lib/core/pipeline/keyspaces';
 import {
   configureCell,
   janitor,
@@ -45,6 +46,8 @@ const noTables = {
   deleteTable: async () => false,
 } as unknown as TableAdmin;
 const commands = { online: async () => [] } as unknown as CommandRunner;
+/** ProvisionTarget's waits for the keyspace: the twin counts polls, not time. */
+const noSleep = async (): Promise<void> => undefined;
 
 const spec = {
   name: 'ks-pipeline',
@@ -80,7 +83,7 @@ describe('Keyspaces targets in the pipeline', () => {
     const run = await planned('ksp-1');
     expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: ksOf('ksp-1'), table: 'usertable' }]);
     expect(run.tables).toEqual([]);
-    const deps = { store, tables: noTables, keyspaces: admin };
+    const deps = { store, tables: noTables, keyspaces: admin, sleep: noSleep };
     expect((await provisionTarget(run, deps)).created).toEqual([`${ksOf('ksp-1')}.usertable`]);
     const ks = twin.keyspaces.get(ksOf('ksp-1'))!;
     expect(Object.fromEntries(ks.tags.map((t) => [t.key, t.value]))).toMatchObject({
@@ -122,9 +125,9 @@ describe('Keyspaces targets in the pipeline', () => {
   it("refuses a keyspace of that name that is not the run's", async () => {
     const run = await planned('ksp-2');
     await admin.createKeyspace(ksOf('ksp-2'), { [TAG_RUN_ID]: 'someone-else' });
-    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: admin })).rejects.toThrow(
-      /keyspace fb_ksp_2_ks_[0-9a-f]{8} already exists and is not this run's/,
-    );
+    await expect(
+      provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep }),
+    ).rejects.toThrow(/keyspace fb_ksp_2_ks_[0-9a-f]{8} already exists and is not this run's/);
     expect(twin.keyspaces.get(ksOf('ksp-2'))!.tables.size).toBe(0);
   });
 
@@ -135,18 +138,49 @@ describe('Keyspaces targets in the pipeline', () => {
     expect((e as Error).message).toMatch(/Amazon Keyspaces targets and no Keyspaces port/);
   });
 
+  it('ProvisionTarget waits for the new keyspace (GetKeyspace) before CreateTable, within a deadline', async () => {
+    const run = await planned('ksp-wait');
+    const slept: number[] = [];
+    const sleep = async (ms: number) => void slept.push(ms);
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep });
+    const ops = twin.calls.map((c) => c.op);
+    // CreateKeyspace is asynchronous: the twin does not find the keyspace for two GetKeyspace calls
+    expect(ops.slice(0, ops.indexOf('CreateTable') + 1)).toEqual([
+      'CreateKeyspace',
+      'GetKeyspace',
+      'GetKeyspace',
+      'GetKeyspace',
+      'ListTagsForResource',
+      'CreateTable',
+    ]);
+    expect(slept).toEqual([KEYSPACE_POLL_MS, KEYSPACE_POLL_MS]);
+    // a keyspace that never appears: the step fails at the deadline naming it, and no table is created
+    const never = Object.assign(Object.create(admin) as KeyspacesApiAdmin, {
+      keyspaceTags: async () => null,
+    });
+    const run2 = await planned('ksp-never');
+    await expect(
+      provisionTarget(run2, { store, tables: noTables, keyspaces: never, sleep: noSleep }),
+    ).rejects.toThrow(
+      `keyspace ${ksOf('ksp-never')}: GetKeyspace still finds no keyspace ` +
+        `${(KEYSPACE_READY_POLLS * KEYSPACE_POLL_MS) / 1000} s after CreateKeyspace`,
+    );
+    expect(twin.keyspaces.get(ksOf('ksp-never'))!.tables.size).toBe(0);
+  });
+
   it('WaitReady waits until the table is ACTIVE', async () => {
     const run = { ...(await planned('ksp-4')), loaders: 0 };
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
     const deps = { tables: noTables, fleet: noFleet, commands, clock, keyspaces: admin };
-    // the twin answers CREATING to the first GetTable, ACTIVE afterwards
+    // the twin answers CREATING to the first two GetTable calls, ACTIVE afterwards
+    expect((await waitReady({ run }, deps)).ready).toBe(false);
     expect((await waitReady({ run }, deps)).ready).toBe(false);
     expect((await waitReady({ run }, deps)).ready).toBe(true);
   });
 
   it('Teardown deletes the keyspace from the context, and by the run tag when there is no context', async () => {
     const run = await planned('ksp-5');
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
     const deps = { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin };
     const r = await teardown({ run }, deps);
     expect(r.deletedKeyspaces).toEqual([ksOf('ksp-5')]);
@@ -155,6 +189,7 @@ describe('Keyspaces targets in the pipeline', () => {
     // Plan's context missing (not written): found by the run tag; another run's keyspace stays
     await admin.createKeyspace('fb_ksp_6_ks', { [TAG_RUN_ID]: 'ksp-6' });
     await admin.createKeyspace('fb_other_ks', { [TAG_RUN_ID]: 'other' });
+    twin.settle();
     const byTag = await teardown({ executionName: 'ksp-6', status: 'ABORTED' }, deps);
     expect(byTag.deletedKeyspaces).toEqual(['fb_ksp_6_ks']);
     expect([...twin.keyspaces.keys()]).toEqual(['fb_other_ks']);
@@ -168,9 +203,9 @@ describe('Keyspaces targets in the pipeline', () => {
         throw new Error('Keyspaces CreateTable: ServiceQuotaExceededException');
       },
     });
-    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: failing })).rejects.toThrow(
-      /ServiceQuotaExceeded/,
-    );
+    await expect(
+      provisionTarget(run, { store, tables: noTables, keyspaces: failing, sleep: noSleep }),
+    ).rejects.toThrow(/ServiceQuotaExceeded/);
     expect(twin.keyspaces.has(ksOf('ksp-8'))).toBe(true);
     const r = await teardown(
       { run, error: { Error: 'Error', Cause: 'ServiceQuotaExceededException' } },
@@ -193,6 +228,7 @@ describe('Keyspaces targets in the pipeline', () => {
     const now = clock.nowMs() / 1000;
     await admin.createKeyspace('fb_old_ks', { [TAG_RUN_ID]: 'old', [TAG_EXPIRES_AT]: String(now - 1) });
     await admin.createKeyspace('fb_new_ks', { [TAG_RUN_ID]: 'new', [TAG_EXPIRES_AT]: String(now + 3600) });
+    twin.settle();
     const r = await janitor({ tables: noTables, fleet: noFleet, clock, keyspaces: admin });
     expect(r.deletedKeyspaces).toEqual(['fb_old_ks']);
     expect([...twin.keyspaces.keys()]).toEqual(['fb_new_ks']);
@@ -200,8 +236,9 @@ describe('Keyspaces targets in the pipeline', () => {
 
   it('ConfigureCell gives a provisioned table the spec capacity again (UpdateTable) when it has drifted', async () => {
     const run = await planned('ksp-cc');
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
-    const deps = { store, tables: noTables, keyspaces: admin };
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
+    const deps = { store, tables: noTables, keyspaces: admin, sleep: noSleep };
+    twin.settle(); // WaitReady saw it ACTIVE
     const table = () => twin.keyspaces.get(ksOf('ksp-cc'))!.tables.get('usertable')!;
     const updates = () => twin.calls.filter((c) => c.op === 'UpdateTable');
     // as created: nothing to do
@@ -213,7 +250,9 @@ describe('Keyspaces targets in the pipeline', () => {
     expect(updates()).toEqual([]);
     // changed by hand (or by scaling outside fleetbench): set back to the spec's 100 RCU / 50 WCU
     await admin.updateCapacity(ksOf('ksp-cc'), 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
+    twin.settle();
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
+    twin.settle();
     expect(updates().at(-1)!.body).toEqual({
       keyspaceName: ksOf('ksp-cc'),
       tableName: 'usertable',
@@ -230,6 +269,7 @@ describe('Keyspaces targets in the pipeline', () => {
     });
     // switched to on-demand by hand: back to provisioned
     await admin.updateCapacity(ksOf('ksp-cc'), 'usertable', { mode: 'on-demand' });
+    twin.settle();
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
     expect(updates()).toHaveLength(4);
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(false);
@@ -239,7 +279,7 @@ describe('Keyspaces targets in the pipeline', () => {
   it('ConfigureCell leaves an on-demand table alone, and fails on a missing table or without the port', async () => {
     const onDemand = { ...spec, targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'on-demand' } }] };
     const run = await plan({ spec: onDemand, executionName: 'ksp-od' }, { store, clock });
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
     expect(
       (await configureCell({ run, index: 0 }, { store, tables: noTables, keyspaces: admin })).changed,
     ).toBe(false);

@@ -229,7 +229,7 @@ export async function provisionTarget(
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
-    /** Waits between checks of the seed node (tests pass a fake). */
+    /** Waits between checks of the seed node and of a new keyspace (tests pass a fake). */
     sleep?: (ms: number) => Promise<void>;
   },
 ): Promise<ProvisionTargetResult> {
@@ -276,7 +276,7 @@ export async function provisionTarget(
     }
   }
   const targetTags = runTags(run, 'target', spec.tags);
-  created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces)));
+  created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces, deps.sleep)));
   // DAX after the tables: its clusters reach them through the DAX role
   const dax = await provisionDax(run, spec, targetTags, deps.dax);
   return { created, existing, ...(nodes.length ? { nodes } : {}), ...(dax.length ? { dax } : {}) };
