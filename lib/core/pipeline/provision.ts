@@ -3,7 +3,7 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import type { DynamoDbTarget } from '../spec';
+import type { DynamoDbTarget, RunSpec } from '../spec';
 import { ownedByRun } from './ownership';
 import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
 import {
@@ -216,6 +216,38 @@ export async function provisionCluster(
   return launched.map((n) => n.id);
 }
 
+/**
+ * The run's node clusters, side by side: each cluster's seed wait (≤ SEED_RUNNING_POLLS × SEED_POLL_MS) runs at the
+ * same time as the others', so a run with several clusters needs one seed wait of the Lambda's 2 minutes, not one
+ * per cluster. Every cluster is tried even when another fails; the failures are raised together, each naming its
+ * target (the retry or teardown finds the nodes launched by their tags).
+ */
+async function provisionClusters(
+  run: RunContext,
+  spec: RunSpec,
+  cluster: ClusterAdmin | undefined,
+  sleep: ((ms: number) => Promise<void>) | undefined,
+): Promise<string[]> {
+  const targets = (run.clusters ?? []).flatMap((c) => {
+    const target = spec.targets.find((x) => x.id === c.target);
+    return target && isDbNodeTarget(target) ? [target] : [];
+  });
+  if (!targets.length) return [];
+  if (!cluster)
+    throw new StepFailedError(
+      'ProvisionTarget',
+      `target ${targets[0]!.id} needs database nodes and no cluster port is configured`,
+    );
+  const results = await Promise.allSettled(
+    targets.map((t) => provisionCluster(run, t, spec.tags, cluster, sleep)),
+  );
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failures.length === 1)
+    throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+  if (failures.length) throw new StepFailedError('ProvisionTarget', failures.join('; '));
+  return results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+}
+
 /** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
 export const SEED_RUNNING_POLLS = 16;
 export const SEED_POLL_MS = 5000;
@@ -237,18 +269,7 @@ export async function provisionTarget(
   const spec = await readSpec(deps.store, run.runId);
   const created: string[] = [];
   const existing: string[] = [];
-  const nodes: string[] = [];
-  for (const c of run.clusters ?? []) {
-    const target = spec.targets.find((x) => x.id === c.target);
-    if (!target || !isDbNodeTarget(target)) continue;
-    if (!deps.cluster) {
-      throw new StepFailedError(
-        'ProvisionTarget',
-        `target ${c.target} needs database nodes and no cluster port is configured`,
-      );
-    }
-    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep)));
-  }
+  const nodes = await provisionClusters(run, spec, deps.cluster, deps.sleep);
   for (const t of run.tables) {
     const target = spec.targets.find((x) => x.id === t.target);
     if (!target || target.kind !== 'dynamodb') continue;
