@@ -833,7 +833,7 @@ test('a keyspaces run: ProvisionTarget creates the keyspace and table under its 
       .filter((c) => c.action === 'cassandra:Drop')
       .map((c) => [c.principal.replace(/[0-9A-F]{8}$/, ''), c.resource, c.result]),
   ).toEqual([
-    ['PipelineOnAbortFn', `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks/`, 'Allowed'],
+    ['PipelineOnAbortFn', `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`, 'Allowed'],
   ]);
   expect((await runInstancesOf('twin-ks-1')).map((i) => i.state)).toEqual(['terminated']);
 });
@@ -865,9 +865,9 @@ test("the loader role's CQL grant: runs' fb_ keyspaces and the system tables, no
     systemModify: await decide('cassandra:Modify', table('system', 'local')),
     create: await decide(
       'cassandra:Create',
-      `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks/`,
+      `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`,
     ),
-    drop: await decide('cassandra:Drop', `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks/`),
+    drop: await decide('cassandra:Drop', `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`),
     // the known limit: the role is the stack's, shared by runs, so another run's fb_ keyspace is allowed too
     anotherRun: await decide('cassandra:Modify', table('fb_other_run_ks')),
   }).toEqual({
@@ -966,7 +966,7 @@ test("a DynamoDB + DAX run: the cluster and its groups made under ProvisionTarge
   }>(r, 'twin-dax-1');
   expectNoDenials(mark);
   expect(out.deletedDaxClusters).toEqual([name]);
-  expect(out.deletedTables).toEqual(['fleetbench-twin-dax-ddb-twin-dax-1']);
+  expect(out.deletedTables).toEqual(['fleetbench-twin-dax.ddb.twin-dax-1']);
   expect(byPrincipal(mark, 'dax:DeleteCluster')).toEqual([['PipelineOnAbortFn', cluster, 'Allowed']]);
   // DAX deletes in minutes: the groups stay for the janitor while moto still reports the cluster deleting
   expect(out.pendingDaxGroups).toEqual([name]);
