@@ -989,7 +989,7 @@ test('CreateCluster refused: the run fails naming the refusal, and nothing of th
   expect(twin.dax.subnetGroups.has(name)).toBe(false);
   expect(twin.dax.parameterGroups.has(name)).toBe(false);
   expect(await daxSecurityGroups(name)).toEqual([]);
-  expect(await twin.tables()).not.toContain('fleetbench-twin-dax-ddb-twin-dax-2');
+  expect(await twin.tables()).not.toContain('fleetbench-twin-dax.ddb.twin-dax-2');
   expect((await runInstancesOf('twin-dax-2')).map((i) => i.state)).not.toContain('running');
   const teardown = (await twin.getJson('runs/twin-dax-2/teardown.json')) as { deletedDaxClusters: string[] };
   expect(teardown.deletedDaxClusters).toEqual([]);
