@@ -833,7 +833,11 @@ test('a keyspaces run: ProvisionTarget creates the keyspace and table under its 
       .filter((c) => c.action === 'cassandra:Drop')
       .map((c) => [c.principal.replace(/[0-9A-F]{8}$/, ''), c.resource, c.result]),
   ).toEqual([
-    ['PipelineOnAbortFn', `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`, 'Allowed'],
+    [
+      'PipelineOnAbortFn',
+      `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`,
+      'Allowed',
+    ],
   ]);
   expect((await runInstancesOf('twin-ks-1')).map((i) => i.state)).toEqual(['terminated']);
 });
@@ -867,7 +871,10 @@ test("the loader role's CQL grant: runs' fb_ keyspaces and the system tables, no
       'cassandra:Create',
       `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`,
     ),
-    drop: await decide('cassandra:Drop', `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`),
+    drop: await decide(
+      'cassandra:Drop',
+      `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/fb_twin_ks_1_ks_97f33285/`,
+    ),
     // the known limit: the role is the stack's, shared by runs, so another run's fb_ keyspace is allowed too
     anotherRun: await decide('cassandra:Modify', table('fb_other_run_ks')),
   }).toEqual({
