@@ -975,8 +975,11 @@ test("a DynamoDB + DAX run: the cluster and its groups made under ProvisionTarge
   expect(out.deletedDaxClusters).toEqual([name]);
   expect(out.deletedTables).toEqual(['fleetbench-twin-dax.ddb.twin-dax-1']);
   expect(byPrincipal(mark, 'dax:DeleteCluster')).toEqual([['PipelineOnAbortFn', cluster, 'Allowed']]);
-  // DAX deletes in minutes: the groups stay for the janitor while moto still reports the cluster deleting
-  expect(out.pendingDaxGroups).toEqual([name]);
+  // DAX deletes in minutes: the groups stay for the janitor while the cluster is still deleting; the twin's DAX
+  // (moto's state manager, advanced by every read of the status) may report it gone already, and then the
+  // groups went with it
+  if (out.pendingDaxGroups.length) expect(out.pendingDaxGroups).toEqual([name]);
+  else expect([twin.dax.subnetGroups.has(name), twin.dax.parameterGroups.has(name)]).toEqual([false, false]);
 });
 
 test('CreateCluster refused: the run fails naming the refusal, and nothing of the cluster, its groups or the table is left', async () => {
