@@ -92,115 +92,118 @@ function capacityProblem(c: Record<string, unknown> | undefined): string | null 
     : 'PROVISIONED needs readCapacityUnits and writeCapacityUnits ≥ 1';
 }
 
+const fault = (type: string, message: string) => ({ status: 400, json: { __type: type, message } });
+const ok = (json: unknown) => ({ status: 200, json });
+const tableArn = (ks: string, t: string) => `${ARN}${ks}/table/${t}`;
+
+/** The tags of the keyspace (`…/keyspace/<ks>/`) or table (`…/keyspace/<ks>/table/<t>`) the ARN names. */
+function tagsOf(keyspaces: Map<string, Keyspace>, arn: string): { status: number; json: unknown } {
+  const m = /^([^/]+)\/(?:table\/([^/]+))?$/.exec(arn.startsWith(ARN) ? arn.slice(ARN.length) : '');
+  const k = m ? keyspaces.get(m[1]!) : undefined;
+  const found = k && k.pending === 0 ? (m![2] === undefined ? k : k.tables.get(m![2])) : undefined;
+  if (!found) return fault('ResourceNotFoundException', `${arn} not found`);
+  const tags = 'request' in found ? ((found.request.tags as Keyspace['tags'] | undefined) ?? []) : found.tags;
+  return ok({ tags });
+}
+
+function settle(keyspaces: Map<string, Keyspace>): void {
+  for (const k of keyspaces.values()) {
+    k.pending = 0;
+    for (const t of k.tables.values()) {
+      t.status = 'ACTIVE';
+      t.polls = 0;
+    }
+  }
+}
+
+/** One Keyspaces API call against the keyspaces the twin holds. */
+function answer(
+  keyspaces: Map<string, Keyspace>,
+  creatingPolls: number,
+  op: string,
+  b: Record<string, unknown>,
+): { status: number; json: unknown } {
+  const ks = b.keyspaceName as string;
+  const k = keyspaces.get(ks);
+  const ready = k && k.pending === 0 ? k : undefined;
+  const notFound = () => fault('ResourceNotFoundException', `Keyspace ${ks} not found`);
+  switch (op) {
+    case 'CreateKeyspace':
+      if (k) return fault('ConflictException', `Keyspace ${ks} already exists`);
+      keyspaces.set(ks, {
+        tags: (b.tags as { key: string; value: string }[]) ?? [],
+        tables: new Map(),
+        pending: creatingPolls,
+      });
+      return ok({ resourceArn: `${ARN}${ks}/` });
+    case 'GetKeyspace':
+      if (k && k.pending > 0) k.pending--;
+      if (!ready) return notFound();
+      return ok({ keyspaceName: ks, resourceArn: `${ARN}${ks}/`, replicationStrategy: 'SINGLE_REGION' });
+    case 'CreateTable': {
+      if (!ready) return notFound();
+      const t = b.tableName as string;
+      if (ready.tables.has(t)) return fault('ConflictException', `Table ${ks}.${t} already exists`);
+      const problem = createTableProblem(b);
+      if (problem) return fault('ValidationException', `CreateTable ${ks}.${t}: ${problem}`);
+      ready.tables.set(t, { status: 'CREATING', polls: creatingPolls, request: b });
+      return ok({ resourceArn: tableArn(ks, t) });
+    }
+    case 'GetTable': {
+      const t = ready?.tables.get(b.tableName as string);
+      if (!t) return fault('ResourceNotFoundException', `Table ${ks}.${String(b.tableName)} not found`);
+      const answerStatus = t.status;
+      if (t.polls > 0 && --t.polls === 0) t.status = 'ACTIVE'; // asynchronous: ACTIVE after a few polls
+      const cap = t.request.capacitySpecification as Record<string, unknown>;
+      return ok({
+        keyspaceName: ks,
+        tableName: b.tableName,
+        resourceArn: tableArn(ks, String(b.tableName)),
+        status: answerStatus,
+        schemaDefinition: t.request.schemaDefinition,
+        capacitySpecification: { ...cap, lastUpdateToPayPerRequestTimestamp: undefined },
+      });
+    }
+    case 'UpdateTable': {
+      const t = ready?.tables.get(b.tableName as string);
+      if (!t) return fault('ResourceNotFoundException', `Table ${ks}.${String(b.tableName)} not found`);
+      if (t.status !== 'ACTIVE')
+        return fault('ValidationException', `Table ${ks}.${String(b.tableName)} is ${t.status}, not ACTIVE`);
+      const problem = capacityProblem(b.capacitySpecification as Record<string, unknown>);
+      if (problem) return fault('ValidationException', `UpdateTable: ${problem}`);
+      t.request = { ...t.request, capacitySpecification: b.capacitySpecification };
+      t.status = 'UPDATING';
+      t.polls = creatingPolls;
+      return ok({ resourceArn: tableArn(ks, String(b.tableName)) });
+    }
+    case 'DeleteKeyspace':
+      if (!ready) return notFound();
+      keyspaces.delete(ks);
+      return ok({});
+    case 'ListKeyspaces':
+      return ok({
+        keyspaces: [
+          { keyspaceName: 'system', resourceArn: `${ARN}system/`, replicationStrategy: 'SINGLE_REGION' },
+          ...[...keyspaces.entries()]
+            .filter(([, kk]) => kk.pending === 0)
+            .map(([name]) => ({
+              keyspaceName: name,
+              resourceArn: `${ARN}${name}/`,
+              replicationStrategy: 'SINGLE_REGION',
+            })),
+        ],
+      });
+    case 'ListTagsForResource':
+      return tagsOf(keyspaces, String(b.resourceArn));
+    default:
+      return fault('UnknownOperationException', `${op} is not answered by the test endpoint`);
+  }
+}
+
 export async function startKeyspacesTwin(options: { creatingPolls?: number } = {}): Promise<KeyspacesTwin> {
   const creatingPolls = options.creatingPolls ?? 2;
   const calls: KeyspacesTwin['calls'] = [];
   const keyspaces: KeyspacesTwin['keyspaces'] = new Map();
-  const fault = (type: string, message: string) => ({ status: 400, json: { __type: type, message } });
-  const ok = (json: unknown) => ({ status: 200, json });
-  const tableArn = (ks: string, t: string) => `${ARN}${ks}/table/${t}`;
-
-  function answer(op: string, b: Record<string, unknown>): { status: number; json: unknown } {
-    const ks = b.keyspaceName as string;
-    const k = keyspaces.get(ks);
-    const ready = k && k.pending === 0 ? k : undefined;
-    const notFound = () => fault('ResourceNotFoundException', `Keyspace ${ks} not found`);
-    switch (op) {
-      case 'CreateKeyspace':
-        if (k) return fault('ConflictException', `Keyspace ${ks} already exists`);
-        keyspaces.set(ks, {
-          tags: (b.tags as { key: string; value: string }[]) ?? [],
-          tables: new Map(),
-          pending: creatingPolls,
-        });
-        return ok({ resourceArn: `${ARN}${ks}/` });
-      case 'GetKeyspace':
-        if (k && k.pending > 0) k.pending--;
-        if (!ready) return notFound();
-        return ok({ keyspaceName: ks, resourceArn: `${ARN}${ks}/`, replicationStrategy: 'SINGLE_REGION' });
-      case 'CreateTable': {
-        if (!ready) return notFound();
-        const t = b.tableName as string;
-        if (ready.tables.has(t)) return fault('ConflictException', `Table ${ks}.${t} already exists`);
-        const problem = createTableProblem(b);
-        if (problem) return fault('ValidationException', `CreateTable ${ks}.${t}: ${problem}`);
-        ready.tables.set(t, { status: 'CREATING', polls: creatingPolls, request: b });
-        return ok({ resourceArn: tableArn(ks, t) });
-      }
-      case 'GetTable': {
-        const t = ready?.tables.get(b.tableName as string);
-        if (!t) return fault('ResourceNotFoundException', `Table ${ks}.${String(b.tableName)} not found`);
-        const answerStatus = t.status;
-        if (t.polls > 0 && --t.polls === 0) t.status = 'ACTIVE'; // asynchronous: ACTIVE after a few polls
-        const cap = t.request.capacitySpecification as Record<string, unknown>;
-        return ok({
-          keyspaceName: ks,
-          tableName: b.tableName,
-          resourceArn: tableArn(ks, String(b.tableName)),
-          status: answerStatus,
-          schemaDefinition: t.request.schemaDefinition,
-          capacitySpecification: { ...cap, lastUpdateToPayPerRequestTimestamp: undefined },
-        });
-      }
-      case 'UpdateTable': {
-        const t = ready?.tables.get(b.tableName as string);
-        if (!t) return fault('ResourceNotFoundException', `Table ${ks}.${String(b.tableName)} not found`);
-        if (t.status !== 'ACTIVE')
-          return fault(
-            'ValidationException',
-            `Table ${ks}.${String(b.tableName)} is ${t.status}, not ACTIVE`,
-          );
-        const problem = capacityProblem(b.capacitySpecification as Record<string, unknown>);
-        if (problem) return fault('ValidationException', `UpdateTable: ${problem}`);
-        t.request = { ...t.request, capacitySpecification: b.capacitySpecification };
-        t.status = 'UPDATING';
-        t.polls = creatingPolls;
-        return ok({ resourceArn: tableArn(ks, String(b.tableName)) });
-      }
-      case 'DeleteKeyspace':
-        if (!ready) return notFound();
-        keyspaces.delete(ks);
-        return ok({});
-      case 'ListKeyspaces':
-        return ok({
-          keyspaces: [
-            { keyspaceName: 'system', resourceArn: `${ARN}system/`, replicationStrategy: 'SINGLE_REGION' },
-            ...[...keyspaces.entries()]
-              .filter(([, kk]) => kk.pending === 0)
-              .map(([name]) => ({
-                keyspaceName: name,
-                resourceArn: `${ARN}${name}/`,
-                replicationStrategy: 'SINGLE_REGION',
-              })),
-          ],
-        });
-      case 'ListTagsForResource':
-        return tagsOf(String(b.resourceArn));
-      default:
-        return fault('UnknownOperationException', `${op} is not answered by the test endpoint`);
-    }
-  }
-
-  /** The tags of the keyspace (`…/keyspace/<ks>/`) or table (`…/keyspace/<ks>/table/<t>`) the ARN names. */
-  function tagsOf(arn: string): { status: number; json: unknown } {
-    const m = /^([^/]+)\/(?:table\/([^/]+))?$/.exec(arn.startsWith(ARN) ? arn.slice(ARN.length) : '');
-    const k = m ? keyspaces.get(m[1]!) : undefined;
-    const found = k && k.pending === 0 ? (m![2] === undefined ? k : k.tables.get(m![2])) : undefined;
-    if (!found) return fault('ResourceNotFoundException', `${arn} not found`);
-    const tags =
-      'request' in found ? ((found.request.tags as Keyspace['tags'] | undefined) ?? []) : found.tags;
-    return ok({ tags });
-  }
-
-  function settle(): void {
-    for (const k of keyspaces.values()) {
-      k.pending = 0;
-      for (const t of k.tables.values()) {
-        t.status = 'ACTIVE';
-        t.polls = 0;
-      }
-    }
-  }
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -210,7 +213,7 @@ export async function startKeyspacesTwin(options: { creatingPolls?: number } = {
       const op = target.replace(/^KeyspacesService\./, '');
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       calls.push({ op, body });
-      const a = answer(op, body);
+      const a = answer(keyspaces, creatingPolls, op, body);
       res.writeHead(a.status, { 'content-type': 'application/x-amz-json-1.0' });
       res.end(JSON.stringify(a.json));
     });
@@ -220,7 +223,7 @@ export async function startKeyspacesTwin(options: { creatingPolls?: number } = {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
     keyspaces,
-    settle,
+    settle: () => settle(keyspaces),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
