@@ -29,6 +29,7 @@ interface State {
   Choices?: { Next: string }[];
   Default?: string;
   TimeoutSeconds?: number;
+  Retry?: { ErrorEquals: string[]; MaxAttempts?: number }[];
 }
 
 /** The definition with every token replaced by a placeholder, parsed. */
@@ -72,6 +73,16 @@ describe('BenchmarkStateMachine', () => {
       .map(([n]) => n)
       .sort();
     expect(tasks).toEqual(Object.keys(TASK_STATES).sort());
+  });
+
+  it('retries ProvisionTarget once when its Lambda timed out (the step is idempotent)', () => {
+    const pt = allStates(definition).find(([n]) => n === 'ProvisionTarget')![1];
+    expect(pt.Retry).toContainEqual(
+      expect.objectContaining({
+        ErrorEquals: ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout'],
+        MaxAttempts: 1,
+      }),
+    );
   });
 
   it('catches every error of every Task into TeardownAfterFailure (Parallel branches via the Parallel)', () => {
