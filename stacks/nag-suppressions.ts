@@ -24,7 +24,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:cassandra:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):\/keyspace\/(fb_\*\/(table\/\*)?|system\*)\]$/,
     reason:
-      "Amazon Keyspaces: runs' keyspaces are named fb_<run>_<target> and created at run time (the creates require the run tag in the request); the loader role is shared by runs and carries no run identity, so its CQL grant covers the fb_ prefix. system* (the system keyspaces, written as the Keyspaces developer guide writes them) is read-only (cassandra:Select): the driver's system.local/system.peers/system_schema reads and the Keyspaces API's reads, which the API reference says need Select on the system keyspace (lib/constructs/keyspaces-access.ts).",
+      "Amazon Keyspaces: runs' keyspaces are named fb_<run>_<target>_<hash> and created at run time (the creates require the run tag in the request); the loader role is shared by runs and carries no run identity, so its CQL grant covers the fb_ prefix. system* (the system keyspaces, written as the Keyspaces developer guide writes them) is read-only (cassandra:Select): the driver's system.local/system.peers/system_schema reads and the Keyspaces API's reads, which the API reference says need Select on the system keyspace (lib/constructs/keyspaces-access.ts).",
   },
   {
     pattern: /^AwsSolutions-IAM5\[Action::kms:GenerateDataKey\*\]$/,
@@ -41,7 +41,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dynamodb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):table\/fleetbench-\*\]$/,
     reason:
-      'Tables created by runs are named fleetbench-<spec>-<target>-<run>; the grant is limited to that prefix.',
+      'Tables created by runs are named fleetbench-<spec>.<target>.<run>; the grant is limited to that prefix.',
   },
   {
     pattern:

@@ -141,6 +141,18 @@ export class DaxClusterAdmin implements DaxAdmin {
     return stateOf(c);
   }
 
+  async clusterTags(name: string): Promise<Tags | null> {
+    let arn: string | undefined;
+    try {
+      const out = await this.dax.send(new DescribeClustersCommand({ ClusterNames: [name] }));
+      arn = out.Clusters?.[0]?.ClusterArn;
+    } catch (err) {
+      if (errorName(err) === 'ClusterNotFoundFault') return null;
+      throw translate('DAX', `DescribeClusters ${name}`, err);
+    }
+    return arn ? this.tagsOf(arn) : null;
+  }
+
   async deleteCluster(name: string): Promise<boolean> {
     try {
       await this.dax.send(new DeleteClusterCommand({ ClusterName: name }));

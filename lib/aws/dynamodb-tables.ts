@@ -136,23 +136,28 @@ export class DynamoDbTableAdmin implements TableAdmin {
     }
     const result: { name: string; tags: Tags }[] = [];
     for (const name of names) {
-      try {
-        const arn = await this.arnOf(name);
-        const tags: Tags = {};
-        let token: string | undefined;
-        do {
-          const out = await this.client.send(
-            new ListTagsOfResourceCommand({ ResourceArn: arn, NextToken: token }),
-          );
-          for (const t of out.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
-          token = out.NextToken;
-        } while (token);
-        result.push({ name, tags });
-      } catch (err) {
-        if (errorName(err) === 'ResourceNotFoundException') continue; // deleted meanwhile
-        throw translate('DynamoDB', `ListTagsOfResource ${name}`, err);
-      }
+      const tags = await this.tableTags(name);
+      if (tags) result.push({ name, tags }); // else deleted meanwhile
     }
     return result;
+  }
+
+  async tableTags(name: string): Promise<Tags | null> {
+    try {
+      const arn = await this.arnOf(name);
+      const tags: Tags = {};
+      let token: string | undefined;
+      do {
+        const out = await this.client.send(
+          new ListTagsOfResourceCommand({ ResourceArn: arn, NextToken: token }),
+        );
+        for (const t of out.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
+        token = out.NextToken;
+      } while (token);
+      return tags;
+    } catch (err) {
+      if (errorName(err) === 'ResourceNotFoundException') return null;
+      throw translate('DynamoDB', `ListTagsOfResource ${name}`, err);
+    }
   }
 }

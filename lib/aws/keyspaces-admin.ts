@@ -8,6 +8,7 @@ import {
   CreateKeyspaceCommand,
   CreateTableCommand,
   DeleteKeyspaceCommand,
+  GetKeyspaceCommand,
   GetTableCommand,
   KeyspacesClient,
   ListKeyspacesCommand,
@@ -23,6 +24,7 @@ import {
   type KeyspacesCapacity,
 } from '../core/keyspaces';
 import {
+  CloudError,
   ConflictError,
   TAG_RUN_ID,
   type KeyspacesAdmin,
@@ -95,6 +97,24 @@ export class KeyspacesApiAdmin implements KeyspacesAdmin {
         }),
       ),
     );
+  }
+
+  async keyspaceTags(name: string): Promise<Tags | null> {
+    let arn: string | undefined;
+    try {
+      arn = (await this.client.send(new GetKeyspaceCommand({ keyspaceName: name }))).resourceArn;
+    } catch (err) {
+      if (errorName(err) === 'ResourceNotFoundException') return null;
+      throw translate('Keyspaces', `GetKeyspace ${name}`, err);
+    }
+    if (!arn) throw new CloudError('Keyspaces', `GetKeyspace ${name}: the answer has no resourceArn`);
+    try {
+      return await this.tagsOf(arn);
+    } catch (err) {
+      // deleted between the two calls
+      if (errorName((err as Error).cause) === 'ResourceNotFoundException') return null;
+      throw err;
+    }
   }
 
   async deleteKeyspace(name: string): Promise<boolean> {

@@ -142,7 +142,15 @@ export class BenchmarkStateMachine extends Construct {
     const keepRun = new sfn.Pass(this, 'KeepRunOnly', { parameters: { 'run.$': '$.run', ready: {} } });
 
     const provision = new sfn.Parallel(this, 'Provision', { resultPath: '$.provisioned' });
-    provision.branch(task('ProvisionTarget', runPayload, '$'));
+    const provisionTarget = task('ProvisionTarget', runPayload, '$');
+    // a Lambda that ran out of its 2 minutes (Lambda.Unknown, Sandbox.Timedout) is tried once more: the step is
+    // idempotent (nodes found again by their tags, tables, keyspaces and DAX clusters by their run tag)
+    provisionTarget.addRetry({
+      errors: ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout'],
+      maxAttempts: 1,
+      interval: Duration.seconds(5),
+    });
+    provision.branch(provisionTarget);
     provision.branch(task('ProvisionFleet', runPayload, '$'));
     catchToTeardown(provision);
 

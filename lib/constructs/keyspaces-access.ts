@@ -2,7 +2,7 @@
  * What Amazon Keyspaces targets need in the account: IAM only (Keyspaces is serverless; the loaders reach
  * cassandra.<region>.amazonaws.com:9142 over TLS with SigV4). The pipeline steps that create, wait for and
  * delete a run's keyspace get the Keyspaces control-plane actions on `fb_*` keyspaces (the names
- * lib/core/keyspaces.ts gives: `fb_<run>_<target>`), and `KEYSPACES_ADMIN=true`, which makes
+ * lib/core/keyspaces.ts gives: `fb_<run>_<target>_<hash>`), and `KEYSPACES_ADMIN=true`, which makes
  * lambdas/shared/env.ts build the Keyspaces port for them. The loader role may read and write the tables of
  * `fb_*` keyspaces and read the system tables the Cassandra driver reads on connect.
  *

@@ -31,11 +31,17 @@ export interface KeyspacesColumns {
 /** The keyspace-name prefix of runs' keyspaces: the stack's grants are scoped to it. */
 export const KEYSPACE_PREFIX = 'fb_';
 
-/** The run's keyspace: `fb_` + the run id's letters/digits (underscores for the rest), at most 48 characters. */
+/**
+ * The run's keyspace: `fb_<run>_<target>_<hash>`, the run and target ids with `-` as `_` (cut so that the name
+ * stays within 48 characters) and 8 hex digits of `<run>/<target>`. Ids hold `-`, which keyspace names cannot:
+ * without the hash run `x` target `nightly-ks` and run `x-nightly` target `ks` would share `fb_x_nightly_ks`.
+ */
 export function keyspaceName(runId: string, targetId: string): string {
-  const raw = `${KEYSPACE_PREFIX}${runId}_${targetId}`.replace(/[^A-Za-z0-9_]/g, '_');
-  const name = raw.length <= 48 ? raw : `${raw.slice(0, 39)}_${fnv1a(raw)}`;
-  if (!NAME.test(name)) throw new Error(`keyspace name ${name} is not valid for Keyspaces`);
+  const readable = `${runId}_${targetId}`
+    .replace(/[^A-Za-z0-9_]/g, '_')
+    .slice(0, 48 - KEYSPACE_PREFIX.length - 9);
+  const name = `${KEYSPACE_PREFIX}${readable}_${fnv1a(`${runId}/${targetId}`)}`;
+  if (!NAME.test(name)) throw new Error(`keyspace name ${name} is not valid for Keyspaces (${NAME.source})`);
   return name;
 }
 

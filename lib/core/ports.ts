@@ -62,6 +62,8 @@ export interface TableAdmin {
   /** Deletes the table; false when it did not exist (teardown is idempotent). */
   deleteTable(name: string): Promise<boolean>;
   tagTable(name: string, tags: Tags): Promise<void>;
+  /** The table's tags, read on the table (null when there is no such table): teardown's ownership check. */
+  tableTags(name: string): Promise<Tags | null>;
   /** Tables whose name starts with `prefix`, with their tags. */
   listTables(prefix: string): Promise<{ name: string; tags: Tags }[]>;
 }
@@ -205,6 +207,8 @@ export interface DaxAdmin {
    */
   createCluster(req: DaxClusterRequest): Promise<void>;
   describeCluster(name: string): Promise<DaxClusterState>;
+  /** The cluster's tags, read on the cluster (null when there is no such cluster): teardown's ownership check. */
+  clusterTags(name: string): Promise<Tags | null>;
   /** Starts deleting the cluster; false when it did not exist. Deleting takes minutes (status `deleting`). */
   deleteCluster(name: string): Promise<boolean>;
   /**
@@ -249,6 +253,11 @@ export interface KeyspacesAdmin {
   describeTable(keyspace: string, table: string): Promise<KeyspacesTableState>;
   /** Sets the table's capacity mode and units (UpdateTable; the table is UPDATING, then ACTIVE). */
   updateCapacity(keyspace: string, table: string, capacity: KeyspacesCapacity): Promise<void>;
+  /**
+   * The keyspace's tags (GetKeyspace, then ListTagsForResource on its ARN), or null while it does not exist:
+   * CreateKeyspace is asynchronous, and GetKeyspace finds the keyspace only once it was created.
+   */
+  keyspaceTags(name: string): Promise<Tags | null>;
   /** Deletes the keyspace and its tables; false when it did not exist. */
   deleteKeyspace(name: string): Promise<boolean>;
   /** Keyspaces carrying the run tag (any fleetbench run when runId is omitted): the janitor's view. */

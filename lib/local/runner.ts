@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
+import { LocalTableAdmin } from './local-tables';
 import { InputError } from '../core/errors';
 import { daxLocalIssues } from '../core/dax';
 import {
@@ -138,7 +138,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     }
     ports = {
       store,
-      tables: new DynamoDbTableAdmin({
+      tables: new LocalTableAdmin({
         endpoint: ddb.endpoint,
         region: 'us-east-1',
         credentials: DYNAMODB_LOCAL_CREDENTIALS,

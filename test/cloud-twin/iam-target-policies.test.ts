@@ -426,22 +426,27 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
   });
 
   it('every step’s calls are allowed on fb_ keyspaces and refused on another keyspace', async () => {
+    const noSleep = async (): Promise<void> => undefined;
     const byStep: [Step, ApiRequest[], string[]][] = [
       [
         'provisionTarget',
-        await callsOf(() => provisionKeyspaces(run, spec, tags, admin)),
-        ['CreateKeyspace', 'CreateTable'],
+        await callsOf(() => provisionKeyspaces(run, spec, tags, admin, noSleep)),
+        // CreateKeyspace is asynchronous: GetKeyspace until it is there (the twin: 2 polls), its tags, then the table
+        ['CreateKeyspace', 'GetKeyspace', 'GetKeyspace', 'GetKeyspace', 'ListTagsForResource', 'CreateTable'],
       ],
       ['waitReady', await callsOf(() => keyspacesNotActive(run, admin)), ['GetTable']],
       [
         'teardown',
         await callsOf(() => deleteRunKeyspaces(runId, { ...run, keyspaces: [] }, admin)),
-        ['ListKeyspaces', 'ListTagsForResource', 'DeleteKeyspace'],
+        // found by the run tag, its own tag read again right before the delete
+        ['ListKeyspaces', 'ListTagsForResource', 'GetKeyspace', 'ListTagsForResource', 'DeleteKeyspace'],
       ],
     ];
-    await callsOf(() => provisionKeyspaces(run, spec, tags, admin));
+    await callsOf(() => provisionKeyspaces(run, spec, tags, admin, noSleep));
+    ksTwin.settle(); // WaitReady saw the table ACTIVE
     // ConfigureCell after the table's capacity drifted: GetTable, then UpdateTable
     await admin.updateCapacity(keyspace, 'usertable', { mode: 'provisioned', rcu: 1, wcu: 1 });
+    ksTwin.settle();
     const target = spec.targets[0]!;
     if (target.kind !== 'keyspaces') throw new Error('the spec has a keyspaces target');
     byStep.push([

@@ -55,6 +55,8 @@ export function mapKeyspaces(req: ApiRequest): Mapped | null {
       { action: 'cassandra:Alter', resource: tableArn(ks, String(p.tableName)), context: {} },
     ],
     ListKeyspaces: () => select(system('keyspaces')),
+    // GetKeyspace reads keyspace metadata: checked as ListKeyspaces is, on system_schema.keyspaces
+    GetKeyspace: () => select(system('keyspaces')),
     ListTagsForResource: () =>
       select(...(resourceArn.includes('/table/') ? [resourceArn] : []), system('tags')),
   };

@@ -29,6 +29,7 @@ interface State {
   Choices?: { Next: string }[];
   Default?: string;
   TimeoutSeconds?: number;
+  Retry?: { ErrorEquals: string[]; MaxAttempts?: number }[];
 }
 
 /** The definition with every token replaced by a placeholder, parsed. */
@@ -72,6 +73,16 @@ describe('BenchmarkStateMachine', () => {
       .map(([n]) => n)
       .sort();
     expect(tasks).toEqual(Object.keys(TASK_STATES).sort());
+  });
+
+  it('retries ProvisionTarget once when its Lambda timed out (the step is idempotent)', () => {
+    const pt = allStates(definition).find(([n]) => n === 'ProvisionTarget')![1];
+    expect(pt.Retry).toContainEqual(
+      expect.objectContaining({
+        ErrorEquals: ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout'],
+        MaxAttempts: 1,
+      }),
+    );
   });
 
   it('catches every error of every Task into TeardownAfterFailure (Parallel branches via the Parallel)', () => {
@@ -360,7 +371,7 @@ function searchTermMatches(term: string, value: string): boolean {
 }
 
 describe('Monitoring: dashboard', () => {
-  it("the DynamoDB widgets' searches select the pipeline's tables (fleetbench-<spec>-<target>-<run>) and no other", () => {
+  it("the DynamoDB widgets' searches select the pipeline's tables (fleetbench-<spec>.<target>.<run>) and no other", () => {
     const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as {
       Properties: { DashboardBody: { 'Fn::Join': [string, unknown[]] } };
     };
@@ -372,7 +383,7 @@ describe('Monitoring: dashboard', () => {
     );
     expect(terms.length).toBeGreaterThanOrEqual(2);
     for (const term of terms) {
-      expect([term, searchTermMatches(term, 'fleetbench-quickstart-ddb-quickstart-20261122-1840')]).toEqual([
+      expect([term, searchTermMatches(term, 'fleetbench-quickstart.ddb.quickstart-20261122-1840')]).toEqual([
         term,
         true,
       ]);

@@ -56,6 +56,7 @@ const noTables = {
   deleteTable: async () => false,
   tagTable: async () => undefined,
   listTables: async () => [],
+  tableTags: async () => null,
 };
 const noFleet = { launch: async () => [], list: async () => [], terminate: async () => undefined };
 const clockAt = (ms: number): Clock => ({ nowMs: () => ms });

@@ -193,6 +193,27 @@ describe('DAX cluster adapter on moto', () => {
     expect((await admin.describeCluster(req.name)).status).toBe('MISSING');
   });
 
+  it('a subnet EC2 does not know is refused at CreateSubnetGroup (InvalidSubnet); nothing is left behind', async () => {
+    const req = request('run-dax-4');
+    await expect(
+      adapter(network({ subnetIds: [subnets[0]!, 'subnet-0123456789abcdef0'] })).createCluster(req),
+    ).rejects.toThrow(/InvalidSubnet/);
+    expect(twin.subnetGroups.has(req.name)).toBe(false);
+    expect(await groupsNamed(req.name)).toEqual([]);
+    expect((await admin.describeCluster(req.name)).status).toBe('MISSING');
+  });
+
+  it('a new cluster is creating for a few DescribeClusters before it is available', async () => {
+    const req = request('run-dax-5');
+    await admin.createCluster(req);
+    const seen: string[] = [];
+    for (let i = 0; i < 10 && seen.at(-1) !== 'available'; i++)
+      seen.push((await admin.describeCluster(req.name)).status);
+    expect(seen.slice(0, 2)).toEqual(['creating', 'creating']);
+    expect(seen.at(-1)).toBe('available');
+    await admin.deleteCluster(req.name);
+  });
+
   it('refuses a name DAX would refuse, or a creation without a network, before creating anything', async () => {
     const before = twin.calls.length;
     await expect(adapter().createCluster(request('r'))).rejects.toThrow(/has no network to create it in/);

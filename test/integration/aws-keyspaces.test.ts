@@ -25,6 +25,18 @@ describe('Keyspaces adapter (Keyspaces API)', () => {
   it('creates a single-region keyspace and the YCSB table (provisioned), waits ACTIVE, deletes both', async () => {
     const ks = keyspaceName('2026-11-23T14-00-00-k1', 'keyspaces');
     await admin.createKeyspace(ks, { [TAG_RUN_ID]: 'k1' });
+    // CreateKeyspace is asynchronous: GetKeyspace does not find it at first, and CreateTable in it is refused
+    const table1 = {
+      keyspace: ks,
+      table: 'usertable',
+      fieldCount: 10,
+      capacity: { mode: 'provisioned' as const, rcu: 3000, wcu: 1000 },
+      tags: { [TAG_RUN_ID]: 'k1' },
+    };
+    await expect(admin.createTable(table1)).rejects.toThrow(/CreateTable .*ResourceNotFoundException/);
+    expect(await admin.keyspaceTags(ks)).toBeNull();
+    expect(await admin.keyspaceTags(ks)).toBeNull();
+    expect(await admin.keyspaceTags(ks)).toEqual({ [TAG_RUN_ID]: 'k1' });
     await admin.createTable({
       keyspace: ks,
       table: 'usertable',
@@ -54,6 +66,11 @@ describe('Keyspaces adapter (Keyspaces API)', () => {
     });
 
     expect((await admin.describeTable(ks, 'usertable')).status).toBe('CREATING');
+    // UpdateTable is refused until the table is ACTIVE
+    await expect(admin.updateCapacity(ks, 'usertable', { mode: 'on-demand' })).rejects.toThrow(
+      /UpdateTable .*ValidationException: .* is CREATING, not ACTIVE/,
+    );
+    expect((await admin.describeTable(ks, 'usertable')).status).toBe('CREATING');
     expect(await admin.describeTable(ks, 'usertable')).toEqual({
       keyspace: ks,
       table: 'usertable',
@@ -72,6 +89,7 @@ describe('Keyspaces adapter (Keyspaces API)', () => {
     const ks = keyspaceName('k2', 'ks');
     await admin.createKeyspace(ks, { [TAG_RUN_ID]: 'k2' });
     await expect(admin.createKeyspace(ks, {})).rejects.toBeInstanceOf(ConflictError);
+    twin.settle();
     const req = {
       keyspace: ks,
       table: 'usertable',

@@ -51,6 +51,7 @@ const noTables = {
   deleteTable: async () => false,
   tagTable: async () => undefined,
   listTables: async () => [],
+  tableTags: async () => null,
 };
 const noFleet = { launch: async () => [], list: async () => [], terminate: async () => undefined };
 

@@ -143,8 +143,8 @@ describe('a DAX run through the steps', () => {
     const first = await provisionTarget(run, { store, tables, dax });
     expect(first.dax).toEqual([name]);
     expect(first.created.sort()).toEqual([
-      'fleetbench-dax-run-cached-dax-run-1',
-      'fleetbench-dax-run-plain-dax-run-1',
+      'fleetbench-dax-run.cached.dax-run-1',
+      'fleetbench-dax-run.plain.dax-run-1',
     ]);
     const create = twin.calls.filter((c) => c.op === 'CreateCluster' && c.body.ClusterName === name);
     expect(create).toHaveLength(1);
@@ -227,8 +227,8 @@ describe('a DAX run through the steps', () => {
     expect(down.deletedDaxClusters).toEqual([name]);
     expect(down.pendingDaxGroups).toEqual([name]);
     expect(down.deletedTables.sort()).toEqual([
-      'fleetbench-dax-run-cached-dax-run-1',
-      'fleetbench-dax-run-plain-dax-run-1',
+      'fleetbench-dax-run.cached.dax-run-1',
+      'fleetbench-dax-run.plain.dax-run-1',
     ]);
     expect(await groupsNamed(name)).toHaveLength(1);
     expect(twin.subnetGroups.has(name)).toBe(true);

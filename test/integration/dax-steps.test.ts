@@ -59,6 +59,7 @@ const clock = { nowMs: () => nowMs };
 const tables = {
   createTable: async () => undefined,
   listTables: async () => [],
+  tableTags: async () => null,
   describeTable: async () => ({ status: 'ACTIVE' }),
   deleteTable: async () => false,
   tagTable: async () => undefined,
@@ -225,6 +226,7 @@ describe('the Janitor on DAX and Keyspaces', () => {
     });
     await ks.createKeyspace('fb_jan_untagged', {});
     await ks.createKeyspace('prod_ks', expired('someone'));
+    ksTwin.settle();
 
     const r = await janitor({ tables, fleet: { ...fleet, list: async () => [] }, clock, dax, keyspaces: ks });
     expect(r.deletedDaxClusters).toEqual([old]);

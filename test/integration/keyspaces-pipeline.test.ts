@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
+import { keyspaceName } from '../../lib/core/keyspaces';
+import { KEYSPACE_POLL_MS, KEYSPACE_READY_POLLS } from '../../lib/core/pipeline/keyspaces';
 import {
   configureCell,
   janitor,
@@ -29,6 +31,9 @@ import {
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 
+/** The keyspace Plan names for the spec's target `ks` in that run. */
+const ksOf = (runId: string): string => keyspaceName(runId, 'ks');
+
 let twin: KeyspacesTwin;
 let admin: KeyspacesApiAdmin;
 let dir: string;
@@ -41,6 +46,8 @@ const noTables = {
   deleteTable: async () => false,
 } as unknown as TableAdmin;
 const commands = { online: async () => [] } as unknown as CommandRunner;
+/** ProvisionTarget's waits for the keyspace: the twin counts polls, not time. */
+const noSleep = async (): Promise<void> => undefined;
 
 const spec = {
   name: 'ks-pipeline',
@@ -74,11 +81,11 @@ async function planned(runId: string): Promise<RunContext> {
 describe('Keyspaces targets in the pipeline', () => {
   it('Plan records the keyspace; ProvisionTarget creates it and its table, tagged; a retry reuses them', async () => {
     const run = await planned('ksp-1');
-    expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: 'fb_ksp_1_ks', table: 'usertable' }]);
+    expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: ksOf('ksp-1'), table: 'usertable' }]);
     expect(run.tables).toEqual([]);
-    const deps = { store, tables: noTables, keyspaces: admin };
-    expect((await provisionTarget(run, deps)).created).toEqual(['fb_ksp_1_ks.usertable']);
-    const ks = twin.keyspaces.get('fb_ksp_1_ks')!;
+    const deps = { store, tables: noTables, keyspaces: admin, sleep: noSleep };
+    expect((await provisionTarget(run, deps)).created).toEqual([`${ksOf('ksp-1')}.usertable`]);
+    const ks = twin.keyspaces.get(ksOf('ksp-1'))!;
     expect(Object.fromEntries(ks.tags.map((t) => [t.key, t.value]))).toMatchObject({
       [TAG_RUN_ID]: 'ksp-1',
       [TAG_EXPIRES_AT]: String(run.expiresAt),
@@ -91,7 +98,7 @@ describe('Keyspaces targets in the pipeline', () => {
     });
     expect((table.schemaDefinition as { allColumns: unknown[] }).allColumns).toHaveLength(5); // y_id + field0..3
     // a retry after a partial success: both exist and are this run's
-    expect((await provisionTarget(run, deps)).created).toEqual(['fb_ksp_1_ks.usertable']);
+    expect((await provisionTarget(run, deps)).created).toEqual([`${ksOf('ksp-1')}.usertable`]);
     expect(twin.calls.filter((c) => c.op === 'CreateKeyspace')).toHaveLength(2);
   });
 
@@ -117,11 +124,11 @@ describe('Keyspaces targets in the pipeline', () => {
 
   it("refuses a keyspace of that name that is not the run's", async () => {
     const run = await planned('ksp-2');
-    await admin.createKeyspace('fb_ksp_2_ks', { [TAG_RUN_ID]: 'someone-else' });
-    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: admin })).rejects.toThrow(
-      /keyspace fb_ksp_2_ks already exists and is not this run's/,
-    );
-    expect(twin.keyspaces.get('fb_ksp_2_ks')!.tables.size).toBe(0);
+    await admin.createKeyspace(ksOf('ksp-2'), { [TAG_RUN_ID]: 'someone-else' });
+    await expect(
+      provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep }),
+    ).rejects.toThrow(/keyspace fb_ksp_2_ks_[0-9a-f]{8} already exists and is not this run's/);
+    expect(twin.keyspaces.get(ksOf('ksp-2'))!.tables.size).toBe(0);
   });
 
   it('fails ProvisionTarget naming the missing port (a run with a Keyspaces target and no Keyspaces adapter)', async () => {
@@ -131,26 +138,58 @@ describe('Keyspaces targets in the pipeline', () => {
     expect((e as Error).message).toMatch(/Amazon Keyspaces targets and no Keyspaces port/);
   });
 
+  it('ProvisionTarget waits for the new keyspace (GetKeyspace) before CreateTable, within a deadline', async () => {
+    const run = await planned('ksp-wait');
+    const slept: number[] = [];
+    const sleep = async (ms: number) => void slept.push(ms);
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep });
+    const ops = twin.calls.map((c) => c.op);
+    // CreateKeyspace is asynchronous: the twin does not find the keyspace for two GetKeyspace calls
+    expect(ops.slice(0, ops.indexOf('CreateTable') + 1)).toEqual([
+      'CreateKeyspace',
+      'GetKeyspace',
+      'GetKeyspace',
+      'GetKeyspace',
+      'ListTagsForResource',
+      'CreateTable',
+    ]);
+    expect(slept).toEqual([KEYSPACE_POLL_MS, KEYSPACE_POLL_MS]);
+    // a keyspace that never appears: the step fails at the deadline naming it, and no table is created
+    const never = Object.assign(Object.create(admin) as KeyspacesApiAdmin, {
+      keyspaceTags: async () => null,
+    });
+    const run2 = await planned('ksp-never');
+    await expect(
+      provisionTarget(run2, { store, tables: noTables, keyspaces: never, sleep: noSleep }),
+    ).rejects.toThrow(
+      `keyspace ${ksOf('ksp-never')}: GetKeyspace still finds no keyspace ` +
+        `${(KEYSPACE_READY_POLLS * KEYSPACE_POLL_MS) / 1000} s after CreateKeyspace`,
+    );
+    expect(twin.keyspaces.get(ksOf('ksp-never'))!.tables.size).toBe(0);
+  });
+
   it('WaitReady waits until the table is ACTIVE', async () => {
     const run = { ...(await planned('ksp-4')), loaders: 0 };
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
     const deps = { tables: noTables, fleet: noFleet, commands, clock, keyspaces: admin };
-    // the twin answers CREATING to the first GetTable, ACTIVE afterwards
+    // the twin answers CREATING to the first two GetTable calls, ACTIVE afterwards
+    expect((await waitReady({ run }, deps)).ready).toBe(false);
     expect((await waitReady({ run }, deps)).ready).toBe(false);
     expect((await waitReady({ run }, deps)).ready).toBe(true);
   });
 
   it('Teardown deletes the keyspace from the context, and by the run tag when there is no context', async () => {
     const run = await planned('ksp-5');
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
     const deps = { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin };
     const r = await teardown({ run }, deps);
-    expect(r.deletedKeyspaces).toEqual(['fb_ksp_5_ks']);
-    expect(twin.keyspaces.has('fb_ksp_5_ks')).toBe(false);
+    expect(r.deletedKeyspaces).toEqual([ksOf('ksp-5')]);
+    expect(twin.keyspaces.has(ksOf('ksp-5'))).toBe(false);
 
     // Plan's context missing (not written): found by the run tag; another run's keyspace stays
     await admin.createKeyspace('fb_ksp_6_ks', { [TAG_RUN_ID]: 'ksp-6' });
     await admin.createKeyspace('fb_other_ks', { [TAG_RUN_ID]: 'other' });
+    twin.settle();
     const byTag = await teardown({ executionName: 'ksp-6', status: 'ABORTED' }, deps);
     expect(byTag.deletedKeyspaces).toEqual(['fb_ksp_6_ks']);
     expect([...twin.keyspaces.keys()]).toEqual(['fb_other_ks']);
@@ -164,16 +203,16 @@ describe('Keyspaces targets in the pipeline', () => {
         throw new Error('Keyspaces CreateTable: ServiceQuotaExceededException');
       },
     });
-    await expect(provisionTarget(run, { store, tables: noTables, keyspaces: failing })).rejects.toThrow(
-      /ServiceQuotaExceeded/,
-    );
-    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(true);
+    await expect(
+      provisionTarget(run, { store, tables: noTables, keyspaces: failing, sleep: noSleep }),
+    ).rejects.toThrow(/ServiceQuotaExceeded/);
+    expect(twin.keyspaces.has(ksOf('ksp-8'))).toBe(true);
     const r = await teardown(
       { run, error: { Error: 'Error', Cause: 'ServiceQuotaExceededException' } },
       { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin },
     );
-    expect(r).toMatchObject({ deletedKeyspaces: ['fb_ksp_8_ks'], failed: true });
-    expect(twin.keyspaces.has('fb_ksp_8_ks')).toBe(false);
+    expect(r).toMatchObject({ deletedKeyspaces: [ksOf('ksp-8')], failed: true });
+    expect(twin.keyspaces.has(ksOf('ksp-8'))).toBe(false);
   });
 
   it('Teardown of a run without Keyspaces targets makes no Keyspaces call', async () => {
@@ -189,6 +228,7 @@ describe('Keyspaces targets in the pipeline', () => {
     const now = clock.nowMs() / 1000;
     await admin.createKeyspace('fb_old_ks', { [TAG_RUN_ID]: 'old', [TAG_EXPIRES_AT]: String(now - 1) });
     await admin.createKeyspace('fb_new_ks', { [TAG_RUN_ID]: 'new', [TAG_EXPIRES_AT]: String(now + 3600) });
+    twin.settle();
     const r = await janitor({ tables: noTables, fleet: noFleet, clock, keyspaces: admin });
     expect(r.deletedKeyspaces).toEqual(['fb_old_ks']);
     expect([...twin.keyspaces.keys()]).toEqual(['fb_new_ks']);
@@ -196,9 +236,10 @@ describe('Keyspaces targets in the pipeline', () => {
 
   it('ConfigureCell gives a provisioned table the spec capacity again (UpdateTable) when it has drifted', async () => {
     const run = await planned('ksp-cc');
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
-    const deps = { store, tables: noTables, keyspaces: admin };
-    const table = () => twin.keyspaces.get('fb_ksp_cc_ks')!.tables.get('usertable')!;
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
+    const deps = { store, tables: noTables, keyspaces: admin, sleep: noSleep };
+    twin.settle(); // WaitReady saw it ACTIVE
+    const table = () => twin.keyspaces.get(ksOf('ksp-cc'))!.tables.get('usertable')!;
     const updates = () => twin.calls.filter((c) => c.op === 'UpdateTable');
     // as created: nothing to do
     expect(await configureCell({ run, index: 0 }, deps)).toEqual({
@@ -208,10 +249,12 @@ describe('Keyspaces targets in the pipeline', () => {
     });
     expect(updates()).toEqual([]);
     // changed by hand (or by scaling outside fleetbench): set back to the spec's 100 RCU / 50 WCU
-    await admin.updateCapacity('fb_ksp_cc_ks', 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
+    await admin.updateCapacity(ksOf('ksp-cc'), 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
+    twin.settle();
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
+    twin.settle();
     expect(updates().at(-1)!.body).toEqual({
-      keyspaceName: 'fb_ksp_cc_ks',
+      keyspaceName: ksOf('ksp-cc'),
       tableName: 'usertable',
       capacitySpecification: {
         throughputMode: 'PROVISIONED',
@@ -225,7 +268,8 @@ describe('Keyspaces targets in the pipeline', () => {
       writeCapacityUnits: 50,
     });
     // switched to on-demand by hand: back to provisioned
-    await admin.updateCapacity('fb_ksp_cc_ks', 'usertable', { mode: 'on-demand' });
+    await admin.updateCapacity(ksOf('ksp-cc'), 'usertable', { mode: 'on-demand' });
+    twin.settle();
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
     expect(updates()).toHaveLength(4);
     expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(false);
@@ -235,7 +279,7 @@ describe('Keyspaces targets in the pipeline', () => {
   it('ConfigureCell leaves an on-demand table alone, and fails on a missing table or without the port', async () => {
     const onDemand = { ...spec, targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'on-demand' } }] };
     const run = await plan({ spec: onDemand, executionName: 'ksp-od' }, { store, clock });
-    await provisionTarget(run, { store, tables: noTables, keyspaces: admin });
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
     expect(
       (await configureCell({ run, index: 0 }, { store, tables: noTables, keyspaces: admin })).changed,
     ).toBe(false);
@@ -244,7 +288,7 @@ describe('Keyspaces targets in the pipeline', () => {
     await expect(
       configureCell({ run: gone, index: 0 }, { store, tables: noTables, keyspaces: admin }),
     ).rejects.toThrow(
-      new StepFailedError('ConfigureCell', 'Keyspaces table fb_ksp_gone_ks.usertable is MISSING'),
+      new StepFailedError('ConfigureCell', `Keyspaces table ${ksOf('ksp-gone')}.usertable is MISSING`),
     );
     await expect(configureCell({ run: gone, index: 0 }, { store, tables: noTables })).rejects.toThrow(
       new StepFailedError(

@@ -3,8 +3,11 @@
  * replication factor) but not subnet groups or parameter groups: CreateSubnetGroup and CreateParameterGroup
  * answer HTTP 500. This loopback front answers those calls itself, as the DAX API reference describes them
  * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB_Accelerator_(DAX).html):
- * names unique, a group in use by a cluster cannot be deleted, a cluster naming a missing group is refused. It
- * records every such request as sent, and passes everything else to moto unchanged.
+ * names unique, a group in use by a cluster cannot be deleted, a cluster naming a missing group is refused, and
+ * CreateSubnetGroup refuses subnets EC2 does not know (InvalidSubnet, asked of moto's EC2). It records every such
+ * request as sent, and passes everything else to moto unchanged. Clusters are `creating` for `creatingPolls`
+ * reads of their status before `available` (and `deleting` as long before they are gone), as DAX takes minutes:
+ * moto's state manager in manual mode.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +23,46 @@ export interface DaxTwin {
 
 const PREFIX = 'AmazonDAXV3.';
 
-export async function startDaxTwin(motoEndpoint: string): Promise<DaxTwin> {
+/** A DescribeClusters of every cluster (no ClusterNames). */
+function listAll(target: string, body: Buffer): boolean {
+  if (target !== `${PREFIX}DescribeClusters`) return false;
+  const b = JSON.parse(body.toString('utf8') || '{}') as { ClusterNames?: string[] };
+  return !b.ClusterNames?.length;
+}
+
+/** Asks moto's EC2 for the subnets; the first it does not know, or null. */
+async function unknownSubnet(motoEndpoint: string, ids: string[]): Promise<string | null> {
+  for (const id of ids) {
+    const res = await fetch(`${motoEndpoint}/`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization:
+          'AWS4-HMAC-SHA256 Credential=twin/20260101/us-east-1/ec2/aws4_request, SignedHeaders=host, Signature=0',
+      },
+      body: new URLSearchParams({
+        Action: 'DescribeSubnets',
+        Version: '2016-11-15',
+        'SubnetId.1': id,
+      }).toString(),
+    });
+    if (res.status !== 200) return id;
+  }
+  return null;
+}
+
+export async function startDaxTwin(
+  motoEndpoint: string,
+  options: { creatingPolls?: number } = {},
+): Promise<DaxTwin> {
+  const transition = await fetch(`${motoEndpoint}/moto-api/state-manager/set-transition`, {
+    method: 'POST',
+    body: JSON.stringify({
+      model_name: 'dax::cluster',
+      transition: { progression: 'manual', times: options.creatingPolls ?? 3 },
+    }),
+  });
+  if (transition.status !== 201) throw new Error(`moto refused the DAX transition: ${transition.status}`);
   const calls: DaxTwin['calls'] = [];
   const subnetGroups = new Map<string, string[]>();
   const parameterGroups = new Map<string, Record<string, string>>();
@@ -66,8 +108,10 @@ export async function startDaxTwin(motoEndpoint: string): Promise<DaxTwin> {
   ): Promise<{ status: number; json: unknown } | undefined> {
     const name = (b.SubnetGroupName ?? b.ParameterGroupName) as string;
     switch (op) {
-      case 'CreateSubnetGroup':
+      case 'CreateSubnetGroup': {
         if (subnetGroups.has(name)) return fault('SubnetGroupAlreadyExistsFault', `${name} exists`);
+        const unknown = await unknownSubnet(motoEndpoint, (b.SubnetIds as string[]) ?? []);
+        if (unknown) return fault('InvalidSubnet', `An invalid subnet identifier was specified: ${unknown}`);
         subnetGroups.set(name, b.SubnetIds as string[]);
         return {
           status: 200,
@@ -78,6 +122,7 @@ export async function startDaxTwin(motoEndpoint: string): Promise<DaxTwin> {
             },
           },
         };
+      }
       case 'DeleteSubnetGroup':
         if (!subnetGroups.has(name)) return fault('SubnetGroupNotFoundFault', `${name} not found`);
         if (await inUse('subnet', name)) return fault('SubnetGroupInUseFault', `${name} is in use`);
@@ -140,7 +185,11 @@ export async function startDaxTwin(motoEndpoint: string): Promise<DaxTwin> {
               return;
             }
           }
-          const m = await toMoto(req, body);
+          let m = await toMoto(req, body);
+          // moto 5.2 answers a DescribeClusters of all clusters with ClusterNotFoundFault when one of them
+          // reaches `deleted` while it lists them (DAX lists the others): ask again, it is gone then
+          for (let i = 0; i < 3 && listAll(target, body) && /ClusterNotFoundFault/.test(m.text); i++)
+            m = await toMoto(req, body);
           res.writeHead(m.status, { 'content-type': 'application/x-amz-json-1.1' });
           res.end(m.text);
         } catch (err) {

@@ -74,7 +74,7 @@ export const loadKey = (runId: string, target: string, ...rest: string[]): strin
 
 /**
  * A run id from an execution name: lower-case letters, digits and '-', at most 40 characters, so it
- * fits table names (`fleetbench-<spec>-<target>-<runId>`), tags and object keys. A name that is
+ * fits table names (`fleetbench-<spec>.<target>.<runId>`), tags and object keys. A name that is
  * already such an id is its own run id; any other (too long, upper case, '_') is shortened to 31
  * characters plus '-' and 8 hex digits of its SHA-256, so two execution names never share a run id —
  * which would make one run's teardown remove the other's loaders, nodes and tables.

@@ -13,6 +13,7 @@ import { daxClusterShape, daxResourceName } from '../dax';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
 import type { RunSpec } from '../spec';
 import type { RunContext } from './context';
+import { ownedByRun, removeOwned } from './ownership';
 
 /** A run's DAX cluster of a target, as the run context keeps it. */
 export interface RunDaxCluster {
@@ -130,11 +131,15 @@ export interface DaxTeardown {
    * them as an error (it is retried), and the Janitor deletes them after the run's expiry.
    */
   stuckDaxClusters: string[];
+  /** Clusters of the run's names that do not carry the run's tag: another's, left alone. */
+  keptDaxClusters: string[];
 }
 
 /**
- * Teardown: deletes the run's DAX clusters (found by the run tag, and by the context's names in case a cluster
- * lost its tags), then their groups where the cluster is already gone.
+ * Teardown: deletes the run's DAX clusters (found by the run tag, and by the context's names), each only when its
+ * own tag, read right before, is this run's (lib/core/pipeline/ownership.ts), then their groups where the cluster
+ * is already gone. Groups are the run's when their security group carries the run's tag (DAX does not tag subnet
+ * and parameter groups); a cluster or group of that name that is not the run's is kept.
  */
 export async function teardownDax(
   runId: string,
@@ -143,22 +148,40 @@ export async function teardownDax(
 ): Promise<DaxTeardown> {
   const names = new Set<string>((run?.dax ?? []).map((c) => c.name));
   for (const c of await dax.listClusters({ runId })) names.add(c.name);
-  const deletedDaxClusters: string[] = [];
+  const groups = new Set(
+    (await dax.listSupporting({ runId })).filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name),
+  );
   const pendingDaxGroups: string[] = [];
   const stuckDaxClusters: string[] = [];
-  for (const name of names) {
-    if (await dax.deleteCluster(name)) {
+  const handled = new Set<string>();
+  const deleteGroups = async (name: string) => {
+    if (groups.has(name) && !(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
+  };
+  const clusters = await removeOwned(runId, 'DAX cluster', names, {
+    tags: (name) => dax.clusterTags(name),
+    remove: async (name) => {
+      handled.add(name);
+      if (!(await dax.deleteCluster(name))) {
+        await deleteGroups(name); // gone meanwhile
+        return false;
+      }
       const s = await dax.describeCluster(name);
-      if (s.status === 'deleting' || s.status === 'MISSING') deletedDaxClusters.push(name);
-      else stuckDaxClusters.push(`${name} (${s.status})`);
+      if (s.status !== 'deleting' && s.status !== 'MISSING') stuckDaxClusters.push(`${name} (${s.status})`);
       // the groups can go only once the cluster is gone: the status just read says whether it is
-      if (s.status !== 'MISSING' || !(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
-    } else if (!(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
-  }
-  // groups with the run tag whose cluster is no longer listed (an earlier pass deleted it, or its create failed)
-  for (const g of await dax.listSupporting({ runId }))
-    if (!names.has(g.name) && !(await dax.deleteSupporting(g.name))) pendingDaxGroups.push(g.name);
-  return { deletedDaxClusters, pendingDaxGroups, stuckDaxClusters };
+      if (s.status !== 'MISSING') pendingDaxGroups.push(name);
+      else await deleteGroups(name);
+      return s.status === 'deleting' || s.status === 'MISSING';
+    },
+  });
+  if (clusters.errors.length) throw new Error(clusters.errors.join('; '));
+  // groups of the run whose cluster is gone (an earlier pass deleted it, or its create failed)
+  for (const name of groups) if (!handled.has(name)) await deleteGroups(name);
+  return {
+    deletedDaxClusters: clusters.removed,
+    pendingDaxGroups: [...new Set(pendingDaxGroups)],
+    stuckDaxClusters,
+    keptDaxClusters: clusters.kept,
+  };
 }
 
 /**

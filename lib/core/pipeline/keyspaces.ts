@@ -10,6 +10,7 @@ import { keyspaceName } from '../keyspaces';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
 import type { KeyspacesTarget, RunSpec } from '../spec/schema';
 import type { RunContext } from './context';
+import { ownedByRun, removeOwned, type OwnedRemoval } from './ownership';
 
 /** A Keyspaces target's keyspace and table, as the run context records them. */
 export interface RunKeyspace {
@@ -18,7 +19,7 @@ export interface RunKeyspace {
   table: string;
 }
 
-/** Plan: the keyspace (`fb_<run>_<target>`) and table of each keyspaces target. */
+/** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/keyspaces.ts) and table of each keyspaces target. */
 export function runKeyspaces(spec: RunSpec, runId: string, tables: Record<string, string>): RunKeyspace[] {
   return spec.targets.flatMap((t) =>
     t.kind === 'keyspaces'
@@ -36,16 +37,44 @@ function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin
   return admin;
 }
 
+/** ProvisionTarget waits for a new keyspace at most KEYSPACE_READY_POLLS × KEYSPACE_POLL_MS. */
+export const KEYSPACE_READY_POLLS = 15;
+export const KEYSPACE_POLL_MS = 2000;
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 /**
- * ProvisionTarget: creates each keyspace and its table, tagged with the run. On a retry a keyspace that exists
- * is reused only when it carries this run's tag (else the step fails: it is not ours); its table is then ours
- * too. Returns `keyspace.table` of each.
+ * CreateKeyspace is asynchronous (https://docs.aws.amazon.com/keyspaces/latest/APIReference/API_CreateKeyspace.html):
+ * GetKeyspace finds the keyspace once it was created, and CreateTable in it is refused before. Returns its tags.
+ */
+async function awaitKeyspace(
+  ks: KeyspacesAdmin,
+  name: string,
+  sleep: (ms: number) => Promise<void>,
+): Promise<Tags> {
+  for (let poll = 1; ; poll++) {
+    const tags = await ks.keyspaceTags(name);
+    if (tags) return tags;
+    if (poll >= KEYSPACE_READY_POLLS)
+      throw new StepFailedError(
+        'ProvisionTarget',
+        `keyspace ${name}: GetKeyspace still finds no keyspace ${(poll * KEYSPACE_POLL_MS) / 1000} s after ` +
+          'CreateKeyspace (it must exist before its table is created)',
+      );
+    await sleep(KEYSPACE_POLL_MS);
+  }
+}
+
+/**
+ * ProvisionTarget: creates each keyspace, waits until it exists, and creates its table, tagged with the run. On a
+ * retry a keyspace that exists is reused only when it carries this run's tag (else the step fails: it is not
+ * ours); its table is then ours too. Returns `keyspace.table` of each.
  */
 export async function provisionKeyspaces(
   run: RunContext,
   spec: RunSpec,
   tags: Tags,
   admin: KeyspacesAdmin | undefined,
+  sleep: (ms: number) => Promise<void> = realSleep,
 ): Promise<string[]> {
   if (!run.keyspaces?.length) return [];
   const ks = portOf(admin, 'ProvisionTarget');
@@ -57,13 +86,12 @@ export async function provisionKeyspaces(
       await ks.createKeyspace(k.keyspace, tags);
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
-      const mine = (await ks.listKeyspaces({ runId: run.runId })).some((x) => x.name === k.keyspace);
-      if (!mine)
-        throw new StepFailedError(
-          'ProvisionTarget',
-          `keyspace ${k.keyspace} already exists and is not this run's`,
-        );
     }
+    if (!ownedByRun(await awaitKeyspace(ks, k.keyspace, sleep), run.runId))
+      throw new StepFailedError(
+        'ProvisionTarget',
+        `keyspace ${k.keyspace} already exists and is not this run's`,
+      );
     try {
       await ks.createTable({
         keyspace: k.keyspace,
@@ -122,18 +150,20 @@ export async function configureKeyspacesCapacity(
 
 /**
  * Teardown: deletes the run's keyspaces with their tables: those the context names, and any keyspace carrying
- * the run tag (Plan may not have finished, or a retry may have created one). Returns the deleted names.
+ * the run tag (Plan may not have finished, or a retry may have created one), each only when its own tag, read
+ * right before, is this run's (lib/core/pipeline/ownership.ts); a keyspace of that name without it is kept.
  */
 export async function deleteRunKeyspaces(
   runId: string,
   run: RunContext | null,
   admin: KeyspacesAdmin,
-): Promise<string[]> {
+): Promise<OwnedRemoval> {
   const names = new Set((run?.keyspaces ?? []).map((k) => k.keyspace));
   for (const k of await admin.listKeyspaces({ runId })) names.add(k.name);
-  const deleted: string[] = [];
-  for (const name of names) if (await admin.deleteKeyspace(name)) deleted.push(name);
-  return deleted;
+  return removeOwned(runId, 'keyspace', names, {
+    tags: (name) => admin.keyspaceTags(name),
+    remove: (name) => admin.deleteKeyspace(name),
+  });
 }
 
 /** Janitor: deletes keyspaces of any run whose expiry tag has passed. */

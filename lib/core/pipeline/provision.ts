@@ -3,7 +3,8 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import type { DynamoDbTarget } from '../spec';
+import type { DynamoDbTarget, RunSpec } from '../spec';
+import { ownedByRun } from './ownership';
 import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
 import {
   NODE_ROLES,
@@ -215,6 +216,38 @@ export async function provisionCluster(
   return launched.map((n) => n.id);
 }
 
+/**
+ * The run's node clusters, side by side: each cluster's seed wait (≤ SEED_RUNNING_POLLS × SEED_POLL_MS) runs at the
+ * same time as the others', so a run with several clusters needs one seed wait of the Lambda's 2 minutes, not one
+ * per cluster. Every cluster is tried even when another fails; the failures are raised together, each naming its
+ * target (the retry or teardown finds the nodes launched by their tags).
+ */
+async function provisionClusters(
+  run: RunContext,
+  spec: RunSpec,
+  cluster: ClusterAdmin | undefined,
+  sleep: ((ms: number) => Promise<void>) | undefined,
+): Promise<string[]> {
+  const targets = (run.clusters ?? []).flatMap((c) => {
+    const target = spec.targets.find((x) => x.id === c.target);
+    return target && isDbNodeTarget(target) ? [target] : [];
+  });
+  if (!targets.length) return [];
+  if (!cluster)
+    throw new StepFailedError(
+      'ProvisionTarget',
+      `target ${targets[0]!.id} needs database nodes and no cluster port is configured`,
+    );
+  const results = await Promise.allSettled(
+    targets.map((t) => provisionCluster(run, t, spec.tags, cluster, sleep)),
+  );
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failures.length === 1)
+    throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+  if (failures.length) throw new StepFailedError('ProvisionTarget', failures.join('; '));
+  return results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+}
+
 /** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
 export const SEED_RUNNING_POLLS = 16;
 export const SEED_POLL_MS = 5000;
@@ -228,7 +261,7 @@ export async function provisionTarget(
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
-    /** Waits between checks of the seed node (tests pass a fake). */
+    /** Waits between checks of the seed node and of a new keyspace (tests pass a fake). */
     sleep?: (ms: number) => Promise<void>;
   },
 ): Promise<ProvisionTargetResult> {
@@ -236,18 +269,7 @@ export async function provisionTarget(
   const spec = await readSpec(deps.store, run.runId);
   const created: string[] = [];
   const existing: string[] = [];
-  const nodes: string[] = [];
-  for (const c of run.clusters ?? []) {
-    const target = spec.targets.find((x) => x.id === c.target);
-    if (!target || !isDbNodeTarget(target)) continue;
-    if (!deps.cluster) {
-      throw new StepFailedError(
-        'ProvisionTarget',
-        `target ${c.target} needs database nodes and no cluster port is configured`,
-      );
-    }
-    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep)));
-  }
+  const nodes = await provisionClusters(run, spec, deps.cluster, deps.sleep);
   for (const t of run.tables) {
     const target = spec.targets.find((x) => x.id === t.target);
     if (!target || target.kind !== 'dynamodb') continue;
@@ -268,15 +290,14 @@ export async function provisionTarget(
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       // a retry: the table is ours if it carries this run's tag
-      const mine = (await deps.tables.listTables(t.name)).find((x) => x.name === t.name);
-      if (mine?.tags[TAG_RUN_ID] !== run.runId) {
+      if (!ownedByRun(await deps.tables.tableTags(t.name), run.runId)) {
         throw new StepFailedError('ProvisionTarget', `table ${t.name} already exists and is not this run's`);
       }
       created.push(t.name);
     }
   }
   const targetTags = runTags(run, 'target', spec.tags);
-  created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces)));
+  created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces, deps.sleep)));
   // DAX after the tables: its clusters reach them through the DAX role
   const dax = await provisionDax(run, spec, targetTags, deps.dax);
   return { created, existing, ...(nodes.length ? { nodes } : {}), ...(dax.length ? { dax } : {}) };

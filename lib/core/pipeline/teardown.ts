@@ -21,6 +21,7 @@ import { InputError } from '../errors';
 import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
+import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -37,50 +38,72 @@ export interface TeardownResult {
   runId: string;
   terminated: string[];
   deletedTables: string[];
+  /** Tables left alone: not the run's (`existingTable`), or named in the context without the run's tag. */
   keptTables: string[];
   /** ScyllaDB nodes terminated (found by the run tag). */
   terminatedNodes?: string[];
   /** Amazon Keyspaces keyspaces deleted with their tables (from the context and by the run tag). */
   deletedKeyspaces?: string[];
+  /** Keyspaces named in the context that do not carry the run's tag: another's, left alone. */
+  keptKeyspaces?: string[];
   /** DAX clusters whose deletion was started, and names whose groups the Janitor removes later. */
   deletedDaxClusters?: string[];
   pendingDaxGroups?: string[];
+  /** DAX clusters of the run's names that do not carry the run's tag: another's, left alone. */
+  keptDaxClusters?: string[];
   failed: boolean;
 }
 
-export async function teardown(
-  input: TeardownInput,
-  deps: {
-    store: ObjectStore;
-    tables: TableAdmin;
-    fleet: FleetAdmin;
-    clock: Clock;
-    notifier?: Notifier;
-    cluster?: ClusterAdmin;
-    keyspaces?: KeyspacesAdmin;
-    dax?: DaxAdmin;
-  },
-): Promise<TeardownResult> {
-  let runId = input.run?.runId;
-  if (!runId) {
-    if (!input.executionName) {
-      throw new InputError([
-        { path: 'run', message: 'teardown needs the run context or the execution name' },
-      ]);
-    }
-    runId = runIdFromExecutionName(input.executionName);
-  }
-  let run: RunContext | null = input.run ?? null;
-  if (!run) {
-    try {
-      run = (await deps.store.getJson(contextKey(runId))) as RunContext;
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-    }
-  }
+type TeardownDeps = {
+  store: ObjectStore;
+  tables: TableAdmin;
+  fleet: FleetAdmin;
+  clock: Clock;
+  notifier?: Notifier;
+  cluster?: ClusterAdmin;
+  keyspaces?: KeyspacesAdmin;
+  dax?: DaxAdmin;
+};
 
-  // Each kind of resource is removed even when another kind fails (a loader API error must not leave
-  // $2/h of database nodes running); the failures are raised together once everything was tried.
+/**
+ * Removes what the run owns: every delete goes through the ownership rule (./ownership.ts), so a resource is
+ * removed only when its own run tag is this run's id; a table, keyspace or DAX cluster the context names
+ * without that tag is kept and reported. `existingTable`s are never deleted.
+ */
+export async function teardown(input: TeardownInput, deps: TeardownDeps): Promise<TeardownResult> {
+  const runId = runIdOf(input);
+  let run: RunContext | null = input.run ?? null;
+  if (!run) run = (await readOptional(deps.store, contextKey(runId))) as RunContext | null;
+  const { result, errors } = await removeRunResources(runId, run, deps);
+  result.failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
+  const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
+  await deps.store.putJson(teardownKey(runId), {
+    ...mergeRecord(result, previous),
+    ...(errors.length ? { errors } : {}),
+    atMs: deps.clock.nowMs(),
+  });
+  await recordFailureAndNotify(input, result, errors, deps);
+  if (errors.length)
+    throw new Error(`teardown of run ${runId} incomplete (it is retried): ${errors.join('; ')}`);
+  return result;
+}
+
+function runIdOf(input: TeardownInput): string {
+  if (input.run?.runId) return input.run.runId;
+  if (!input.executionName)
+    throw new InputError([{ path: 'run', message: 'teardown needs the run context or the execution name' }]);
+  return runIdFromExecutionName(input.executionName);
+}
+
+/**
+ * Each kind of resource is removed even when another kind fails (a loader API error must not leave $2/h of
+ * database nodes running); the failures are returned together once everything was tried.
+ */
+async function removeRunResources(
+  runId: string,
+  run: RunContext | null,
+  deps: TeardownDeps,
+): Promise<{ result: TeardownResult; errors: string[] }> {
   const errors: string[] = [];
   const attempt = async <T>(what: string, fallback: T, f: () => Promise<T>): Promise<T> => {
     try {
@@ -91,21 +114,19 @@ export async function teardown(
     }
   };
   const terminated = await attempt('terminating loaders', [] as string[], async () => {
-    const ids = (await deps.fleet.list({ runId })).filter((i) => i.state !== 'terminated').map((i) => i.id);
+    const ids = ownedInstanceIds(runId, await deps.fleet.list({ runId }));
     if (ids.length) await deps.fleet.terminate(ids);
     return ids;
   });
-  // ScyllaDB nodes: by the run tag, whatever the context says (a retry of Provision may have launched more)
-  const terminatedNodes = deps.cluster
+  // database nodes: by the run tag, whatever the context says (a retry of Provision may have launched more)
+  const cluster = deps.cluster;
+  const terminatedNodes = cluster
     ? await attempt('terminating database nodes', [] as string[], async () => {
-        const ids = (await deps.cluster!.list({ runId }))
-          .filter((n) => n.state !== 'terminated')
-          .map((n) => n.id);
-        if (ids.length) await deps.cluster!.terminate(ids);
+        const ids = ownedInstanceIds(runId, await cluster.list({ runId }));
+        if (ids.length) await cluster.terminate(ids);
         return ids;
       })
     : [];
-
   // DAX clusters before the tables they cache (by the run tag and the context's names)
   // (Plan writes the context before anything is provisioned: a context naming no cluster means none was made)
   const daxAdmin = deps.dax && (!run || run.dax?.length) ? deps.dax : undefined;
@@ -114,111 +135,159 @@ export async function teardown(
     : null;
   if (dax?.stuckDaxClusters.length)
     errors.push(`DAX did not start deleting ${dax.stuckDaxClusters.join(', ')}`);
-
-  const deletedTables: string[] = [];
-  const keptTables: string[] = [];
-  const owned = new Set<string>();
-  if (run) {
-    for (const t of run.tables) {
-      if (t.owned) owned.add(t.name);
-      else keptTables.push(t.name);
-    }
-  } else {
-    // Plan did not finish: anything tagged with this run id is ours
-    await attempt('listing tables', undefined, async () => {
-      for (const t of await deps.tables.listTables(TABLE_PREFIX))
-        if (t.tags[TAG_RUN_ID] === runId) owned.add(t.name);
-    });
-  }
-  for (const name of owned)
-    await attempt(`deleting table ${name}`, undefined, async () => {
-      if (await deps.tables.deleteTable(name)) deletedTables.push(name);
-    });
-
+  const tables = await removeRunTables(runId, run, deps.tables, attempt);
+  errors.push(...tables.errors);
   // a run whose context names no keyspace made none (Plan writes the context before anything is provisioned):
   // no Keyspaces call then, so runs of other targets never depend on Keyspaces being offered in the region
-  const deletedKeyspaces =
-    deps.keyspaces && (!run || run.keyspaces?.length)
-      ? await attempt('deleting keyspaces', [] as string[], () =>
-          deleteRunKeyspaces(runId, run, deps.keyspaces!),
-        )
-      : [];
-  if (!deps.keyspaces && run?.keyspaces?.length)
+  const ks = deps.keyspaces;
+  const keyspaces =
+    ks && (!run || run.keyspaces?.length)
+      ? await attempt('deleting keyspaces', null, () => deleteRunKeyspaces(runId, run, ks))
+      : null;
+  errors.push(...(keyspaces?.errors ?? []));
+  if (!ks && run?.keyspaces?.length)
     errors.push(
       `deleting keyspaces: no Keyspaces port to delete ${run.keyspaces.map((k) => k.keyspace).join(', ')}`,
     );
-
-  const failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const result: TeardownResult = {
     runId,
     terminated,
-    deletedTables,
-    keptTables,
-    ...(deps.cluster ? { terminatedNodes } : {}),
-    ...(deps.keyspaces ? { deletedKeyspaces } : {}),
-    ...(dax ? { deletedDaxClusters: dax.deletedDaxClusters, pendingDaxGroups: dax.pendingDaxGroups } : {}),
-    failed,
-  };
-  // A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried
-  // teardown): the record keeps everything any pass removed, and the first failure's error stays.
-  const previous = (await readOptional(deps.store, teardownKey(runId))) as
-    (TeardownResult & { passes?: number }) | null;
-  const union = (a: string[] | undefined, b: string[]) => [...new Set([...(a ?? []), ...b])];
-  await deps.store.putJson(teardownKey(runId), {
-    ...result,
-    terminated: union(previous?.terminated, terminated),
-    deletedTables: union(previous?.deletedTables, deletedTables),
-    keptTables: union(previous?.keptTables, keptTables),
-    ...(deps.cluster || previous?.terminatedNodes
-      ? { terminatedNodes: union(previous?.terminatedNodes, terminatedNodes) }
-      : {}),
-    ...(deps.keyspaces || previous?.deletedKeyspaces
-      ? { deletedKeyspaces: union(previous?.deletedKeyspaces, deletedKeyspaces) }
-      : {}),
-    ...(dax || previous?.deletedDaxClusters
+    deletedTables: tables.removed,
+    keptTables: tables.kept,
+    ...(cluster ? { terminatedNodes } : {}),
+    ...(ks ? { deletedKeyspaces: keyspaces?.removed ?? [], keptKeyspaces: keyspaces?.kept ?? [] } : {}),
+    ...(dax
       ? {
-          deletedDaxClusters: union(previous?.deletedDaxClusters, dax?.deletedDaxClusters ?? []),
-          // what is still pending is this pass's view
-          pendingDaxGroups: dax?.pendingDaxGroups ?? previous?.pendingDaxGroups ?? [],
+          deletedDaxClusters: dax.deletedDaxClusters,
+          pendingDaxGroups: dax.pendingDaxGroups,
+          keptDaxClusters: dax.keptDaxClusters,
         }
       : {}),
-    failed: failed || Boolean(previous?.failed),
-    passes: (previous?.passes ?? 1) + (previous ? 1 : 0),
-    ...(errors.length ? { errors } : {}),
-    atMs: deps.clock.nowMs(),
+    failed: false,
+  };
+  return { result, errors };
+}
+
+/** The run's tables: those the context says the run created (else, when Plan did not finish, by the run tag). */
+async function removeRunTables(
+  runId: string,
+  run: RunContext | null,
+  tables: TableAdmin,
+  attempt: <T>(what: string, fallback: T, f: () => Promise<T>) => Promise<T>,
+): Promise<OwnedRemoval> {
+  const candidates = new Set<string>();
+  const notOurs: string[] = [];
+  if (run) {
+    for (const t of run.tables) {
+      if (t.owned) candidates.add(t.name);
+      else notOurs.push(t.name); // existingTable: never deleted, whatever its tags
+    }
+  } else {
+    await attempt('listing tables', undefined, async () => {
+      for (const t of await tables.listTables(TABLE_PREFIX))
+        if (ownedByRun(t.tags, runId)) candidates.add(t.name);
+    });
+  }
+  const r = await removeOwned(runId, 'table', candidates, {
+    tags: (name) => tables.tableTags(name),
+    remove: (name) => tables.deleteTable(name),
   });
-  if (failed) {
-    const earlier = (await readOptional(deps.store, failureKey(runId))) as {
-      error: string | null;
-      cause: string | null;
-    } | null;
-    const failure = {
-      runId,
+  return { ...r, kept: [...notOurs, ...r.kept] };
+}
+
+type TeardownRecord = TeardownResult & { passes?: number };
+
+/**
+ * A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried teardown): the
+ * record keeps everything any pass removed or kept, and the first failure's error stays.
+ */
+function mergeRecord(result: TeardownResult, previous: TeardownRecord | null): TeardownRecord {
+  const union = (a: string[] | undefined, b: string[] | undefined) => [
+    ...new Set([...(a ?? []), ...(b ?? [])]),
+  ];
+  const lists = [
+    'terminated',
+    'deletedTables',
+    'keptTables',
+    'terminatedNodes',
+    'deletedKeyspaces',
+    'keptKeyspaces',
+    'deletedDaxClusters',
+    'keptDaxClusters',
+  ] as const;
+  const merged: TeardownRecord = { ...result };
+  for (const key of lists)
+    if (result[key] || previous?.[key]) merged[key] = union(previous?.[key], result[key]);
+  // what is still pending is this pass's view
+  if (result.deletedDaxClusters || previous?.deletedDaxClusters)
+    merged.pendingDaxGroups = result.pendingDaxGroups ?? previous?.pendingDaxGroups ?? [];
+  merged.failed = result.failed || Boolean(previous?.failed);
+  merged.passes = (previous?.passes ?? 1) + (previous ? 1 : 0);
+  return merged;
+}
+
+/**
+ * A failed run gets failure.json and one SNS message (unless a later pass had to remove something the first
+ * left); a teardown that could not remove everything sends one too. The message names every kind removed or
+ * kept and the teardown's errors.
+ */
+async function recordFailureAndNotify(
+  input: TeardownInput,
+  result: TeardownResult,
+  errors: string[],
+  deps: TeardownDeps,
+): Promise<void> {
+  const runId = result.runId;
+  type Failure = { status: string; error: string | null; cause: string | null };
+  let earlier: Failure | null = null;
+  let failure: Failure | null = null;
+  if (result.failed) {
+    earlier = (await readOptional(deps.store, failureKey(runId))) as Failure | null;
+    failure = {
       status: input.status ?? 'FAILED',
       error: earlier?.error ?? input.error?.Error ?? null,
       cause: earlier?.cause ?? input.error?.Cause ?? null,
-      atMs: deps.clock.nowMs(),
     };
-    await deps.store.putJson(failureKey(runId), failure);
-    // one message per failed run, unless a later pass had to remove something the first left
-    const removedNow =
-      terminated.length +
-      terminatedNodes.length +
-      deletedTables.length +
-      deletedKeyspaces.length +
-      (dax?.deletedDaxClusters.length ?? 0);
-    if (deps.notifier && (!earlier || removedNow > 0)) {
-      await deps.notifier.publish(
-        `fleetbench run ${runId}: ${failure.status}`.slice(0, 99),
-        `Run ${runId} ended ${failure.status}: ${failure.error ?? ''} ${failure.cause ?? ''}\n` +
-          `Teardown terminated ${terminated.length} loaders${terminatedNodes.length ? ` and ${terminatedNodes.length} database nodes` : ''} and deleted ${deletedTables.length} tables` +
-          `${dax?.deletedDaxClusters.length ? ` and ${dax.deletedDaxClusters.length} DAX clusters` : ''}.`,
-      );
-    }
+    await deps.store.putJson(failureKey(runId), { runId, ...failure, atMs: deps.clock.nowMs() });
   }
-  if (errors.length)
-    throw new Error(`teardown of run ${runId} incomplete (it is retried): ${errors.join('; ')}`);
-  return result;
+  const removed = removedSummary(result);
+  const worthTelling = failure ? !earlier || removed.length > 0 : errors.length > 0;
+  if (!deps.notifier || !worthTelling) return;
+  const status = failure?.status ?? 'SUCCEEDED';
+  const lines = [
+    failure
+      ? `Run ${runId} ended ${status}: ${failure.error ?? ''} ${failure.cause ?? ''}`.trimEnd()
+      : `Run ${runId} ended ${status}.`,
+    `Teardown ${removed.length ? removed.join(', ') : 'removed nothing'}.`,
+    ...keptSummary(result),
+    ...(errors.length
+      ? [`Teardown errors (it is retried; what is left is named here):`, ...errors.map((e) => `- ${e}`)]
+      : []),
+  ];
+  const subject = `fleetbench run ${runId}: ${status}${errors.length ? ', teardown incomplete' : ''}`;
+  await deps.notifier.publish(subject.slice(0, 99), lines.join('\n'));
+}
+
+/** "terminated 2 loaders", "deleted 1 Keyspaces keyspace (fb_…)", ... for each kind removed. */
+function removedSummary(r: TeardownResult): string[] {
+  const kinds: [string, string, string[] | undefined][] = [
+    ['terminated', 'loader', r.terminated],
+    ['terminated', 'database node', r.terminatedNodes],
+    ['started deleting', 'DAX cluster', r.deletedDaxClusters],
+    ['deleted', 'DynamoDB table', r.deletedTables],
+    ['deleted', 'Keyspaces keyspace', r.deletedKeyspaces],
+  ];
+  return kinds
+    .filter(([, , list]) => list?.length)
+    .map(
+      ([verb, noun, list]) =>
+        `${verb} ${list!.length} ${noun}${list!.length === 1 ? '' : 's'} (${list!.join(', ')})`,
+    );
+}
+
+function keptSummary(r: TeardownResult): string[] {
+  const kept = [...r.keptTables, ...(r.keptKeyspaces ?? []), ...(r.keptDaxClusters ?? [])];
+  return kept.length ? [`Kept (not this run's, or given as existingTable): ${kept.join(', ')}.`] : [];
 }
 
 async function readOptional(store: ObjectStore, key: string): Promise<unknown> {

@@ -16,6 +16,7 @@ import { aaCellId } from '../regression/noise';
 import { distributionSlug, pct } from './grid';
 import { loadPriceBook, type PriceBook } from '../cost/book';
 import { CQL_TABLE } from '../cluster';
+import { TABLE_PREFIX } from '../ports';
 import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
@@ -149,7 +150,8 @@ export function tableName(spec: RunSpec, target: Target, runId: string): string 
     (target.kind === 'external' && target.protocol === 'cql')
   )
     return CQL_TABLE;
-  return `fleetbench-${spec.name}-${target.id}-${runId}`.slice(0, 255);
+  // `.` separates the parts: no spec name, target id or run id holds one, so two runs never share a name
+  return `${TABLE_PREFIX}${spec.name}.${target.id}.${runId}`;
 }
 
 /** Properties every run-phase process of the spec shares (the binding's come from its target). */

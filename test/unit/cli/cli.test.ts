@@ -70,7 +70,7 @@ describe('fleetbench validate / plan (the real executable)', () => {
       threadcount: '8',
       maxexecutiontime: '20',
       recordcount: '10000',
-      table: 'fleetbench-quickstart-ddb-plan',
+      table: 'fleetbench-quickstart.ddb.plan',
     });
     expect(doc.cells[0].properties.target).toBeUndefined();
     expect(doc.cells[0].processes).toBeUndefined();

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { janitor, teardown } from '../../../lib/core/pipeline';
+import { janitor, teardown, type RunContext } from '../../../lib/core/pipeline';
 import {
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
@@ -31,12 +31,14 @@ function world() {
       return true;
     },
     describeCluster: async (name: string) => ({ name, status: clusters.get(name)?.status ?? 'MISSING' }),
+    clusterTags: async (name: string) => (clusters.has(name) ? tags : null),
     deleteSupporting: async (name: string) => !clusters.has(name),
     listSupporting: async () => [{ name: 'fb-00000001', tags }],
   } as unknown as DaxAdmin;
   const tables = new Map([['fleetbench-dax-stuck-ddb', tags]]);
   const tableAdmin = {
     listTables: async () => [...tables].map(([name, t]) => ({ name, tags: t })),
+    tableTags: async (name: string) => tables.get(name) ?? null,
     deleteTable: async (name: string) => tables.delete(name),
   } as unknown as TableAdmin;
   const fleet = { list: async () => [], terminate: async () => undefined } as unknown as FleetAdmin;
@@ -70,5 +72,36 @@ describe('teardown with a DAX cluster still being created', () => {
     const j = await janitor({ fleet: w.fleet, tables: w.tableAdmin, clock, dax: w.dax });
     expect(j.deletedDaxClusters).toEqual(['fb-00000001']);
     expect(w.clusters.get('fb-00000001')!.status).toBe('deleting');
+  });
+
+  it("keeps a cluster the context names that carries another run's tag: no DeleteCluster, no group deleted", async () => {
+    const w = world();
+    w.clusters.get('fb-00000001')!.status = 'available';
+    const deleted: string[] = [];
+    const foreign = { [TAG_RUN_ID]: 'another-run' };
+    const dax = {
+      ...w.dax,
+      listClusters: async () => [], // the run tag finds nothing of this run
+      listSupporting: async () => [{ name: 'fb-00000001', tags: foreign }],
+      clusterTags: async () => foreign,
+      deleteCluster: async (name: string) => (deleted.push(name), true),
+      deleteSupporting: async (name: string) => (deleted.push(`groups ${name}`), true),
+    } as unknown as DaxAdmin;
+    const store = new FsStore(dir);
+    const run = {
+      runId: RUN,
+      tables: [],
+      dax: [{ target: 'cached', name: 'fb-00000001' }],
+    } as unknown as RunContext;
+    const r = await teardown(
+      { run },
+      { store, fleet: w.fleet, tables: w.tableAdmin, clock: { nowMs: () => 5e6 }, dax },
+    );
+    expect(r).toMatchObject({
+      deletedDaxClusters: [],
+      keptDaxClusters: ['fb-00000001'],
+      pendingDaxGroups: [],
+    });
+    expect(deleted).toEqual([]);
   });
 });

@@ -116,13 +116,13 @@ describe('keyspaces target: plan', () => {
         'cql.service': 'keyspaces',
         'cql.hosts': 'cassandra.eu-west-1.amazonaws.com',
         'cql.region': 'eu-west-1',
-        'cql.keyspace': 'fb_r1_ks',
+        'cql.keyspace': 'fb_r1_ks_d9ce4eff',
         'cql.readConsistency': 'LOCAL_ONE',
         'cql.writeConsistency': 'LOCAL_QUORUM',
         'cql.connectionsPerHost': '1',
       },
     });
-    expect(p.cells[0]!.properties['cql.keyspace']).toBe('fb_r1_ks');
+    expect(p.cells[0]!.properties['cql.keyspace']).toBe('fb_r1_ks_d9ce4eff');
     const cn = plan(ks(), (s) => withValue(s, 'region', 'cn-north-1'));
     expect(cn.bindings.ks!.properties['cql.hosts']).toBe('cassandra.cn-north-1.amazonaws.com.cn');
     expect(p.load!.targets).toEqual(['ks']);

@@ -92,3 +92,54 @@ it('a seed that never runs fails the step and launches no other node', async () 
   );
   expect(cluster.events.filter((e) => e.startsWith('launch'))).toEqual(['launch 0 seeds=-']);
 });
+
+/** EC2 on a clock 100× faster than real time: each seed runs 60 s (of that clock) after its launch. */
+class TimedSeedCluster implements ClusterAdmin {
+  static readonly SCALE = 100;
+  readonly launched: { target: string; index: number; atS: number }[] = [];
+  private readonly nodes: (ClusterNode & { launchedAtMs: number })[] = [];
+  private readonly t0 = Date.now();
+  nowS(): number {
+    return ((Date.now() - this.t0) * TimedSeedCluster.SCALE) / 1000;
+  }
+  async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
+    return req.nodes.map((n) => {
+      this.launched.push({ target: req.targetId, index: n.index, atS: this.nowS() });
+      const node = {
+        id: `i-${req.targetId}-${n.index}`,
+        state: 'pending',
+        privateIp: '10.0.0.9',
+        tags: n.tags,
+      };
+      this.nodes.push({ ...node, launchedAtMs: Date.now() });
+      return node;
+    });
+  }
+  async list(): Promise<ClusterNode[]> {
+    for (const n of this.nodes)
+      if (((Date.now() - n.launchedAtMs) * TimedSeedCluster.SCALE) / 1000 >= 60) n.state = 'running';
+    return this.nodes.map(({ launchedAtMs: _, ...n }) => ({ ...n }));
+  }
+  async terminate(): Promise<void> {}
+}
+
+it('two clusters wait for their seeds side by side: one 60-s seed wait fits the 120-s Lambda, not two in a row', async () => {
+  const store = new FsStore(dir);
+  const two = {
+    ...spec,
+    targets: [
+      { id: 'a', kind: 'scylla-ec2', nodes: 2, api: 'cql', replicationFactor: 2 },
+      { id: 'b', kind: 'scylla-ec2', nodes: 2, api: 'cql', replicationFactor: 2 },
+    ],
+  };
+  const run = await plan({ executionName: 'seeded-3', spec: two }, { store, clock: { nowMs: () => 0 } });
+  const cluster = new TimedSeedCluster();
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms / TimedSeedCluster.SCALE));
+  const result = await provisionTarget(run, { store, tables: noTables, cluster, sleep });
+  expect(result.nodes).toHaveLength(4);
+  // both seeds launched at once; the last node within one seed wait (60 s and a poll), far below 120 s
+  const seeds = cluster.launched.filter((l) => l.index === 0);
+  expect(seeds.map((s) => s.target).sort()).toEqual(['a', 'b']);
+  expect(Math.max(...seeds.map((s) => s.atS))).toBeLessThan(10);
+  expect(Math.max(...cluster.launched.map((l) => l.atS))).toBeLessThan(100);
+});

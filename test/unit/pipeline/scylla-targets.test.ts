@@ -51,7 +51,7 @@ describe('Plan (the pipeline step)', () => {
     const run = await plan({ executionName: 'mixed-1', spec: mixed }, { store, clock });
     expect(run.clusters).toEqual([
       { target: 'scylla', nodes: 3, api: 'cql', table: 'usertable' },
-      { target: 'alt', nodes: 3, api: 'alternator', table: 'fleetbench-mixed-alt-mixed-1' },
+      { target: 'alt', nodes: 3, api: 'alternator', table: 'fleetbench-mixed.alt.mixed-1' },
     ]);
     expect(run.tables).toEqual([]); // no DynamoDB tables
   });
@@ -152,7 +152,7 @@ describe('loader jobs', () => {
     expect(
       load.processes.every((x) => x['dynamodb.endpoint'] === 'http://10.0.0.7:8000,http://10.0.1.7:8000'),
     ).toBe(true);
-    expect(load.processes[0]!.table).toBe('fleetbench-mixed-alt-r');
+    expect(load.processes[0]!.table).toBe('fleetbench-mixed.alt.r');
     // the DynamoDB-API binding batches its inserts (its descriptor's load properties); the CQL binding does not
     expect(load.processes[0]!['dynamodb.batchInserts']).toBe('25');
     expect(

@@ -39,6 +39,7 @@ function world(failLoaders: boolean) {
   } as unknown as ClusterAdmin;
   const tableAdmin = {
     listTables: async () => [...tables].map(([name, t]) => ({ name, tags: t })),
+    tableTags: async (name: string) => tables.get(name) ?? null,
     deleteTable: async (name: string) => tables.delete(name),
   } as unknown as TableAdmin;
   return { loaders, nodes, tables, fleet, cluster, tableAdmin };
@@ -92,5 +93,25 @@ describe('teardown with a failing loader API', () => {
       deletedTables: ['fleetbench-partial-1-ddb'],
       terminatedNodes: ['n-0', 'n-1'],
     });
+  });
+
+  it("terminates no loader or node whose own tag is another run's (an adapter that ignores the filter)", async () => {
+    const w = world(false);
+    const other = { [TAG_RUN_ID]: 'other-run', [TAG_EXPIRES_AT]: '1000' };
+    w.loaders.set('i-2', { id: 'i-2', state: 'running', tags: other });
+    w.nodes.set('n-9', { id: 'n-9', state: 'running', tags: other });
+    const r = await teardown(
+      { executionName: RUN },
+      {
+        store: new FsStore(dir),
+        fleet: w.fleet,
+        cluster: w.cluster,
+        tables: w.tableAdmin,
+        clock: { nowMs: () => 5e6 },
+      },
+    );
+    expect(r).toMatchObject({ terminated: ['i-1'], terminatedNodes: ['n-0', 'n-1'] });
+    expect([...w.loaders.keys()]).toEqual(['i-2']);
+    expect([...w.nodes.keys()]).toEqual(['n-9']);
   });
 });

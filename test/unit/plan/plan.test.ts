@@ -156,7 +156,7 @@ describe('per-process properties', () => {
       recordcount: '10000',
       'dynamodb.consistentReads': 'true',
       'dynamodb.keyAttribute': 'p',
-      table: 'fleetbench-unit-ddb-r1',
+      table: 'fleetbench-unit.ddb.r1',
     });
     // what the agent sets (output paths, exporter, status interval) the planner never sets
     for (const owned of AGENT_OWNED_PROPERTIES) expect(props[owned]).toBeUndefined();

@@ -42,7 +42,7 @@ describe('redis targets', () => {
       binding: 'redis',
       db: 'dev.fleetbench.ycsb.RedisClient',
       properties: {
-        table: 'fleetbench-unit-db-r1',
+        table: 'fleetbench-unit.db.r1',
         'redis.host': '10.0.0.5:6379,10.0.0.6:6379',
         'redis.cluster': 'true',
         // TLS unless the spec turns it off
@@ -82,7 +82,7 @@ describe('mongodb targets', () => {
       'mongodb.url': url,
       'mongodb.writeConcern': 'majority',
       'mongodb.readPreference': 'primary',
-      table: 'fleetbench-unit-db-r1',
+      table: 'fleetbench-unit.db.r1',
     });
   });
 

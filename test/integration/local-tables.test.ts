@@ -1,0 +1,68 @@
+/**
+ * The local mode's tables (lib/local/local-tables.ts) on DynamoDB Local, which has no tagging: Teardown's
+ * ownership check still works there (it deletes the run's table), and a table the run did not create is kept.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
+import type { FleetAdmin } from '../../lib/core/ports';
+import {
+  DYNAMODB_LOCAL_CREDENTIALS,
+  startDynamoDbLocal,
+  type DynamoDbLocal,
+} from '../../lib/local/dynamodb-local';
+import { FsStore } from '../../lib/local/fs-store';
+import { LocalTableAdmin } from '../../lib/local/local-tables';
+
+jest.setTimeout(5 * 60_000);
+
+let ddb: DynamoDbLocal;
+let dir: string;
+beforeAll(async () => {
+  ddb = await startDynamoDbLocal();
+  dir = mkdtempSync(path.join(tmpdir(), 'local-tables-'));
+});
+afterAll(async () => {
+  await ddb?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("Plan, ProvisionTarget and Teardown on DynamoDB Local: the run's table goes, a table it did not create stays", async () => {
+  const tables = new LocalTableAdmin({
+    endpoint: ddb.endpoint,
+    region: 'us-east-1',
+    credentials: DYNAMODB_LOCAL_CREDENTIALS,
+  });
+  const store = new FsStore(dir);
+  const clock = { nowMs: () => Date.UTC(2026, 10, 26) };
+  const fleet = { list: async () => [], terminate: async () => undefined } as unknown as FleetAdmin;
+  const spec = {
+    name: 'local',
+    targets: [{ id: 'ddb', kind: 'dynamodb', billing: { mode: 'on-demand' } }],
+    dataset: { recordCount: 100, fieldCount: 2 },
+    workload: { targetOpsPerSec: [10], durationSeconds: 10 },
+    loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 1 },
+  };
+  const run = await plan({ spec, executionName: 'local-1' }, { store, clock });
+  await provisionTarget(run, { store, tables });
+  // a second process (another run, a preload) made this one: no tags known here
+  await new LocalTableAdmin({
+    endpoint: ddb.endpoint,
+    region: 'us-east-1',
+    credentials: DYNAMODB_LOCAL_CREDENTIALS,
+  }).createTable({
+    name: 'fleetbench-preloaded',
+    keyAttribute: 'p',
+    billing: { mode: 'on-demand' },
+    tableClass: 'STANDARD',
+    tags: {},
+  });
+  const forced: RunContext = {
+    ...run,
+    tables: [...run.tables, { ...run.tables[0]!, name: 'fleetbench-preloaded' }],
+  };
+  const r = await teardown({ run: forced }, { store, tables, fleet, clock });
+  expect(r).toMatchObject({ deletedTables: [run.tables[0]!.name], keptTables: ['fleetbench-preloaded'] });
+  expect((await tables.describeTable('fleetbench-preloaded')).status).toBe('ACTIVE');
+});
