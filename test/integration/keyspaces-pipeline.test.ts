@@ -276,6 +276,24 @@ describe('Keyspaces targets in the pipeline', () => {
     expect(updates()).toHaveLength(4);
   });
 
+  it('ConfigureCell waits for a table still UPDATING from a change made by hand before it sets the capacity', async () => {
+    const run = await planned('ksp-upd');
+    await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
+    twin.settle();
+    // changed by hand a moment ago: UPDATING for a few GetTable calls, and UpdateTable is refused until ACTIVE
+    await admin.updateCapacity(ksOf('ksp-upd'), 'usertable', { mode: 'provisioned', rcu: 5, wcu: 5 });
+    const table = () => twin.keyspaces.get(ksOf('ksp-upd'))!.tables.get('usertable')!;
+    expect(table().status).toBe('UPDATING');
+    const deps = { store, tables: noTables, keyspaces: admin, sleep: noSleep };
+    expect((await configureCell({ run, index: 0 }, deps)).changed).toBe(true);
+    twin.settle();
+    expect(table().request.capacitySpecification).toEqual({
+      throughputMode: 'PROVISIONED',
+      readCapacityUnits: 100,
+      writeCapacityUnits: 50,
+    });
+  });
+
   it('ConfigureCell leaves an on-demand table alone, and fails on a missing table or without the port', async () => {
     const onDemand = { ...spec, targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'on-demand' } }] };
     const run = await plan({ spec: onDemand, executionName: 'ksp-od' }, { store, clock });

@@ -132,6 +132,7 @@ export async function configureKeyspacesCapacity(
   run: RunContext,
   target: KeyspacesTarget,
   admin: KeyspacesAdmin | undefined,
+  sleep: (ms: number) => Promise<void> = realSleep,
 ): Promise<boolean> {
   const k = run.keyspaces?.find((x) => x.target === target.id);
   if (!k)
@@ -144,8 +145,32 @@ export async function configureKeyspacesCapacity(
   if (want.mode !== 'provisioned') return false;
   const have = state.capacity;
   if (have?.mode === 'provisioned' && have.rcu === want.rcu && have.wcu === want.wcu) return false;
+  if (state.status !== 'ACTIVE') await awaitTableActive(ks, k, sleep);
   await ks.updateCapacity(k.keyspace, k.table, want);
   return true;
+}
+
+/**
+ * UpdateTable is refused unless the table is ACTIVE
+ * (https://docs.aws.amazon.com/keyspaces/latest/APIReference/API_UpdateTable.html): a table still UPDATING from a
+ * change made outside fleetbench is waited for, at most KEYSPACE_READY_POLLS × KEYSPACE_POLL_MS.
+ */
+async function awaitTableActive(
+  ks: KeyspacesAdmin,
+  k: RunKeyspace,
+  sleep: (ms: number) => Promise<void>,
+): Promise<void> {
+  for (let poll = 1; ; poll++) {
+    await sleep(KEYSPACE_POLL_MS);
+    const s = await ks.describeTable(k.keyspace, k.table);
+    if (s.status === 'ACTIVE') return;
+    if (poll >= KEYSPACE_READY_POLLS || s.status === 'MISSING' || s.status === 'DELETING')
+      throw new StepFailedError(
+        'ConfigureCell',
+        `Keyspaces table ${k.keyspace}.${k.table} is ${s.status} ${(poll * KEYSPACE_POLL_MS) / 1000} s on: its ` +
+          'capacity can be set only when it is ACTIVE',
+      );
+  }
 }
 
 /**

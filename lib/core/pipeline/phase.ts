@@ -268,7 +268,13 @@ export async function checkPhase(
  */
 export async function configureCell(
   input: { run: unknown; index: number },
-  deps: { store: ObjectStore; tables: TableAdmin; keyspaces?: KeyspacesAdmin },
+  deps: {
+    store: ObjectStore;
+    tables: TableAdmin;
+    keyspaces?: KeyspacesAdmin;
+    /** Between polls of a Keyspaces table not ACTIVE yet (tests pass one that returns at once). */
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<{ index: number; cellId: string; changed: boolean }> {
   const run = checkRun(input.run);
   const [plan, spec] = await Promise.all([readPlan(deps.store, run.runId), readSpec(deps.store, run.runId)]);
@@ -276,7 +282,7 @@ export async function configureCell(
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
   const target = spec.targets.find((t) => t.id === cell.target);
   if (target?.kind === 'keyspaces') {
-    const changed = await configureKeyspacesCapacity(run, target, deps.keyspaces);
+    const changed = await configureKeyspacesCapacity(run, target, deps.keyspaces, deps.sleep);
     return { index: input.index, cellId: cell.id, changed };
   }
   const table = run.tables.find((t) => t.target === cell.target);
