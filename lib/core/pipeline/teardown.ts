@@ -21,6 +21,7 @@ import { InputError } from '../errors';
 import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
+import { lateArrivals, type LateArrivalsResult } from './late-arrivals';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -231,6 +232,8 @@ async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
 }
 
 export interface JanitorResult {
+  /** The second pass (./late-arrivals.ts): runs torn down again, and what each still owned. */
+  lateArrivals?: LateArrivalsResult['tornDownAgain'];
   terminated: string[];
   deletedTables: string[];
   terminatedNodes?: string[];
@@ -239,8 +242,12 @@ export interface JanitorResult {
   deletedDaxGroups?: string[];
 }
 
-/** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
+/**
+ * Removes loaders and tables whose expires-at tag has passed (whatever their run's state); then, with a
+ * store, tears down again every run that still owns resources 15 minutes after its teardown (./late-arrivals.ts).
+ */
 export async function janitor(deps: {
+  store?: ObjectStore;
   tables: TableAdmin;
   fleet: FleetAdmin;
   clock: Clock;
@@ -301,8 +308,11 @@ export async function janitor(deps: {
       dax.deletedDaxClusters.push(...r.deletedDaxClusters);
       dax.deletedDaxGroups.push(...r.deletedDaxGroups);
     });
+  const late = deps.store ? await lateArrivals({ ...deps, store: deps.store }, teardown) : undefined;
+  errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   return {
+    ...(late ? { lateArrivals: late.tornDownAgain } : {}),
     terminated,
     deletedTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
