@@ -88,14 +88,17 @@ function spec(name: string, over: Record<string, unknown> = {}): Record<string, 
 
 /**
  * A run of `s` stopped once its target is ready (the loaders would call addresses that exist only in moto, or a
- * service that is not here): it must reach InitLoad with no call denied, and is then ABORTED.
+ * service that is not here): it must reach InitLoad with no call denied, and is then ABORTED. A connection
+ * a security group refused (a node that cannot boot: WaitReady would wait for its whole time budget) stops
+ * it at once, and fails it with the other denials.
  */
 async function runUntilLoad(mark: number, s: Record<string, unknown>, name: string) {
+  const refused = () => twin.gateway.calls.slice(mark).some((c) => c.result.startsWith('NetworkRefused'));
   const r = await twin.execute({
     input: { spec: s },
     name,
     waitMs: 1000,
-    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+    onState: (state) => (state === 'InitLoad' || refused() ? 'abort' : undefined),
   });
   expectNoDenials(mark);
   expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-40).join('\n') }).toEqual({
@@ -683,6 +686,24 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
     'field1',
     'y_id',
   ]);
+
+  // each node's boot was checked against the nodes' security group: HTTPS to S3 for dnf and the archive,
+  // gossip to the seed; the loader's probes against the loaders' group out and the nodes' group in
+  const opened = twin.connections.filter((c) => nodes.some((n) => c.who === `node ${n.id}`));
+  expect(new Set(opened.map((c) => `${c.who} ${c.to} ${c.port} ${c.allowed}`))).toEqual(
+    new Set(
+      nodes.flatMap((n, i) => [
+        `node ${n.id} s3 (HTTPS) 443 true`,
+        ...(i ? [`node ${n.id} group ${twin.nodeGroup} 7000 true`] : []),
+      ]),
+    ),
+  );
+  expect(opened.filter((c) => c.port === 443).map((c) => c.why)).toEqual(
+    expect.arrayContaining(['dnf install (AL2023 repositories)', 'aws s3 cp of the Cassandra archive']),
+  );
+  expect(
+    twin.connections.filter((c) => c.why.startsWith('probe of node') && c.port === 9042).length,
+  ).toBeGreaterThan(0);
 
   const out = await abortRuleTeardown<{ terminatedNodes: string[] }>(r, 'twin-cass-1');
   expectNoDenials(mark);
