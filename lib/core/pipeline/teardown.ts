@@ -308,7 +308,11 @@ export async function janitor(deps: {
       dax.deletedDaxClusters.push(...r.deletedDaxClusters);
       dax.deletedDaxGroups.push(...r.deletedDaxGroups);
     });
-  const late = deps.store ? await lateArrivals({ ...deps, store: deps.store }, teardown) : undefined;
+  // (named ports only: the Lambda's ports build lazily, and a spread would build every one of them)
+  const { store, tables, fleet, clock, cluster, keyspaces } = deps;
+  const late = store
+    ? await lateArrivals({ store, tables, fleet, clock, cluster, keyspaces, dax: daxAdmin }, teardown)
+    : undefined;
   errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   return {
