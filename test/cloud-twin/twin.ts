@@ -859,6 +859,11 @@ export class CloudTwin {
     }
   }
 
+  /** A role of the template as the gateway knows it (policies resolved). */
+  gatewayRole(roleLogicalId: string): Principal {
+    return this.gatewayPrincipals().find((p) => p.roleArn.endsWith(`/${roleLogicalId}`))!;
+  }
+
   /** The state machine's role (the template's RoleArn), as the gateway knows it (policies resolved). */
   stateMachineRole(): Principal {
     const [, r] = resourcesOfType(this.asm.template, 'AWS::StepFunctions::StateMachine')[0]!;
