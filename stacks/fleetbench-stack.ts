@@ -67,8 +67,12 @@ export class FleetbenchStack extends Stack {
     this.abortRule = new AbortRule(this, 'AbortRule', {
       stateMachine: this.pipeline.stateMachine,
       handler: this.pipeline.onAbortFunction,
+      topic: this.monitoring.topic,
     });
-    this.janitor = new Janitor(this, 'Janitor', { topic: this.monitoring.topic });
+    this.janitor = new Janitor(this, 'Janitor', {
+      topic: this.monitoring.topic,
+      resultsBucket: this.lake.bucket,
+    });
     // the functions that provision, wait for, configure and remove targets: each target's construct grants
     // the ones it needs
     const targetFunctions = {

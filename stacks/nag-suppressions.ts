@@ -115,6 +115,11 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     reason:
       'Node.js 22 is the newest runtime the pinned aws-cdk-lib offers with offline esbuild bundling here.',
   },
+  {
+    pattern: /^AwsSolutions-SQS3$/,
+    reason:
+      "The failed-teardowns queue is itself the dead-letter queue (OnAbort's on-failure destination and its rule target's DLQ, lib/constructs/abort-rule.ts); nothing consumes it, a message there raises an alarm.",
+  },
 ];
 
 /** Acknowledges the stack's accepted findings; returns the ids left unacknowledged (errors). */

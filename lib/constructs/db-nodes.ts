@@ -1,14 +1,14 @@
 /**
  * What the database-node targets (scylla-ec2 and cassandra-ec2) need in the account, one construct for
  * both: the nodes' security group (the loaders only, on the Alternator and CQL ports; node-to-node
- * traffic within the group), the node launch template (IMDSv2 required, encrypted gp3 volumes, no SSH
+ * traffic within the group; out, HTTPS to S3 for the Cassandra bootstrap's downloads), the node launch template (IMDSv2 required, encrypted gp3 volumes, no SSH
  * key; the AMI, volumes and user data come per launch), and the step functions' permissions to launch,
  * probe and terminate only nodes tagged with a node role (`scylla-node`, `cassandra-node`).
  * ScyllaDB nodes have no instance profile (they call no AWS API). Cassandra nodes run Amazon Linux 2023
  * and get a profile that may read the Apache Cassandra asset (loader/cassandra-node) and nothing else.
  */
 import { existsSync } from 'node:fs';
-import { Annotations, Stack } from 'aws-cdk-lib';
+import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
@@ -23,6 +23,24 @@ import { cassandraAssetPath } from '../local/cassandra-asset';
 export { NODE_CLIENT_PORTS };
 /** Inter-node ports within the nodes' group: RPC (7000) and its TLS variant (7001). */
 export const NODE_INTERNODE_PORTS = [7000, 7001] as const;
+
+/** The name of S3's AWS-managed prefix list in a region (what the nodes' HTTPS egress names). */
+export const s3PrefixListName = (region: string) => `com.amazonaws.${region}.s3`;
+
+/**
+ * S3's prefix list (looked up by name: `cdk synth` asks the account once and caches the id in
+ * cdk.context.json). An environment-agnostic stack cannot look it up: HTTPS to any IPv4 address instead.
+ */
+function s3Peer(scope: Construct): ec2.IPeer {
+  const { region, account } = Stack.of(scope);
+  if (Token.isUnresolved(region) || Token.isUnresolved(account)) {
+    Annotations.of(scope).addWarning(
+      'environment-agnostic stack: database nodes may reach any IPv4 address on 443 (with an account and region, only S3)',
+    );
+    return ec2.Peer.anyIpv4();
+  }
+  return ec2.PrefixList.fromLookup(scope, 'S3PrefixList', { prefixListName: s3PrefixListName(region) });
+}
 
 export interface DbNodesProps {
   readonly fleet: LoaderFleet;
@@ -64,6 +82,14 @@ export class DbNodes extends Construct {
       this.securityGroup.addIngressRule(this.securityGroup, ec2.Port.tcp(port), 'inter-node');
       this.securityGroup.addEgressRule(this.securityGroup, ec2.Port.tcp(port), 'inter-node');
     }
+    // the bootstrap script's downloads: `dnf install` (the Amazon Linux 2023 repositories are S3 buckets in
+    // the region) and `aws s3 cp` of the Cassandra archive, both HTTPS to S3 (the gateway endpoint of the
+    // stack's VPC, or S3's public addresses through an existing VPC's NAT: both are in S3's prefix list).
+    // Security groups do not filter DNS or the instance metadata service, so nothing else is needed.
+    // https://docs.aws.amazon.com/vpc/latest/privatelink/gateway-endpoints.html (security groups: the prefix list)
+    // https://docs.aws.amazon.com/linux/al2023/ug/managing-repos-os-updates.html (repositories in S3)
+    // https://docs.aws.amazon.com/vpc/latest/userguide/vpc-security-groups.html (what groups do not filter)
+    this.securityGroup.addEgressRule(s3Peer(this), ec2.Port.tcp(443), 'bootstrap downloads from S3 (HTTPS)');
     // the loaders' group allows all outbound already; nothing to add there
 
     this.launchTemplate = new ec2.LaunchTemplate(this, 'NodeLaunchTemplate', {

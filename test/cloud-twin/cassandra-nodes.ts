@@ -52,13 +52,17 @@ export class TwinCassandraNodes {
       /** The base64 user data moto holds for an instance. */
       userData: (instanceId: string) => Promise<string>;
       log: (line: string) => void;
+      /** Whether the node's boot is refused a connection it needs (its security group): it never answers. */
+      refused?: (node: TwinNode) => Promise<boolean>;
     },
   ) {}
 
   /** The loopback port that answers for a node (by its private address). */
   async portOf(node: TwinNode): Promise<number> {
     let answer = this.answers.get(node.privateIp);
-    const how = answer ? undefined : this.rule?.(node);
+    const how = answer
+      ? undefined
+      : (this.rule?.(node) ?? ((await this.o.refused?.(node)) ? 'down' : undefined));
     if (how === 'down') answer = { port: await freePort() };
     else if (how) {
       const standIn = await startCqlStandIn(how);

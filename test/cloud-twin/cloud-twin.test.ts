@@ -13,6 +13,7 @@ import {
   DescribeSecurityGroupsCommand,
   EC2Client,
   RunInstancesCommand,
+  TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -88,14 +89,17 @@ function spec(name: string, over: Record<string, unknown> = {}): Record<string, 
 
 /**
  * A run of `s` stopped once its target is ready (the loaders would call addresses that exist only in moto, or a
- * service that is not here): it must reach InitLoad with no call denied, and is then ABORTED.
+ * service that is not here): it must reach InitLoad with no call denied, and is then ABORTED. A connection
+ * a security group refused (a node that cannot boot: WaitReady would wait for its whole time budget) stops
+ * it at once, and fails it with the other denials.
  */
 async function runUntilLoad(mark: number, s: Record<string, unknown>, name: string) {
+  const refused = () => twin.gateway.calls.slice(mark).some((c) => c.result.startsWith('NetworkRefused'));
   const r = await twin.execute({
     input: { spec: s },
     name,
     waitMs: 1000,
-    onState: (state) => (state === 'InitLoad' ? 'abort' : undefined),
+    onState: (state) => (state === 'InitLoad' || refused() ? 'abort' : undefined),
   });
   expectNoDenials(mark);
   expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-40).join('\n') }).toEqual({
@@ -390,6 +394,14 @@ test('a scylla-ec2 run: nodes launched in moto, probed from a loader (stand-ins 
   expect(twin.gateway.calls.slice(mark).filter((c) => c.resource.includes('AWS-RunShellScript'))).toEqual([]);
   // the Alternator table exists on the (stand-in) cluster
   expect(await twin.tables()).toContain('fleetbench-twin-scylla.scylla.twin-scylla-1');
+  // the nodes' boot (gossip to the seed on 7000, within the nodes' group) and the loader's probes on
+  // Alternator (the loaders' egress, the nodes' ingress) were checked against the security groups
+  const opened = twin.connections.filter((c) => nodes.some((n) => c.who === `node ${n.id}`));
+  expect(opened.filter((c) => c.port === 7000 && c.allowed)).toHaveLength(2);
+  expect(opened.every((c) => c.allowed && c.port === 7000)).toBe(true);
+  expect(
+    twin.connections.some((c) => c.why.startsWith('probe of node') && c.port === 8000 && c.allowed),
+  ).toBe(true);
 
   const out = await abortRuleTeardown<{ terminated: string[]; terminatedNodes: string[] }>(
     r,
@@ -526,6 +538,56 @@ test("the janitor (its rule's target) removes expired loaders and tables, keeps 
   expect(tables).toContain('fleetbench-twin-new');
   expect(tables).not.toContain('fleetbench-twin-old');
   expectNoDenials(mark);
+});
+
+test("the janitor's second pass, under its role: a loader that landed after its run's teardown goes once the record is 15 minutes old", async () => {
+  const mark = twin.gateway.calls.length;
+  const launchLoader = async (runId: string) =>
+    (
+      await twin.clients.ec2.send(
+        new RunInstancesCommand({
+          ImageId: await anyAmi(),
+          MinCount: 1,
+          MaxCount: 1,
+          InstanceType: 'c5.large',
+          TagSpecifications: [
+            {
+              ResourceType: 'instance',
+              Tags: [
+                { Key: TAG_RUN_ID, Value: runId },
+                { Key: TAG_ROLE, Value: 'loader' },
+                // days away: only the second pass can remove it
+                { Key: TAG_EXPIRES_AT, Value: String(Math.floor(Date.now() / 1000) + 10 * 86400) },
+              ],
+            },
+          ],
+        }),
+      )
+    ).Instances![0]!.InstanceId!;
+  await twin.putJson('runs/twin-late-1/teardown.json', {
+    runId: 'twin-late-1',
+    atMs: Date.now() - 20 * 60_000,
+  });
+  await twin.putJson('runs/twin-late-2/teardown.json', {
+    runId: 'twin-late-2',
+    atMs: Date.now() - 5 * 60_000,
+  });
+  const late = await launchLoader('twin-late-1');
+  const recent = await launchLoader('twin-late-2');
+  const out = (await twin.invoke(twin.ruleTarget('JanitorSchedule').fn, {
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    detail: {},
+  })) as { lateArrivals: { runId: string; owned: string[] }[] };
+  expectNoDenials(mark);
+  expect(out.lateArrivals).toEqual([{ runId: 'twin-late-1', owned: [`loader ${late}`] }]);
+  const states = Object.fromEntries((await twin.instances([late, recent])).map((i) => [i.id, i.state]));
+  expect(states).toEqual({ [late]: 'terminated', [recent]: 'running' });
+  expect(await twin.getJson('runs/twin-late-1/teardown.json')).toMatchObject({
+    terminated: [late],
+    passes: 2,
+  });
+  await twin.clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [recent] }));
 });
 
 async function anyAmi(): Promise<string> {
@@ -686,6 +748,24 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
     'y_id',
   ]);
 
+  // each node's boot was checked against the nodes' security group: HTTPS to S3 for dnf and the archive,
+  // gossip to the seed; the loader's probes against the loaders' group out and the nodes' group in
+  const opened = twin.connections.filter((c) => nodes.some((n) => c.who === `node ${n.id}`));
+  expect(new Set(opened.map((c) => `${c.who} ${c.to} ${c.port} ${c.allowed}`))).toEqual(
+    new Set(
+      nodes.flatMap((n, i) => [
+        `node ${n.id} s3 (HTTPS) 443 true`,
+        ...(i ? [`node ${n.id} group ${twin.nodeGroup} 7000 true`] : []),
+      ]),
+    ),
+  );
+  expect(opened.filter((c) => c.port === 443).map((c) => c.why)).toEqual(
+    expect.arrayContaining(['dnf install (AL2023 repositories)', 'aws s3 cp of the Cassandra archive']),
+  );
+  expect(
+    twin.connections.filter((c) => c.why.startsWith('probe of node') && c.port === 9042).length,
+  ).toBeGreaterThan(0);
+
   const out = await abortRuleTeardown<{ terminatedNodes: string[] }>(r, 'twin-cass-1');
   expectNoDenials(mark);
   expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
@@ -779,18 +859,33 @@ test('the Cassandra node role may read the Cassandra asset and nothing else', as
   expect(await get(asset.host, asset.pathname.slice(1))).toBe('NoSuchBucket');
   expect(await get(asset.host, 'other-asset.zip')).toBe('AccessDenied');
   expect(await get(twin.bucket, 'runs/twin-cass-1/spec.json')).toBe('AccessDenied');
+  // a node cannot even reach EC2's API (its group lets it out to S3 only): the call never gets to IAM
   expect(
     await ec2.send(new DescribeInstancesCommand({})).then(
       () => 'ok',
       (e: Error) => e.name,
     ),
-  ).toBe('UnauthorizedOperation');
-  expect(twin.gateway.calls.slice(mark).map((c) => [c.action, c.resource, c.result])).toEqual([
+  ).toBe('RequestTimeout');
+  const calls = twin.gateway.calls.slice(mark).map((c) => [c.action, c.resource, c.result]);
+  expect(calls.slice(0, 3)).toEqual([
     ['s3:GetObject', `arn:aws:s3:::${asset.host}${asset.pathname}`, 'Allowed'],
     ['s3:GetObject', `arn:aws:s3:::${asset.host}/other-asset.zip`, 'ImplicitlyDenied'],
     ['s3:GetObject', `arn:aws:s3:::${twin.bucket}/runs/twin-cass-1/spec.json`, 'ImplicitlyDenied'],
-    ['ec2:DescribeInstances', '*', 'ImplicitlyDenied'],
   ]);
+  expect(new Set(calls.slice(3).map(([a, r, res]) => `${a} ${r} ${res!.split(':')[0]}`))).toEqual(
+    new Set(['network:tcp/443 ec2 (HTTPS) NetworkRefused']),
+  );
+  // and IAM would refuse it too
+  const node = twin.gatewayRole(roleId);
+  expect(
+    (
+      await evaluate(node.roleArn, node.policies, {
+        action: 'ec2:DescribeInstances',
+        resource: '*',
+        context: {},
+      })
+    ).result,
+  ).toBe('ImplicitlyDenied');
 });
 
 test('a keyspaces run: ProvisionTarget creates the keyspace and table under its role, WaitReady sees ACTIVE, the abort rule deletes the keyspace', async () => {
@@ -1005,4 +1100,142 @@ test('CreateCluster refused: the run fails naming the refusal, and nothing of th
   expect((await runInstancesOf('twin-dax-2')).map((i) => i.state)).not.toContain('running');
   const teardown = (await twin.getJson('runs/twin-dax-2/teardown.json')) as { deletedDaxClusters: string[] };
   expect(teardown.deletedDaxClusters).toEqual([]);
+});
+
+// ---- ConfigureCell and StartCell on Keyspaces and DAX (issue 26, item 5) ----
+// No load phase (dataset.load false): the run goes from Ready? to the first cell. The loader document's
+// command StartCell sends is held (accepted, not run: the binding would call a service that is not here),
+// and the run is stopped when it waits for the cell, then torn down by the abort rule's target.
+
+/** Runs `s` until StartCell sent its job; `beforeCells` runs as the cells begin. */
+async function runUntilCell(
+  mark: number,
+  s: Record<string, unknown>,
+  name: string,
+  beforeCells?: () => void,
+) {
+  const refused = () => twin.gateway.calls.slice(mark).some((c) => c.result.startsWith('NetworkRefused'));
+  twin.ssm.hold = true;
+  try {
+    const r = await twin.execute({
+      input: { spec: s },
+      name,
+      waitMs: 1000,
+      onState: (state) => {
+        if (state === 'InitCells') beforeCells?.();
+        return state === 'WaitCell' || refused() ? 'abort' : undefined;
+      },
+    });
+    expectNoDenials(mark);
+    expect({ status: r.status, logs: r.status === 'ABORTED' ? '' : twin.logs.slice(-40).join('\n') }).toEqual(
+      {
+        status: 'ABORTED',
+        logs: '',
+      },
+    );
+    expect(r.states).toEqual(expect.arrayContaining(['ConfigureCell', 'StartCell', 'WaitCell']));
+    return r;
+  } finally {
+    twin.ssm.hold = false;
+  }
+}
+
+/** The state machine's invocations of a Task's function since the mark, with IAM's answer. */
+const invokedBy = (from: number, state: string) =>
+  twin.gateway.calls
+    .slice(from)
+    .filter((c) => c.principal === `StateMachine (${state})`)
+    .map((c) => c.result);
+
+const noLoad = (s: Record<string, unknown>) => ({
+  ...s,
+  dataset: { recordCount: 300, fieldCount: 2, fieldLength: 20, load: false },
+});
+
+test('a keyspaces run through ConfigureCell and StartCell: the capacity re-applied under ConfigureCell’s role, the job sent under StartCell’s', async () => {
+  const mark = twin.gateway.calls.length;
+  const ks = twin.keyspaces!;
+  const s = noLoad(
+    spec('twin-ksc', {
+      targets: [{ id: 'ks', kind: 'keyspaces', capacity: { mode: 'provisioned', rcu: 100, wcu: 50 } }],
+    }),
+  );
+  const heldBefore = twin.ssm.held.length;
+  // as the cells begin the table has other capacity (changed since ProvisionTarget): ConfigureCell restores it
+  const r = await runUntilCell(mark, s, 'twin-ksc-1', () => {
+    ks.keyspaces.get('fb_twin_ksc_1_ks')!.tables.get('usertable')!.request.capacitySpecification = {
+      throughputMode: 'PROVISIONED',
+      readCapacityUnits: 5,
+      writeCapacityUnits: 5,
+    };
+  });
+  const configure = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.principal.startsWith('PipelineConfigureCellFn') && c.action.startsWith('cassandra:'))
+    .map((c) => `${c.operation} ${c.action} ${c.result}`);
+  expect(new Set(configure)).toEqual(
+    new Set(['cassandra:GetTable cassandra:Select Allowed', 'cassandra:UpdateTable cassandra:Alter Allowed']),
+  );
+  const table = ks.keyspaces.get('fb_twin_ksc_1_ks')!.tables.get('usertable')!;
+  expect(table.request.capacitySpecification).toMatchObject({
+    readCapacityUnits: 100,
+    writeCapacityUnits: 50,
+  });
+  // StartCell sent the cell's job to the loader with the loader document (SendCommand under its role)
+  expect(byPrincipal(mark, 'ssm:SendCommand').map(([p, , res]) => `${p} ${res}`)).toEqual(
+    expect.arrayContaining(['PipelineStartCellFn Allowed']),
+  );
+  expect(twin.ssm.held.length).toBeGreaterThan(heldBefore);
+  // every Task the state machine ran was invoked under its role
+  for (const state of ['Plan', 'ConfigureCell', 'StartCell'])
+    expect(invokedBy(mark, state)).toEqual(['Allowed']);
+
+  const out = await abortRuleTeardown<{ deletedKeyspaces: string[] }>(r, 'twin-ksc-1');
+  expectNoDenials(mark);
+  expect(out.deletedKeyspaces).toEqual(['fb_twin_ksc_1_ks']);
+});
+
+test('a DynamoDB + DAX run through ConfigureCell and StartCell: StartCell reads the cluster endpoint under its role', async () => {
+  const mark = twin.gateway.calls.length;
+  const name = daxResourceName('twin-daxc-1', 'ddb');
+  const r = await runUntilCell(mark, noLoad(daxSpec('twin-daxc')), 'twin-daxc-1');
+  const cluster = `arn:aws:dax:${REGION}:${ACCOUNT}:cache/${name}`;
+  expect(new Set(byPrincipal(mark, 'dax:DescribeClusters').map((c) => c.join(' ')))).toContain(
+    `PipelineStartCellFn ${cluster} Allowed`,
+  );
+  expect(byPrincipal(mark, 'ssm:SendCommand').map(([p, , res]) => `${p} ${res}`)).toEqual(
+    expect.arrayContaining(['PipelineStartCellFn Allowed']),
+  );
+  for (const state of ['ConfigureCell', 'StartCell']) expect(invokedBy(mark, state)).toEqual(['Allowed']);
+  const out = await abortRuleTeardown<{ deletedDaxClusters: string[] }>(r, 'twin-daxc-1');
+  expectNoDenials(mark);
+  expect(out.deletedDaxClusters).toEqual([name]);
+});
+
+test("the state machine's role may invoke each Task's function, and no other function", async () => {
+  const sm = twin.stateMachine();
+  const resources = new Set<string>();
+  const visit = (states: Record<string, { Type: string; Resource?: string; Branches?: unknown[] }>) => {
+    for (const s of Object.values(states)) {
+      if (s.Type === 'Task') resources.add(String(s.Resource));
+      for (const b of (s.Branches ?? []) as { States: typeof states }[]) visit(b.States);
+    }
+  };
+  visit((sm.definition as { States: Parameters<typeof visit>[0] }).States);
+  expect(resources.size).toBeGreaterThan(10);
+  const role = twin.stateMachineRole();
+  const may = async (arn: string) =>
+    (
+      await evaluate(role.roleArn, role.policies, {
+        action: 'lambda:InvokeFunction',
+        resource: arn,
+        context: {},
+      })
+    ).allowed;
+  for (const arn of resources) expect([arn, await may(arn)]).toEqual([arn, true]);
+  // the abort rule's and the janitor's functions are not the state machine's to call
+  for (const prefix of ['PipelineOnAbortFn', 'JanitorJanitorFn']) {
+    const id = twin.asm.functions.find((f) => f.logicalId.startsWith(prefix))!.logicalId;
+    expect(await may(twin.physical.get(id)!.attrs!.Arn!)).toBe(false);
+  }
 });

@@ -7,7 +7,7 @@
  * moto cannot serve, which the SSM twin (./ssm-twin.ts) answers.
  */
 import * as http from 'node:http';
-import { evaluate, mapRequest, UnmappedOperation, type ApiRequest, type Mapped } from './iam';
+import { evaluate, mapRequest, UnmappedOperation, type ApiRequest, type Mapped, type TopicKey } from './iam';
 
 export interface Principal {
   /** Who calls (a function's logical id, or `loader`), for messages. */
@@ -45,6 +45,13 @@ export interface GatewayOptions {
   /** The DAX front (test/support/dax-twin.ts) that `dax` calls go to; its tags lookups for security groups. */
   daxPort?: number;
   securityGroupTags?: (ids: string[]) => Promise<Record<string, Record<string, string>>>;
+  /**
+   * Whether an instance's call cannot leave its VPC for the service (its security group's egress, as the
+   * twin's network sees it: ./network.ts); the refusal is recorded there. Lambdas are in no VPC.
+   */
+  network?: (principal: Principal, service: string) => boolean;
+  /** The KMS key of an encrypted topic (sns:Publish needs the key too: ./iam.ts). */
+  topicKey?: (topicArn: string) => TopicKey | undefined;
 }
 
 /** A refusal the cloud can give (capacity, throttling), injected on the n-th call of an operation. */
@@ -153,6 +160,15 @@ export class Gateway {
     };
     if (!principal)
       return refuse(res, service, 'InvalidClientTokenId', `no role for access key ${accessKey}`);
+    // a connection its security group refuses never reaches the service (the SDK sees a timeout)
+    if (this.o.network?.(principal, service))
+      return refuse(
+        res,
+        service,
+        'RequestTimeout',
+        `fleetbench twin: ${principal.name} cannot reach ${service}`,
+        504,
+      );
     let mapped: Mapped;
     try {
       mapped = await mapRequest(api, {
@@ -160,6 +176,7 @@ export class Gateway {
         launchTemplateRole: this.o.launchTemplateRole,
         ...(this.o.instanceProfileRole ? { instanceProfileRole: this.o.instanceProfileRole } : {}),
         ...(this.o.securityGroupTags ? { securityGroupTags: this.o.securityGroupTags } : {}),
+        ...(this.o.topicKey ? { topicKey: this.o.topicKey } : {}),
       });
     } catch (err) {
       if (!(err instanceof UnmappedOperation)) throw err;

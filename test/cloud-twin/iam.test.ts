@@ -91,3 +91,45 @@ test('PutMetricData carries cloudwatch:namespace; an operation outside the table
     mapRequest(json('dynamodb', 'DynamoDB_20120810.RestoreTableFromBackup', {}), lookups),
   ).rejects.toThrow(UnmappedOperation);
 });
+
+test('Publish to a KMS-encrypted topic also needs kms:GenerateDataKey and kms:Decrypt on the topic key', async () => {
+  const topic = 'arn:aws:sns:us-east-1:123456789012:events';
+  const key = 'arn:aws:kms:us-east-1:123456789012:key/k-1';
+  const publish = req({
+    service: 'sns',
+    method: 'POST',
+    body: Buffer.from(`Action=Publish&TopicArn=${encodeURIComponent(topic)}&Message=x`),
+  });
+  // the key policy CDK gives a key: the account's IAM policies decide
+  const keyPolicy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: { AWS: 'arn:aws:iam::123456789012:root' },
+        Action: 'kms:*',
+        Resource: '*',
+      },
+    ],
+  };
+  const m = await mapRequest(publish, {
+    ...lookups,
+    topicKey: (t) => (t === topic ? { arn: key, policy: keyPolicy } : undefined),
+  });
+  expect(m.checks.map((c) => [c.action, c.resource])).toEqual([
+    ['sns:Publish', topic],
+    ['kms:GenerateDataKey', key],
+    ['kms:Decrypt', key],
+  ]);
+  const snsOnly = policy([{ Effect: 'Allow', Action: 'sns:Publish', Resource: topic }]);
+  const withKey = policy([
+    { Effect: 'Allow', Action: 'sns:Publish', Resource: topic },
+    { Effect: 'Allow', Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Resource: key },
+  ]);
+  const all = async (p: ReturnType<typeof policy>) =>
+    (await Promise.all(m.checks.map((c) => evaluate(role, p, c)))).map((d) => d.allowed);
+  expect(await all(snsOnly)).toEqual([true, false, false]);
+  expect(await all(withKey)).toEqual([true, true, true]);
+  // an unencrypted topic: the publish alone
+  expect((await mapRequest(publish, lookups)).checks).toHaveLength(1);
+});

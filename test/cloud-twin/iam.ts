@@ -26,6 +26,8 @@ export interface IamCheck {
   action: string;
   resource: string;
   context: Record<string, string | string[]>;
+  /** The resource's own policy when AWS evaluates one too (a KMS key policy). */
+  resourcePolicy?: unknown;
 }
 
 export interface Mapped {
@@ -37,6 +39,12 @@ export interface Mapped {
 }
 
 export class UnmappedOperation extends Error {}
+
+/** An SNS topic's KMS key: its ARN and key policy. */
+export interface TopicKey {
+  arn: string;
+  policy: unknown;
+}
 
 /** Tags of EC2 instances (the twin asks moto) for aws:ResourceTag / ssm:resourceTag conditions. */
 export type InstanceTags = (ids: string[]) => Promise<Record<string, Record<string, string>>>;
@@ -82,6 +90,8 @@ export async function mapRequest(
     launchTemplateRole: (ltId: string) => string | undefined;
     instanceProfileRole?: (profileArn: string) => string | undefined;
     securityGroupTags?: SecurityGroupTags;
+    /** The KMS key (ARN, key policy) of an encrypted SNS topic (undefined: not encrypted). */
+    topicKey?: (topicArn: string) => TopicKey | undefined;
   },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
@@ -187,12 +197,28 @@ export async function mapRequest(
     const op = form.get('Action') ?? '';
     const params = Object.fromEntries(form);
     const action = `${req.service}:${op}`;
-    if (req.service === 'sns' && op === 'Publish')
+    if (req.service === 'sns' && op === 'Publish') {
+      // a topic with server-side encryption: SNS generates and uses a data key of the topic's KMS key as
+      // the publisher (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html)
+      const topic = String(form.get('TopicArn'));
+      // (KMS evaluates the key policy with the caller's identity policies)
+      const key = lookups.topicKey?.(topic);
       return {
         operation: action,
-        checks: [{ action, resource: String(form.get('TopicArn')), context: {} }],
+        checks: [
+          { action, resource: topic, context: {} },
+          ...(key
+            ? ['kms:GenerateDataKey', 'kms:Decrypt'].map((a) => ({
+                action: a,
+                resource: key.arn,
+                context: { 'kms:ViaService': `sns.${REGION}.amazonaws.com` },
+                resourcePolicy: key.policy,
+              }))
+            : []),
+        ],
         params,
       };
+    }
     if (req.service === 'ec2') {
       if (
         [
@@ -334,6 +360,7 @@ export async function evaluate(
       })),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
+      ...(check.resourcePolicy ? { resourcePolicy: check.resourcePolicy } : {}),
     } as never,
     {},
   );

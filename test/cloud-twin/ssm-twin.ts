@@ -52,6 +52,14 @@ export class SsmTwin {
   /** Commands sent with another document than the loader's (the twin does not run them). */
   readonly unsupported: { commandId: string; document: string }[] = [];
 
+  /**
+   * Hold the loader document's commands: accepted and InProgress, not run (a scenario that stops once
+   * StartCell sent the cell's job: the job's binding would call a service that is not here).
+   */
+  hold = false;
+  /** The loader-document commands held, with their parameters. */
+  readonly held: { commandId: string; instanceId: string; params: Record<string, string[]> }[] = [];
+
   constructor(private readonly o: SsmTwinOptions) {}
 
   get document(): LoaderDocument {
@@ -154,6 +162,13 @@ export class SsmTwin {
       return;
     }
     const params = (p.Parameters ?? {}) as Record<string, string[]>;
+    if (this.hold) {
+      for (const instanceId of (p.InstanceIds ?? []) as string[]) {
+        this.held.push({ commandId, instanceId, params });
+        this.invocations.push({ commandId, instanceId, status: 'InProgress', output: '' });
+      }
+      return;
+    }
     for (const instanceId of (p.InstanceIds ?? []) as string[]) {
       const inv: TwinInvocation = { commandId, instanceId, status: 'InProgress', output: '' };
       this.invocations.push(inv);

@@ -6,8 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, ContextProvider, Stack } from 'aws-cdk-lib';
 import { FleetbenchStack } from '../../stacks/fleetbench-stack';
+import { twinPrefixListId } from './network';
 
 export const ACCOUNT = '123456789012';
 export const REGION = 'us-east-1';
@@ -49,13 +50,17 @@ export function synthesize(
   loader: { agentFile: string; bundleDir: string },
   stackName = 'FleetbenchTwin',
 ): Assembly {
-  const app = new App({ outdir });
+  const app = new App({ outdir, context: prefixListContext(['s3', 'dynamodb']) });
   const stack = new FleetbenchStack(app, stackName, {
     env: { account: ACCOUNT, region: REGION },
     loaderAgentFile: loader.agentFile,
     loaderBundleDir: loader.bundleDir,
   });
   const asm = app.synth();
+  // every prefix list lookup answered as cdk.context.json would (a placeholder id would match no rule of
+  // ./network.ts); the availability zones stay placeholders (the twin places subnets itself)
+  const missing = (asm.manifest.missing ?? []).filter((m) => m.provider !== 'availability-zones');
+  if (missing.length) throw new Error(`twin synth: context lookups not answered: ${JSON.stringify(missing)}`);
   const artifact = asm.getStackByName(stack.stackName);
   const template = artifact.template as Template;
   const assets = JSON.parse(readFileSync(path.join(outdir, `${stack.stackName}.assets.json`), 'utf8')) as {
@@ -86,6 +91,28 @@ export function synthesize(
       };
     });
   return { dir: outdir, stackName: stack.stackName, template, functions, assetPath };
+}
+
+/**
+ * What `cdk synth` caches in cdk.context.json for the lookups of services' prefix lists
+ * (ec2.PrefixList.fromLookup by name): the twin's ids, which ./network.ts knows as those services'.
+ */
+function prefixListContext(services: string[]): Record<string, unknown> {
+  const scope = new Stack(new App(), 'Keys', { env: { account: ACCOUNT, region: REGION } });
+  return Object.fromEntries(
+    services.map((service) => [
+      ContextProvider.getKey(scope, {
+        provider: 'cc-api-provider',
+        props: {
+          typeName: 'AWS::EC2::PrefixList',
+          propertyMatch: { PrefixListName: `com.amazonaws.${REGION}.${service}` },
+          propertiesToReturn: ['PrefixListId'],
+          expectedMatchCount: 'exactly-one',
+        },
+      }).key,
+      [{ PrefixListId: twinPrefixListId(service) }],
+    ]),
+  );
 }
 
 /** Resources of a type, as [logicalId, resource]. */

@@ -45,13 +45,17 @@ import { buildAgent } from '../../loader/agent/build';
 import { DB_NODE_ROLES, NODE_ROLES } from '../../lib/core/cluster';
 import { TAG_ROLE } from '../../lib/core/ports';
 import { ensureCassandraAsset, localJava } from '../../lib/local/cassandra-asset';
-import { TwinCassandraNodes } from './cassandra-nodes';
+import { TwinCassandraNodes, type TwinNode } from './cassandra-nodes';
+import { freePort } from '../support/ports';
 import { onTheLoader } from './loader-shell';
 import { startMoto, type MotoServer } from '../support/moto';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { Gateway, type Principal } from './gateway';
+import { evaluate } from './iam';
 import { SsmTwin } from './ssm-twin';
+import { TwinNetwork, describe as describeDestination, type Destination } from './network';
+import { scriptVariable } from '../../lib/core/cassandra-node';
 import {
   ACCOUNT,
   REGION,
@@ -108,6 +112,10 @@ export class CloudTwin {
   readonly cassandra: TwinCassandraNodes;
   /** Amazon Keyspaces' API (no emulator serves it): the gateway sends the `cassandra` service here. */
   keyspaces?: KeyspacesTwin;
+  /** The template's security groups: what instances may connect to (./network.ts). */
+  readonly network: TwinNetwork;
+  /** Every connection an instance opened (or was refused), in order. */
+  readonly connections: { who: string; why: string; to: string; port: number; allowed: boolean }[] = [];
 
   private constructor(
     readonly asm: Assembly,
@@ -131,6 +139,8 @@ export class CloudTwin {
       }),
     };
     this.resolver = new Resolver(this.physical);
+    const [, vpc] = resourcesOfType(asm.template, 'AWS::EC2::VPC')[0] ?? [];
+    this.network = new TwinNetwork(asm.template, String(vpc?.Properties?.CidrBlock ?? '10.0.0.0/16'));
     const principals = new Map<string, Principal>();
     for (const [id] of resourcesOfType(asm.template, 'AWS::IAM::Role')) {
       principals.set(accessKeyOf(id), {
@@ -151,6 +161,8 @@ export class CloudTwin {
         return roles?.[0]?.Ref ? roleArn(roles[0].Ref) : undefined;
       },
       daxPort: Number(new URL(dax.endpoint).port),
+      network: (p, service) => this.instanceCallRefused(p, service),
+      topicKey: (arn) => this.topicKey(arn),
       securityGroupTags: (ids) => this.securityGroupTags(ids),
       ssm: {
         sent: (id, p) => this.ssm.sent(id, p),
@@ -169,7 +181,130 @@ export class CloudTwin {
           )
         ).UserData?.Value ?? '',
       log: (line) => this.log(line),
+      refused: (node) => this.nodeBootRefused(node),
     });
+  }
+
+  /** The KMS key (ARN and key policy) a topic of the template is encrypted with. */
+  topicKey(topicArn: string): { arn: string; policy: unknown } | undefined {
+    const t = this.asm.template;
+    for (const [id, r] of resourcesOfType(t, 'AWS::SNS::Topic')) {
+      const ref = r.Properties?.KmsMasterKeyId as { 'Fn::GetAtt'?: [string]; Ref?: string } | undefined;
+      if (this.physical.get(id)?.ref !== topicArn || !ref) continue;
+      const keyId = ref['Fn::GetAtt']?.[0] ?? ref.Ref;
+      const key = String(this.resolver.resolve(ref));
+      return {
+        arn: key.startsWith('arn:') ? key : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${key}`,
+        policy: this.resolver.resolve(t.Resources[keyId!]?.Properties?.KeyPolicy),
+      };
+    }
+    return undefined;
+  }
+
+  /** The security group (logical id) of the instances a role is the instance role of; Lambdas have none. */
+  groupOfRole(roleLogicalId: string): string | undefined {
+    const t = this.asm.template;
+    for (const [lt, r] of resourcesOfType(t, 'AWS::EC2::LaunchTemplate')) {
+      const isNodes = /NodeLaunchTemplate/.test(lt);
+      const role = isNodes ? this.nodeRole() : launchTemplateRole(t, lt);
+      if (role !== roleLogicalId) continue;
+      const data = r.Properties?.LaunchTemplateData as { SecurityGroupIds?: { 'Fn::GetAtt'?: [string] }[] };
+      return data?.SecurityGroupIds?.[0]?.['Fn::GetAtt']?.[0];
+    }
+    return undefined;
+  }
+
+  private nodeRole(): string | undefined {
+    return resourcesOfType(this.asm.template, 'AWS::IAM::Role').find(([id]) =>
+      id.includes('CassandraNodeRole'),
+    )?.[0];
+  }
+
+  /** The node launch template's group (scylla-ec2 and cassandra-ec2 nodes). */
+  get nodeGroup(): string {
+    const [, lt] = resourcesOfType(this.asm.template, 'AWS::EC2::LaunchTemplate').find(([id]) =>
+      /NodeLaunchTemplate/.test(id),
+    )!;
+    const data = lt.Properties!.LaunchTemplateData as { SecurityGroupIds: { 'Fn::GetAtt': [string] }[] };
+    return data.SecurityGroupIds[0]!['Fn::GetAtt'][0];
+  }
+
+  /** Connections the network refused, recorded with the IAM decisions (expectNoDenials sees both). */
+  private connection(who: string, group: string, to: Destination, port: number, why: string): boolean {
+    const refused = this.network.refused(group, to, port);
+    this.connections.push({ who, why, to: describeDestination(to), port, allowed: !refused });
+    if (refused)
+      this.gateway.calls.push({
+        principal: who,
+        operation: `network ${why}`,
+        action: `network:tcp/${port}`,
+        resource: describeDestination(to),
+        result: `NetworkRefused: ${refused}`,
+      });
+    return !refused;
+  }
+
+  /** An instance's AWS call (HTTPS): refused when its group does not let it out to the service. */
+  private instanceCallRefused(p: Principal, service: string): boolean {
+    const role = p.roleArn.split('/').pop()!;
+    const group = this.groupOfRole(role);
+    if (!group) return false;
+    return !this.connection(p.name, group, { kind: 'service', service }, 443, `${service} call`);
+  }
+
+  /**
+   * What a node's boot opens, from its user data, checked against the nodes' group: a Cassandra node's
+   * `dnf install` (the Amazon Linux 2023 repositories are S3 buckets of the region) and `aws s3 cp` of
+   * its archive, HTTPS to S3; any node's gossip to its seed. The script runs under `set -euo pipefail`:
+   * one refused connection and the node never answers. Returns whether it boots.
+   */
+  async nodeBoots(node: { id: string; privateIp?: string; tags: Record<string, string> }): Promise<boolean> {
+    const raw = await this.clients.ec2.send(
+      new DescribeInstanceAttributeCommand({ InstanceId: node.id, Attribute: 'userData' }),
+    );
+    const text = Buffer.from(raw.UserData?.Value ?? '', 'base64').toString('utf8');
+    const needs: { to: Destination; port: number; why: string }[] = [];
+    const seeds: string[] = [];
+    if (node.tags[TAG_ROLE] === NODE_ROLES['cassandra-ec2']) {
+      if (scriptVariable(text, 'FB_JAVA') === 'install')
+        needs.push({
+          to: { kind: 'service', service: 's3' },
+          port: 443,
+          why: 'dnf install (AL2023 repositories)',
+        });
+      if (scriptVariable(text, 'FB_ASSET')?.startsWith('s3://'))
+        needs.push({
+          to: { kind: 'service', service: 's3' },
+          port: 443,
+          why: 'aws s3 cp of the Cassandra archive',
+        });
+      seeds.push(...(scriptVariable(text, 'FB_SEEDS') ?? '').split(',').filter(Boolean));
+    } else {
+      const m = /"seeds":"([^"]*)"/.exec(text);
+      seeds.push(
+        ...(m?.[1] ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((ip) => `${ip}:7000`),
+      );
+    }
+    for (const seed of seeds) {
+      const [ip, port] = seed.split(':') as [string, string];
+      if (ip !== node.privateIp)
+        needs.push({
+          to: { kind: 'group', group: this.nodeGroup },
+          port: Number(port),
+          why: `gossip to seed ${ip}`,
+        });
+    }
+    let boots = true;
+    for (const n of needs)
+      boots = this.connection(`node ${node.id}`, this.nodeGroup, n.to, n.port, n.why) && boots;
+    return boots;
+  }
+
+  private async nodeBootRefused(node: TwinNode): Promise<boolean> {
+    return !(await this.nodeBoots(node));
   }
 
   /** Synthesizes (with bundling), starts moto, DynamoDB Local and the gateway, creates the stack's resources. */
@@ -231,6 +366,11 @@ export class CloudTwin {
         set(id, name, { Arn: arnOf('lambda', `function:${name}`) });
       } else if (r.Type === 'AWS::KMS::Key') set(id, `key-${id}`, { Arn: arnOf('kms', `key/key-${id}`) });
       else if (r.Type === 'AWS::Events::Rule') set(id, id, { Arn: arnOf('events', `rule/${id}`) });
+      else if (r.Type === 'AWS::SQS::Queue') {
+        const name = `twin-${id}`;
+        const url = `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`;
+        set(id, url, { Arn: arnOf('sqs', name), QueueName: name, QueueUrl: url });
+      }
     }
     // instance profiles (the Cassandra nodes'): RunInstances in moto refuses a profile it does not know
     for (const [id] of resourcesOfType(t, 'AWS::IAM::InstanceProfile')) await this.createInstanceProfile(id);
@@ -392,6 +532,15 @@ export class CloudTwin {
     });
   }
 
+  /** A ScyllaDB node's stand-in, once its boot's connections are allowed (else a port nothing answers on). */
+  private readonly scyllaBoots = new Map<string, Promise<boolean>>();
+
+  private async scyllaPort(node: { id: string; privateIp?: string; tags: Record<string, string> }) {
+    let boots = this.scyllaBoots.get(node.id);
+    if (!boots) this.scyllaBoots.set(node.id, (boots = this.nodeBoots(node)));
+    return (await boots) ? this.standIn(node.privateIp!) : freePort();
+  }
+
   /** Stand-in ScyllaDB nodes (lib/local/scylla-node.ts) by the moto node's private IP. */
   private readonly standIns = new Map<string, { child: ChildProcess; port: Promise<number> }>();
 
@@ -436,10 +585,20 @@ export class CloudTwin {
       const [ip] = m.split(':') as [string];
       const node = nodes.get(ip);
       if (!node) continue;
-      const port =
-        node.tags[TAG_ROLE] === NODE_ROLES['cassandra-ec2']
+      // the loader's connection to the node (its group out, the nodes' group in); a refused one, or a
+      // node that could not boot, is a port nothing answers on
+      const reachable = this.connection(
+        `loader ${instanceId}`,
+        this.groupOfRole(this.loaderRole())!,
+        { kind: 'group', group: this.nodeGroup },
+        Number(m.split(':')[1]),
+        `probe of node ${node.id}`,
+      );
+      const port = !reachable
+        ? await freePort()
+        : node.tags[TAG_ROLE] === NODE_ROLES['cassandra-ec2']
           ? await this.cassandra.portOf({ id: node.id, privateIp: ip, tags: node.tags })
-          : await this.standIn(ip);
+          : await this.scyllaPort(node);
       const local = `127.0.0.1:${port}`;
       back.set(local, m);
       script = script.split(m).join(local);
@@ -473,10 +632,14 @@ export class CloudTwin {
 
   /** The instance's role (the launch template it was launched from) as the agent's access key. */
   private loaderAccessKey(_instanceId: string): string {
+    return accessKeyOf(this.loaderRole());
+  }
+
+  private loaderRole(): string {
     const lt = resourcesOfType(this.asm.template, 'AWS::EC2::LaunchTemplate').find(
       ([id]) => launchTemplateRole(this.asm.template, id) && !/Node/i.test(id),
     );
-    return accessKeyOf(launchTemplateRole(this.asm.template, lt![0])!);
+    return launchTemplateRole(this.asm.template, lt![0])!;
   }
 
   log(line: string): void {
@@ -654,7 +817,10 @@ export class CloudTwin {
       for (const [name, s] of Object.entries(states)) {
         if (s.Type === 'Task') {
           const fnId = this.functionByArn(String(s.Resource));
-          handlers[name] = (input) => this.invoke(fnId, input);
+          handlers[name] = async (input) => {
+            await this.statesMayInvoke(name, String(s.Resource));
+            return this.invoke(fnId, input);
+          };
         }
         if (s.Type === 'Wait' && o.waitMs !== undefined) waits[name] = o.waitMs;
         for (const b of (s.Branches ?? []) as { States: typeof states }[]) visit(b.States);
@@ -699,6 +865,40 @@ export class CloudTwin {
         executionArn,
       };
     }
+  }
+
+  /** A role of the template as the gateway knows it (policies resolved). */
+  gatewayRole(roleLogicalId: string): Principal {
+    return this.gatewayPrincipals().find((p) => p.roleArn.endsWith(`/${roleLogicalId}`))!;
+  }
+
+  /** The state machine's role (the template's RoleArn), as the gateway knows it (policies resolved). */
+  stateMachineRole(): Principal {
+    const [, r] = resourcesOfType(this.asm.template, 'AWS::StepFunctions::StateMachine')[0]!;
+    const roleId = (r.Properties!.RoleArn as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    return this.gatewayPrincipals().find((p) => p.roleArn.endsWith(`/${roleId}`))!;
+  }
+
+  /**
+   * A Task's invocation as Step Functions makes it: lambda:InvokeFunction on the function under the state
+   * machine's role, recorded with the gateway's calls; refused, the Task fails as Step Functions fails it.
+   */
+  async statesMayInvoke(state: string, functionArn: string): Promise<void> {
+    const role = this.stateMachineRole();
+    const check = { action: 'lambda:InvokeFunction', resource: functionArn, context: {} };
+    const d = await evaluate(role.roleArn, role.policies, check);
+    this.gateway.calls.push({
+      principal: `StateMachine (${state})`,
+      operation: 'lambda:Invoke',
+      action: check.action,
+      resource: functionArn,
+      result: d.result,
+    });
+    if (!d.allowed)
+      throw new LambdaError(
+        'Lambda.AWSLambdaException',
+        `User: ${role.roleArn} is not authorized to perform: lambda:InvokeFunction on resource: ${functionArn} (fleetbench twin, ${state})`,
+      );
   }
 
   /** The results bucket (the stack's only bucket). */

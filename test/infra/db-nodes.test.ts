@@ -99,7 +99,7 @@ describe('node security group', () => {
     );
     expect(fromNodes.map((p) => p.FromPort).sort()).toEqual([7000, 7001]);
     expect(ingress).toHaveLength(fromLoaders.length + fromNodes.length);
-    // outbound: inter-node only (no 0.0.0.0/0)
+    // outbound: inter-node, and HTTPS to S3's prefix list (the bootstrap's dnf and `aws s3 cp`); no 0.0.0.0/0
     const egress = [
       ...(sg.SecurityGroupEgress ?? []),
       ...Object.values(template.findResources('AWS::EC2::SecurityGroupEgress'))
@@ -107,10 +107,27 @@ describe('node security group', () => {
         .filter((p) => JSON.stringify(p.GroupId) === JSON.stringify(nodeSg)),
     ];
     expect(JSON.stringify(egress)).not.toContain('0.0.0.0/0');
-    expect(egress.map((p) => [p.FromPort, JSON.stringify(p.DestinationSecurityGroupId)]).sort()).toEqual([
-      [7000, JSON.stringify(nodeSg)],
-      [7001, JSON.stringify(nodeSg)],
-    ]);
+    expect(
+      egress.map((p) => [
+        p.IpProtocol,
+        p.FromPort,
+        p.ToPort,
+        JSON.stringify(p.DestinationSecurityGroupId ?? p.DestinationPrefixListId),
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['tcp', 7000, 7000, JSON.stringify(nodeSg)],
+        ['tcp', 7001, 7001, JSON.stringify(nodeSg)],
+        // the lookup's placeholder without cdk.context.json (the S3 list com.amazonaws.us-east-1.s3)
+        ['tcp', 443, 443, JSON.stringify('pl-xxxxxxxx')],
+      ]),
+    );
+    expect(egress).toHaveLength(3);
+    // the prefix list the stack asks for is S3's in the stack's region
+    const lookups = (stack.node.root as App).synth().manifest.missing ?? [];
+    expect(lookups.map((m) => (m.props as { propertyMatch?: unknown }).propertyMatch)).toContainEqual({
+      PrefixListName: 'com.amazonaws.us-east-1.s3',
+    });
   });
 });
 

@@ -148,6 +148,65 @@ describe('AbortRule and Janitor', () => {
     });
   });
 
+  it("OnAbort's failures go to a queue (Lambda's on-failure destination and the rule target's DLQ), alarmed", () => {
+    const [queueId] = Object.keys(template.findResources('AWS::SQS::Queue')).filter((id) =>
+      id.startsWith('AbortRuleFailedTeardowns'),
+    );
+    expect(queueId).toBeDefined();
+    const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: Match.stringLikeRegexp('OnAbortFn') },
+      DestinationConfig: { OnFailure: { Destination: queueArn } },
+      MaximumRetryAttempts: 2,
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ source: ['aws.states'] }),
+      Targets: [Match.objectLike({ DeadLetterConfig: { Arn: queueArn } })],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86400,
+    });
+    const topic = { Ref: Match.stringLikeRegexp('MonitoringRunEvents') };
+    // any message in the queue, any error of the handler: an alarm on the run-events topic
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [topic],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('OnAbortFn') } }],
+      Threshold: 1,
+      AlarmActions: [topic],
+    });
+  });
+
+  it("the janitor's second pass reads and writes the runs' records (runs/ in the results bucket)", () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: Match.anyValue(),
+      Role: { 'Fn::GetAtt': [Match.stringLikeRegexp('JanitorJanitorFnServiceRole'), 'Arn'] },
+      Environment: {
+        Variables: Match.objectLike({ RESULTS_BUCKET: { Ref: Match.stringLikeRegexp('ResultsBucket') } }),
+      },
+    });
+    const roleId = Object.keys(template.findResources('AWS::IAM::Role')).find((id) =>
+      id.startsWith('JanitorJanitorFnServiceRole'),
+    )!;
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(roleId))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]);
+    const s3 = statements.filter((x) => JSON.stringify(x.Action).includes('s3:'));
+    expect(s3.some((x) => JSON.stringify(x.Action).includes('s3:GetObject'))).toBe(true);
+    expect(s3.some((x) => JSON.stringify(x.Action).includes('s3:PutObject'))).toBe(true);
+    for (const x of s3)
+      expect(JSON.stringify(x.Resource)).toMatch(/\/runs\/\*|ResultsBucket[0-9A-F]+","Arn"\]\}$/);
+  });
+
   it('runs the janitor on a schedule', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 hour)',

@@ -12,3 +12,4 @@ export * from './costing';
 export * from './steps';
 export * from './follow';
 export * from './regressions';
+export * from './late-arrivals';

@@ -22,6 +22,7 @@ import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunCo
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
+import { lateArrivals, type LateArrivalsResult } from './late-arrivals';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -300,6 +301,8 @@ async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
 }
 
 export interface JanitorResult {
+  /** The second pass (./late-arrivals.ts): runs torn down again, and what each still owned. */
+  lateArrivals?: LateArrivalsResult['tornDownAgain'];
   terminated: string[];
   deletedTables: string[];
   terminatedNodes?: string[];
@@ -308,8 +311,12 @@ export interface JanitorResult {
   deletedDaxGroups?: string[];
 }
 
-/** Removes loaders and tables whose expires-at tag has passed (whatever their run's state). */
+/**
+ * Removes loaders and tables whose expires-at tag has passed (whatever their run's state); then, with a
+ * store, tears down again every run that still owns resources 15 minutes after its teardown (./late-arrivals.ts).
+ */
 export async function janitor(deps: {
+  store?: ObjectStore;
   tables: TableAdmin;
   fleet: FleetAdmin;
   clock: Clock;
@@ -370,8 +377,15 @@ export async function janitor(deps: {
       dax.deletedDaxClusters.push(...r.deletedDaxClusters);
       dax.deletedDaxGroups.push(...r.deletedDaxGroups);
     });
+  // (named ports only: the Lambda's ports build lazily, and a spread would build every one of them)
+  const { store, tables, fleet, clock, cluster, keyspaces } = deps;
+  const late = store
+    ? await lateArrivals({ store, tables, fleet, clock, cluster, keyspaces, dax: daxAdmin }, teardown)
+    : undefined;
+  errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   return {
+    ...(late ? { lateArrivals: late.tornDownAgain } : {}),
     terminated,
     deletedTables,
     ...(deps.cluster ? { terminatedNodes } : {}),

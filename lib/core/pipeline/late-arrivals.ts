@@ -1,0 +1,112 @@
+/**
+ * The janitor's second pass: late arrivals. Provision is a Parallel state; when one branch fails, or the
+ * execution is stopped, the other branch's Lambda keeps going (database nodes after the seed wait, a DAX
+ * cluster) and can create resources after TeardownAfterFailure and the abort rule's teardown ran. Those
+ * carry the run's tag and an expires-at days away. This pass finds every run that still owns something
+ * (by the run tag) although its teardown record (`teardown.json`) or failure record (`failure.json`) is
+ * older than LATE_ARRIVAL_AFTER_MS, and runs that run's teardown again. A run without either record is
+ * going (or its Plan never wrote anything): left to the first pass's expires-at.
+ */
+import { NotFoundError } from '../store';
+import {
+  TABLE_PREFIX,
+  TAG_RUN_ID,
+  type Clock,
+  type ClusterAdmin,
+  type DaxAdmin,
+  type FleetAdmin,
+  type KeyspacesAdmin,
+  type ObjectStore,
+  type TableAdmin,
+  type Tags,
+} from '../ports';
+import { failureKey, teardownKey } from './context';
+import type { TeardownInput } from './teardown';
+
+/** How long after a run's teardown (or failure) record a resource of the run counts as a late arrival. */
+export const LATE_ARRIVAL_AFTER_MS = 15 * 60 * 1000;
+
+export interface LateArrivalDeps {
+  store: ObjectStore;
+  tables: TableAdmin;
+  fleet: FleetAdmin;
+  clock: Clock;
+  cluster?: ClusterAdmin;
+  keyspaces?: KeyspacesAdmin;
+  dax?: DaxAdmin;
+}
+
+export interface LateArrivalsResult {
+  /** Runs torn down again, with what each still owned (`loader i-…`, `table …`, `node …`, …). */
+  tornDownAgain: { runId: string; owned: string[] }[];
+  /** Runs that still own resources but whose records are younger than the limit (or absent). */
+  leftAlone: string[];
+  errors: string[];
+}
+
+/** What each run still owns, by its run tag, across every kind of resource the pipeline creates. */
+export async function ownedByRun(deps: LateArrivalDeps): Promise<Map<string, string[]>> {
+  const owned = new Map<string, string[]>();
+  const add = (tags: Tags, what: string) => {
+    const runId = tags[TAG_RUN_ID];
+    if (!runId) return;
+    owned.set(runId, [...(owned.get(runId) ?? []), what]);
+  };
+  for (const i of await deps.fleet.list({})) if (i.state !== 'terminated') add(i.tags, `loader ${i.id}`);
+  for (const t of await deps.tables.listTables(TABLE_PREFIX)) add(t.tags, `table ${t.name}`);
+  if (deps.cluster)
+    for (const n of await deps.cluster.list({})) if (n.state !== 'terminated') add(n.tags, `node ${n.id}`);
+  if (deps.keyspaces)
+    for (const k of await deps.keyspaces.listKeyspaces({})) add(k.tags, `keyspace ${k.name}`);
+  if (deps.dax)
+    for (const c of await deps.dax.listClusters({}))
+      if (c.status !== 'deleting') add(c.tags, `DAX cluster ${c.name}`);
+  return owned;
+}
+
+/** When the run's teardown or failure record was written last (epoch ms), or undefined without either. */
+export async function endedAtMs(store: ObjectStore, runId: string): Promise<number | undefined> {
+  const times: number[] = [];
+  for (const key of [teardownKey(runId), failureKey(runId)]) {
+    try {
+      const at = Number(((await store.getJson(key)) as { atMs?: unknown } | null)?.atMs);
+      if (Number.isFinite(at) && at > 0) times.push(at);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+  return times.length ? Math.max(...times) : undefined;
+}
+
+/**
+ * Runs teardown again for every run that owns something and ended more than LATE_ARRIVAL_AFTER_MS ago.
+ * `teardown` is the pipeline's (passed in: teardown.ts calls this module from its janitor).
+ */
+export async function lateArrivals(
+  deps: LateArrivalDeps,
+  teardown: (input: TeardownInput, deps: LateArrivalDeps) => Promise<unknown>,
+): Promise<LateArrivalsResult> {
+  const result: LateArrivalsResult = { tornDownAgain: [], leftAlone: [], errors: [] };
+  let owned: Map<string, string[]>;
+  try {
+    owned = await ownedByRun(deps);
+  } catch (err) {
+    result.errors.push(`listing resources by run: ${(err as Error).message}`);
+    return result;
+  }
+  const now = deps.clock.nowMs();
+  for (const [runId, what] of [...owned].sort(([a], [b]) => a.localeCompare(b))) {
+    try {
+      const ended = await endedAtMs(deps.store, runId);
+      if (ended === undefined || now - ended < LATE_ARRIVAL_AFTER_MS) {
+        result.leftAlone.push(runId);
+        continue;
+      }
+      result.tornDownAgain.push({ runId, owned: what });
+      await teardown({ executionName: runId }, deps);
+    } catch (err) {
+      result.errors.push(`late arrivals of run ${runId}: ${(err as Error).message}`);
+    }
+  }
+  return result;
+}
