@@ -29,6 +29,7 @@ import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';
 import { daxResourceName } from '../../lib/core/dax';
+import { keyspaceName } from '../../lib/core/keyspaces';
 import { evaluate } from './iam';
 import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
 import { ACCOUNT, REGION } from './template';
@@ -1163,7 +1164,9 @@ test('a keyspaces run through ConfigureCell and StartCell: the capacity re-appli
   const heldBefore = twin.ssm.held.length;
   // as the cells begin the table has other capacity (changed since ProvisionTarget): ConfigureCell restores it
   const r = await runUntilCell(mark, s, 'twin-ksc-1', () => {
-    ks.keyspaces.get('fb_twin_ksc_1_ks')!.tables.get('usertable')!.request.capacitySpecification = {
+    ks.keyspaces
+      .get(keyspaceName('twin-ksc-1', 'ks'))!
+      .tables.get('usertable')!.request.capacitySpecification = {
       throughputMode: 'PROVISIONED',
       readCapacityUnits: 5,
       writeCapacityUnits: 5,
@@ -1176,7 +1179,7 @@ test('a keyspaces run through ConfigureCell and StartCell: the capacity re-appli
   expect(new Set(configure)).toEqual(
     new Set(['cassandra:GetTable cassandra:Select Allowed', 'cassandra:UpdateTable cassandra:Alter Allowed']),
   );
-  const table = ks.keyspaces.get('fb_twin_ksc_1_ks')!.tables.get('usertable')!;
+  const table = ks.keyspaces.get(keyspaceName('twin-ksc-1', 'ks'))!.tables.get('usertable')!;
   expect(table.request.capacitySpecification).toMatchObject({
     readCapacityUnits: 100,
     writeCapacityUnits: 50,
@@ -1192,7 +1195,7 @@ test('a keyspaces run through ConfigureCell and StartCell: the capacity re-appli
 
   const out = await abortRuleTeardown<{ deletedKeyspaces: string[] }>(r, 'twin-ksc-1');
   expectNoDenials(mark);
-  expect(out.deletedKeyspaces).toEqual(['fb_twin_ksc_1_ks']);
+  expect(out.deletedKeyspaces).toEqual([keyspaceName('twin-ksc-1', 'ks')]);
 });
 
 test('a DynamoDB + DAX run through ConfigureCell and StartCell: StartCell reads the cluster endpoint under its role', async () => {

@@ -39,6 +39,7 @@ function world() {
   } as unknown as ClusterAdmin;
   const tables = {
     listTables: async () => [],
+    tableTags: async () => null,
     deleteTable: async () => false,
   } as unknown as TableAdmin;
   const dax = {
@@ -46,6 +47,7 @@ function world() {
       [...daxClusters.values()].filter((c) => !f.runId || c.tags[TAG_RUN_ID] === f.runId),
     listSupporting: async () => [],
     describeCluster: async (name: string) => ({ status: daxClusters.get(name)?.status ?? 'missing' }),
+    clusterTags: async (name: string) => daxClusters.get(name)?.tags ?? null,
     deleteCluster: async (name: string) => {
       const c = daxClusters.get(name);
       if (c) c.status = 'deleting';
