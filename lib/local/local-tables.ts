@@ -12,8 +12,17 @@ export class LocalTableAdmin extends DynamoDbTableAdmin {
   private readonly tags = new Map<string, Tags>();
 
   override async createTable(def: TableDefinition): Promise<void> {
-    await super.createTable(def);
+    // the tags first, as CreateTable sets them on AWS with the table: a Teardown that runs while this call is
+    // in flight (a failed Parallel branch) finds the new table already tagged with its run
+    const before = this.tags.get(def.name);
     this.tags.set(def.name, { ...def.tags });
+    try {
+      await super.createTable(def);
+    } catch (err) {
+      if (before) this.tags.set(def.name, before);
+      else this.tags.delete(def.name);
+      throw err;
+    }
   }
 
   override async tagTable(name: string, tags: Tags): Promise<void> {
@@ -23,10 +32,8 @@ export class LocalTableAdmin extends DynamoDbTableAdmin {
   }
 
   override async tableTags(name: string): Promise<Tags | null> {
-    if ((await this.describeTable(name)).status === 'MISSING') {
-      this.tags.delete(name);
-      return null;
-    }
+    // (a table being created has its tags here already: they are not dropped while it is still MISSING)
+    if ((await this.describeTable(name)).status === 'MISSING') return null;
     return { ...this.tags.get(name) };
   }
 
