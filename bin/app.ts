@@ -1,6 +1,7 @@
 /**
  * The CDK app (cdk.json: `npx tsx bin/app.ts`). Builds the loader bundle and agent first when missing
- * or stale (lib/local/deploy-build.ts), or stops with the command to run. Context:
+ * or stale (lib/local/deploy-build.ts), and the Apache Cassandra asset when missing, or stops with the
+ * command to run. Context:
  *   -c fleetbench:stackName=<name>   stack name (default Fleetbench)
  *   -c fleetbench:network=<mode>     public (default: public subnets, no NAT, no interface endpoint) or
  *                                    private (private isolated subnets and interface endpoints)
@@ -9,12 +10,14 @@
  *                                    (e.g. examples/schedules)
  *   -c fleetbench:rawExpireDays=<n>  raw outputs under runs/ expire after n days (default 365)
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { NETWORK_MODES, type NetworkMode } from '../lib/constructs/loader-fleet';
 import { readScheduledSpecs } from '../lib/constructs/schedules';
 import { buildDeployArtifacts } from '../lib/local/deploy-build';
+import { cassandraAssetPath, ensureCassandraAsset } from '../lib/local/cassandra-asset';
 import { FleetbenchStack } from '../stacks/fleetbench-stack';
 
 async function main(): Promise<void> {
@@ -27,6 +30,11 @@ async function main(): Promise<void> {
   const schedulesDir = ctx('schedules');
   const rawExpire = ctx('rawExpireDays');
   const artifacts = await buildDeployArtifacts((l) => process.stderr.write(`${l}\n`));
+  // the Apache Cassandra archive cassandra-ec2 nodes install (DbNodes finds it at its path): built once, so a
+  // deployed stack serves every target kind and synth has nothing to warn about
+  if (!existsSync(cassandraAssetPath()))
+    process.stderr.write('fleetbench: building the Apache Cassandra asset once (npm run build:cassandra)\n');
+  await ensureCassandraAsset();
   new FleetbenchStack(app, ctx('stackName') ?? 'Fleetbench', {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...(ctx('vpcId') ? { vpcId: ctx('vpcId') } : {}),

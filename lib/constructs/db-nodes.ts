@@ -34,7 +34,9 @@ export const s3PrefixListName = (region: string) => `com.amazonaws.${region}.s3`
 function s3Peer(scope: Construct): ec2.IPeer {
   const { region, account } = Stack.of(scope);
   if (Token.isUnresolved(region) || Token.isUnresolved(account)) {
-    Annotations.of(scope).addWarning(
+    // info, not a warning: without an account (no credentials) the template is for reading, not deploying;
+    // `cdk deploy` passes the account and region (bin/app.ts), so a deployed stack always gets the lookup
+    Annotations.of(scope).addInfo(
       'environment-agnostic stack: database nodes may reach any IPv4 address on 443 (with an account and region, only S3)',
     );
     return ec2.Peer.anyIpv4();
