@@ -43,6 +43,25 @@ export const KEYSPACE_POLL_MS = 2000;
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
+ * Polls `read` (first at once, then every KEYSPACE_POLL_MS) until `ready` holds, at most KEYSPACE_READY_POLLS
+ * times; `stop` ends the wait early. Fails with `step` and `why(last, seconds)`.
+ */
+async function pollKeyspaces<T>(
+  read: () => Promise<T>,
+  test: { ready: (v: T) => boolean; stop?: (v: T) => boolean },
+  sleep: (ms: number) => Promise<void>,
+  fail: { step: string; why: (last: T, seconds: number) => string },
+): Promise<T> {
+  for (let poll = 1; ; poll++) {
+    const v = await read();
+    if (test.ready(v)) return v;
+    if (poll >= KEYSPACE_READY_POLLS || test.stop?.(v))
+      throw new StepFailedError(fail.step, fail.why(v, ((poll - 1) * KEYSPACE_POLL_MS) / 1000));
+    await sleep(KEYSPACE_POLL_MS);
+  }
+}
+
+/**
  * CreateKeyspace is asynchronous (https://docs.aws.amazon.com/keyspaces/latest/APIReference/API_CreateKeyspace.html):
  * GetKeyspace finds the keyspace once it was created, and CreateTable in it is refused before. Returns its tags.
  */
@@ -51,17 +70,13 @@ async function awaitKeyspace(
   name: string,
   sleep: (ms: number) => Promise<void>,
 ): Promise<Tags> {
-  for (let poll = 1; ; poll++) {
-    const tags = await ks.keyspaceTags(name);
-    if (tags) return tags;
-    if (poll >= KEYSPACE_READY_POLLS)
-      throw new StepFailedError(
-        'ProvisionTarget',
-        `keyspace ${name}: GetKeyspace still finds no keyspace ${(poll * KEYSPACE_POLL_MS) / 1000} s after ` +
-          'CreateKeyspace (it must exist before its table is created)',
-      );
-    await sleep(KEYSPACE_POLL_MS);
-  }
+  const tags = await pollKeyspaces(() => ks.keyspaceTags(name), { ready: (t) => t !== null }, sleep, {
+    step: 'ProvisionTarget',
+    why: (_t, sec) =>
+      `keyspace ${name}: GetKeyspace still finds no keyspace ${sec} s after CreateKeyspace (it must exist ` +
+      'before its table is created)',
+  });
+  return tags!;
 }
 
 /**
@@ -160,17 +175,17 @@ async function awaitTableActive(
   k: RunKeyspace,
   sleep: (ms: number) => Promise<void>,
 ): Promise<void> {
-  for (let poll = 1; ; poll++) {
-    await sleep(KEYSPACE_POLL_MS);
-    const s = await ks.describeTable(k.keyspace, k.table);
-    if (s.status === 'ACTIVE') return;
-    if (poll >= KEYSPACE_READY_POLLS || s.status === 'MISSING' || s.status === 'DELETING')
-      throw new StepFailedError(
-        'ConfigureCell',
-        `Keyspaces table ${k.keyspace}.${k.table} is ${s.status} ${(poll * KEYSPACE_POLL_MS) / 1000} s on: its ` +
-          'capacity can be set only when it is ACTIVE',
-      );
-  }
+  await pollKeyspaces(
+    () => ks.describeTable(k.keyspace, k.table),
+    { ready: (s) => s.status === 'ACTIVE', stop: (s) => s.status === 'MISSING' || s.status === 'DELETING' },
+    sleep,
+    {
+      step: 'ConfigureCell',
+      why: (s, sec) =>
+        `Keyspaces table ${k.keyspace}.${k.table} is ${s.status} ${sec} s on: its capacity can be set only when ` +
+        'it is ACTIVE',
+    },
+  );
 }
 
 /**
