@@ -163,7 +163,7 @@ describe('Keyspaces targets in the pipeline', () => {
       provisionTarget(run2, { store, tables: noTables, keyspaces: never, sleep: noSleep }),
     ).rejects.toThrow(
       `keyspace ${ksOf('ksp-never')}: GetKeyspace still finds no keyspace ` +
-        `${(KEYSPACE_READY_POLLS * KEYSPACE_POLL_MS) / 1000} s after CreateKeyspace`,
+        `${((KEYSPACE_READY_POLLS - 1) * KEYSPACE_POLL_MS) / 1000} s after CreateKeyspace`,
     );
     expect(twin.keyspaces.get(ksOf('ksp-never'))!.tables.size).toBe(0);
   });
