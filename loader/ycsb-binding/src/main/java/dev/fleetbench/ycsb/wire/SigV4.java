@@ -23,6 +23,10 @@ public final class SigV4 {
   private final String service;
   private final MessageDigest sha256;
   private final Mac hmac;
+  private final Mac signingMac;
+  private final StringBuilder canonical = new StringBuilder(512);
+  private final StringBuilder toSign = new StringBuilder(160);
+  private String scope;
   private String keyDate;
   private String keySecret;
   private byte[] signingKey;
@@ -33,6 +37,7 @@ public final class SigV4 {
     try {
       sha256 = MessageDigest.getInstance("SHA-256");
       hmac = Mac.getInstance("HmacSHA256");
+      signingMac = Mac.getInstance("HmacSHA256");
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("SHA-256/HmacSHA256 missing from this JVM", e);
     }
@@ -49,12 +54,13 @@ public final class SigV4 {
   public String authorization(String accessKey, String secretKey, String sessionToken, String host,
       String amzDate, String target, byte[] body) {
     String date = amzDate.substring(0, 8);
-    String scope = date + "/" + region + "/" + service + "/aws4_request";
+    Mac signing = key(secretKey, date);
     String signedHeaders = sessionToken == null
         ? "content-type;host;x-amz-date;x-amz-target"
         : "content-type;host;x-amz-date;x-amz-security-token;x-amz-target";
-    StringBuilder canonical = new StringBuilder(256)
-        .append("POST\n/\n\n")
+    StringBuilder canonical = this.canonical;
+    canonical.setLength(0);
+    canonical.append("POST\n/\n\n")
         .append("content-type:").append(CONTENT_TYPE).append('\n')
         .append("host:").append(host).append('\n')
         .append("x-amz-date:").append(amzDate).append('\n');
@@ -64,26 +70,52 @@ public final class SigV4 {
     canonical.append("x-amz-target:").append(target).append('\n')
         .append('\n').append(signedHeaders).append('\n');
     hex(sha256.digest(body), canonical);
-    StringBuilder toSign = new StringBuilder(160)
-        .append("AWS4-HMAC-SHA256\n").append(amzDate).append('\n').append(scope).append('\n');
-    hex(sha256.digest(canonical.toString().getBytes(StandardCharsets.UTF_8)), toSign);
-    byte[] signature = hmac(key(secretKey, date), toSign.toString());
+    StringBuilder toSign = this.toSign;
+    toSign.setLength(0);
+    toSign.append("AWS4-HMAC-SHA256\n").append(amzDate).append('\n').append(scope).append('\n');
+    hex(sha256.digest(utf8(canonical)), toSign);
+    byte[] signature = signing.doFinal(utf8(toSign));
     StringBuilder out = new StringBuilder(200)
         .append("AWS4-HMAC-SHA256 Credential=").append(accessKey).append('/').append(scope)
         .append(", SignedHeaders=").append(signedHeaders).append(", Signature=");
     return hex(signature, out).toString();
   }
 
-  private byte[] key(String secretKey, String date) {
+  /** The text's UTF-8 bytes, in a reused buffer when it is ASCII (it nearly always is); its length is exact. */
+  private byte[] utf8(StringBuilder text) {
+    int n = text.length();
+    for (int i = 0; i < n; i++) {
+      if (text.charAt(i) >= 0x80) {
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+      }
+    }
+    byte[] b = new byte[n];
+    for (int i = 0; i < n; i++) {
+      b[i] = (byte) text.charAt(i);
+    }
+    return b;
+  }
+
+  /**
+   * A Mac keyed with the signing key of this secret and date (the key depends only on the secret, the date, the
+   * region and the service: derived, and the Mac keyed, once a day). {@code doFinal} leaves it keyed.
+   */
+  private Mac key(String secretKey, String date) {
     if (!date.equals(keyDate) || !secretKey.equals(keySecret)) {
       byte[] k = hmac(("AWS4" + secretKey).getBytes(StandardCharsets.UTF_8), date);
       k = hmac(k, region);
       k = hmac(k, service);
       signingKey = hmac(k, "aws4_request");
+      try {
+        signingMac.init(new SecretKeySpec(signingKey, "HmacSHA256"));
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException(e);
+      }
       keyDate = date;
       keySecret = secretKey;
+      scope = date + "/" + region + "/" + service + "/aws4_request";
     }
-    return signingKey;
+    return signingMac;
   }
 
   private byte[] hmac(byte[] key, String data) {
