@@ -7,10 +7,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
@@ -39,8 +43,15 @@ public final class HttpConnection implements AutoCloseable {
   private final boolean tls;
   /** The Host header: host, plus :port when it is not the scheme's default. */
   public final String hostHeader;
-  private final int connectTimeoutMs;
-  private final int readTimeoutMs;
+  private final long connectTimeoutNs;
+  private final long readTimeoutNs;
+  /** How often the watchdog looks at this connection: an eighth of its shorter timeout. */
+  private final long tickNs;
+  /** The plain TCP socket (under the TLS one, if any); what the watchdog closes. */
+  private volatile Socket raw;
+  /** When the current connect or read gives up (System.nanoTime), 0 when none is under way. */
+  private volatile long deadline;
+  private volatile boolean timedOut;
   private Socket socket;
   private InputStream in;
   private OutputStream out;
@@ -60,8 +71,9 @@ public final class HttpConnection implements AutoCloseable {
     int defaultPort = tls ? 443 : 80;
     this.port = endpoint.getPort() < 0 ? defaultPort : endpoint.getPort();
     this.hostHeader = port == defaultPort ? host : host + ":" + port;
-    this.connectTimeoutMs = connectTimeoutMs;
-    this.readTimeoutMs = readTimeoutMs;
+    this.connectTimeoutNs = connectTimeoutMs * 1_000_000L;
+    this.readTimeoutNs = readTimeoutMs * 1_000_000L;
+    this.tickNs = Math.max(1_000_000L, Math.min(connectTimeoutNs, readTimeoutNs) / 8);
   }
 
   /**
@@ -148,22 +160,42 @@ public final class HttpConnection implements AutoCloseable {
 
   private void open() throws IOException {
     Socket s = new Socket();
+    raw = s;
+    timedOut = false;
+    Watchdog.watch(this);
     try {
       s.setTcpNoDelay(true);
       s.setKeepAlive(true);
-      s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
-      s.setSoTimeout(readTimeoutMs);
+      // No SO_TIMEOUT and no connect timeout on the socket itself: either would put it in non-blocking mode, in
+      // which every read is a failed read, a poll and a read again. The watchdog enforces both timeouts instead.
+      arm(connectTimeoutNs);
+      try {
+        s.connect(new InetSocketAddress(host, port));
+      } catch (IOException e) {
+        throw timedOut ? new SocketTimeoutException("connect timed out") : e;
+      } finally {
+        deadline = 0;
+      }
       if (tls) {
         SSLSocket ssl = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault())
             .createSocket(s, host, port, true);
         SSLParameters params = ssl.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
         ssl.setSSLParameters(params);
-        ssl.startHandshake();
+        arm(readTimeoutNs);
+        try {
+          ssl.startHandshake();
+        } catch (IOException e) {
+          throw timedOut ? new SocketTimeoutException("TLS handshake timed out") : e;
+        } finally {
+          deadline = 0;
+        }
         s = ssl;
       }
     } catch (IOException | RuntimeException e) {
       s.close();
+      Watchdog.unwatch(this);
+      raw = null;
       throw e;
     }
     socket = s;
@@ -171,6 +203,83 @@ public final class HttpConnection implements AutoCloseable {
     rpos = 0;
     rlim = 0;
     out = s.getOutputStream();
+  }
+
+  /** The watchdog closes the socket if the wait that starts now lasts longer than {@code timeoutNs}. */
+  private void arm(long timeoutNs) {
+    deadline = System.nanoTime() + timeoutNs | 1; // never 0, which means "not waiting"
+  }
+
+  /** One read from the socket under the read timeout. */
+  private int read(byte[] b, int off, int len) throws IOException {
+    arm(readTimeoutNs);
+    try {
+      return in.read(b, off, len);
+    } catch (IOException e) {
+      throw timedOut ? new SocketTimeoutException("Read timed out") : e;
+    } finally {
+      deadline = 0;
+    }
+  }
+
+  /** Called by the watchdog when the deadline has passed: closes the socket, which ends the blocked call. */
+  void expire() {
+    Socket s = raw;
+    if (s != null) {
+      timedOut = true;
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // closed anyway
+      }
+    }
+  }
+
+  /**
+   * Enforces the connections' connect and read timeouts: one daemon thread per process that wakes at least every
+   * eighth of the shortest timeout among the open connections and closes the socket of any connection whose
+   * current wait has passed its deadline (as Okio's AsyncTimeout does). The blocked thread then gets a
+   * SocketTimeoutException. A timeout so fires between its time and an eighth of it later.
+   */
+  static final class Watchdog implements Runnable {
+    private static final Set<HttpConnection> WATCHED = ConcurrentHashMap.newKeySet();
+    private static final long IDLE_NS = 1_000_000_000L;
+    private static Thread thread;
+
+    static synchronized void watch(HttpConnection c) {
+      WATCHED.add(c);
+      if (thread == null) {
+        thread = new Thread(new Watchdog(), "fleetbench-http-timeouts");
+        thread.setDaemon(true);
+        thread.start();
+      } else {
+        LockSupport.unpark(thread); // its tick may be longer than this connection's
+      }
+    }
+
+    static void unwatch(HttpConnection c) {
+      WATCHED.remove(c);
+    }
+
+    @Override
+    public void run() {
+      while (true) {
+        long now = System.nanoTime();
+        long sleep = IDLE_NS;
+        for (HttpConnection c : WATCHED) {
+          sleep = Math.min(sleep, c.tickNs);
+          long d = c.deadline;
+          if (d != 0) {
+            if (now - d >= 0) {
+              c.expire();
+            } else {
+              sleep = Math.min(sleep, d - now);
+            }
+          }
+        }
+        LockSupport.parkNanos(Math.max(sleep, 1_000_000L));
+      }
+    }
   }
 
   /** Reads more bytes into the response buffer (compacting it first); false at the end of the stream. */
@@ -183,7 +292,7 @@ public final class HttpConnection implements AutoCloseable {
     if (rlim == rbuf.length) {
       rbuf = Arrays.copyOf(rbuf, rbuf.length * 2);
     }
-    int n = in.read(rbuf, rlim, rbuf.length - rlim);
+    int n = read(rbuf, rlim, rbuf.length - rlim);
     if (n <= 0) {
       return false;
     }
@@ -356,7 +465,7 @@ public final class HttpConnection implements AutoCloseable {
     rpos += have;
     int off = have;
     while (off < n) {
-      int r = in.read(b, off, n - off);
+      int r = read(b, off, n - off);
       if (r < 0) {
         throw new EOFException("connection closed after " + off + " of " + n + " body bytes");
       }
@@ -371,6 +480,15 @@ public final class HttpConnection implements AutoCloseable {
 
   @Override
   public void close() {
+    if (raw != null) {
+      Watchdog.unwatch(this);
+      try {
+        raw.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+      raw = null;
+    }
     if (socket != null) {
       try {
         socket.close();
