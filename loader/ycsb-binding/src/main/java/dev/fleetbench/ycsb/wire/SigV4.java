@@ -3,6 +3,8 @@ package dev.fleetbench.ycsb.wire;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -24,9 +26,21 @@ public final class SigV4 {
   private final MessageDigest sha256;
   private final Mac hmac;
   private final Mac signingMac;
-  private final StringBuilder canonical = new StringBuilder(512);
-  private final StringBuilder toSign = new StringBuilder(160);
+  private static final byte[] ALGORITHM_LINE = "AWS4-HMAC-SHA256\n".getBytes(StandardCharsets.US_ASCII);
+  private final byte[] scratch = new byte[16];
+  private final byte[] hexBuf = new byte[64];
+  /** "POST ... host:<host>\nx-amz-date:" of the last host. */
+  private byte[] head;
+  private String headHost;
+  /** "\nx-amz-target:<target>\n\n<signed headers>\n" by target. */
+  private final Map<String, byte[]> tails = new HashMap<>();
+  private final Map<String, byte[]> tailsWithToken = new HashMap<>();
   private String scope;
+  private byte[] scopeLine;
+  private String authPrefix;
+  private String prefixKey;
+  private String prefixScope;
+  private boolean prefixToken;
   private String keyDate;
   private String keySecret;
   private byte[] signingKey;
@@ -55,45 +69,66 @@ public final class SigV4 {
       String amzDate, String target, byte[] body) {
     String date = amzDate.substring(0, 8);
     Mac signing = key(secretKey, date);
-    String signedHeaders = sessionToken == null
-        ? "content-type;host;x-amz-date;x-amz-target"
-        : "content-type;host;x-amz-date;x-amz-security-token;x-amz-target";
-    StringBuilder canonical = this.canonical;
-    canonical.setLength(0);
-    canonical.append("POST\n/\n\n")
-        .append("content-type:").append(CONTENT_TYPE).append('\n')
-        .append("host:").append(host).append('\n')
-        .append("x-amz-date:").append(amzDate).append('\n');
-    if (sessionToken != null) {
-      canonical.append("x-amz-security-token:").append(sessionToken).append('\n');
+    boolean token = sessionToken != null;
+    String signedHeaders = token
+        ? "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"
+        : "content-type;host;x-amz-date;x-amz-target";
+    byte[] bodyHash = sha256.digest(body);
+    // the canonical request, fed to the digest in pieces; the constant ones are kept as bytes
+    if (!host.equals(headHost)) {
+      head = utf8("POST\n/\n\ncontent-type:" + CONTENT_TYPE + "\nhost:" + host + "\nx-amz-date:");
+      headHost = host;
     }
-    canonical.append("x-amz-target:").append(target).append('\n')
-        .append('\n').append(signedHeaders).append('\n');
-    hex(sha256.digest(body), canonical);
-    StringBuilder toSign = this.toSign;
-    toSign.setLength(0);
-    toSign.append("AWS4-HMAC-SHA256\n").append(amzDate).append('\n').append(scope).append('\n');
-    hex(sha256.digest(utf8(canonical)), toSign);
-    byte[] signature = signing.doFinal(utf8(toSign));
-    StringBuilder out = new StringBuilder(200)
-        .append("AWS4-HMAC-SHA256 Credential=").append(accessKey).append('/').append(scope)
-        .append(", SignedHeaders=").append(signedHeaders).append(", Signature=");
+    sha256.update(head);
+    sha256.update(ascii(amzDate, scratch));
+    if (token) {
+      sha256.update(utf8("\nx-amz-security-token:" + sessionToken));
+    }
+    sha256.update((token ? tailsWithToken : tails).computeIfAbsent(target,
+        t -> utf8("\nx-amz-target:" + t + "\n\n" + signedHeaders + "\n")));
+    sha256.update(hex(bodyHash, hexBuf));
+    byte[] canonicalHash = sha256.digest();
+    // the string to sign
+    signing.update(ALGORITHM_LINE);
+    signing.update(ascii(amzDate, scratch));
+    signing.update(scopeLine);
+    byte[] signature = signing.doFinal(hex(canonicalHash, hexBuf));
+    if (!accessKey.equals(prefixKey) || scope != prefixScope || token != prefixToken) {
+      authPrefix = "AWS4-HMAC-SHA256 Credential=" + accessKey + "/" + scope + ", SignedHeaders=" + signedHeaders
+          + ", Signature=";
+      prefixKey = accessKey;
+      prefixScope = scope;
+      prefixToken = token;
+    }
+    StringBuilder out = new StringBuilder(authPrefix.length() + 64).append(authPrefix);
     return hex(signature, out).toString();
   }
 
-  /** The text's UTF-8 bytes, in a reused buffer when it is ASCII (it nearly always is); its length is exact. */
-  private byte[] utf8(StringBuilder text) {
-    int n = text.length();
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The ASCII string's bytes in {@code buf} (a new array if the lengths differ). */
+  private static byte[] ascii(String s, byte[] buf) {
+    int n = s.length();
+    byte[] b = buf.length == n ? buf : new byte[n];
     for (int i = 0; i < n; i++) {
-      if (text.charAt(i) >= 0x80) {
-        return text.toString().getBytes(StandardCharsets.UTF_8);
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        return utf8(s);
       }
-    }
-    byte[] b = new byte[n];
-    for (int i = 0; i < n; i++) {
-      b[i] = (byte) text.charAt(i);
+      b[i] = (byte) c;
     }
     return b;
+  }
+
+  /** Lower-case hex of 32 bytes into {@code out} (64 bytes). */
+  private static byte[] hex(byte[] bytes, byte[] out) {
+    for (int i = 0; i < bytes.length; i++) {
+      out[2 * i] = (byte) HEX[(bytes[i] >> 4) & 0xf];
+      out[2 * i + 1] = (byte) HEX[bytes[i] & 0xf];
+    }
+    return out;
   }
 
   /**
@@ -114,6 +149,7 @@ public final class SigV4 {
       keyDate = date;
       keySecret = secretKey;
       scope = date + "/" + region + "/" + service + "/aws4_request";
+      scopeLine = utf8("\n" + scope + "\n");
     }
     return signingMac;
   }
