@@ -119,10 +119,9 @@ public final class DynamoWire implements DynamoTransport {
             "response body CRC32 " + crc.getValue() + " does not match x-amz-crc32 " + res.crc32);
       }
     }
-    String text = new String(res.body, StandardCharsets.UTF_8);
     Map<String, Object> parsed;
     try {
-      parsed = text.isEmpty() ? Map.of() : Json.object(Json.parse(text));
+      parsed = res.body.length == 0 ? Map.of() : Json.object(Json.parse(res.body));
     } catch (IllegalArgumentException e) {
       throw new ApiException(res.status, "UnparsableResponse", "HTTP " + res.status + ", " + e.getMessage());
     }
