@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,6 +55,7 @@ public final class DynamoWire implements DynamoTransport {
   private final SigV4 signer;
   private final CRC32 crc = new CRC32();
   private final String[] headers = new String[10];
+  private final Map<String, String> targets = new HashMap<>();
   private long dateSecond = -1;
   private String amzDate;
 
@@ -90,7 +92,7 @@ public final class DynamoWire implements DynamoTransport {
         : connections[(int) Math.floorMod(roundRobin.getAndIncrement(), (long) connections.length)];
     byte[] body = jsonBody.getBytes(StandardCharsets.UTF_8);
     Credentials cred = credentials.get();
-    String target = TARGET_PREFIX + operation;
+    String target = targets.computeIfAbsent(operation, o -> TARGET_PREFIX + o);
     String date = amzDate();
     int n = 0;
     headers[n++] = "Content-Type";
@@ -111,16 +113,15 @@ public final class DynamoWire implements DynamoTransport {
     if (res.crc32 != null) {
       crc.reset();
       crc.update(res.body);
-      if (Long.toString(crc.getValue()).equals(res.crc32.trim()) == false) {
+      if (crc.getValue() != decimal(res.crc32)) {
         c.close();
         throw new ApiException(res.status, "Crc32Mismatch",
             "response body CRC32 " + crc.getValue() + " does not match x-amz-crc32 " + res.crc32);
       }
     }
-    String text = new String(res.body, StandardCharsets.UTF_8);
     Map<String, Object> parsed;
     try {
-      parsed = text.isEmpty() ? Map.of() : Json.object(Json.parse(text));
+      parsed = res.body.length == 0 ? Map.of() : Json.object(Json.parse(res.body));
     } catch (IllegalArgumentException e) {
       throw new ApiException(res.status, "UnparsableResponse", "HTTP " + res.status + ", " + e.getMessage());
     }
@@ -138,6 +139,30 @@ public final class DynamoWire implements DynamoTransport {
     String code = type == null ? "HTTP" + status : type.substring(type.lastIndexOf('#') + 1);
     Object msg = body == null ? null : body.getOrDefault("message", body.get("Message"));
     return new ApiException(status, code, msg == null ? code : String.valueOf(msg));
+  }
+
+  /** The unsigned decimal number in {@code s} (blanks around it allowed), or -1 if it is not one. */
+  static long decimal(String s) {
+    int from = 0;
+    int to = s.length();
+    while (from < to && s.charAt(from) <= ' ') {
+      from++;
+    }
+    while (to > from && s.charAt(to - 1) <= ' ') {
+      to--;
+    }
+    if (from == to || to - from > 18) {
+      return -1;
+    }
+    long v = 0;
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
   }
 
   private String amzDate() {

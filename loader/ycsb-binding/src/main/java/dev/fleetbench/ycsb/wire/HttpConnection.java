@@ -1,6 +1,5 @@
 package dev.fleetbench.ycsb.wire;
 
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -8,9 +7,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
@@ -39,13 +43,27 @@ public final class HttpConnection implements AutoCloseable {
   private final boolean tls;
   /** The Host header: host, plus :port when it is not the scheme's default. */
   public final String hostHeader;
-  private final int connectTimeoutMs;
-  private final int readTimeoutMs;
+  private final long connectTimeoutNs;
+  private final long readTimeoutNs;
+  /** How often the watchdog looks at this connection: an eighth of its shorter timeout. */
+  private final long tickNs;
+  /** The plain TCP socket (under the TLS one, if any); what the watchdog closes. */
+  private volatile Socket raw;
+  /** When the current connect or read gives up (System.nanoTime), 0 when none is under way. */
+  private volatile long deadline;
+  private volatile boolean timedOut;
   private Socket socket;
   private InputStream in;
   private OutputStream out;
-  private final ByteArrayOutputStream head = new ByteArrayOutputStream(512);
-  private final StringBuilder line = new StringBuilder(128);
+  private static final int MAX_LINE = 64 * 1024;
+  /** The request being written: head and body, sent with one write. */
+  private byte[] wbuf = new byte[2048];
+  private int wpos;
+  /** Response bytes read from the socket: {@code [rpos, rlim)} not consumed yet. */
+  private byte[] rbuf = new byte[16 * 1024];
+  private int rpos;
+  private int rlim;
+  private int lineNext;
 
   public HttpConnection(URI endpoint, int connectTimeoutMs, int readTimeoutMs) {
     this.tls = "https".equalsIgnoreCase(endpoint.getScheme());
@@ -53,8 +71,9 @@ public final class HttpConnection implements AutoCloseable {
     int defaultPort = tls ? 443 : 80;
     this.port = endpoint.getPort() < 0 ? defaultPort : endpoint.getPort();
     this.hostHeader = port == defaultPort ? host : host + ":" + port;
-    this.connectTimeoutMs = connectTimeoutMs;
-    this.readTimeoutMs = readTimeoutMs;
+    this.connectTimeoutNs = connectTimeoutMs * 1_000_000L;
+    this.readTimeoutNs = readTimeoutMs * 1_000_000L;
+    this.tickNs = Math.max(1_000_000L, Math.min(connectTimeoutNs, readTimeoutNs) / 8);
   }
 
   /**
@@ -83,7 +102,7 @@ public final class HttpConnection implements AutoCloseable {
     if (socket == null) {
       open();
     }
-    head.reset();
+    wpos = 0;
     ascii("POST / HTTP/1.1\r\nHost: ");
     ascii(hostHeader);
     for (int i = 0; i < headers.length; i += 2) {
@@ -93,121 +112,360 @@ public final class HttpConnection implements AutoCloseable {
       ascii(headers[i + 1]);
     }
     ascii("\r\nContent-Length: ");
-    ascii(Integer.toString(body.length));
+    decimal(body.length);
     ascii("\r\n\r\n");
-    head.write(body, 0, body.length);
-    head.writeTo(out);
-    out.flush();
+    ensure(body.length);
+    System.arraycopy(body, 0, wbuf, wpos, body.length);
+    wpos += body.length;
+    out.write(wbuf, 0, wpos); // head and body in one write
     return readResponse();
   }
 
-  private void ascii(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      head.write(s.charAt(i));
+  /** Room for {@code n} more bytes in the request buffer. */
+  private void ensure(int n) {
+    if (wpos + n > wbuf.length) {
+      wbuf = Arrays.copyOf(wbuf, Math.max(wbuf.length * 2, wpos + n));
     }
+  }
+
+  /** Appends the string's chars as bytes (header names and values are ASCII). */
+  private void ascii(String s) {
+    int n = s.length();
+    ensure(n);
+    byte[] b = wbuf;
+    int p = wpos;
+    for (int i = 0; i < n; i++) {
+      b[p++] = (byte) s.charAt(i);
+    }
+    wpos = p;
+  }
+
+  private void decimal(int v) {
+    if (v == 0) {
+      ensure(1);
+      wbuf[wpos++] = '0';
+      return;
+    }
+    int digits = 0;
+    for (int x = v; x > 0; x /= 10) {
+      digits++;
+    }
+    ensure(digits);
+    for (int i = wpos + digits - 1; i >= wpos; i--) {
+      wbuf[i] = (byte) ('0' + v % 10);
+      v /= 10;
+    }
+    wpos += digits;
   }
 
   private void open() throws IOException {
     Socket s = new Socket();
+    raw = s;
+    timedOut = false;
+    Watchdog.watch(this);
     try {
       s.setTcpNoDelay(true);
       s.setKeepAlive(true);
-      s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
-      s.setSoTimeout(readTimeoutMs);
+      // No SO_TIMEOUT and no connect timeout on the socket itself: either would put it in non-blocking mode, in
+      // which every read is a failed read, a poll and a read again. The watchdog enforces both timeouts instead.
+      arm(connectTimeoutNs);
+      try {
+        s.connect(new InetSocketAddress(host, port));
+      } catch (IOException e) {
+        throw timedOut ? new SocketTimeoutException("connect timed out") : e;
+      } finally {
+        deadline = 0;
+      }
       if (tls) {
         SSLSocket ssl = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault())
             .createSocket(s, host, port, true);
         SSLParameters params = ssl.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
         ssl.setSSLParameters(params);
-        ssl.startHandshake();
+        arm(readTimeoutNs);
+        try {
+          ssl.startHandshake();
+        } catch (IOException e) {
+          throw timedOut ? new SocketTimeoutException("TLS handshake timed out") : e;
+        } finally {
+          deadline = 0;
+        }
         s = ssl;
       }
     } catch (IOException | RuntimeException e) {
       s.close();
+      Watchdog.unwatch(this);
+      raw = null;
       throw e;
     }
     socket = s;
-    in = new BufferedInputStream(s.getInputStream(), 16 * 1024);
+    in = s.getInputStream();
+    rpos = 0;
+    rlim = 0;
     out = s.getOutputStream();
   }
 
+  /** The watchdog closes the socket if the wait that starts now lasts longer than {@code timeoutNs}. */
+  private void arm(long timeoutNs) {
+    deadline = System.nanoTime() + timeoutNs | 1; // never 0, which means "not waiting"
+  }
+
+  /** One read from the socket under the read timeout. */
+  private int read(byte[] b, int off, int len) throws IOException {
+    arm(readTimeoutNs);
+    try {
+      return in.read(b, off, len);
+    } catch (IOException e) {
+      throw timedOut ? new SocketTimeoutException("Read timed out") : e;
+    } finally {
+      deadline = 0;
+    }
+  }
+
+  /** Called by the watchdog when the deadline has passed: closes the socket, which ends the blocked call. */
+  void expire() {
+    Socket s = raw;
+    if (s != null) {
+      timedOut = true;
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // closed anyway
+      }
+    }
+  }
+
+  /**
+   * Enforces the connections' connect and read timeouts: one daemon thread per process that wakes at least every
+   * eighth of the shortest timeout among the open connections and closes the socket of any connection whose
+   * current wait has passed its deadline (as Okio's AsyncTimeout does). The blocked thread then gets a
+   * SocketTimeoutException. A timeout so fires between its time and an eighth of it later.
+   */
+  static final class Watchdog implements Runnable {
+    private static final Set<HttpConnection> WATCHED = ConcurrentHashMap.newKeySet();
+    private static final long IDLE_NS = 1_000_000_000L;
+    private static Thread thread;
+
+    static synchronized void watch(HttpConnection c) {
+      WATCHED.add(c);
+      if (thread == null) {
+        thread = new Thread(new Watchdog(), "fleetbench-http-timeouts");
+        thread.setDaemon(true);
+        thread.start();
+      } else {
+        LockSupport.unpark(thread); // its tick may be longer than this connection's
+      }
+    }
+
+    static void unwatch(HttpConnection c) {
+      WATCHED.remove(c);
+    }
+
+    @Override
+    public void run() {
+      while (true) {
+        long now = System.nanoTime();
+        long sleep = IDLE_NS;
+        for (HttpConnection c : WATCHED) {
+          sleep = Math.min(sleep, c.tickNs);
+          long d = c.deadline;
+          if (d != 0) {
+            if (now - d >= 0) {
+              c.expire();
+            } else {
+              sleep = Math.min(sleep, d - now);
+            }
+          }
+        }
+        LockSupport.parkNanos(Math.max(sleep, 1_000_000L));
+      }
+    }
+  }
+
+  /** Reads more bytes into the response buffer (compacting it first); false at the end of the stream. */
+  private boolean fill() throws IOException {
+    if (rpos > 0) {
+      System.arraycopy(rbuf, rpos, rbuf, 0, rlim - rpos);
+      rlim -= rpos;
+      rpos = 0;
+    }
+    if (rlim == rbuf.length) {
+      rbuf = Arrays.copyOf(rbuf, rbuf.length * 2);
+    }
+    int n = read(rbuf, rlim, rbuf.length - rlim);
+    if (n <= 0) {
+      return false;
+    }
+    rlim += n;
+    return true;
+  }
+
+  /**
+   * The next line of the response head, CR LF (or LF) removed: it is {@code rbuf[rpos, returned end)}, and
+   * {@link #lineNext} is where the following line starts.
+   */
+  private int nextLine() throws IOException {
+    int scanned = rpos;
+    while (true) {
+      for (int i = scanned; i < rlim; i++) {
+        if (rbuf[i] == '\n') {
+          lineNext = i + 1;
+          return i > rpos && rbuf[i - 1] == '\r' ? i - 1 : i;
+        }
+      }
+      if (rlim - rpos > MAX_LINE) {
+        throw new IOException("HTTP header line longer than 64 KiB");
+      }
+      scanned = rlim - rpos; // relative: fill() moves the unread bytes to the start
+      if (!fill()) {
+        throw new EOFException("connection closed by the server");
+      }
+      scanned += rpos;
+    }
+  }
+
+  /** Whether {@code rbuf[from, to)} equals the lower-case ASCII name, ignoring case. */
+  private boolean nameIs(int from, int to, String lower) {
+    if (to - from != lower.length()) {
+      return false;
+    }
+    for (int i = 0; i < lower.length(); i++) {
+      int c = rbuf[from + i];
+      if (c >= 'A' && c <= 'Z') {
+        c += 'a' - 'A';
+      }
+      if (c != lower.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private String latin1(int from, int to) {
+    return new String(rbuf, from, to - from, StandardCharsets.ISO_8859_1);
+  }
+
   private Response readResponse() throws IOException {
-    String status = readLine();
-    while (status.isEmpty()) {
-      status = readLine();
+    int end = nextLine();
+    while (end == rpos) {
+      rpos = lineNext;
+      end = nextLine();
     }
     // "HTTP/1.1 200 OK"
-    int sp = status.indexOf(' ');
-    if (!status.startsWith("HTTP/1.") || sp < 0 || status.length() < sp + 4) {
-      throw new IOException("not an HTTP/1.x status line: '" + status + "'");
+    int code = -1;
+    boolean closeAfter = false;
+    if (end - rpos >= 12 && rbuf[rpos] == 'H' && rbuf[rpos + 1] == 'T' && rbuf[rpos + 2] == 'T'
+        && rbuf[rpos + 3] == 'P' && rbuf[rpos + 4] == '/' && rbuf[rpos + 5] == '1' && rbuf[rpos + 6] == '.') {
+      int sp = rpos + 8;
+      while (sp < end && rbuf[sp] != ' ') {
+        sp++;
+      }
+      if (sp + 4 <= end && isDigit(rbuf[sp + 1]) && isDigit(rbuf[sp + 2]) && isDigit(rbuf[sp + 3])) {
+        code = (rbuf[sp + 1] - '0') * 100 + (rbuf[sp + 2] - '0') * 10 + (rbuf[sp + 3] - '0');
+      }
+      closeAfter = rbuf[rpos + 7] == '0';
     }
-    int code = Integer.parseInt(status.substring(sp + 1, sp + 4));
+    if (code < 0) {
+      throw new IOException("not an HTTP/1.x status line: '" + latin1(rpos, end) + "'");
+    }
+    rpos = lineNext;
     long length = -1;
     boolean chunked = false;
-    boolean closeAfter = status.startsWith("HTTP/1.0");
     String crc32 = null;
-    for (String h = readLine(); !h.isEmpty(); h = readLine()) {
-      int colon = h.indexOf(':');
-      if (colon <= 0) {
-        continue;
+    for (end = nextLine(); end != rpos; end = nextLine()) {
+      int colon = rpos;
+      while (colon < end && rbuf[colon] != ':') {
+        colon++;
       }
-      String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-      String value = h.substring(colon + 1).trim();
-      switch (name) {
-        case "content-length":
-          length = Long.parseLong(value);
-          break;
-        case "transfer-encoding":
-          chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
-          break;
-        case "connection":
-          closeAfter = value.equalsIgnoreCase("close");
-          break;
-        case "x-amz-crc32":
-          crc32 = value;
-          break;
-        default:
-          break;
+      if (colon > rpos && colon < end) {
+        int ns = rpos;
+        int ne = colon;
+        while (ns < ne && rbuf[ns] <= ' ') {
+          ns++;
+        }
+        while (ne > ns && rbuf[ne - 1] <= ' ') {
+          ne--;
+        }
+        int vs = colon + 1;
+        int ve = end;
+        while (vs < ve && rbuf[vs] <= ' ') {
+          vs++;
+        }
+        while (ve > vs && rbuf[ve - 1] <= ' ') {
+          ve--;
+        }
+        if (nameIs(ns, ne, "content-length")) {
+          length = Long.parseLong(latin1(vs, ve));
+        } else if (nameIs(ns, ne, "transfer-encoding")) {
+          chunked = latin1(vs, ve).toLowerCase(Locale.ROOT).contains("chunked");
+        } else if (nameIs(ns, ne, "connection")) {
+          closeAfter = latin1(vs, ve).equalsIgnoreCase("close");
+        } else if (nameIs(ns, ne, "x-amz-crc32")) {
+          crc32 = latin1(vs, ve);
+        }
       }
+      rpos = lineNext;
     }
+    rpos = lineNext;
     byte[] body;
     if (chunked) {
       body = readChunked();
     } else if (length >= 0) {
       body = readN((int) length);
     } else {
-      body = in.readAllBytes(); // no length: the body ends with the connection
+      // no length: the body ends with the connection
+      while (fill()) {
+        // read to the end
+      }
+      body = Arrays.copyOfRange(rbuf, rpos, rlim);
+      rpos = rlim;
       closeAfter = true;
     }
     if (closeAfter) {
       close();
+    } else if (rpos == rlim) {
+      rpos = 0;
+      rlim = 0;
     }
     return new Response(code, body, crc32);
+  }
+
+  private static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
   }
 
   private byte[] readChunked() throws IOException {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     while (true) {
-      String sizeLine = readLine();
+      int end = nextLine();
+      String sizeLine = latin1(rpos, end);
+      rpos = lineNext;
       int semi = sizeLine.indexOf(';');
       int size = Integer.parseInt((semi < 0 ? sizeLine : sizeLine.substring(0, semi)).trim(), 16);
       if (size == 0) {
-        while (!readLine().isEmpty()) {
-          // trailers
+        while (true) { // trailers
+          end = nextLine();
+          boolean empty = end == rpos;
+          rpos = lineNext;
+          if (empty) {
+            return b.toByteArray();
+          }
         }
-        return b.toByteArray();
       }
       b.write(readN(size));
-      readLine();
+      nextLine();
+      rpos = lineNext;
     }
   }
 
   private byte[] readN(int n) throws IOException {
     byte[] b = new byte[n];
-    int off = 0;
+    int have = Math.min(n, rlim - rpos);
+    System.arraycopy(rbuf, rpos, b, 0, have);
+    rpos += have;
+    int off = have;
     while (off < n) {
-      int r = in.read(b, off, n - off);
+      int r = read(b, off, n - off);
       if (r < 0) {
         throw new EOFException("connection closed after " + off + " of " + n + " body bytes");
       }
@@ -216,33 +474,21 @@ public final class HttpConnection implements AutoCloseable {
     return b;
   }
 
-  private String readLine() throws IOException {
-    line.setLength(0);
-    while (true) {
-      int c = in.read();
-      if (c < 0) {
-        throw new EOFException("connection closed by the server");
-      }
-      if (c == '\n') {
-        int len = line.length();
-        if (len > 0 && line.charAt(len - 1) == '\r') {
-          line.setLength(len - 1);
-        }
-        return line.toString();
-      }
-      line.append((char) c);
-      if (line.length() > 64 * 1024) {
-        throw new IOException("HTTP header line longer than 64 KiB");
-      }
-    }
-  }
-
   static String utf8(byte[] b) {
     return new String(b, StandardCharsets.UTF_8);
   }
 
   @Override
   public void close() {
+    if (raw != null) {
+      Watchdog.unwatch(this);
+      try {
+        raw.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+      raw = null;
+    }
     if (socket != null) {
       try {
         socket.close();

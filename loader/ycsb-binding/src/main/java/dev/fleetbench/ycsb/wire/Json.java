@@ -1,5 +1,6 @@
 package dev.fleetbench.ycsb.wire;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,11 +51,16 @@ public final class Json {
 
   /** Parses one JSON document (the whole text). */
   public static Object parse(String text) {
-    Parser p = new Parser(text);
+    return parse(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Parses one JSON document, the whole of these UTF-8 bytes (a response body as it came). */
+  public static Object parse(byte[] utf8) {
+    Parser p = new Parser(utf8);
     p.ws();
     Object v = p.value();
     p.ws();
-    if (p.i != text.length()) {
+    if (p.i != utf8.length) {
       throw p.error("trailing characters");
     }
     return v;
@@ -65,12 +71,15 @@ public final class Json {
     return v instanceof Map ? (Map<String, Object>) v : null;
   }
 
+  /** Works on the UTF-8 bytes: ASCII strings without escapes (nearly all of DynamoDB's) are copied as they are. */
   private static final class Parser {
-    final String s;
+    final byte[] s;
+    final int n;
     int i;
 
-    Parser(String s) {
+    Parser(byte[] s) {
       this.s = s;
+      this.n = s.length;
     }
 
     IllegalArgumentException error(String what) {
@@ -78,8 +87,8 @@ public final class Json {
     }
 
     void ws() {
-      while (i < s.length()) {
-        char c = s.charAt(i);
+      while (i < n) {
+        byte c = s[i];
         if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
           return;
         }
@@ -87,15 +96,15 @@ public final class Json {
       }
     }
 
-    char peek() {
-      if (i >= s.length()) {
+    byte peek() {
+      if (i >= n) {
         throw error("unexpected end");
       }
-      return s.charAt(i);
+      return s[i];
     }
 
     Object value() {
-      char c = peek();
+      byte c = peek();
       switch (c) {
         case '{':
           return obj();
@@ -115,10 +124,16 @@ public final class Json {
     }
 
     Object lit(String word, Object v) {
-      if (!s.startsWith(word, i)) {
+      int len = word.length();
+      if (i + len > n) {
         throw error("expected " + word);
       }
-      i += word.length();
+      for (int k = 0; k < len; k++) {
+        if (s[i + k] != word.charAt(k)) {
+          throw error("expected " + word);
+        }
+      }
+      i += len;
       return v;
     }
 
@@ -144,7 +159,7 @@ public final class Json {
         ws();
         m.put(k, value());
         ws();
-        char c = peek();
+        byte c = peek();
         i++;
         if (c == '}') {
           return m;
@@ -167,7 +182,7 @@ public final class Json {
         ws();
         l.add(value());
         ws();
-        char c = peek();
+        byte c = peek();
         i++;
         if (c == ']') {
           return l;
@@ -181,35 +196,44 @@ public final class Json {
     String str() {
       i++; // opening quote
       int start = i;
-      // fast path: no escapes
-      while (i < s.length()) {
-        char c = s.charAt(i);
+      // fast path: ASCII, no escapes
+      while (i < n) {
+        byte c = s[i];
         if (c == '"') {
-          return s.substring(start, i++);
+          return new String(s, start, i++ - start, StandardCharsets.ISO_8859_1);
         }
-        if (c == '\\') {
+        if (c == '\\' || c < 0) {
           break;
         }
         i++;
       }
-      StringBuilder b = new StringBuilder(s.length() - start).append(s, start, i);
+      StringBuilder b = new StringBuilder(n - start).append(new String(s, start, i - start,
+          StandardCharsets.ISO_8859_1));
       while (true) {
-        char c = peek();
+        byte c = peek();
+        if (c < 0) { // a run of non-ASCII bytes: whole UTF-8 sequences
+          int from = i;
+          while (i < n && s[i] < 0) {
+            i++;
+          }
+          b.append(new String(s, from, i - from, StandardCharsets.UTF_8));
+          continue;
+        }
         i++;
         if (c == '"') {
           return b.toString();
         }
         if (c != '\\') {
-          b.append(c);
+          b.append((char) c);
           continue;
         }
-        char e = peek();
+        byte e = peek();
         i++;
         switch (e) {
           case '"':
           case '\\':
           case '/':
-            b.append(e);
+            b.append((char) e);
             break;
           case 'b':
             b.append('\b');
@@ -227,32 +251,32 @@ public final class Json {
             b.append('\t');
             break;
           case 'u':
-            if (i + 4 > s.length()) {
+            if (i + 4 > n) {
               throw error("short \\u escape");
             }
             try {
-              b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+              b.append((char) Integer.parseInt(new String(s, i, 4, StandardCharsets.ISO_8859_1), 16));
             } catch (NumberFormatException x) {
               throw error("bad \\u escape");
             }
             i += 4;
             break;
           default:
-            throw error("bad escape \\" + e);
+            throw error("bad escape \\" + (char) (e & 0xff));
         }
       }
     }
 
     Double num() {
       int start = i;
-      while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
+      while (i < n && "+-0123456789.eE".indexOf(s[i]) >= 0) {
         i++;
       }
       if (start == i) {
-        throw error("unexpected character '" + s.charAt(i) + "'");
+        throw error("unexpected character '" + (char) (s[i] & 0xff) + "'");
       }
       try {
-        return Double.valueOf(s.substring(start, i));
+        return Double.valueOf(new String(s, start, i - start, StandardCharsets.ISO_8859_1));
       } catch (NumberFormatException x) {
         throw error("bad number");
       }

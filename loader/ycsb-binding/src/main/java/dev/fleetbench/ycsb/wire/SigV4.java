@@ -3,6 +3,8 @@ package dev.fleetbench.ycsb.wire;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -23,6 +25,22 @@ public final class SigV4 {
   private final String service;
   private final MessageDigest sha256;
   private final Mac hmac;
+  private final Mac signingMac;
+  private static final byte[] ALGORITHM_LINE = "AWS4-HMAC-SHA256\n".getBytes(StandardCharsets.US_ASCII);
+  private final byte[] scratch = new byte[16];
+  private final byte[] hexBuf = new byte[64];
+  /** "POST ... host:<host>\nx-amz-date:" of the last host. */
+  private byte[] head;
+  private String headHost;
+  /** "\nx-amz-target:<target>\n\n<signed headers>\n" by target. */
+  private final Map<String, byte[]> tails = new HashMap<>();
+  private final Map<String, byte[]> tailsWithToken = new HashMap<>();
+  private String scope;
+  private byte[] scopeLine;
+  private String authPrefix;
+  private String prefixKey;
+  private String prefixScope;
+  private boolean prefixToken;
   private String keyDate;
   private String keySecret;
   private byte[] signingKey;
@@ -33,6 +51,7 @@ public final class SigV4 {
     try {
       sha256 = MessageDigest.getInstance("SHA-256");
       hmac = Mac.getInstance("HmacSHA256");
+      signingMac = Mac.getInstance("HmacSHA256");
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("SHA-256/HmacSHA256 missing from this JVM", e);
     }
@@ -49,41 +68,90 @@ public final class SigV4 {
   public String authorization(String accessKey, String secretKey, String sessionToken, String host,
       String amzDate, String target, byte[] body) {
     String date = amzDate.substring(0, 8);
-    String scope = date + "/" + region + "/" + service + "/aws4_request";
-    String signedHeaders = sessionToken == null
-        ? "content-type;host;x-amz-date;x-amz-target"
-        : "content-type;host;x-amz-date;x-amz-security-token;x-amz-target";
-    StringBuilder canonical = new StringBuilder(256)
-        .append("POST\n/\n\n")
-        .append("content-type:").append(CONTENT_TYPE).append('\n')
-        .append("host:").append(host).append('\n')
-        .append("x-amz-date:").append(amzDate).append('\n');
-    if (sessionToken != null) {
-      canonical.append("x-amz-security-token:").append(sessionToken).append('\n');
+    Mac signing = key(secretKey, date);
+    boolean token = sessionToken != null;
+    String signedHeaders = token
+        ? "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"
+        : "content-type;host;x-amz-date;x-amz-target";
+    byte[] bodyHash = sha256.digest(body);
+    // the canonical request, fed to the digest in pieces; the constant ones are kept as bytes
+    if (!host.equals(headHost)) {
+      head = utf8("POST\n/\n\ncontent-type:" + CONTENT_TYPE + "\nhost:" + host + "\nx-amz-date:");
+      headHost = host;
     }
-    canonical.append("x-amz-target:").append(target).append('\n')
-        .append('\n').append(signedHeaders).append('\n');
-    hex(sha256.digest(body), canonical);
-    StringBuilder toSign = new StringBuilder(160)
-        .append("AWS4-HMAC-SHA256\n").append(amzDate).append('\n').append(scope).append('\n');
-    hex(sha256.digest(canonical.toString().getBytes(StandardCharsets.UTF_8)), toSign);
-    byte[] signature = hmac(key(secretKey, date), toSign.toString());
-    StringBuilder out = new StringBuilder(200)
-        .append("AWS4-HMAC-SHA256 Credential=").append(accessKey).append('/').append(scope)
-        .append(", SignedHeaders=").append(signedHeaders).append(", Signature=");
+    sha256.update(head);
+    sha256.update(ascii(amzDate, scratch));
+    if (token) {
+      sha256.update(utf8("\nx-amz-security-token:" + sessionToken));
+    }
+    sha256.update((token ? tailsWithToken : tails).computeIfAbsent(target,
+        t -> utf8("\nx-amz-target:" + t + "\n\n" + signedHeaders + "\n")));
+    sha256.update(hex(bodyHash, hexBuf));
+    byte[] canonicalHash = sha256.digest();
+    // the string to sign
+    signing.update(ALGORITHM_LINE);
+    signing.update(ascii(amzDate, scratch));
+    signing.update(scopeLine);
+    byte[] signature = signing.doFinal(hex(canonicalHash, hexBuf));
+    if (!accessKey.equals(prefixKey) || scope != prefixScope || token != prefixToken) {
+      authPrefix = "AWS4-HMAC-SHA256 Credential=" + accessKey + "/" + scope + ", SignedHeaders=" + signedHeaders
+          + ", Signature=";
+      prefixKey = accessKey;
+      prefixScope = scope;
+      prefixToken = token;
+    }
+    StringBuilder out = new StringBuilder(authPrefix.length() + 64).append(authPrefix);
     return hex(signature, out).toString();
   }
 
-  private byte[] key(String secretKey, String date) {
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The ASCII string's bytes in {@code buf} (a new array if the lengths differ). */
+  private static byte[] ascii(String s, byte[] buf) {
+    int n = s.length();
+    byte[] b = buf.length == n ? buf : new byte[n];
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        return utf8(s);
+      }
+      b[i] = (byte) c;
+    }
+    return b;
+  }
+
+  /** Lower-case hex of 32 bytes into {@code out} (64 bytes). */
+  private static byte[] hex(byte[] bytes, byte[] out) {
+    for (int i = 0; i < bytes.length; i++) {
+      out[2 * i] = (byte) HEX[(bytes[i] >> 4) & 0xf];
+      out[2 * i + 1] = (byte) HEX[bytes[i] & 0xf];
+    }
+    return out;
+  }
+
+  /**
+   * A Mac keyed with the signing key of this secret and date (the key depends only on the secret, the date, the
+   * region and the service: derived, and the Mac keyed, once a day). {@code doFinal} leaves it keyed.
+   */
+  private Mac key(String secretKey, String date) {
     if (!date.equals(keyDate) || !secretKey.equals(keySecret)) {
       byte[] k = hmac(("AWS4" + secretKey).getBytes(StandardCharsets.UTF_8), date);
       k = hmac(k, region);
       k = hmac(k, service);
       signingKey = hmac(k, "aws4_request");
+      try {
+        signingMac.init(new SecretKeySpec(signingKey, "HmacSHA256"));
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException(e);
+      }
       keyDate = date;
       keySecret = secretKey;
+      scope = date + "/" + region + "/" + service + "/aws4_request";
+      scopeLine = utf8("\n" + scope + "\n");
     }
-    return signingKey;
+    return signingMac;
   }
 
   private byte[] hmac(byte[] key, String data) {
