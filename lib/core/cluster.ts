@@ -7,7 +7,16 @@
  * No AWS SDK here: the EC2 adapter (lib/aws/ec2-cluster.ts) and the local stand-in
  * (lib/local/cluster.ts) implement the ClusterAdmin / ClusterProbe ports over this.
  */
-import { OPCODE, RELEASE_VERSION_QUERY, parseFrame, queryFrame, startupFrame } from './cql-wire';
+import {
+  BAD_CREDENTIALS,
+  DEFAULT_SUPERUSER,
+  OPCODE,
+  RELEASE_VERSION_QUERY,
+  authResponseFrame,
+  parseFrame,
+  queryFrame,
+  startupFrame,
+} from './cql-wire';
 import type { ScyllaEc2Target } from './spec';
 import type { CassandraEc2Target, ExternalTarget } from './spec/schema';
 
@@ -335,11 +344,13 @@ function safeEndpoint(e: { host: string; port: number }): string {
 }
 
 const CQL_MARK = 'fleetbench-cql';
+const op = (code: number) => code.toString(16).padStart(2, '0');
 const hexEscaped = (b: Buffer) => [...b].map((x) => `\\x${x.toString(16).padStart(2, '0')}`).join('');
 
 /**
  * The probe. Alternator: one line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it
- * answers. CQL (nodetool-free, no driver): bash opens the native port, sends the CQL v4 STARTUP and
+ * answers. CQL (nodetool-free, no driver): bash opens the native port, sends the CQL v4 STARTUP (and, to a
+ * node that asks for credentials, the default superuser's AUTH_RESPONSE) and
  * `SELECT release_version FROM system.local` frames (built by ./cql-wire.ts) and prints the answer's bytes in
  * hex, one line `fleetbench-cql <host:port> <hex>` per endpoint (`none`: no connection; `silent`: a
  * connection but no CQL answer within 3 s).
@@ -367,7 +378,13 @@ export function healthScript(
     '  exec 3<>"/dev/tcp/$1/$2" || return 1',
     `  printf '${hexEscaped(startupFrame())}' >&3`,
     '  local r; r=$(cqlframe) || { echo silent; return 0; }',
-    `  if [ "\${r:8:2}" != "0${OPCODE.READY}" ]; then echo "$r"; return 0; fi`,
+    // PasswordAuthenticator: log in with the default superuser; once a run's role replaced it, the
+    // node's refusal (Bad credentials) is the answer, which still shows it serves CQL
+    `  if [ "\${r:8:2}" = "${op(OPCODE.AUTHENTICATE)}" ]; then`,
+    `    printf '${hexEscaped(authResponseFrame(DEFAULT_SUPERUSER.username, DEFAULT_SUPERUSER.password))}' >&3`,
+    '    r=$(cqlframe) || { echo silent; return 0; }',
+    `    if [ "\${r:8:2}" != "${op(OPCODE.AUTH_SUCCESS)}" ]; then echo "$r"; return 0; fi`,
+    `  elif [ "\${r:8:2}" != "${op(OPCODE.READY)}" ]; then echo "$r"; return 0; fi`,
     `  printf '${hexEscaped(queryFrame(RELEASE_VERSION_QUERY, 'ONE'))}' >&3`,
     '  cqlframe || echo silent',
     '}',
@@ -375,7 +392,10 @@ export function healthScript(
   ];
 }
 
-/** What a node answered to the CQL probe's hex: its release_version, or why it is not ready. */
+/**
+ * What a node answered to the CQL probe's hex: its release_version, or why it is not ready. A node that
+ * refuses the default login (its run's role replaced it) is up, its version unknown.
+ */
 export function readCqlProbe(hex: string | undefined): { ok: boolean; detail?: string; version?: string } {
   if (hex === undefined) return { ok: false, detail: 'no answer from the probe' };
   if (hex === 'none') return { ok: false, detail: 'no connection' };
@@ -383,6 +403,8 @@ export function readCqlProbe(hex: string | undefined): { ok: boolean; detail?: s
   try {
     const r = parseFrame(Buffer.from(hex, 'hex'));
     if (r.kind === 'rows' && r.rows[0]?.[0]) return { ok: true, version: r.rows[0][0] };
+    if (r.kind === 'error' && r.code === BAD_CREDENTIALS)
+      return { ok: true, detail: `serves CQL, refuses the default login (${r.message})` };
     if (r.kind === 'error') return { ok: false, detail: `CQL error 0x${r.code.toString(16)}: ${r.message}` };
     return { ok: false, detail: `unexpected CQL answer ${r.kind}` };
   } catch (err) {
