@@ -31,7 +31,7 @@ import {
   type NodeLaunchRequest,
   type SchemaRequest,
 } from '../core/ports';
-import { cqlQuery } from './cql-client';
+import { CqlLoginError, cqlQuery } from './cql-client';
 import { DYNAMODB_LOCAL_CREDENTIALS, freeLoopbackPort } from './dynamodb-local';
 
 export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');
@@ -155,7 +155,9 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
       try {
         await cqlQuery({ host, port: nativePort }, [RELEASE_VERSION_QUERY], { timeoutMs: 3000 });
         break;
-      } catch {
+      } catch (e) {
+        // PasswordAuthenticator: a node that asks for credentials serves CQL
+        if (e instanceof CqlLoginError) break;
         if (Date.now() > deadline) {
           throw new Error(`Cassandra node ${id} did not answer CQL within 180 s: ${err}`);
         }
