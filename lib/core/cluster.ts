@@ -17,6 +17,7 @@ import {
   queryFrame,
   startupFrame,
 } from './cql-wire';
+import { cqlLoginSecretName } from './cql-auth';
 import type { ScyllaEc2Target } from './spec';
 import type { CassandraEc2Target, ExternalTarget } from './spec/schema';
 
@@ -292,6 +293,11 @@ export type SchemaRequest =
       table: string;
       replicationFactor: number;
       fieldCount: number;
+      /**
+       * cassandra-ec2: the name of the run's login secret (lib/core/cql-auth.ts); the schema step creates
+       * the role from it on a node that asks for credentials, then logs in with it.
+       */
+      login?: string;
     };
 
 export function schemaRequest(args: {
@@ -299,6 +305,8 @@ export function schemaRequest(args: {
   endpoints: { host: string; port: number }[];
   table: string;
   fieldCount: number;
+  /** The run's id: cassandra-ec2 schema requests name the run's login secret. */
+  runId?: string;
 }): SchemaRequest {
   const { target, endpoints } = args;
   if (target.kind === 'scylla-ec2' && target.api === 'alternator') {
@@ -323,6 +331,9 @@ export function schemaRequest(args: {
     table: args.table,
     replicationFactor: target.replicationFactor,
     fieldCount: args.fieldCount,
+    ...(target.kind === 'cassandra-ec2' && args.runId
+      ? { login: cqlLoginSecretName(args.runId, target.id) }
+      : {}),
   };
 }
 

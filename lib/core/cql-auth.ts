@@ -90,3 +90,17 @@ export async function deleteCqlLogin(
   await secrets.deleteSecret(have.arn);
   return name;
 }
+
+/** Teardown: the login secrets of the run's node clusters (from its context), each only when tagged. */
+export async function deleteRunLogins(
+  runId: string,
+  run: { clusters?: { target: string }[] } | null,
+  secrets: SecretAdmin,
+): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const c of run?.clusters ?? []) {
+    const name = await deleteCqlLogin(runId, c.target, secrets);
+    if (name) deleted.push(name);
+  }
+  return deleted;
+}

@@ -377,6 +377,8 @@ export interface Ports {
   dax?: DaxAdmin;
   /** Amazon Keyspaces (keyspaces targets); a run with such a target fails without it. */
   keyspaces?: KeyspacesAdmin;
+  /** Secrets the run creates (cassandra-ec2 logins); without it, cassandra-ec2 nodes get no login secret. */
+  secrets?: SecretAdmin;
 }
 
 // ERRORS

@@ -32,6 +32,8 @@ import {
   type SchemaRequest,
 } from '../core/ports';
 import { CqlLoginError, cqlQuery } from './cql-client';
+import { secureCqlCluster } from './cql-login';
+import type { CqlLogin } from '../core/cql-auth';
 import { DYNAMODB_LOCAL_CREDENTIALS, freeLoopbackPort } from './dynamodb-local';
 
 export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');
@@ -52,6 +54,8 @@ export interface LocalClusterOptions {
   cassandra?: { asset: string; java: string; heapMb?: number };
   /** Most nodes this machine may run at once. */
   maxNodes?: number;
+  /** The run's secrets (cassandra-ec2 logins, by name). */
+  secrets?: { value(id: string): string | undefined };
 }
 
 export class LocalCluster implements ClusterAdmin, ClusterProbe {
@@ -268,16 +272,37 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     return Promise.all(endpoints.map((e) => httpHealth(e)));
   }
 
+  /**
+   * The run's login (cassandra-ec2: the secret the request names), made to work on the nodes first
+   * (secureCqlCluster); none when the request names no secret or this cluster has no secrets.
+   */
+  private async runLogin(
+    req: Extract<SchemaRequest, { api: 'cql' }>,
+    e: { host: string; port: number },
+  ): Promise<CqlLogin | undefined> {
+    const text = req.login ? this.o.secrets?.value(req.login) : undefined;
+    if (!text) return undefined;
+    const login = JSON.parse(text) as CqlLogin;
+    await secureCqlCluster(e, login, req.replicationFactor);
+    return login;
+  }
+
   async createSchema(req: SchemaRequest): Promise<void> {
     if (req.api === 'cql') {
       const [host, port] = splitHostPort(req.hosts[0]!);
+      const credentials = await this.runLogin(req, { host, port });
       const answers = await cqlQuery({ host, port }, req.statements, {
         consistency: 'ALL',
         timeoutMs: 60_000,
+        ...(credentials ? { credentials } : {}),
       });
       const failed = answers.find((a) => a.kind === 'error');
       if (failed) throw new Error(`creating the CQL schema: ${JSON.stringify(failed)}`);
-      await awaitSchemaAgreement(req.hosts.map(splitHostPort).map(([h, p]) => ({ host: h, port: p })));
+      await awaitSchemaAgreement(
+        req.hosts.map(splitHostPort).map(([h, p]) => ({ host: h, port: p })),
+        30_000,
+        credentials,
+      );
       return;
     }
     const tables = new DynamoDbTableAdmin({
@@ -411,13 +436,16 @@ function tail(file: string): string {
 export async function awaitSchemaAgreement(
   endpoints: { host: string; port: number }[],
   timeoutMs = 30_000,
+  credentials?: CqlLogin,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let versions: (string | null | undefined)[] = [];
   while (Date.now() < deadline) {
     versions = await Promise.all(
       endpoints.map(async (e) => {
-        const [r] = await cqlQuery(e, ['SELECT schema_version FROM system.local']);
+        const [r] = await cqlQuery(e, ['SELECT schema_version FROM system.local'], {
+          ...(credentials ? { credentials } : {}),
+        });
         return r?.kind === 'rows' ? r.rows[0]?.[0] : undefined;
       }),
     );

@@ -5,6 +5,7 @@
  */
 import type { DynamoDbTarget } from '../spec';
 import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
+import { cqlLoginSecretName, provisionCqlLogin } from '../cql-auth';
 import {
   NODE_ROLES,
   isDbNodeTarget,
@@ -36,6 +37,7 @@ import {
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
+  type SecretAdmin,
   type TableAdmin,
   type TableDefinition,
   type Tags,
@@ -89,6 +91,8 @@ export interface ProvisionTargetResult {
   nodes?: string[];
   /** DAX clusters created (or found again, on a retry) for dynamodb targets with dax. */
   dax?: string[];
+  /** cassandra-ec2 login secrets (names) created, or found again tagged with the run on a retry. */
+  secrets?: string[];
 }
 
 /** Tags of node `index` of a scylla-ec2 (or, with its role, cassandra-ec2) target. */
@@ -228,6 +232,8 @@ export async function provisionTarget(
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
+    /** cassandra-ec2 logins (lib/core/cql-auth.ts). */
+    secrets?: SecretAdmin;
     /** Waits between checks of the seed node (tests pass a fake). */
     sleep?: (ms: number) => Promise<void>;
   },
@@ -237,6 +243,7 @@ export async function provisionTarget(
   const created: string[] = [];
   const existing: string[] = [];
   const nodes: string[] = [];
+  const secrets: string[] = [];
   for (const c of run.clusters ?? []) {
     const target = spec.targets.find((x) => x.id === c.target);
     if (!target || !isDbNodeTarget(target)) continue;
@@ -246,6 +253,8 @@ export async function provisionTarget(
         `target ${c.target} needs database nodes and no cluster port is configured`,
       );
     }
+    if (target.kind === 'cassandra-ec2' && deps.secrets)
+      secrets.push(await provisionRunLogin(run, target.id, spec.tags, deps.secrets));
     nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep)));
   }
   for (const t of run.tables) {
@@ -279,7 +288,24 @@ export async function provisionTarget(
   created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces)));
   // DAX after the tables: its clusters reach them through the DAX role
   const dax = await provisionDax(run, spec, targetTags, deps.dax);
-  return { created, existing, ...(nodes.length ? { nodes } : {}), ...(dax.length ? { dax } : {}) };
+  return {
+    created,
+    existing,
+    ...(nodes.length ? { nodes } : {}),
+    ...(dax.length ? { dax } : {}),
+    ...(secrets.length ? { secrets } : {}),
+  };
+}
+
+/** A cassandra-ec2 target's login secret, before its nodes (the schema step needs it once they answer). */
+async function provisionRunLogin(
+  run: RunContext,
+  targetId: string,
+  userTags: Tags,
+  secrets: SecretAdmin,
+): Promise<string> {
+  await provisionCqlLogin(run.runId, targetId, runTags(run, 'target', userTags), secrets);
+  return cqlLoginSecretName(run.runId, targetId);
 }
 
 export interface ProvisionFleetResult {
@@ -429,7 +455,15 @@ async function clustersReady(
       );
       continue;
     }
-    schemas.push(schemaRequest({ target, endpoints, table: c.table, fieldCount: spec.dataset.fieldCount }));
+    schemas.push(
+      schemaRequest({
+        target,
+        endpoints,
+        table: c.table,
+        fieldCount: spec.dataset.fieldCount,
+        runId: run.runId,
+      }),
+    );
   }
   return { problems, answering, schemas };
 }

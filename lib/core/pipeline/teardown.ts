@@ -15,12 +15,14 @@ import {
   type KeyspacesAdmin,
   type Notifier,
   type ObjectStore,
+  type SecretAdmin,
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
 import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
+import { deleteRunLogins } from '../cql-auth';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -45,6 +47,8 @@ export interface TeardownResult {
   /** DAX clusters whose deletion was started, and names whose groups the Janitor removes later. */
   deletedDaxClusters?: string[];
   pendingDaxGroups?: string[];
+  /** cassandra-ec2 login secrets deleted (names; only those tagged with the run). */
+  deletedSecrets?: string[];
   failed: boolean;
 }
 
@@ -59,6 +63,7 @@ export async function teardown(
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
+    secrets?: SecretAdmin;
   },
 ): Promise<TeardownResult> {
   let runId = input.run?.runId;
@@ -104,6 +109,13 @@ export async function teardown(
         if (ids.length) await deps.cluster!.terminate(ids);
         return ids;
       })
+    : [];
+
+  // cassandra-ec2 login secrets: only those tagged with the run (lib/core/cql-auth.ts)
+  const deletedSecrets = deps.secrets
+    ? await attempt('deleting login secrets', [] as string[], () =>
+        deleteRunLogins(runId, run, deps.secrets!),
+      )
     : [];
 
   // DAX clusters before the tables they cache (by the run tag and the context's names)
@@ -156,6 +168,7 @@ export async function teardown(
     keptTables,
     ...(deps.cluster ? { terminatedNodes } : {}),
     ...(deps.keyspaces ? { deletedKeyspaces } : {}),
+    ...(deletedSecrets.length ? { deletedSecrets } : {}),
     ...(dax ? { deletedDaxClusters: dax.deletedDaxClusters, pendingDaxGroups: dax.pendingDaxGroups } : {}),
     failed,
   };
