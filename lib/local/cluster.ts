@@ -62,6 +62,8 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
   private readonly nodes: LocalNode[] = [];
   /** Every launch request (tests check the user data and tags the pipeline produced). */
   readonly launches: NodeLaunchRequest[] = [];
+  /** The run's logins the schema step used, by secret name (tests connect with them). */
+  readonly logins = new Map<string, CqlLogin>();
   /** The bootstrap script each Cassandra node ran, by node id. */
   readonly scripts = new Map<string, string>();
 
@@ -284,6 +286,7 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     if (!text) return undefined;
     const login = JSON.parse(text) as CqlLogin;
     await secureCqlCluster(e, login, req.replicationFactor);
+    this.logins.set(req.login!, login);
     return login;
   }
 

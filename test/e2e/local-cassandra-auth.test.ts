@@ -1,9 +1,8 @@
 /**
  * A run's login on a real Apache Cassandra 5.0.6 node with PasswordAuthenticator (issue 26, item 9), the
  * node started by the cassandra-ec2 bootstrap script (lib/core/cassandra-node.ts) on loopback by the local
- * cluster. The bootstrap script still writes AllowAllAuthenticator until the loaders and the schema step
- * carry the run's login on AWS too; this test turns PasswordAuthenticator on in the script's YAML, and
- * checks the pieces the switch relies on: a connection without credentials is refused; the WaitReady probe
+ * cluster, launched as ProvisionTarget launches the nodes of a run that made a login (PasswordAuthenticator):
+ * a connection without credentials is refused; the WaitReady probe
  * reads the version with the default superuser; the run's role replaces it (lib/core/cql-auth.ts), after
  * which the default login is refused, the probe still says "up", and the run's role creates the schema.
  * ~60 s on 2 shared cores (one JVM of 512 MB heap).
@@ -17,7 +16,7 @@ import { secureCqlCluster } from '../../lib/local/cql-login';
 import { cqlSchemaStatements, healthScript, parseHealth } from '../../lib/core/cluster';
 import { generateCqlLogin } from '../../lib/core/cql-auth';
 import { DEFAULT_SUPERUSER, RELEASE_VERSION_QUERY } from '../../lib/core/cql-wire';
-import { CASSANDRA_VERSION } from '../../lib/core/cassandra-node';
+import { CASSANDRA_VERSION, scriptVariable } from '../../lib/core/cassandra-node';
 import { nodeLaunchRequest } from '../../lib/core/pipeline/provision';
 import type { RunContext } from '../../lib/core/pipeline/context';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';
@@ -46,16 +45,10 @@ it('a node with PasswordAuthenticator refuses no credentials; the run’s role r
       indexes: [0],
       seeds: [],
       cassandraAsset: cluster.cassandraAsset!,
+      login: true,
     });
-    for (const n of req.nodes) {
-      const script = Buffer.from(n.userData, 'base64').toString('utf8');
-      expect(script).toMatch(/^authenticator: AllowAllAuthenticator$/m);
-      const on = script.replace(
-        /^authenticator: AllowAllAuthenticator$/m,
-        'authenticator: PasswordAuthenticator',
-      );
-      n.userData = Buffer.from(on).toString('base64');
-    }
+    const script = Buffer.from(req.nodes[0]!.userData, 'base64').toString('utf8');
+    expect(scriptVariable(script, 'FB_AUTHENTICATOR')).toBe('PasswordAuthenticator');
     const [node] = await cluster.launch(req);
     const e = { host: node!.privateIp!, port: node!.port! };
     const probe = async () => {

@@ -116,6 +116,8 @@ export function nodeLaunchRequest(args: {
   seeds: string[];
   /** Where cassandra-ec2 nodes fetch Cassandra (ClusterAdmin.cassandraAsset). */
   cassandraAsset?: string;
+  /** cassandra-ec2: the run made a login for the target (its nodes ask for credentials). */
+  login?: boolean;
 }): NodeLaunchRequest {
   const { run, target, indexes, seeds } = args;
   const tags = (index: number) => nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
@@ -144,6 +146,7 @@ export function nodeLaunchRequest(args: {
     runId: run.runId,
     asset: args.cassandraAsset,
     ...(seeds[0] ? { seedIp: seeds[0] } : {}),
+    login: args.login === true,
   });
   return {
     ...base,
@@ -171,6 +174,7 @@ export async function provisionCluster(
   userTags: Tags,
   cluster: ClusterAdmin,
   sleep: (ms: number) => Promise<void> = realSleep,
+  login = false,
 ): Promise<string[]> {
   const have = targetNodes(await cluster.list({ runId: run.runId }), target.id);
   const present = new Set(have.map((n) => Number(n.tags[TAG_NODE_INDEX])));
@@ -186,6 +190,7 @@ export async function provisionCluster(
           indexes,
           seeds,
           ...(cluster.cassandraAsset ? { cassandraAsset: cluster.cassandraAsset } : {}),
+          login,
         }),
       )),
     );
@@ -253,9 +258,9 @@ export async function provisionTarget(
         `target ${c.target} needs database nodes and no cluster port is configured`,
       );
     }
-    if (target.kind === 'cassandra-ec2' && deps.secrets)
-      secrets.push(await provisionRunLogin(run, target.id, spec.tags, deps.secrets));
-    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep)));
+    const login = target.kind === 'cassandra-ec2' && deps.secrets !== undefined;
+    if (login) secrets.push(await provisionRunLogin(run, target.id, spec.tags, deps.secrets!));
+    nodes.push(...(await provisionCluster(run, target, spec.tags, deps.cluster, deps.sleep, login)));
   }
   for (const t of run.tables) {
     const target = spec.targets.find((x) => x.id === t.target);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { plan, provisionTarget, startPhase, teardown } from '../../../lib/core/pipeline';
 import type { ClusterAdmin, ClusterNode, NodeLaunchRequest, TableAdmin } from '../../../lib/core/ports';
+import { scriptVariable } from '../../../lib/core/cassandra-node';
 import { FsStore } from '../../../lib/local/fs-store';
 import { LocalSecrets } from '../../../lib/local/secrets';
 
@@ -32,7 +33,12 @@ const spec = {
 class RunningCluster implements ClusterAdmin {
   readonly cassandraAsset = 's3://assets/fleetbench-cassandra-5.0.6.tar.gz';
   readonly nodes: ClusterNode[] = [];
+  readonly authenticators: (string | undefined)[] = [];
   async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
+    for (const n of req.nodes)
+      this.authenticators.push(
+        scriptVariable(Buffer.from(n.userData, 'base64').toString(), 'FB_AUTHENTICATOR'),
+      );
     const out = req.nodes.map((n) => ({
       id: `i-${n.index}`,
       state: 'running',
@@ -67,6 +73,7 @@ it('ProvisionTarget creates the tagged login secret; the jobs name it; teardown 
   const made = await secrets.describeSecret('fleetbench/authed-1/cass-cql');
   expect(made?.tags['fleetbench:run-id']).toBe('authed-1');
   const login = JSON.parse(secrets.value(made!.arn)!) as { username: string; password: string };
+  expect(cluster.authenticators).toEqual(['PasswordAuthenticator']);
   // a retry adopts it
   expect((await provisionTarget(run, { store, tables, cluster, secrets })).secrets).toEqual([
     'fleetbench/authed-1/cass-cql',
@@ -118,4 +125,13 @@ it('teardown keeps a secret of the same name that another run tagged', async () 
   const down = await teardown({ run }, { store, tables: {} as TableAdmin, fleet, clock, cluster, secrets });
   expect(down.deletedSecrets).toBeUndefined();
   expect(await secrets.describeSecret('fleetbench/authed-2/cass-cql')).not.toBeNull();
+});
+
+it('without a secrets port (no login to hand out) the nodes keep AllowAllAuthenticator', async () => {
+  const store = new FsStore(dir);
+  const run = await plan({ executionName: 'authed-3', spec }, { store, clock: { nowMs: () => 0 } });
+  const cluster = new RunningCluster();
+  const result = await provisionTarget(run, { store, tables: {} as TableAdmin, cluster });
+  expect(result.secrets).toBeUndefined();
+  expect(cluster.authenticators).toEqual(['AllowAllAuthenticator']);
 });
