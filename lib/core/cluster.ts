@@ -495,9 +495,30 @@ export function schemaScript(
   });
   return [
     ...opts.prepare,
+    ...(req.login ? loginLines(req.login, opts.region) : []),
     `java -cp '${opts.bundleDir}/lib/*' dev.fleetbench.ycsb.cql.CqlSchema -p cql.hosts=${hosts.join(',')} ` +
       `-p cql.port=${req.port} -p cql.keyspace=${req.keyspace} -p table=${req.table} ` +
-      `-p cql.replicationFactor=${req.replicationFactor} -p fieldcount=${req.fieldCount}`,
+      `-p cql.replicationFactor=${req.replicationFactor} -p fieldcount=${req.fieldCount}` +
+      (req.login
+        ? ` -p cql.setupUsername=${DEFAULT_SUPERUSER.username} -p cql.setupPassword=${DEFAULT_SUPERUSER.password}`
+        : ''),
     'echo fleetbench-schema ok',
+  ];
+}
+
+/**
+ * The run's login for CqlSchema, from its secret (the loader role reads `fleetbench/*`) into the binding's
+ * environment variables; nothing is printed.
+ */
+function loginLines(secret: string, region: string): string[] {
+  if (!/^fleetbench\/[A-Za-z0-9._/-]+$/.test(secret) || !/^[a-z0-9-]+$/.test(region))
+    throw new Error(`unsafe login secret or region ${JSON.stringify([secret, region])}`);
+  const field = (f: string) =>
+    `$(printf '%s' "$fb_secret" | python3 -c 'import json,sys; print(json.load(sys.stdin)["${f}"])')`;
+  return [
+    `fb_secret=$(aws secretsmanager get-secret-value --region ${region} --secret-id ${secret} --query SecretString --output text)`,
+    `export FLEETBENCH_CQL_USERNAME="${field('username')}"`,
+    `export FLEETBENCH_CQL_PASSWORD="${field('password')}"`,
+    'unset fb_secret',
   ];
 }

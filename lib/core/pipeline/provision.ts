@@ -366,6 +366,8 @@ export async function waitReady(
     store?: ObjectStore;
     cluster?: ClusterAdmin;
     probe?: ClusterProbe;
+    /** Where ProvisionTarget made cassandra-ec2 logins: the schema step uses them. */
+    secrets?: SecretAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
   },
@@ -422,7 +424,7 @@ export async function waitReady(
 /** Whether every node of every cluster exists and answers; the schema requests for when they all do. */
 async function clustersReady(
   run: RunContext,
-  deps: { store?: ObjectStore; cluster?: ClusterAdmin; probe?: ClusterProbe },
+  deps: { store?: ObjectStore; cluster?: ClusterAdmin; probe?: ClusterProbe; secrets?: SecretAdmin },
 ): Promise<{ problems: string[]; answering: number; schemas: SchemaRequest[] }> {
   const problems: string[] = [];
   const schemas: SchemaRequest[] = [];
@@ -466,7 +468,8 @@ async function clustersReady(
         endpoints,
         table: c.table,
         fieldCount: spec.dataset.fieldCount,
-        runId: run.runId,
+        // the run made a login (ProvisionTarget) where there is a secrets port
+        ...(deps.secrets ? { runId: run.runId } : {}),
       }),
     );
   }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { plan, provisionTarget, startPhase, teardown } from '../../../lib/core/pipeline';
 import type { ClusterAdmin, ClusterNode, NodeLaunchRequest, TableAdmin } from '../../../lib/core/ports';
 import { scriptVariable } from '../../../lib/core/cassandra-node';
+import { schemaScript } from '../../../lib/core/cluster';
 import { FsStore } from '../../../lib/local/fs-store';
 import { LocalSecrets } from '../../../lib/local/secrets';
 
@@ -134,4 +135,28 @@ it('without a secrets port (no login to hand out) the nodes keep AllowAllAuthent
   const result = await provisionTarget(run, { store, tables: {} as TableAdmin, cluster });
   expect(result.secrets).toBeUndefined();
   expect(cluster.authenticators).toEqual(['AllowAllAuthenticator']);
+});
+
+it("the loaders' schema step reads the run's login and sets the cluster up with the default superuser", () => {
+  const req = {
+    api: 'cql' as const,
+    hosts: ['10.0.0.10:9042'],
+    port: 9042,
+    statements: [],
+    keyspace: 'ycsb',
+    table: 'usertable',
+    replicationFactor: 3,
+    fieldCount: 10,
+  };
+  const opts = { prepare: [], bundleDir: '/opt/fleetbench/loader', region: 'eu-west-1' };
+  const plain = schemaScript(req, opts).join('\n');
+  expect(plain).not.toMatch(/secretsmanager|setupUsername/);
+  const script = schemaScript({ ...req, login: 'fleetbench/r1/cass-cql' }, opts).join('\n');
+  expect(script).toContain(
+    'aws secretsmanager get-secret-value --region eu-west-1 --secret-id fleetbench/r1/cass-cql --query SecretString --output text',
+  );
+  expect(script).toMatch(/export FLEETBENCH_CQL_USERNAME=.*\["username"\]/);
+  expect(script).toMatch(/export FLEETBENCH_CQL_PASSWORD=.*\["password"\]/);
+  expect(script).toContain('-p cql.setupUsername=cassandra -p cql.setupPassword=cassandra');
+  expect(() => schemaScript({ ...req, login: 'fleetbench/$(id)' }, opts)).toThrow(/unsafe/);
 });
