@@ -73,7 +73,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):secret:fleetbench\/\*\]$/,
     reason:
-      "Loaders read an external target's credentials from the secret its spec names (Plan refuses names outside fleetbench/). The loader role is shared by every run and is fixed at deploy time, while the secrets are named per spec at run time, so the grant cannot be narrowed to one run's secrets without a role per run: a custom binding on a loader could read other fleetbench/ secrets (docs/aws-pipeline.md, Loaders and custom bindings).",
+      "Loaders read an external target's credentials from the secret its spec names (Plan refuses names outside fleetbench/). The loader role is shared by every run and is fixed at deploy time, while the secrets are named per spec at run time, so the grant cannot be narrowed to one run's secrets without a role per run: a custom binding on a loader could read other fleetbench/ secrets (docs/aws-pipeline.md, Loaders and custom bindings). The step functions' cassandra-ec2 login secrets are named fleetbench/<run>/<target>-cql at run time: ProvisionTarget may create and tag them only with the fleetbench:run-id tag in the request, StartLoad, StartCell, Teardown, OnAbort and the janitor only describe them (no step reads a value), and DeleteSecret (Teardown, OnAbort, the janitor) applies only to secrets carrying a fleetbench:run-id tag (aws:ResourceTag), the code deleting only its own run's.",
   },
   {
     pattern:

@@ -10,6 +10,7 @@ import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
+import { SecretsManagerSecrets } from '../../lib/aws/secrets';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
 import { SsmClusterProbe } from '../../lib/aws/ssm-cluster-probe';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
@@ -125,6 +126,11 @@ export function awsPorts(): Ports {
             },
           ),
       );
+    },
+    // cassandra-ec2 logins (lib/core/cql-auth.ts): ProvisionTarget creates them, StartLoad/StartCell describe
+    // them, Teardown (OnAbort, the janitor's second pass) deletes them; each role is granted only its calls
+    get secrets() {
+      return once('secrets', () => new SecretsManagerSecrets());
     },
     get quotas() {
       return once('quotas', () => new AwsAccountQuotas());

@@ -1,12 +1,19 @@
-/** Reads secrets from Secrets Manager (the loader agent's credentials for external targets). */
+/**
+ * Secrets Manager: the loader agent's credentials for external targets (GetSecretValue), and the run's
+ * cassandra-ec2 logins (the SecretAdmin port: create tagged, describe by name, delete at once).
+ */
 import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  DescribeSecretCommand,
   GetSecretValueCommand,
   SecretsManagerClient,
   type SecretsManagerClientConfig,
 } from '@aws-sdk/client-secrets-manager';
-import { translate } from './errors';
+import { ConflictError, type SecretAdmin, type Tags } from '../core/ports';
+import { errorName, translate } from './errors';
 
-export class SecretsManagerSecrets {
+export class SecretsManagerSecrets implements SecretAdmin {
   readonly client: SecretsManagerClient;
   constructor(clientOrConfig: SecretsManagerClient | SecretsManagerClientConfig = {}) {
     this.client =
@@ -27,5 +34,48 @@ export class SecretsManagerSecrets {
       throw new Error(`secret ${secretArn} has no string value (store the credentials as JSON text)`);
     }
     return out.SecretString;
+  }
+
+  /** CreateSecret with its tags in the same call (the IAM condition on aws:RequestTag sees them). */
+  async createSecret(req: { name: string; value: string; tags: Tags }): Promise<string> {
+    try {
+      const out = await this.client.send(
+        new CreateSecretCommand({
+          Name: req.name,
+          SecretString: req.value,
+          Tags: Object.entries(req.tags).map(([Key, Value]) => ({ Key, Value })),
+        }),
+      );
+      return out.ARN!;
+    } catch (err) {
+      if (errorName(err) === 'ResourceExistsException')
+        throw new ConflictError(`SecretsManager CreateSecret: ${req.name} exists`, { cause: err });
+      throw translate('SecretsManager', 'CreateSecret', err);
+    }
+  }
+
+  /** A secret by name; null when there is none or it is scheduled for deletion. */
+  async describeSecret(name: string): Promise<{ arn: string; tags: Tags } | null> {
+    try {
+      const out = await this.client.send(new DescribeSecretCommand({ SecretId: name }));
+      if (out.DeletedDate) return null;
+      return {
+        arn: out.ARN!,
+        tags: Object.fromEntries((out.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
+      };
+    } catch (err) {
+      if (errorName(err) === 'ResourceNotFoundException') return null;
+      throw translate('SecretsManager', 'DescribeSecret', err);
+    }
+  }
+
+  /** Deletes at once (no recovery window: the run's login is worthless once its nodes are gone). */
+  async deleteSecret(arn: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteSecretCommand({ SecretId: arn, ForceDeleteWithoutRecovery: true }));
+    } catch (err) {
+      if (errorName(err) === 'ResourceNotFoundException') return;
+      throw translate('SecretsManager', 'DeleteSecret', err);
+    }
   }
 }

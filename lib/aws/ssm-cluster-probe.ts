@@ -78,6 +78,7 @@ export class SsmClusterProbe implements ClusterProbe {
             table: req.table,
             replicationFactor: req.replicationFactor,
             fieldCount: req.fieldCount,
+            ...(req.login ? { login: req.login } : {}),
           };
     const out = await this.run(
       loader,

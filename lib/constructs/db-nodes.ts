@@ -8,14 +8,14 @@
  * and get a profile that may read the Apache Cassandra asset (loader/cassandra-node) and nothing else.
  */
 import { existsSync } from 'node:fs';
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
 import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/cluster';
-import { TAG_ROLE } from '../core/ports';
+import { TAG_ROLE, TAG_RUN_ID } from '../core/ports';
 import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
 import type { LoaderFleet } from './loader-fleet';
 import { cassandraAssetPath } from '../local/cassandra-asset';
@@ -172,6 +172,39 @@ export class DbNodes extends Construct {
       StringEquals: { [`ssm:resourceTag/${TAG_ROLE}`]: 'loader' },
     });
     add(f.waitReady, 'ProbeOutput', ['ssm:GetCommandInvocation'], ['*']);
+
+    // cassandra-ec2 logins (lib/core/cql-auth.ts): one secret per run and target, fleetbench/<run>/<target>-cql
+    // (under the prefix the loader role reads). ProvisionTarget creates it only with the run tag in the request
+    // (CreateSecret with tags needs TagResource too) and describes it to adopt it on a retry; StartLoad and
+    // StartCell describe it (its ARN goes into the jobs); Teardown, the abort rule and the janitor's second pass
+    // (which runs teardown again) describe it and delete it only when it carries a run tag (the code checks
+    // that the tag is its run's: lib/core/pipeline/ownership.ts). No step reads a secret's value.
+    const loginSecrets = [
+      stack.formatArn({
+        service: 'secretsmanager',
+        resource: 'secret',
+        resourceName: 'fleetbench/*',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    ];
+    const runTagged = (key: string) => ({ Null: { [`${key}/${TAG_RUN_ID}`]: 'false' } });
+    add(
+      f.provisionTarget,
+      'CreateRunLogins',
+      ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
+      loginSecrets,
+      runTagged('aws:RequestTag'),
+    );
+    for (const fn of [f.provisionTarget, f.startLoad, f.startCell, f.teardown, f.onAbort, f.janitor])
+      add(fn, 'DescribeRunLogins', ['secretsmanager:DescribeSecret'], loginSecrets);
+    for (const fn of [f.teardown, f.onAbort, f.janitor])
+      add(
+        fn,
+        'DeleteRunLogins',
+        ['secretsmanager:DeleteSecret'],
+        loginSecrets,
+        runTagged('aws:ResourceTag'),
+      );
 
     // Cassandra nodes: the asset, their role and instance profile, Amazon Linux 2023 per architecture
     const built = cassandraAssetPath();

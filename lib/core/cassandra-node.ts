@@ -134,6 +134,12 @@ export interface CassandraNodeParams {
   java: string;
   /** JVM options after fleetbench's (the local mode's start-up shortcuts). */
   extraJvmOptions: string[];
+  /**
+   * `PasswordAuthenticator` when the run made a login for the cluster (lib/core/cql-auth.ts: the schema
+   * step replaces the default superuser with it); `AllowAllAuthenticator` where the deployment has no
+   * secrets port yet.
+   */
+  authenticator: 'PasswordAuthenticator' | 'AllowAllAuthenticator';
 }
 
 /** What every node of a target on EC2 is launched with (all but its token): computed once per cluster. */
@@ -143,6 +149,8 @@ export function ec2ClusterParams(args: {
   /** Node 0's private IP (empty for node 0 itself). */
   seedIp?: string;
   asset: string;
+  /** The run made a login for the cluster: the nodes ask for it (PasswordAuthenticator). */
+  login?: boolean;
 }): Omit<CassandraNodeParams, 'initialToken'> {
   const { target: t } = args;
   const memory = instanceMemoryMib(t.instanceType);
@@ -167,6 +175,7 @@ export function ec2ClusterParams(args: {
     run: 'systemd',
     java: 'install',
     extraJvmOptions: [],
+    authenticator: args.login ? 'PasswordAuthenticator' : 'AllowAllAuthenticator',
   };
 }
 
@@ -253,6 +262,8 @@ function checkParams(p: CassandraNodeParams): void {
   for (const k of ['nativePort', 'storagePort'] as const)
     if (!Number.isInteger(p[k]) || p[k] < 1 || p[k] > 65535) bad(k, p[k]);
   if (p.java !== 'install' && !SAFE_PATH.test(p.java)) bad('java', p.java);
+  if (!['PasswordAuthenticator', 'AllowAllAuthenticator'].includes(p.authenticator))
+    bad('authenticator', p.authenticator);
 }
 
 /** cassandra.yaml, with the script's shell variables (expanded by the heredoc that writes it). */
@@ -279,7 +290,7 @@ hints_directory: \${FB_DATA}/hints
 cdc_raw_directory: \${FB_DATA}/cdc_raw
 commitlog_sync: periodic
 commitlog_sync_period: 10000ms
-authenticator: AllowAllAuthenticator
+authenticator: \${FB_AUTHENTICATOR}
 authorizer: AllowAllAuthorizer
 `;
 
@@ -305,6 +316,7 @@ export function cassandraBootstrapScript(p: CassandraNodeParams): string {
     ['FB_STORAGE_PORT', String(p.storagePort)],
     ['FB_RUN', p.run],
     ['FB_JAVA', p.java],
+    ['FB_AUTHENTICATOR', p.authenticator],
   ];
   return [
     '#!/bin/bash',
@@ -427,7 +439,8 @@ export type ScriptVariable =
   | 'FB_NATIVE_PORT'
   | 'FB_STORAGE_PORT'
   | 'FB_RUN'
-  | 'FB_JAVA';
+  | 'FB_JAVA'
+  | 'FB_AUTHENTICATOR';
 
 /** A parameter's value in a script (the header's assignment), or undefined. */
 export function scriptVariable(script: string, name: ScriptVariable): string | undefined {

@@ -7,7 +7,17 @@
  * No AWS SDK here: the EC2 adapter (lib/aws/ec2-cluster.ts) and the local stand-in
  * (lib/local/cluster.ts) implement the ClusterAdmin / ClusterProbe ports over this.
  */
-import { OPCODE, RELEASE_VERSION_QUERY, parseFrame, queryFrame, startupFrame } from './cql-wire';
+import {
+  BAD_CREDENTIALS,
+  DEFAULT_SUPERUSER,
+  OPCODE,
+  RELEASE_VERSION_QUERY,
+  authResponseFrame,
+  parseFrame,
+  queryFrame,
+  startupFrame,
+} from './cql-wire';
+import { cqlLoginSecretName } from './cql-auth';
 import type { ScyllaEc2Target } from './spec';
 import type { CassandraEc2Target, ExternalTarget } from './spec/schema';
 
@@ -283,6 +293,11 @@ export type SchemaRequest =
       table: string;
       replicationFactor: number;
       fieldCount: number;
+      /**
+       * cassandra-ec2: the name of the run's login secret (lib/core/cql-auth.ts); the schema step creates
+       * the role from it on a node that asks for credentials, then logs in with it.
+       */
+      login?: string;
     };
 
 export function schemaRequest(args: {
@@ -290,6 +305,8 @@ export function schemaRequest(args: {
   endpoints: { host: string; port: number }[];
   table: string;
   fieldCount: number;
+  /** The run's id: cassandra-ec2 schema requests name the run's login secret. */
+  runId?: string;
 }): SchemaRequest {
   const { target, endpoints } = args;
   if (target.kind === 'scylla-ec2' && target.api === 'alternator') {
@@ -314,6 +331,9 @@ export function schemaRequest(args: {
     table: args.table,
     replicationFactor: target.replicationFactor,
     fieldCount: args.fieldCount,
+    ...(target.kind === 'cassandra-ec2' && args.runId
+      ? { login: cqlLoginSecretName(args.runId, target.id) }
+      : {}),
   };
 }
 
@@ -335,11 +355,13 @@ function safeEndpoint(e: { host: string; port: number }): string {
 }
 
 const CQL_MARK = 'fleetbench-cql';
+const op = (code: number) => code.toString(16).padStart(2, '0');
 const hexEscaped = (b: Buffer) => [...b].map((x) => `\\x${x.toString(16).padStart(2, '0')}`).join('');
 
 /**
  * The probe. Alternator: one line `fleetbench-health <host:port> <code>` per endpoint; code 200 means it
- * answers. CQL (nodetool-free, no driver): bash opens the native port, sends the CQL v4 STARTUP and
+ * answers. CQL (nodetool-free, no driver): bash opens the native port, sends the CQL v4 STARTUP (and, to a
+ * node that asks for credentials, the default superuser's AUTH_RESPONSE) and
  * `SELECT release_version FROM system.local` frames (built by ./cql-wire.ts) and prints the answer's bytes in
  * hex, one line `fleetbench-cql <host:port> <hex>` per endpoint (`none`: no connection; `silent`: a
  * connection but no CQL answer within 3 s).
@@ -374,7 +396,13 @@ export function healthCommands(api: 'alternator' | 'cql', list: string): string[
     '  exec 3<>"/dev/tcp/$1/$2" || return 1',
     `  printf '${hexEscaped(startupFrame())}' >&3`,
     '  local r; r=$(cqlframe) || { echo silent; return 0; }',
-    `  if [ "\${r:8:2}" != "0${OPCODE.READY}" ]; then echo "$r"; return 0; fi`,
+    // PasswordAuthenticator: log in with the default superuser; once a run's role replaced it, the
+    // node's refusal (Bad credentials) is the answer, which still shows it serves CQL
+    `  if [ "\${r:8:2}" = "${op(OPCODE.AUTHENTICATE)}" ]; then`,
+    `    printf '${hexEscaped(authResponseFrame(DEFAULT_SUPERUSER.username, DEFAULT_SUPERUSER.password))}' >&3`,
+    '    r=$(cqlframe) || { echo silent; return 0; }',
+    `    if [ "\${r:8:2}" != "${op(OPCODE.AUTH_SUCCESS)}" ]; then echo "$r"; return 0; fi`,
+    `  elif [ "\${r:8:2}" != "${op(OPCODE.READY)}" ]; then echo "$r"; return 0; fi`,
     `  printf '${hexEscaped(queryFrame(RELEASE_VERSION_QUERY, 'ONE'))}' >&3`,
     '  cqlframe || echo silent',
     '}',
@@ -382,7 +410,10 @@ export function healthCommands(api: 'alternator' | 'cql', list: string): string[
   ];
 }
 
-/** What a node answered to the CQL probe's hex: its release_version, or why it is not ready. */
+/**
+ * What a node answered to the CQL probe's hex: its release_version, or why it is not ready. A node that
+ * refuses the default login (its run's role replaced it) is up, its version unknown.
+ */
 export function readCqlProbe(hex: string | undefined): { ok: boolean; detail?: string; version?: string } {
   if (hex === undefined) return { ok: false, detail: 'no answer from the probe' };
   if (hex === 'none') return { ok: false, detail: 'no connection' };
@@ -390,6 +421,8 @@ export function readCqlProbe(hex: string | undefined): { ok: boolean; detail?: s
   try {
     const r = parseFrame(Buffer.from(hex, 'hex'));
     if (r.kind === 'rows' && r.rows[0]?.[0]) return { ok: true, version: r.rows[0][0] };
+    if (r.kind === 'error' && r.code === BAD_CREDENTIALS)
+      return { ok: true, detail: `serves CQL, refuses the default login (${r.message})` };
     if (r.kind === 'error') return { ok: false, detail: `CQL error 0x${r.code.toString(16)}: ${r.message}` };
     return { ok: false, detail: `unexpected CQL answer ${r.kind}` };
   } catch (err) {
@@ -461,6 +494,8 @@ export function schemaScript(
     return h;
   });
   if (!ident.test(req.keyspace)) throw new Error(`unsafe keyspace name ${JSON.stringify(req.keyspace)}`);
+  if (req.login !== undefined && !new RegExp(PROBE_PARAMETERS.login).test(req.login))
+    throw new Error(`unsafe login secret ${JSON.stringify(req.login)}`);
   return schemaCommands('cql', { ...req, hosts: hosts.join(',') }, opts);
 }
 
@@ -474,6 +509,8 @@ export interface SchemaValues {
   keyspace: string;
   replicationFactor: string | number;
   fieldCount: string | number;
+  /** cassandra-ec2: the run's login secret NAME (never its value); `-` for none. */
+  login: string;
 }
 
 /** The schema lines for values as given (see schemaScript for the checked entry point). */
@@ -494,9 +531,11 @@ export function schemaCommands(
   }
   return [
     ...opts.prepare,
+    ...(v.login !== undefined ? loginLines(v.login, opts.region) : []),
     `java -cp '${opts.bundleDir}/lib/*' dev.fleetbench.ycsb.cql.CqlSchema -p cql.hosts=${v.hosts} ` +
       `-p cql.port=${v.port} -p cql.keyspace=${v.keyspace} -p table=${v.table} ` +
-      `-p cql.replicationFactor=${v.replicationFactor} -p fieldcount=${v.fieldCount}`,
+      `-p cql.replicationFactor=${v.replicationFactor} -p fieldcount=${v.fieldCount}` +
+      (v.login !== undefined ? ' $fb_setup' : ''),
     'echo fleetbench-schema ok',
   ];
 }
@@ -520,6 +559,7 @@ export const PROBE_PARAMETERS: Record<keyof SchemaValues | 'endpoints', string> 
   keyspace: '^(-|[A-Za-z0-9_]{1,48})$',
   replicationFactor: '^(-|[0-9]{1,2})$',
   fieldCount: '^(-|[0-9]{1,4})$',
+  login: '^(-|fleetbench/[A-Za-z0-9._/-]{1,500})$',
 };
 
 /**
@@ -564,4 +604,24 @@ export function probeParameters(
   for (const k of Object.keys(PROBE_PARAMETERS) as (keyof typeof PROBE_PARAMETERS)[])
     out[k] = [values[k] === undefined ? '-' : String(values[k])];
   return out;
+}
+
+/**
+ * The run's login for CqlSchema, from its secret (the loader role reads `fleetbench/*`) into the binding's
+ * environment variables, and the default superuser's login for the setup; nothing is printed. `login` is a
+ * secret name, `-` (no login: a node with AllowAllAuthenticator) or the document's `{{ login }}`.
+ */
+function loginLines(login: string, region: string): string[] {
+  const field = (f: string) =>
+    `$(printf '%s' "$fb_secret" | python3 -c 'import json,sys; print(json.load(sys.stdin)["${f}"])')`;
+  return [
+    "fb_setup=''",
+    `if [ "${login}" != "-" ]; then`,
+    `  fb_secret=$(aws secretsmanager get-secret-value --region ${region} --secret-id ${login} --query SecretString --output text) || exit 1`,
+    `  export FLEETBENCH_CQL_USERNAME="${field('username')}"`,
+    `  export FLEETBENCH_CQL_PASSWORD="${field('password')}"`,
+    '  unset fb_secret',
+    `  fb_setup='-p cql.setupUsername=${DEFAULT_SUPERUSER.username} -p cql.setupPassword=${DEFAULT_SUPERUSER.password}'`,
+    'fi',
+  ];
 }

@@ -1,7 +1,7 @@
 /**
  * Just enough of the CQL native protocol, version 4, to ask a node a question without a driver, a JVM or
- * nodetool: STARTUP, QUERY (no bound values, no paging), and the READY / ERROR / RESULT (Void, Rows)
- * answers. The readiness probe of cassandra-ec2 nodes (`SELECT release_version FROM system.local`) and the
+ * nodetool: STARTUP, AUTH_RESPONSE (PasswordAuthenticator's SASL PLAIN), QUERY (no bound values, no
+ * paging), and the READY / AUTHENTICATE / AUTH_SUCCESS / ERROR / RESULT (Void, Rows) answers. The readiness probe of cassandra-ec2 nodes (`SELECT release_version FROM system.local`) and the
  * local mode's checks speak it. Pure: frames are built and read here, the socket is the caller's.
  *
  * Layout from the protocol specification, native_protocol_v4.spec
@@ -15,9 +15,22 @@ export const OPCODE = {
   ERROR: 0x00,
   STARTUP: 0x01,
   READY: 0x02,
+  AUTHENTICATE: 0x03,
   QUERY: 0x07,
   RESULT: 0x08,
+  AUTH_RESPONSE: 0x0f,
+  AUTH_SUCCESS: 0x10,
 } as const;
+
+/** ERROR code of a login refused (section 9: Bad credentials). */
+export const BAD_CREDENTIALS = 0x0100;
+
+/**
+ * The login Apache Cassandra creates on its first start with PasswordAuthenticator (`cassandra` /
+ * `cassandra`, no option to skip it): public knowledge, used only to tell a node that asks for credentials
+ * is up, and to create a run's own role once (after which it no longer logs in).
+ */
+export const DEFAULT_SUPERUSER = { username: 'cassandra', password: 'cassandra' } as const;
 export const HEADER_BYTES = 9;
 
 /** Consistency levels by name (section 3, [consistency]). */
@@ -59,6 +72,17 @@ export function startupFrame(stream = 0): Buffer {
   return frame(stream, OPCODE.STARTUP, Buffer.concat([n, shortString('CQL_VERSION'), shortString('3.0.0')]));
 }
 
+/**
+ * AUTH_RESPONSE for PasswordAuthenticator: a [bytes] SASL PLAIN token, NUL user NUL password (what the
+ * drivers' plain-text auth providers send).
+ */
+export function authResponseFrame(username: string, password: string, stream = 0): Buffer {
+  const token = Buffer.from(`\0${username}\0${password}`, 'utf8');
+  const n = Buffer.alloc(4);
+  n.writeInt32BE(token.length);
+  return frame(stream, OPCODE.AUTH_RESPONSE, Buffer.concat([n, token]));
+}
+
 /** QUERY of one statement without values, at a consistency level. */
 export function queryFrame(cql: string, consistency: ConsistencyName = 'ONE', stream = 1): Buffer {
   const q = Buffer.from(cql, 'utf8');
@@ -90,6 +114,8 @@ export function readHeader(buf: Buffer): FrameHeader {
 /** What a response says. */
 export type CqlResponse =
   | { kind: 'ready' }
+  | { kind: 'authenticate'; authenticator: string }
+  | { kind: 'auth_success' }
   | { kind: 'error'; code: number; message: string }
   | { kind: 'void' }
   | { kind: 'rows'; columns: string[]; rows: (string | null)[][] }
@@ -167,7 +193,9 @@ function cellText(type: number, v: Buffer): string {
 /** Reads a response body by its header's opcode. */
 export function parseResponse(header: FrameHeader, body: Buffer): CqlResponse {
   if (header.opcode === OPCODE.READY) return { kind: 'ready' };
+  if (header.opcode === OPCODE.AUTH_SUCCESS) return { kind: 'auth_success' };
   const r = new Reader(body);
+  if (header.opcode === OPCODE.AUTHENTICATE) return { kind: 'authenticate', authenticator: r.string() };
   if (header.opcode === OPCODE.ERROR) return { kind: 'error', code: r.int(), message: r.string() };
   if (header.opcode !== OPCODE.RESULT) return { kind: 'other', opcode: header.opcode };
   const resultKind = r.int();

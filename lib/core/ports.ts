@@ -245,6 +245,19 @@ export interface KeyspacesTableState {
   capacity?: KeyspacesCapacity;
 }
 
+/**
+ * Secrets the run creates (cassandra-ec2 logins, lib/core/cql-auth.ts): Secrets Manager on AWS, a
+ * directory locally.
+ */
+export interface SecretAdmin {
+  /** Creates a secret with its tags and string value; its ARN. ConflictError when the name exists. */
+  createSecret(req: { name: string; value: string; tags: Tags }): Promise<string>;
+  /** A secret's ARN and tags by name; null when there is none. */
+  describeSecret(name: string): Promise<{ arn: string; tags: Tags } | null>;
+  /** Deletes a secret at once (no recovery window); absent is fine. */
+  deleteSecret(arn: string): Promise<void>;
+}
+
 export interface KeyspacesAdmin {
   /** Creates the keyspace (single-region); an existing one is a ConflictError. */
   createKeyspace(name: string, tags: Tags): Promise<void>;
@@ -373,6 +386,8 @@ export interface Ports {
   dax?: DaxAdmin;
   /** Amazon Keyspaces (keyspaces targets); a run with such a target fails without it. */
   keyspaces?: KeyspacesAdmin;
+  /** Secrets the run creates (cassandra-ec2 logins); without it, cassandra-ec2 nodes get no login secret. */
+  secrets?: SecretAdmin;
 }
 
 // ERRORS

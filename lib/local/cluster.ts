@@ -31,7 +31,9 @@ import {
   type NodeLaunchRequest,
   type SchemaRequest,
 } from '../core/ports';
-import { cqlQuery } from './cql-client';
+import { CqlLoginError, cqlQuery } from './cql-client';
+import { secureCqlCluster } from './cql-login';
+import type { CqlLogin } from '../core/cql-auth';
 import { DYNAMODB_LOCAL_CREDENTIALS, freeLoopbackPort } from './dynamodb-local';
 
 export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');
@@ -52,12 +54,16 @@ export interface LocalClusterOptions {
   cassandra?: { asset: string; java: string; heapMb?: number };
   /** Most nodes this machine may run at once. */
   maxNodes?: number;
+  /** The run's secrets (cassandra-ec2 logins, by name). */
+  secrets?: { value(id: string): string | undefined };
 }
 
 export class LocalCluster implements ClusterAdmin, ClusterProbe {
   private readonly nodes: LocalNode[] = [];
   /** Every launch request (tests check the user data and tags the pipeline produced). */
   readonly launches: NodeLaunchRequest[] = [];
+  /** The run's logins the schema step used, by secret name (tests connect with them). */
+  readonly logins = new Map<string, CqlLogin>();
   /** The bootstrap script each Cassandra node ran, by node id. */
   readonly scripts = new Map<string, string>();
 
@@ -155,7 +161,9 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
       try {
         await cqlQuery({ host, port: nativePort }, [RELEASE_VERSION_QUERY], { timeoutMs: 3000 });
         break;
-      } catch {
+      } catch (e) {
+        // PasswordAuthenticator: a node that asks for credentials serves CQL
+        if (e instanceof CqlLoginError) break;
         if (Date.now() > deadline) {
           throw new Error(`Cassandra node ${id} did not answer CQL within 180 s: ${err}`);
         }
@@ -266,16 +274,38 @@ export class LocalCluster implements ClusterAdmin, ClusterProbe {
     return Promise.all(endpoints.map((e) => httpHealth(e)));
   }
 
+  /**
+   * The run's login (cassandra-ec2: the secret the request names), made to work on the nodes first
+   * (secureCqlCluster); none when the request names no secret or this cluster has no secrets.
+   */
+  private async runLogin(
+    req: Extract<SchemaRequest, { api: 'cql' }>,
+    e: { host: string; port: number },
+  ): Promise<CqlLogin | undefined> {
+    const text = req.login ? this.o.secrets?.value(req.login) : undefined;
+    if (!text) return undefined;
+    const login = JSON.parse(text) as CqlLogin;
+    await secureCqlCluster(e, login, req.replicationFactor);
+    this.logins.set(req.login!, login);
+    return login;
+  }
+
   async createSchema(req: SchemaRequest): Promise<void> {
     if (req.api === 'cql') {
       const [host, port] = splitHostPort(req.hosts[0]!);
+      const credentials = await this.runLogin(req, { host, port });
       const answers = await cqlQuery({ host, port }, req.statements, {
         consistency: 'ALL',
         timeoutMs: 60_000,
+        ...(credentials ? { credentials } : {}),
       });
       const failed = answers.find((a) => a.kind === 'error');
       if (failed) throw new Error(`creating the CQL schema: ${JSON.stringify(failed)}`);
-      await awaitSchemaAgreement(req.hosts.map(splitHostPort).map(([h, p]) => ({ host: h, port: p })));
+      await awaitSchemaAgreement(
+        req.hosts.map(splitHostPort).map(([h, p]) => ({ host: h, port: p })),
+        30_000,
+        credentials,
+      );
       return;
     }
     const tables = new DynamoDbTableAdmin({
@@ -409,13 +439,16 @@ function tail(file: string): string {
 export async function awaitSchemaAgreement(
   endpoints: { host: string; port: number }[],
   timeoutMs = 30_000,
+  credentials?: CqlLogin,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let versions: (string | null | undefined)[] = [];
   while (Date.now() < deadline) {
     versions = await Promise.all(
       endpoints.map(async (e) => {
-        const [r] = await cqlQuery(e, ['SELECT schema_version FROM system.local']);
+        const [r] = await cqlQuery(e, ['SELECT schema_version FROM system.local'], {
+          ...(credentials ? { credentials } : {}),
+        });
         return r?.kind === 'rows' ? r.rows[0]?.[0] : undefined;
       }),
     );

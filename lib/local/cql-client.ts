@@ -1,10 +1,11 @@
 /**
  * One CQL question over a socket (lib/core/cql-wire.ts frames): connect, STARTUP, QUERY, read the answer,
- * close. The local mode's readiness probe and schema creation for cassandra-ec2 nodes; no driver.
+ * close (logging in first when the node asks, PasswordAuthenticator). The local mode's readiness probe and schema creation for cassandra-ec2 nodes; no driver.
  */
 import { connect } from 'node:net';
 import {
   HEADER_BYTES,
+  authResponseFrame,
   parseFrame,
   queryFrame,
   readHeader,
@@ -13,11 +14,19 @@ import {
   type CqlResponse,
 } from '../core/cql-wire';
 
+/** A node that asks for credentials refused the connection's (or none were given). */
+export class CqlLoginError extends Error {}
+
 /** Runs the statements in order on one connection; the answers in the same order. */
 export async function cqlQuery(
   e: { host: string; port: number },
   statements: string[],
-  opts: { consistency?: ConsistencyName; timeoutMs?: number } = {},
+  opts: {
+    consistency?: ConsistencyName;
+    timeoutMs?: number;
+    /** The login, for a node with PasswordAuthenticator (one that answers STARTUP with AUTHENTICATE). */
+    credentials?: { username: string; password: string };
+  } = {},
 ): Promise<CqlResponse[]> {
   const s = connect({ host: e.host, port: e.port });
   let buf = Buffer.alloc(0);
@@ -56,8 +65,15 @@ export async function cqlQuery(
   };
   try {
     s.write(startupFrame());
-    const ready = await next();
-    if (ready.kind !== 'ready') throw new Error(`STARTUP answered ${JSON.stringify(ready)}`);
+    let ready = await next();
+    if (ready.kind === 'authenticate') {
+      if (!opts.credentials)
+        throw new CqlLoginError(`${e.host}:${e.port} asks for credentials (${ready.authenticator})`);
+      s.write(authResponseFrame(opts.credentials.username, opts.credentials.password));
+      ready = await next();
+      if (ready.kind !== 'auth_success')
+        throw new CqlLoginError(`login as ${opts.credentials.username} refused: ${JSON.stringify(ready)}`);
+    } else if (ready.kind !== 'ready') throw new Error(`STARTUP answered ${JSON.stringify(ready)}`);
     const out: CqlResponse[] = [];
     for (const q of statements) {
       s.write(queryFrame(q, opts.consistency ?? 'ONE'));

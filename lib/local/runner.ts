@@ -23,6 +23,7 @@ import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
 import { localDefinition, taskStates } from './definition';
 import { ensureCassandraAsset, localJava } from './cassandra-asset';
+import { LocalSecrets } from './secrets';
 import { LocalCluster } from './cluster';
 import { LocalFleet } from './fleet';
 import { FsStore } from './fs-store';
@@ -107,6 +108,8 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   let fleet: LocalFleet | undefined;
   let cluster: LocalCluster | undefined;
   let redis: LocalRedis | undefined;
+  let secrets: LocalSecrets | undefined;
+  let secretsEndpoint: string | undefined;
   let ports: Ports | undefined;
   let failedState: string | undefined;
   const warnings: string[] = [];
@@ -116,10 +119,16 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     out(`  DynamoDB Local on ${ddb.endpoint}`);
     capacity = await startCapacityEmulator(o.spec, runId, ddb.endpoint, out);
     redis = await startLocalRedis(o.spec, out);
+    // cassandra-ec2 logins: the run's secrets, served to the agents as Secrets Manager
+    if (o.spec.targets.some((t) => t.kind === 'cassandra-ec2')) {
+      secrets = new LocalSecrets();
+      secretsEndpoint = await secrets.start();
+    }
     fleet = new LocalFleet({
       bundleDir: path.dirname(built.bundleLibDir),
       endpoint: capacity?.endpoint ?? ddb.endpoint,
       logDir: path.join(resultsDir, 'runs', runId, 'local', 'agents'),
+      ...(secretsEndpoint ? { env: localSecretsEnv(secretsEndpoint) } : {}),
       onProgress: (id, line) => {
         const now = Date.now();
         if (now - lastProgress < 2000 && !/done|finished/i.test(line)) return;
@@ -133,7 +142,11 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
         ? { asset: await ensureCassandraAsset(), java: await localJava() }
         : undefined;
       if (cassandra) out(`  Apache Cassandra nodes from ${path.relative(process.cwd(), cassandra.asset)}`);
-      cluster = new LocalCluster({ upstream: ddb.endpoint, ...(cassandra ? { cassandra } : {}) });
+      cluster = new LocalCluster({
+        upstream: ddb.endpoint,
+        ...(cassandra ? { cassandra } : {}),
+        ...(secrets ? { secrets } : {}),
+      });
       o.onCluster?.(cluster);
     }
     ports = {
@@ -148,6 +161,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       metrics: { put: async () => undefined },
       notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
       runs: { running: async () => [] },
+      ...(secrets ? { secrets } : {}),
       clock: systemClock,
       ...(cluster ? { cluster, probe: cluster } : {}),
     };
@@ -233,6 +247,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     await fleet?.killAll();
     await cluster?.killAll();
     await redis?.stop();
+    await secrets?.stop();
     await capacity?.stop();
     if (ddb !== o.dynamoDbLocal) await ddb?.stop();
   }
@@ -329,3 +344,13 @@ export function assertRunnable(spec: RunSpec): void {
 }
 
 export { runKey };
+
+/** How the agents reach the local secrets: the agent's Secrets Manager endpoint, and a region and keys the SDK asks for. */
+function localSecretsEnv(endpoint: string): NodeJS.ProcessEnv {
+  return {
+    FLEETBENCH_SECRETS_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  };
+}

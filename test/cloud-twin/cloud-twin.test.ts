@@ -18,6 +18,7 @@ import {
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeSecretCommand, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cassandraBootstrapScript, ec2NodeParams, scriptVariable } from '../../lib/core/cassandra-node';
@@ -645,7 +646,9 @@ const cassandraTarget = {
   nodes: 3,
   instanceType: 'r6i.xlarge',
   volume: { sizeGb: 100 },
-  replicationFactor: 3,
+  // one real JVM answers for the three nodes (./cassandra-nodes.ts): the schema step raises system_auth to the
+  // replication factor and then writes the run's role at EACH_QUORUM, which a one-node ring with RF 3 refuses
+  replicationFactor: 1,
 };
 
 /** ProvisionTarget: the function the stack gives the Cassandra asset, image and instance profile. */
@@ -701,6 +704,7 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
           index,
           ...(index ? { seedIp: nodes[0]!.privateIp! } : {}),
           asset: env.CASSANDRA_ASSET!,
+          login: true,
         }),
       ),
     ),
@@ -708,6 +712,20 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
   // independently of ec2NodeParams: r6i.xlarge has 32 GiB, Cassandra's rule gives max(min(16384, 1024),
   // min(8192, 8192)) = 8192 MB; seeds and tokens by node index; the stack's asset is the 5.0.6 archive
   expect(scripts.map((x) => scriptVariable(x, 'FB_HEAP_MB'))).toEqual(['8192', '8192', '8192']);
+  // the nodes ask for a login: the run's, which ProvisionTarget made tagged with the run before the nodes
+  expect(scripts.map((x) => scriptVariable(x, 'FB_AUTHENTICATOR'))).toEqual(
+    nodes.map(() => 'PasswordAuthenticator'),
+  );
+  const loginName = 'fleetbench/twin-cass-1/cass-cql';
+  expect(provisionCalls.filter(([a]) => a.startsWith('secretsmanager:'))).toEqual([
+    ['secretsmanager:CreateSecret', `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${loginName}`],
+    ['secretsmanager:TagResource', `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${loginName}`],
+  ]);
+  const secret = await twin.clients.secrets.send(new DescribeSecretCommand({ SecretId: loginName }));
+  expect(secret.Tags).toEqual(expect.arrayContaining([{ Key: TAG_RUN_ID, Value: 'twin-cass-1' }]));
+  const login = JSON.parse(
+    (await twin.clients.secrets.send(new GetSecretValueCommand({ SecretId: loginName }))).SecretString!,
+  ) as { username: string; password: string };
   expect(scripts.map((x) => scriptVariable(x, 'FB_SEEDS'))).toEqual([
     '',
     `${nodes[0]!.privateIp}:7000`,
@@ -732,16 +750,38 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
   );
   const endpoints = nodes.map((n) => ({ host: n.privateIp!, port: 9042 }));
   const probes = twin.ssm.invocations.filter((i) => i.output.includes('fleetbench-cql '));
-  expect(parseHealth('cql', probes[probes.length - 1]!.output, endpoints)).toEqual(
-    endpoints.map((e) => ({ endpoint: `${e.host}:${e.port}`, ok: true, version: '5.0.6' })),
-  );
+  // (the probe logs in with the default superuser: a node answers its version, or, before Cassandra created
+  // that superuser (superuser_setup_delay_ms) or once the schema step locked it, refuses the login: up)
+  const last = parseHealth('cql', probes[probes.length - 1]!.output, endpoints);
+  expect(last.map((h) => h.ok)).toEqual(endpoints.map(() => true));
+  for (const h of last)
+    if (h.version === undefined) expect(h.detail).toMatch(/^serves CQL, refuses the default login/);
+    else expect(h.version).toBe('5.0.6');
   // the schema, made by the binding's CqlSchema from the loader, is in the real node
   const real = twin.cassandra.realNode!;
   expect(nodes.map((n) => n.id)).toContain(real.instanceId);
-  const [tables, columns] = await cqlQuery(real, [
-    "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'ycsb'",
-    "SELECT column_name FROM system_schema.columns WHERE keyspace_name = 'ycsb' AND table_name = 'usertable'",
-  ]);
+  // (with the run's login, read from its secret by the loader under the loader role; the default login is locked)
+  const [tables, columns] = await cqlQuery(
+    real,
+    [
+      "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'ycsb'",
+      "SELECT column_name FROM system_schema.columns WHERE keyspace_name = 'ycsb' AND table_name = 'usertable'",
+    ],
+    { credentials: login },
+  );
+  await expect(
+    cqlQuery(real, ['SELECT release_version FROM system.local'], {
+      credentials: { username: 'cassandra', password: 'cassandra' },
+    }),
+  ).rejects.toThrow();
+  const reads = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.action === 'secretsmanager:GetSecretValue' && c.resource.includes(loginName));
+  expect(reads.length).toBeGreaterThan(0);
+  const loaderRole = resourcesOfType(twin.asm.template, 'AWS::IAM::Role').find(([id]) =>
+    id.includes('LoaderRole'),
+  )![0];
+  expect(new Set(reads.map((c) => `${c.principal} ${c.result}`))).toEqual(new Set([`${loaderRole} Allowed`]));
   expect(tables).toEqual({ kind: 'rows', columns: ['table_name'], rows: [['usertable']] });
   expect((columns as { rows: string[][] }).rows.map((x) => x[0]).sort()).toEqual([
     'field0',
@@ -767,9 +807,17 @@ test('a cassandra-ec2 run: nodes launched under ProvisionTarget’s role with th
     twin.connections.filter((c) => c.why.startsWith('probe of node') && c.port === 9042).length,
   ).toBeGreaterThan(0);
 
-  const out = await abortRuleTeardown<{ terminatedNodes: string[] }>(r, 'twin-cass-1');
+  const out = await abortRuleTeardown<{ terminatedNodes: string[]; deletedSecrets: string[] }>(
+    r,
+    'twin-cass-1',
+  );
   expectNoDenials(mark);
   expect([...out.terminatedNodes].sort()).toEqual(nodes.map((n) => n.id).sort());
+  // the login secret, deleted under the abort rule's role (DeleteSecret only on secrets with a run tag)
+  expect(out.deletedSecrets).toEqual([loginName]);
+  await expect(
+    twin.clients.secrets.send(new DescribeSecretCommand({ SecretId: loginName })),
+  ).rejects.toThrow();
   expect((await runInstancesOf('twin-cass-1')).map((i) => i.state)).toEqual(all.map(() => 'terminated'));
 });
 

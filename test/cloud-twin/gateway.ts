@@ -52,6 +52,8 @@ export interface GatewayOptions {
   network?: (principal: Principal, service: string) => boolean;
   /** The KMS key of an encrypted topic (sns:Publish needs the key too: ./iam.ts). */
   topicKey?: (topicArn: string) => TopicKey | undefined;
+  /** A secret's tags (DeleteSecret's aws:ResourceTag conditions). */
+  secretTags?: (id: string) => Promise<Record<string, string>>;
 }
 
 /** A refusal the cloud can give (capacity, throttling), injected on the n-th call of an operation. */
@@ -177,6 +179,7 @@ export class Gateway {
         ...(this.o.instanceProfileRole ? { instanceProfileRole: this.o.instanceProfileRole } : {}),
         ...(this.o.securityGroupTags ? { securityGroupTags: this.o.securityGroupTags } : {}),
         ...(this.o.topicKey ? { topicKey: this.o.topicKey } : {}),
+        ...(this.o.secretTags ? { secretTags: this.o.secretTags } : {}),
       });
     } catch (err) {
       if (!(err instanceof UnmappedOperation)) throw err;

@@ -92,6 +92,8 @@ export async function mapRequest(
     securityGroupTags?: SecurityGroupTags;
     /** The KMS key (ARN, key policy) of an encrypted SNS topic (undefined: not encrypted). */
     topicKey?: (topicArn: string) => TopicKey | undefined;
+    /** A secret's tags (by name or ARN; empty when it does not exist) for DeleteSecret's conditions. */
+    secretTags?: (id: string) => Promise<Record<string, string>>;
   },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
@@ -166,9 +168,34 @@ export async function mapRequest(
       if (op === 'ListExecutions' || op === 'StartExecution') return one(String(p.stateMachineArn));
       if (op === 'DescribeExecution' || op === 'GetExecutionHistory') return one(String(p.executionArn));
     }
-    if (prefix === 'secretsmanager' && op === 'GetSecretValue') {
-      const id = String(p.SecretId);
-      return one(id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}`));
+    if (prefix === 'secretsmanager') {
+      // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html)
+      const secret = (id: string) => (id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}`));
+      if (op === 'GetSecretValue' || op === 'DescribeSecret') return one(secret(String(p.SecretId)));
+      if (op === 'CreateSecret') {
+        // CreateSecret with tags needs TagResource too; both see the request's tags
+        const tags = (p.Tags ?? []) as { Key: string; Value: string }[];
+        const context: Record<string, string | string[]> = {};
+        for (const t of tags) context[`aws:RequestTag/${t.Key}`] = t.Value;
+        if (tags.length) context['aws:TagKeys'] = tags.map((t) => t.Key);
+        const resource = secret(String(p.Name));
+        return {
+          operation: action,
+          checks: [
+            { action, resource, context },
+            ...(tags.length ? [{ action: 'secretsmanager:TagResource', resource, context }] : []),
+          ],
+          params: p,
+        };
+      }
+      if (op === 'DeleteSecret') {
+        const id = String(p.SecretId);
+        const context: Record<string, string> = {};
+        // (the stack's condition is the global aws:ResourceTag, which DeleteSecret supports as well)
+        for (const [k, v] of Object.entries((await lookups.secretTags?.(id)) ?? {}))
+          context[`aws:ResourceTag/${k}`] = v;
+        return one(secret(id), context);
+      }
     }
     // preflight quota checks (https://docs.aws.amazon.com/service-authorization/latest/reference/list_servicequotas.html)
     if (prefix === 'servicequotas') {

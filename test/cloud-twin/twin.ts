@@ -34,6 +34,7 @@ import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { CreateDocumentCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   startDynamoDbLocal,
   DYNAMODB_LOCAL_CREDENTIALS,
@@ -103,7 +104,13 @@ export class CloudTwin {
   readonly ssm: SsmTwin;
   readonly resolver: Resolver;
   readonly physical = new Map<string, Physical>();
-  readonly clients: { s3: S3Client; ec2: EC2Client; sfn: SFNClient; ddb: DynamoDBClient };
+  readonly clients: {
+    s3: S3Client;
+    ec2: EC2Client;
+    sfn: SFNClient;
+    ddb: DynamoDBClient;
+    secrets: SecretsManagerClient;
+  };
   private readonly workers = new Map<string, Worker>();
   private seq = 0;
   /** stdout/stderr lines of the functions and agents (for failure messages). */
@@ -132,6 +139,7 @@ export class CloudTwin {
       s3: new S3Client(cfg),
       ec2: new EC2Client(cfg),
       sfn: new SFNClient(cfg),
+      secrets: new SecretsManagerClient(cfg),
       ddb: new DynamoDBClient({
         endpoint: ddbLocal.endpoint,
         region: REGION,
@@ -164,6 +172,7 @@ export class CloudTwin {
       network: (p, service) => this.instanceCallRefused(p, service),
       topicKey: (arn) => this.topicKey(arn),
       securityGroupTags: (ids) => this.securityGroupTags(ids),
+      secretTags: (id) => this.secretTags(id),
       ssm: {
         sent: (id, p) => this.ssm.sent(id, p),
         answer: (op, p) => this.ssm.answer(op, p),
@@ -661,6 +670,13 @@ export class CloudTwin {
         tags: Object.fromEntries((i.Tags ?? []).map((x) => [x.Key!, x.Value!])),
       })),
     );
+  }
+
+  private async secretTags(id: string): Promise<Record<string, string>> {
+    const out = await this.clients.secrets
+      .send(new DescribeSecretCommand({ SecretId: id }))
+      .catch(() => ({ Tags: [] }));
+    return Object.fromEntries((out.Tags ?? []).map((t) => [t.Key!, t.Value!]));
   }
 
   private async securityGroupTags(ids: string[]): Promise<Record<string, Record<string, string>>> {

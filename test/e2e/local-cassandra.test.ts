@@ -17,8 +17,8 @@ import { validateSpec } from '../../lib/core/spec';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';
 import type { EndpointHealth } from '../../lib/core/ports';
 import type { LocalCluster } from '../../lib/local/cluster';
-import { cqlQuery } from '../../lib/local/cql-client';
-import type { CqlResponse } from '../../lib/core/cql-wire';
+import { CqlLoginError, cqlQuery } from '../../lib/local/cql-client';
+import { RELEASE_VERSION_QUERY, type CqlResponse } from '../../lib/core/cql-wire';
 import { runLocal } from '../../lib/local/runner';
 import { pidAlive } from '../support/processes';
 
@@ -32,8 +32,13 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cassandra-'));
   let cluster: LocalCluster | undefined;
   const pids: number[] = [];
-  const ring: { health?: EndpointHealth[]; peers?: CqlResponse; write?: CqlResponse; read?: CqlResponse } =
-    {};
+  const ring: {
+    health?: EndpointHealth[];
+    anonymous?: string;
+    peers?: CqlResponse;
+    write?: CqlResponse;
+    read?: CqlResponse;
+  } = {};
   const t0 = Date.now();
   const result = await runLocal({
     spec,
@@ -50,20 +55,27 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
         pids.push(...c.runningPids());
         const eps = req.hosts.map((h) => ({ host: h.split(':')[0]!, port: Number(h.split(':')[1]) }));
         ring.health = await c.check('cql', eps);
-        [ring.peers] = await cqlQuery(eps[0]!, ['SELECT peer, data_center, rack FROM system.peers']);
+        // PasswordAuthenticator: nothing without the run's login (the secret ProvisionTarget made)
+        ring.anonymous = await cqlQuery(eps[0]!, [RELEASE_VERSION_QUERY]).then(
+          () => 'served',
+          (err: unknown) => (err instanceof CqlLoginError ? 'refused' : String(err)),
+        );
+        const credentials = c.logins.get(req.login!)!;
+        [ring.peers] = await cqlQuery(eps[0]!, ['SELECT peer, data_center, rack FROM system.peers'], {
+          credentials,
+        });
         const table = `${CQL_KEYSPACE}.${CQL_TABLE}`;
         [ring.write] = await cqlQuery(
           eps[0]!,
           [`INSERT INTO ${table} (y_id, field0) VALUES ('check', 'q')`],
-          {
-            consistency: 'QUORUM',
-          },
+          { consistency: 'QUORUM', credentials },
         );
         // node 1 may briefly hold node 0 down after the write (gossip's failure detector on a loaded
         // 2-core machine): an Unavailable answer (0x1000) is asked again, for up to 20 s
         for (let attempt = 0; attempt < 20; attempt++) {
           [ring.read] = await cqlQuery(eps[1]!, [`SELECT field0 FROM ${table} WHERE y_id = 'check'`], {
             consistency: 'QUORUM',
+            credentials,
           });
           const r = ring.read as { kind: string; code?: number };
           if (!(r.kind === 'error' && r.code === 0x1000)) break;
@@ -75,11 +87,15 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
   const seconds = (Date.now() - t0) / 1000;
   expect({ status: result.status, error: result.error }).toEqual({ status: 'SUCCEEDED', error: undefined });
 
-  // both nodes answered the loaders' probe with the spec's version; one ring of two, racks as given
-  expect(ring.health!.map((h) => [h.ok, h.version])).toEqual([
-    [true, '5.0.6'],
-    [true, '5.0.6'],
-  ]);
+  // both nodes answer the loaders' probe; once the run's role replaced the default superuser they
+  // refuse its login (WaitReady read their version with it before; a node's role cache may still
+  // accept it for 2 s, and then the version shows); no credentials, no CQL
+  expect(
+    ring.health!.map(
+      (h) => h.ok && (h.version === '5.0.6' || /refuses the default login/.test(h.detail ?? '')),
+    ),
+  ).toEqual([true, true]);
+  expect(ring.anonymous).toBe('refused');
   expect(ring.peers).toEqual({
     kind: 'rows',
     columns: ['peer', 'data_center', 'rack'],
@@ -98,6 +114,7 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
   expect(scriptVariable(ec2(0), 'FB_LISTEN')).toBe('imds');
   expect(scriptVariable(ec2(0), 'FB_HEAP_MB')).toBe('4096'); // c5.2xlarge: 16 GiB → 1/4 = 4096 MB
   expect(scriptVariable(ec2(0), 'FB_SEEDS')).toBe('');
+  expect(scriptVariable(ec2(0), 'FB_AUTHENTICATOR')).toBe('PasswordAuthenticator');
   expect(scriptVariable(ec2(1), 'FB_SEEDS')).toBe('127.0.0.11:7000'); // node 0's IP, Cassandra's port
   const body = (s: string) => s.slice(s.indexOf('\nlog() {'));
   const reference = cassandraBootstrapScript(ec2NodeParams({ target, runId: 'r', index: 1, asset: '/x' }));
@@ -129,6 +146,7 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
     readFileSync(path.join(resultsDir, 'runs', 'cass-run', 'teardown.json'), 'utf8'),
   );
   expect(teardown.terminatedNodes.sort()).toEqual(['node-cass-run-cassandra-0', 'node-cass-run-cassandra-1']);
+  expect(teardown.deletedSecrets).toEqual(['fleetbench/cass-run/cassandra-cql']);
   expect(pids).toHaveLength(2);
   for (const pid of pids) expect({ pid, alive: pidAlive(pid) }).toEqual({ pid, alive: false });
   for (const d of cluster!.nodeDirs()) expect(existsSync(d)).toBe(false);

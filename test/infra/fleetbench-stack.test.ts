@@ -274,6 +274,35 @@ describe('LoaderFleet', () => {
     expect(outputs.Network!.Value).toBe('public');
   });
 
+  it('cassandra-ec2 logins: each step role may make only its calls on fleetbench/* secrets, creates and deletes need the run tag', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
+    }[];
+    const secretActions = (fn: string) =>
+      policies
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(`${fn}Fn`))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .filter((st) => JSON.stringify(st.Action).includes('secretsmanager:'));
+    const secretArn = /:secretsmanager:.*:secret:fleetbench\/\*"/;
+    const create = secretActions('ProvisionTarget').find((st) => st.Sid === 'CreateRunLogins')!;
+    expect(create.Action).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:TagResource']);
+    expect(create.Condition).toEqual({ Null: { 'aws:RequestTag/fleetbench:run-id': 'false' } });
+    expect(JSON.stringify(create.Resource)).toMatch(secretArn);
+    for (const fn of ['ProvisionTarget', 'StartLoad', 'StartCell', 'Teardown', 'OnAbort', 'Janitor']) {
+      const describe = secretActions(fn).find((st) => st.Sid === 'DescribeRunLogins')!;
+      expect(describe.Action).toBe('secretsmanager:DescribeSecret');
+      expect(JSON.stringify(describe.Resource)).toMatch(secretArn);
+    }
+    for (const fn of ['Teardown', 'OnAbort', 'Janitor']) {
+      const del = secretActions(fn).find((st) => st.Sid === 'DeleteRunLogins')!;
+      expect(del.Action).toBe('secretsmanager:DeleteSecret');
+      expect(del.Condition).toEqual({ Null: { 'aws:ResourceTag/fleetbench:run-id': 'false' } });
+    }
+    // no step reads a secret's value, and only these delete
+    for (const fn of ['ProvisionTarget', 'StartLoad', 'StartCell', 'WaitReady', 'Plan', 'Report'])
+      expect(JSON.stringify(secretActions(fn))).not.toMatch(/GetSecretValue|DeleteSecret/);
+  });
+
   it("the loader document runs the agent with Node.js 22 in the stack's region", () => {
     const doc = Object.values(template.findResources('AWS::SSM::Document'))[0]!.Properties.Content as {
       mainSteps: { inputs: { runCommand: unknown[] } }[];

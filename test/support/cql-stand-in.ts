@@ -1,6 +1,6 @@
 /**
  * A node that speaks just enough CQL v4 to answer fleetbench's readiness probe, with a release_version of
- * the test's choosing: STARTUP → READY, `SELECT release_version FROM system.local` → a Rows result of one
+ * the test's choosing: STARTUP → READY (or, with a login, AUTHENTICATE and AUTH_RESPONSE as PasswordAuthenticator), `SELECT release_version FROM system.local` → a Rows result of one
  * varchar column; any other statement → an ERROR (0x2200, Invalid) naming it. It stands in for a node that
  * runs ANOTHER Apache Cassandra than the spec's (a real 5.0.6 node, started from the asset, is what the
  * twin's happy path probes); it records every statement it was asked. Frame layout: native_protocol_v4.spec
@@ -54,7 +54,11 @@ export interface CqlStandIn {
 }
 
 /** Starts the node on a free loopback port. */
-export async function startCqlStandIn(o: { releaseVersion: string }): Promise<CqlStandIn> {
+export async function startCqlStandIn(o: {
+  releaseVersion: string;
+  /** As PasswordAuthenticator: STARTUP → AUTHENTICATE, then this login only (SASL PLAIN). */
+  login?: { username: string; password: string };
+}): Promise<CqlStandIn> {
   const asked: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -62,6 +66,7 @@ export async function startCqlStandIn(o: { releaseVersion: string }): Promise<Cq
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let buf = Buffer.alloc(0);
+    let loggedIn = !o.login;
     socket.on('data', (chunk: Buffer) => {
       buf = Buffer.concat([buf, chunk]);
       while (buf.length >= HEADER_BYTES) {
@@ -74,7 +79,28 @@ export async function startCqlStandIn(o: { releaseVersion: string }): Promise<Cq
           // a protocol the node does not speak (section 8: ERROR 0x000A Protocol error)
           socket.write(response(stream, OPCODE.ERROR, Buffer.concat([int(0x000a), str('v4 only')])));
         } else if (opcode === OPCODE.STARTUP) {
-          socket.write(response(stream, OPCODE.READY, Buffer.alloc(0)));
+          socket.write(
+            o.login
+              ? response(stream, OPCODE.AUTHENTICATE, str('org.apache.cassandra.auth.PasswordAuthenticator'))
+              : response(stream, OPCODE.READY, Buffer.alloc(0)),
+          );
+        } else if (opcode === OPCODE.AUTH_RESPONSE && o.login) {
+          const [, user, pass] = body.toString('utf8', 4, 4 + body.readInt32BE(0)).split('\0');
+          loggedIn = user === o.login.username && pass === o.login.password;
+          socket.write(
+            loggedIn
+              ? response(stream, OPCODE.AUTH_SUCCESS, int(-1))
+              : response(
+                  stream,
+                  OPCODE.ERROR,
+                  Buffer.concat([
+                    int(0x0100),
+                    str(`Provided username ${user} and/or password are incorrect`),
+                  ]),
+                ),
+          );
+        } else if (opcode === OPCODE.QUERY && !loggedIn) {
+          socket.write(response(stream, OPCODE.ERROR, Buffer.concat([int(0x000a), str('not logged in')])));
         } else if (opcode === OPCODE.QUERY) {
           const cql = body.toString('utf8', 4, 4 + body.readInt32BE(0));
           asked.push(cql);

@@ -17,6 +17,7 @@ import {
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
+  type SecretAdmin,
   type TableAdmin,
   type Tags,
 } from '../ports';
@@ -34,6 +35,8 @@ export interface LateArrivalDeps {
   cluster?: ClusterAdmin;
   keyspaces?: KeyspacesAdmin;
   dax?: DaxAdmin;
+  /** Not searched here (secrets cost cents, not dollars an hour): the teardown run again deletes the run's logins. */
+  secrets?: SecretAdmin;
 }
 
 export interface LateArrivalsResult {

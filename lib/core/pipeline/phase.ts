@@ -13,6 +13,7 @@ import {
 import type { RunSpec } from '../spec';
 import {
   StepFailedError,
+  TAG_RUN_ID,
   type Clock,
   type ClusterAdmin,
   type CommandRunner,
@@ -20,10 +21,12 @@ import {
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
+  type SecretAdmin,
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
-import type { JobInput } from '../contract/job';
+import type { JobCredentials, JobInput } from '../contract/job';
+import { cqlLoginSecretName } from '../cql-auth';
 import { BINDINGS } from '../contract/bindings';
 import { isDbNodeTarget, nodeEndpoints, targetNodes } from '../cluster';
 import {
@@ -62,18 +65,21 @@ export function buildJobs(args: {
   storeUri: string;
   /** Endpoint properties per target id whose nodes run (runtimeEndpointProperties). */
   endpoints?: Record<string, Record<string, string>>;
+  /** Credentials per target id the run made (cassandra-ec2 logins: runLoginCredentials). */
+  credentials?: Record<string, JobCredentials>;
 }): { name: string; jobs: JobInput[]; expected: number; deadline: number } {
   const { run, plan, spec, phase, index } = args;
   const common = (targetId: string) => {
     const b = plan.bindings[targetId];
     if (!b) throw new InputError([{ path: 'plan.bindings', message: `no binding for target "${targetId}"` }]);
+    const credentials = args.credentials?.[targetId] ?? b.credentials;
     return {
       runId: run.runId,
       graceSeconds: GRACE_SECONDS,
       killAfterSeconds: KILL_AFTER_SECONDS,
       statusIntervalSeconds: spec.workload.statusIntervalSeconds,
       db: b.db,
-      ...(b.credentials ? { credentials: b.credentials } : {}),
+      ...(credentials ? { credentials } : {}),
       ...(b.jars ? { bindingJars: b.jars, bindingJarSha256: b.jarSha256 } : {}),
     };
   };
@@ -157,6 +163,29 @@ async function clusterEndpoints(
   return out;
 }
 
+/**
+ * The login secret of every cassandra-ec2 target (ProvisionTarget made it, tagged with the run), by
+ * reference: the loaders fetch it at job start.
+ */
+export async function runLoginCredentials(
+  run: RunContext,
+  spec: RunSpec,
+  step: 'StartCell' | 'StartLoad',
+  secrets: SecretAdmin | undefined,
+): Promise<Record<string, JobCredentials>> {
+  const out: Record<string, JobCredentials> = {};
+  if (!secrets) return out;
+  for (const c of run.clusters ?? []) {
+    if (spec.targets.find((x) => x.id === c.target)?.kind !== 'cassandra-ec2') continue;
+    const name = cqlLoginSecretName(run.runId, c.target);
+    const s = await secrets.describeSecret(name);
+    if (s?.tags[TAG_RUN_ID] !== run.runId)
+      throw new StepFailedError(step, `the login secret ${name} of ${c.target} is missing or not this run's`);
+    out[c.target] = { secretArn: s.arn, binding: 'cql' };
+  }
+  return out;
+}
+
 export interface StartInput {
   run: unknown;
   /** load: which load target; run: which cell */
@@ -173,6 +202,7 @@ export async function startPhase(
     clock: Clock;
     cluster?: ClusterAdmin;
     dax?: DaxAdmin;
+    secrets?: SecretAdmin;
   },
 ): Promise<PhaseJob> {
   const run = checkRun(input.run);
@@ -195,6 +225,7 @@ export async function startPhase(
     index: input.index,
     storeUri: deps.store.uri,
     endpoints,
+    credentials: await runLoginCredentials(run, spec, step, deps.secrets),
   });
   const ids = await loaderIds(deps.fleet, run.runId);
   if (ids.length < jobs.length) {

@@ -6,6 +6,7 @@
 import type { DynamoDbTarget, RunSpec } from '../spec';
 import { ownedByRun } from './ownership';
 import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
+import { cqlLoginSecretName, provisionCqlLogin } from '../cql-auth';
 import {
   NODE_ROLES,
   isDbNodeTarget,
@@ -37,6 +38,7 @@ import {
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
+  type SecretAdmin,
   type TableAdmin,
   type TableDefinition,
   type Tags,
@@ -90,6 +92,8 @@ export interface ProvisionTargetResult {
   nodes?: string[];
   /** DAX clusters created (or found again, on a retry) for dynamodb targets with dax. */
   dax?: string[];
+  /** cassandra-ec2 login secrets (names) created, or found again tagged with the run on a retry. */
+  secrets?: string[];
 }
 
 /** Tags of node `index` of a scylla-ec2 (or, with its role, cassandra-ec2) target. */
@@ -113,6 +117,8 @@ export function nodeLaunchRequest(args: {
   seeds: string[];
   /** Where cassandra-ec2 nodes fetch Cassandra (ClusterAdmin.cassandraAsset). */
   cassandraAsset?: string;
+  /** cassandra-ec2: the run made a login for the target (its nodes ask for credentials). */
+  login?: boolean;
 }): NodeLaunchRequest {
   const { run, target, indexes, seeds } = args;
   const tags = (index: number) => nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
@@ -141,6 +147,7 @@ export function nodeLaunchRequest(args: {
     runId: run.runId,
     asset: args.cassandraAsset,
     ...(seeds[0] ? { seedIp: seeds[0] } : {}),
+    login: args.login === true,
   });
   return {
     ...base,
@@ -168,6 +175,7 @@ export async function provisionCluster(
   userTags: Tags,
   cluster: ClusterAdmin,
   sleep: (ms: number) => Promise<void> = realSleep,
+  login = false,
 ): Promise<string[]> {
   const have = targetNodes(await cluster.list({ runId: run.runId }), target.id);
   const present = new Set(have.map((n) => Number(n.tags[TAG_NODE_INDEX])));
@@ -183,6 +191,7 @@ export async function provisionCluster(
           indexes,
           seeds,
           ...(cluster.cassandraAsset ? { cassandraAsset: cluster.cassandraAsset } : {}),
+          login,
         }),
       )),
     );
@@ -226,26 +235,36 @@ async function provisionClusters(
   run: RunContext,
   spec: RunSpec,
   cluster: ClusterAdmin | undefined,
+  secrets: SecretAdmin | undefined,
   sleep: ((ms: number) => Promise<void>) | undefined,
-): Promise<string[]> {
+): Promise<{ nodes: string[]; secrets: string[] }> {
   const targets = (run.clusters ?? []).flatMap((c) => {
     const target = spec.targets.find((x) => x.id === c.target);
     return target && isDbNodeTarget(target) ? [target] : [];
   });
-  if (!targets.length) return [];
+  if (!targets.length) return { nodes: [], secrets: [] };
   if (!cluster)
     throw new StepFailedError(
       'ProvisionTarget',
       `target ${targets[0]!.id} needs database nodes and no cluster port is configured`,
     );
+  const logins: string[] = [];
   const results = await Promise.allSettled(
-    targets.map((t) => provisionCluster(run, t, spec.tags, cluster, sleep)),
+    targets.map(async (t) => {
+      // a cassandra-ec2 target's login before its nodes: they start with PasswordAuthenticator
+      const login = t.kind === 'cassandra-ec2' && secrets !== undefined;
+      if (login) logins.push(await provisionRunLogin(run, t.id, spec.tags, secrets));
+      return provisionCluster(run, t, spec.tags, cluster, sleep, login);
+    }),
   );
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
   if (failures.length === 1)
     throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
   if (failures.length) throw new StepFailedError('ProvisionTarget', failures.join('; '));
-  return results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  return {
+    nodes: results.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])),
+    secrets: logins.sort(),
+  };
 }
 
 /** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
@@ -261,6 +280,8 @@ export async function provisionTarget(
     cluster?: ClusterAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
+    /** cassandra-ec2 logins (lib/core/cql-auth.ts). */
+    secrets?: SecretAdmin;
     /** Waits between checks of the seed node and of a new keyspace (tests pass a fake). */
     sleep?: (ms: number) => Promise<void>;
   },
@@ -269,7 +290,7 @@ export async function provisionTarget(
   const spec = await readSpec(deps.store, run.runId);
   const created: string[] = [];
   const existing: string[] = [];
-  const nodes = await provisionClusters(run, spec, deps.cluster, deps.sleep);
+  const { nodes, secrets } = await provisionClusters(run, spec, deps.cluster, deps.secrets, deps.sleep);
   for (const t of run.tables) {
     const target = spec.targets.find((x) => x.id === t.target);
     if (!target || target.kind !== 'dynamodb') continue;
@@ -300,7 +321,24 @@ export async function provisionTarget(
   created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces, deps.sleep)));
   // DAX after the tables: its clusters reach them through the DAX role
   const dax = await provisionDax(run, spec, targetTags, deps.dax);
-  return { created, existing, ...(nodes.length ? { nodes } : {}), ...(dax.length ? { dax } : {}) };
+  return {
+    created,
+    existing,
+    ...(nodes.length ? { nodes } : {}),
+    ...(dax.length ? { dax } : {}),
+    ...(secrets.length ? { secrets } : {}),
+  };
+}
+
+/** A cassandra-ec2 target's login secret, before its nodes (the schema step needs it once they answer). */
+async function provisionRunLogin(
+  run: RunContext,
+  targetId: string,
+  userTags: Tags,
+  secrets: SecretAdmin,
+): Promise<string> {
+  await provisionCqlLogin(run.runId, targetId, runTags(run, 'target', userTags), secrets);
+  return cqlLoginSecretName(run.runId, targetId);
 }
 
 export interface ProvisionFleetResult {
@@ -356,6 +394,8 @@ export async function waitReady(
     store?: ObjectStore;
     cluster?: ClusterAdmin;
     probe?: ClusterProbe;
+    /** Where ProvisionTarget made cassandra-ec2 logins: the schema step uses them. */
+    secrets?: SecretAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
   },
@@ -412,7 +452,7 @@ export async function waitReady(
 /** Whether every node of every cluster exists and answers; the schema requests for when they all do. */
 async function clustersReady(
   run: RunContext,
-  deps: { store?: ObjectStore; cluster?: ClusterAdmin; probe?: ClusterProbe },
+  deps: { store?: ObjectStore; cluster?: ClusterAdmin; probe?: ClusterProbe; secrets?: SecretAdmin },
 ): Promise<{ problems: string[]; answering: number; schemas: SchemaRequest[] }> {
   const problems: string[] = [];
   const schemas: SchemaRequest[] = [];
@@ -450,7 +490,16 @@ async function clustersReady(
       );
       continue;
     }
-    schemas.push(schemaRequest({ target, endpoints, table: c.table, fieldCount: spec.dataset.fieldCount }));
+    schemas.push(
+      schemaRequest({
+        target,
+        endpoints,
+        table: c.table,
+        fieldCount: spec.dataset.fieldCount,
+        // the run made a login (ProvisionTarget) where there is a secrets port
+        ...(deps.secrets ? { runId: run.runId } : {}),
+      }),
+    );
   }
   return { problems, answering, schemas };
 }

@@ -15,6 +15,7 @@ import {
   type KeyspacesAdmin,
   type Notifier,
   type ObjectStore,
+  type SecretAdmin,
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
@@ -23,6 +24,7 @@ import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
 import { lateArrivals, type LateArrivalsResult } from './late-arrivals';
+import { cqlLoginSecretName } from '../cql-auth';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -52,6 +54,10 @@ export interface TeardownResult {
   pendingDaxGroups?: string[];
   /** DAX clusters of the run's names that do not carry the run's tag: another's, left alone. */
   keptDaxClusters?: string[];
+  /** cassandra-ec2 login secrets deleted (names; only those tagged with the run). */
+  deletedSecrets?: string[];
+  /** Login secrets of the run's names that do not carry the run's tag: another's, left alone. */
+  keptSecrets?: string[];
   failed: boolean;
 }
 
@@ -64,6 +70,7 @@ type TeardownDeps = {
   cluster?: ClusterAdmin;
   keyspaces?: KeyspacesAdmin;
   dax?: DaxAdmin;
+  secrets?: SecretAdmin;
 };
 
 /**
@@ -128,6 +135,11 @@ async function removeRunResources(
         return ids;
       })
     : [];
+  // cassandra-ec2 login secrets (lib/core/cql-auth.ts): the context's node clusters name them
+  const secretAdmin = deps.secrets;
+  const secrets =
+    secretAdmin && run?.clusters?.length ? await removeRunLogins(runId, run, secretAdmin) : null;
+  errors.push(...(secrets?.errors ?? []));
   // DAX clusters before the tables they cache (by the run tag and the context's names)
   // (Plan writes the context before anything is provisioned: a context naming no cluster means none was made)
   const daxAdmin = deps.dax && (!run || run.dax?.length) ? deps.dax : undefined;
@@ -157,6 +169,7 @@ async function removeRunResources(
     keptTables: tables.kept,
     ...(cluster ? { terminatedNodes } : {}),
     ...(ks ? { deletedKeyspaces: keyspaces?.removed ?? [], keptKeyspaces: keyspaces?.kept ?? [] } : {}),
+    ...(secrets ? { deletedSecrets: secrets.removed, keptSecrets: secrets.kept } : {}),
     ...(dax
       ? {
           deletedDaxClusters: dax.deletedDaxClusters,
@@ -167,6 +180,30 @@ async function removeRunResources(
     failed: false,
   };
   return { result, errors };
+}
+
+/**
+ * The login secrets of the run's node clusters (by their names from the context), each deleted only when it
+ * carries the run's tag (DescribeSecret, then DeleteSecret by the ARN it answered).
+ */
+async function removeRunLogins(runId: string, run: RunContext, secrets: SecretAdmin): Promise<OwnedRemoval> {
+  const arns = new Map<string, string>();
+  return removeOwned(
+    runId,
+    'login secret',
+    (run.clusters ?? []).map((c) => cqlLoginSecretName(runId, c.target)),
+    {
+      tags: async (name) => {
+        const s = await secrets.describeSecret(name);
+        if (s) arns.set(name, s.arn);
+        return s?.tags ?? null;
+      },
+      remove: async (name) => {
+        await secrets.deleteSecret(arns.get(name)!);
+        return true;
+      },
+    },
+  );
 }
 
 /** The run's tables: those the context says the run created (else, when Plan did not finish, by the run tag). */
@@ -215,6 +252,8 @@ function mergeRecord(result: TeardownResult, previous: TeardownRecord | null): T
     'keptKeyspaces',
     'deletedDaxClusters',
     'keptDaxClusters',
+    'deletedSecrets',
+    'keptSecrets',
   ] as const;
   const merged: TeardownRecord = { ...result };
   for (const key of lists)
@@ -277,6 +316,7 @@ function removedSummary(r: TeardownResult): string[] {
     ['started deleting', 'DAX cluster', r.deletedDaxClusters],
     ['deleted', 'DynamoDB table', r.deletedTables],
     ['deleted', 'Keyspaces keyspace', r.deletedKeyspaces],
+    ['deleted', 'login secret', r.deletedSecrets],
   ];
   return kinds
     .filter(([, , list]) => list?.length)
@@ -287,7 +327,12 @@ function removedSummary(r: TeardownResult): string[] {
 }
 
 function keptSummary(r: TeardownResult): string[] {
-  const kept = [...r.keptTables, ...(r.keptKeyspaces ?? []), ...(r.keptDaxClusters ?? [])];
+  const kept = [
+    ...r.keptTables,
+    ...(r.keptKeyspaces ?? []),
+    ...(r.keptDaxClusters ?? []),
+    ...(r.keptSecrets ?? []),
+  ];
   return kept.length ? [`Kept (not this run's, or given as existingTable): ${kept.join(', ')}.`] : [];
 }
 
@@ -323,6 +368,7 @@ export async function janitor(deps: {
   cluster?: ClusterAdmin;
   keyspaces?: KeyspacesAdmin;
   dax?: DaxAdmin;
+  secrets?: SecretAdmin;
 }): Promise<JanitorResult> {
   const nowS = deps.clock.nowMs() / 1000;
   const expired = (tags: Record<string, string>): boolean => {
@@ -378,9 +424,12 @@ export async function janitor(deps: {
       dax.deletedDaxGroups.push(...r.deletedDaxGroups);
     });
   // (named ports only: the Lambda's ports build lazily, and a spread would build every one of them)
-  const { store, tables, fleet, clock, cluster, keyspaces } = deps;
+  const { store, tables, fleet, clock, cluster, keyspaces, secrets } = deps;
   const late = store
-    ? await lateArrivals({ store, tables, fleet, clock, cluster, keyspaces, dax: daxAdmin }, teardown)
+    ? await lateArrivals(
+        { store, tables, fleet, clock, cluster, keyspaces, dax: daxAdmin, secrets },
+        teardown,
+      )
     : undefined;
   errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);

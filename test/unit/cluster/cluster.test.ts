@@ -249,8 +249,26 @@ describe('probe scripts, run under bash against real sockets', () => {
       ['hosts', '10.0.0.1 && id'],
       ['endpoint', 'http://h:1/$(id)'],
       ['keyspace', 'ks"'],
+      ['login', 'fleetbench/$(id)'],
+      ['login', 'fleetbench/a;id'],
+      ['login', 'other/secret'],
     ] as const)
       expect(() => probeDocument(probeParameters('schema-cql', { [k]: v }, 60))).toThrow(`${k} refused`);
+  });
+
+  it("the schema-cql branch reads the run's login secret by the name parameter only where one is given", () => {
+    const script = probeDocumentScript({ prepare: ['PREP'], bundleDir: '/b', region: 'us-east-1' }).join(
+      '\n',
+    );
+    expect(script).toContain('if [ "{{ login }}" != "-" ]; then');
+    expect(script).toContain('--secret-id {{ login }} --query SecretString');
+    const withLogin = probeDocument(
+      probeParameters('schema-cql', { hosts: '10.0.0.1:9042', login: 'fleetbench/r1/cass-cql' }, 60),
+    ).join('\n');
+    expect(withLogin).toContain('if [ "fleetbench/r1/cass-cql" != "-" ]; then');
+    expect(withLogin).toMatch(/CqlSchema .* \$fb_setup$/m);
+    const without = probeDocument(probeParameters('schema-cql', { hosts: '10.0.0.1:9042' }, 60)).join('\n');
+    expect(without).toContain('if [ "-" != "-" ]; then');
   });
 
   it('no output means no answer', () => {

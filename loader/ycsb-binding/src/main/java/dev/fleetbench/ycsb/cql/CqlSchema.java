@@ -68,11 +68,115 @@ public final class CqlSchema {
     }
   }
 
+  /**
+   * The login a node with PasswordAuthenticator is set up with (Apache Cassandra's {@code cassandra} superuser):
+   * with it, {@link #create(Properties)} first makes the binding's own login (cql.username/cql.password or their
+   * environment variables) a superuser role, raises {@code system_auth} to cql.replicationFactor, and, as the new
+   * role, disables this one.
+   */
+  public static final String SETUP_USERNAME = "cql.setupUsername";
+  public static final String SETUP_PASSWORD = "cql.setupPassword";
+
+  /** As the setup login: system_auth at the data's replication factor, then the run's role (a superuser). */
+  static List<String> createRoleStatements(String username, String password, int replicationFactor) {
+    return List.of("ALTER KEYSPACE system_auth WITH replication = {'class': 'NetworkTopologyStrategy', "
+        + "'replication_factor': '" + replicationFactor + "'}",
+        "CREATE ROLE IF NOT EXISTS " + CqlConfig.quote(username) + " WITH PASSWORD = " + text(password)
+        + " AND LOGIN = true AND SUPERUSER = true");
+  }
+
+  /** As the run's role: the setup login can no longer log in (a random password as well). */
+  static String lockStatement(String setupUsername) {
+    byte[] b = new byte[32];
+    new java.security.SecureRandom().nextBytes(b);
+    return "ALTER ROLE " + CqlConfig.quote(setupUsername) + " WITH PASSWORD = " + text(java.util.HexFormat.of()
+        .formatHex(b)) + " AND LOGIN = false AND SUPERUSER = false";
+  }
+
+  private static String text(String s) {
+    return "'" + s.replace("'", "''") + "'";
+  }
+
   /** Connects with the binding's properties and creates the keyspace and table they name. */
   public static void create(Properties p) throws DBException {
     CqlConfig c = CqlConfig.from(p);
+    String setupUser = p.getProperty(SETUP_USERNAME, "").trim();
+    if (!setupUser.isEmpty()) {
+      if (c.auth != CqlConfig.Auth.PASSWORD) {
+        throw new IllegalArgumentException(SETUP_USERNAME + ": set, but the binding has no login of its own ("
+            + CqlConfig.USERNAME + " or " + CqlConfig.USERNAME_ENV + ")");
+      }
+      secure(c, setupUser, p.getProperty(SETUP_PASSWORD, ""));
+    }
     try (CqlSession s = CqlSessions.open(c, false)) {
       create(s, c.keyspace, c.table, c.replicationFactor, c.fieldCount);
+    }
+  }
+
+  /**
+   * Makes the binding's login work: nothing when it already does (a retry); else logs in with the setup login
+   * (which a fresh Cassandra creates some seconds after it serves CQL: refusals are retried for two minutes),
+   * creates the role and locks the setup login.
+   */
+  static void secure(CqlConfig c, String setupUser, String setupPassword) {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    for (;;) {
+      try (CqlSession s = CqlSessions.open(c, false)) {
+        return;
+      } catch (RuntimeException e) {
+        if (!refusedLogin(e)) {
+          throw e;
+        }
+      }
+      try (CqlSession admin = CqlSessions.open(c, false, setupUser, setupPassword)) {
+        for (String cql : createRoleStatements(c.username, c.password, c.replicationFactor)) {
+          admin.execute(SimpleStatement.newInstance(cql).setTimeout(Duration.ofSeconds(60)));
+        }
+      } catch (RuntimeException e) {
+        if (!refusedLogin(e) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        sleep(1000);
+        continue;
+      }
+      try (CqlSession s = CqlSessions.open(c, false)) {
+        s.execute(SimpleStatement.newInstance(lockStatement(setupUser)).setTimeout(Duration.ofSeconds(60)));
+        return;
+      } catch (RuntimeException e) {
+        // the new role may take a moment to reach the node's caches
+        if (!refusedLogin(e) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        sleep(1000);
+      }
+    }
+  }
+
+  /** Whether a connection failed because a node refused the login (the driver wraps it per node). */
+  static boolean refusedLogin(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof com.datastax.oss.driver.api.core.auth.AuthenticationException) {
+        return true;
+      }
+      if (t instanceof com.datastax.oss.driver.api.core.AllNodesFailedException a) {
+        for (List<Throwable> errs : a.getAllErrors().values()) {
+          for (Throwable x : errs) {
+            if (refusedLogin(x)) {
+              return true;
+            }
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while securing the cluster", e);
     }
   }
 

@@ -93,11 +93,18 @@ public final class CqlSessions {
    * {@code cql.keyspace} (so it must exist); without it (schema creation) no keyspace is set.
    */
   public static CqlSession open(CqlConfig c, boolean inKeyspace) {
+    return open(c, inKeyspace, null, null);
+  }
+
+  /** As {@link #open(CqlConfig, boolean)}, logging in as {@code username} instead (CqlSchema's setup login). */
+  static CqlSession open(CqlConfig c, boolean inKeyspace, String username, String password) {
     CqlSessionBuilder b = CqlSession.builder().withConfigLoader(driverConfig(c).build()).addContactPoints(c.hosts);
     if (c.localDc != null) {
       b.withLocalDatacenter(c.localDc);
     }
-    if (c.auth == CqlConfig.Auth.PASSWORD) {
+    if (username != null) {
+      b.withAuthCredentials(username, password);
+    } else if (c.auth == CqlConfig.Auth.PASSWORD) {
       b.withAuthCredentials(c.username, c.password);
     } else if (c.auth == CqlConfig.Auth.SIGV4) {
       b.withAuthProvider(sigV4(c));
