@@ -198,13 +198,7 @@ export class DbNodes extends Construct {
     for (const fn of [f.provisionTarget, f.startLoad, f.startCell, f.teardown, f.onAbort, f.janitor])
       add(fn, 'DescribeRunLogins', ['secretsmanager:DescribeSecret'], loginSecrets);
     for (const fn of [f.teardown, f.onAbort, f.janitor])
-      add(
-        fn,
-        'DeleteRunLogins',
-        ['secretsmanager:DeleteSecret'],
-        loginSecrets,
-        runTagged('aws:ResourceTag'),
-      );
+      add(fn, 'DeleteRunLogins', ['secretsmanager:DeleteSecret'], loginSecrets, runTagged('aws:ResourceTag'));
 
     // Cassandra nodes: the asset, their role and instance profile, Amazon Linux 2023 per architecture
     const built = cassandraAssetPath();
