@@ -8,36 +8,19 @@
  * going (or its Plan never wrote anything): left to the first pass's expires-at.
  */
 import { NotFoundError } from '../store';
-import {
-  TABLE_PREFIX,
-  TAG_RUN_ID,
-  type Clock,
-  type ClusterAdmin,
-  type DaxAdmin,
-  type FleetAdmin,
-  type KeyspacesAdmin,
-  type ObjectStore,
-  type SecretAdmin,
-  type TableAdmin,
-  type Tags,
-} from '../ports';
+import { TABLE_PREFIX, TAG_RUN_ID, type ObjectStore, type Ports, type Tags } from '../ports';
 import { failureKey, teardownKey } from './context';
 import type { TeardownInput } from './teardown';
 
 /** How long after a run's teardown (or failure) record a resource of the run counts as a late arrival. */
 export const LATE_ARRIVAL_AFTER_MS = 15 * 60 * 1000;
 
-export interface LateArrivalDeps {
-  store: ObjectStore;
-  tables: TableAdmin;
-  fleet: FleetAdmin;
-  clock: Clock;
-  cluster?: ClusterAdmin;
-  keyspaces?: KeyspacesAdmin;
-  dax?: DaxAdmin;
-  /** Not searched here (secrets cost cents, not dollars an hour): the teardown run again deletes the run's logins. */
-  secrets?: SecretAdmin;
-}
+/**
+ * The ports the second pass reads and the teardown it runs again uses (secrets are not searched here: they cost
+ * cents, not dollars an hour, and the teardown run again deletes the run's logins).
+ */
+export type LateArrivalDeps = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> &
+  Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
 
 export interface LateArrivalsResult {
   /** Runs torn down again, with what each still owned (`loader i-…`, `table …`, `node …`, …). */
@@ -48,7 +31,7 @@ export interface LateArrivalsResult {
 }
 
 /** What each run still owns, by its run tag, across every kind of resource the pipeline creates. */
-export async function ownedByRun(deps: LateArrivalDeps): Promise<Map<string, string[]>> {
+export async function resourcesByRun(deps: LateArrivalDeps): Promise<Map<string, string[]>> {
   const owned = new Map<string, string[]>();
   const add = (tags: Tags, what: string) => {
     const runId = tags[TAG_RUN_ID];
@@ -92,7 +75,7 @@ export async function lateArrivals(
   const result: LateArrivalsResult = { tornDownAgain: [], leftAlone: [], errors: [] };
   let owned: Map<string, string[]>;
   try {
-    owned = await ownedByRun(deps);
+    owned = await resourcesByRun(deps);
   } catch (err) {
     result.errors.push(`listing resources by run: ${(err as Error).message}`);
     return result;

@@ -8,13 +8,8 @@ import {
   TABLE_PREFIX,
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
-  type Clock,
-  type ClusterAdmin,
-  type DaxAdmin,
-  type FleetAdmin,
-  type KeyspacesAdmin,
-  type Notifier,
   type ObjectStore,
+  type Ports,
   type SecretAdmin,
   type TableAdmin,
 } from '../ports';
@@ -23,7 +18,7 @@ import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunCo
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
-import { lateArrivals, type LateArrivalsResult } from './late-arrivals';
+import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
 import { cqlLoginSecretName } from '../cql-auth';
 
 export interface TeardownInput {
@@ -61,17 +56,7 @@ export interface TeardownResult {
   failed: boolean;
 }
 
-type TeardownDeps = {
-  store: ObjectStore;
-  tables: TableAdmin;
-  fleet: FleetAdmin;
-  clock: Clock;
-  notifier?: Notifier;
-  cluster?: ClusterAdmin;
-  keyspaces?: KeyspacesAdmin;
-  dax?: DaxAdmin;
-  secrets?: SecretAdmin;
-};
+type TeardownDeps = LateArrivalDeps & Partial<Pick<Ports, 'notifier'>>;
 
 /**
  * Removes what the run owns: every delete goes through the ownership rule (./ownership.ts), so a resource is
@@ -360,16 +345,9 @@ export interface JanitorResult {
  * Removes loaders and tables whose expires-at tag has passed (whatever their run's state); then, with a
  * store, tears down again every run that still owns resources 15 minutes after its teardown (./late-arrivals.ts).
  */
-export async function janitor(deps: {
-  store?: ObjectStore;
-  tables: TableAdmin;
-  fleet: FleetAdmin;
-  clock: Clock;
-  cluster?: ClusterAdmin;
-  keyspaces?: KeyspacesAdmin;
-  dax?: DaxAdmin;
-  secrets?: SecretAdmin;
-}): Promise<JanitorResult> {
+export async function janitor(
+  deps: Omit<LateArrivalDeps, 'store'> & Partial<Pick<Ports, 'store'>>,
+): Promise<JanitorResult> {
   const nowS = deps.clock.nowMs() / 1000;
   const expired = (tags: Record<string, string>): boolean => {
     const v = Number(tags[TAG_EXPIRES_AT]);
