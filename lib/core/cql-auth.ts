@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from './ports';
+import { ownedByRun } from './pipeline/ownership';
 
 /** A login as the cql binding's secret holds it (lib/core/contract/bindings.ts: username, password). */
 export interface CqlLogin {
@@ -68,7 +69,7 @@ export async function provisionCqlLogin(
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     const have = await secrets.describeSecret(name);
-    if (!have || have.tags[TAG_RUN_ID] !== runId) {
+    if (!have || !ownedByRun(have.tags, runId)) {
       throw new StepFailedError('ProvisionTarget', `secret ${name} already exists and is not this run's`);
     }
     return have.arn;
@@ -86,21 +87,7 @@ export async function deleteCqlLogin(
 ): Promise<string | undefined> {
   const name = cqlLoginSecretName(runId, targetId);
   const have = await secrets.describeSecret(name);
-  if (!have || have.tags[TAG_RUN_ID] !== runId) return undefined;
+  if (!have || !ownedByRun(have.tags, runId)) return undefined;
   await secrets.deleteSecret(have.arn);
   return name;
-}
-
-/** Teardown: the login secrets of the run's node clusters (from its context), each only when tagged. */
-export async function deleteRunLogins(
-  runId: string,
-  run: { clusters?: { target: string }[] } | null,
-  secrets: SecretAdmin,
-): Promise<string[]> {
-  const deleted: string[] = [];
-  for (const c of run?.clusters ?? []) {
-    const name = await deleteCqlLogin(runId, c.target, secrets);
-    if (name) deleted.push(name);
-  }
-  return deleted;
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
-import type { ObjectStore } from '../store';
+import { NotFoundError, type ObjectStore } from '../store';
 import type { RunKeyspace } from './keyspaces';
 import type { RunDaxCluster } from './dax';
 
@@ -132,4 +132,14 @@ export function checkRun(run: unknown, field = 'run'): RunContext {
   if (!Array.isArray(r.tables)) issues.push({ path: `${field}.tables`, message: 'missing' });
   if (issues.length) throw new InputError(issues);
   return r as RunContext;
+}
+
+/** A run record that may not exist yet (teardown.json, failure.json): its JSON, or null. */
+export async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
+  try {
+    return await store.getJson(key);
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
 }

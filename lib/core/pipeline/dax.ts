@@ -178,7 +178,7 @@ export async function teardownDax(
   for (const name of groups) if (!handled.has(name)) await deleteGroups(name);
   return {
     deletedDaxClusters: clusters.removed,
-    pendingDaxGroups: [...new Set(pendingDaxGroups)],
+    pendingDaxGroups,
     stuckDaxClusters,
     keptDaxClusters: clusters.kept,
   };

@@ -40,7 +40,7 @@ function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin
 /** ProvisionTarget waits for a new keyspace at most KEYSPACE_READY_POLLS × KEYSPACE_POLL_MS. */
 export const KEYSPACE_READY_POLLS = 15;
 export const KEYSPACE_POLL_MS = 2000;
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Polls `read` (first at once, then every KEYSPACE_POLL_MS) until `ready` holds, at most KEYSPACE_READY_POLLS

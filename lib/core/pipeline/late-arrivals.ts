@@ -7,9 +7,8 @@
  * older than LATE_ARRIVAL_AFTER_MS, and runs that run's teardown again. A run without either record is
  * going (or its Plan never wrote anything): left to the first pass's expires-at.
  */
-import { NotFoundError } from '../store';
 import { TABLE_PREFIX, TAG_RUN_ID, type ObjectStore, type Ports, type Tags } from '../ports';
-import { failureKey, teardownKey } from './context';
+import { failureKey, readOptional, teardownKey } from './context';
 import type { TeardownInput } from './teardown';
 
 /** How long after a run's teardown (or failure) record a resource of the run counts as a late arrival. */
@@ -54,12 +53,8 @@ export async function resourcesByRun(deps: LateArrivalDeps): Promise<Map<string,
 export async function endedAtMs(store: ObjectStore, runId: string): Promise<number | undefined> {
   const times: number[] = [];
   for (const key of [teardownKey(runId), failureKey(runId)]) {
-    try {
-      const at = Number(((await store.getJson(key)) as { atMs?: unknown } | null)?.atMs);
-      if (Number.isFinite(at) && at > 0) times.push(at);
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-    }
+    const at = Number(((await readOptional(store, key)) as { atMs?: unknown } | null)?.atMs);
+    if (Number.isFinite(at) && at > 0) times.push(at);
   }
   return times.length ? Math.max(...times) : undefined;
 }

@@ -13,7 +13,6 @@ import {
 import type { RunSpec } from '../spec';
 import {
   StepFailedError,
-  TAG_RUN_ID,
   type Clock,
   type ClusterAdmin,
   type CommandRunner,
@@ -27,6 +26,7 @@ import {
 import { InputError } from '../errors';
 import type { JobCredentials, JobInput } from '../contract/job';
 import { cqlLoginSecretName } from '../cql-auth';
+import { ownedByRun } from './ownership';
 import { BINDINGS } from '../contract/bindings';
 import { isDbNodeTarget, nodeEndpoints, targetNodes } from '../cluster';
 import {
@@ -179,7 +179,7 @@ export async function runLoginCredentials(
     if (spec.targets.find((x) => x.id === c.target)?.kind !== 'cassandra-ec2') continue;
     const name = cqlLoginSecretName(run.runId, c.target);
     const s = await secrets.describeSecret(name);
-    if (s?.tags[TAG_RUN_ID] !== run.runId)
+    if (!s || !ownedByRun(s.tags, run.runId))
       throw new StepFailedError(step, `the login secret ${name} of ${c.target} is missing or not this run's`);
     out[c.target] = { secretArn: s.arn, binding: 'cql' };
   }

@@ -45,7 +45,7 @@ import {
 } from '../ports';
 import { checkRun, readSpec, type RunContext } from './context';
 import { readyLimits } from './timing';
-import { keyspacesNotActive, provisionKeyspaces } from './keyspaces';
+import { keyspacesNotActive, provisionKeyspaces, realSleep } from './keyspaces';
 import { daxProblems, provisionDax } from './dax';
 
 export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
@@ -270,7 +270,6 @@ async function provisionClusters(
 /** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
 export const SEED_RUNNING_POLLS = 16;
 export const SEED_POLL_MS = 5000;
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function provisionTarget(
   runIn: unknown,

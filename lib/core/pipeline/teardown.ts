@@ -3,18 +3,23 @@
  * Teardown is idempotent: it finds the run's loaders by tag and its tables by the run context (or,
  * when Plan never finished, by the run tag), removes what is there and records what it did.
  */
-import { NotFoundError } from '../store';
 import {
   TABLE_PREFIX,
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
-  type ObjectStore,
   type Ports,
   type SecretAdmin,
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
-import { contextKey, failureKey, runIdFromExecutionName, teardownKey, type RunContext } from './context';
+import {
+  contextKey,
+  failureKey,
+  readOptional,
+  runIdFromExecutionName,
+  teardownKey,
+  type RunContext,
+} from './context';
 import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
 import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
@@ -319,15 +324,6 @@ function keptSummary(r: TeardownResult): string[] {
     ...(r.keptSecrets ?? []),
   ];
   return kept.length ? [`Kept (not this run's, or given as existingTable): ${kept.join(', ')}.`] : [];
-}
-
-async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
-  try {
-    return await store.getJson(key);
-  } catch (err) {
-    if (err instanceof NotFoundError) return null;
-    throw err;
-  }
 }
 
 export interface JanitorResult {
