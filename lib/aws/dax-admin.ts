@@ -128,28 +128,24 @@ export class DaxClusterAdmin implements DaxAdmin {
     }
   }
 
-  async describeCluster(name: string): Promise<DaxClusterState> {
-    let c: Cluster | undefined;
+  /** The cluster of that name, or undefined when there is none. */
+  private async cluster(name: string): Promise<Cluster | undefined> {
     try {
       const out = await this.dax.send(new DescribeClustersCommand({ ClusterNames: [name] }));
-      c = out.Clusters?.[0];
+      return out.Clusters?.[0];
     } catch (err) {
-      if (errorName(err) === 'ClusterNotFoundFault') return { name, status: 'MISSING' };
+      if (errorName(err) === 'ClusterNotFoundFault') return undefined;
       throw translate('DAX', `DescribeClusters ${name}`, err);
     }
-    if (!c) return { name, status: 'MISSING' };
-    return stateOf(c);
+  }
+
+  async describeCluster(name: string): Promise<DaxClusterState> {
+    const c = await this.cluster(name);
+    return c ? stateOf(c) : { name, status: 'MISSING' };
   }
 
   async clusterTags(name: string): Promise<Tags | null> {
-    let arn: string | undefined;
-    try {
-      const out = await this.dax.send(new DescribeClustersCommand({ ClusterNames: [name] }));
-      arn = out.Clusters?.[0]?.ClusterArn;
-    } catch (err) {
-      if (errorName(err) === 'ClusterNotFoundFault') return null;
-      throw translate('DAX', `DescribeClusters ${name}`, err);
-    }
+    const arn = (await this.cluster(name))?.ClusterArn;
     return arn ? this.tagsOf(arn) : null;
   }
 

@@ -42,8 +42,7 @@ export class AbortRule extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    const fn = props.handler as lambda.Function;
-    fn.configureAsyncInvoke({
+    props.handler.configureAsyncInvoke({
       onFailure: new destinations.SqsDestination(this.failedTeardowns),
       retryAttempts: 2,
     });
