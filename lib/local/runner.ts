@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LocalTableAdmin } from './local-tables';
 import { InputError } from '../core/errors';
-import { daxLocalIssues } from '../core/dax';
+import { localIssues } from '../core/targets/registry';
 import {
   NON_FATAL_STATES,
   TASK_STATES,
@@ -295,52 +295,10 @@ async function startCapacityEmulator(
   return proxy;
 }
 
-/** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
-export const LOCAL_KEYSPACES_REFUSAL =
-  '"keyspaces" is Amazon Keyspaces, an AWS service with no local stand-in (no emulator serves its API, its SigV4 ' +
-  'authentication or its TLS CQL endpoint): it needs an AWS account with the stack deployed (fleetbench start)';
-
+/** Refuses, before anything starts, a spec whose targets the local mode cannot run (each kind says why). */
 export function assertRunnable(spec: RunSpec): void {
-  const jarIssues = spec.targets.flatMap((t, i) =>
-    t.kind === 'external' && t.binding
-      ? t.binding.jars.flatMap((j, k) =>
-          j.startsWith('file://')
-            ? []
-            : [
-                {
-                  path: `targets[${i}].binding.jars[${k}]`,
-                  message: `a local run reads file:// jars; got ${j}`,
-                },
-              ],
-        )
-      : [],
-  );
-  if (jarIssues.length) throw new InputError(jarIssues);
-  const daxIssues = daxLocalIssues(spec);
-  if (daxIssues.length) throw new InputError(daxIssues);
-  const bad = spec.targets
-    .map((t, i) => ({ t, i }))
-    .filter(
-      ({ t }) =>
-        !(
-          t.kind === 'dynamodb' ||
-          t.kind === 'cassandra-ec2' ||
-          (t.kind === 'scylla-ec2' && t.api === 'alternator') ||
-          (t.kind === 'external' && (t.protocol === 'redis' || t.protocol === 'custom'))
-        ),
-    );
-  if (bad.length)
-    throw new InputError(
-      bad.map(({ i, t }) => ({
-        path: t.kind === 'scylla-ec2' ? `targets[${i}].api` : `targets[${i}].kind`,
-        message:
-          t.kind === 'keyspaces'
-            ? LOCAL_KEYSPACES_REFUSAL
-            : t.kind === 'scylla-ec2'
-              ? 'the local mode stands in for ScyllaDB nodes with Alternator endpoints over DynamoDB Local; "cql" needs AWS (fleetbench start)'
-              : `the local mode runs DynamoDB and scylla-ec2 (Alternator) targets on DynamoDB Local, cassandra-ec2 targets as loopback Cassandra nodes, external Redis targets on redis-server, and external targets with your own binding; "${t.kind}" needs AWS (fleetbench start)`,
-      })),
-    );
+  const issues = localIssues(spec.targets);
+  if (issues.length) throw new InputError(issues);
 }
 
 export { runKey };

@@ -1,50 +1,19 @@
 /**
  * Plan's checks of what the loaders will be given, before anything is provisioned:
  *
- * - a custom binding's s3:// jars, parsed (bucket and key, `.`/`..` segments refused) and compared with the results
- *   bucket's `bindings/` prefix, which is all the loader role may read;
- * - the loader agent's own job check (parseJob, lib/core/contract/job.ts: what the agent runs on every job before
+ * the loader agent's own job check (parseJob, lib/core/contract/job.ts: what the agent runs on every job before
  *   YCSB) on the first loader's job of every cell and of every load, built as StartCell/StartLoad build them
  *   (buildJobs), so whatever the agent would refuse fails here and not at StartLoad after nodes and loaders were
  *   launched. Node targets' addresses are known only once their nodes run: stand-ins (TEST-NET-1, RFC 5737) here.
  */
-import { InputError, type Issue } from '../errors';
+import type { Issue } from '../errors';
 import { clientPort, isDbNodeTarget } from '../cluster';
 import { parseJob } from '../contract/job';
 import { runtimeEndpointProperties, type Plan } from '../plan';
 import type { RunSpec } from '../spec';
-import { parseStoreUri } from '../store';
 import { jsonPath } from '../spec/errors';
 import type { RunContext } from './context';
 import { buildJobs } from './phase';
-
-/** Problems of a custom binding's jars on a store at `storeUri` (s3:// stores: the `bindings/` prefix only). */
-export function bindingJarIssues(spec: RunSpec, storeUri: string): Issue[] {
-  if (!storeUri.startsWith('s3://')) return [];
-  const store = parseStoreUri(storeUri);
-  if (store.scheme !== 's3') return [];
-  const bindings = store.prefix ? `${store.prefix}/bindings/` : 'bindings/';
-  const issues: Issue[] = [];
-  spec.targets.forEach((t, i) => {
-    if (t.kind !== 'external' || !t.binding) return;
-    t.binding.jars.forEach((jar, k) => {
-      const at = `targets[${i}].binding.jars[${k}]`;
-      try {
-        const loc = parseStoreUri(jar, at);
-        if (loc.scheme === 's3' && loc.bucket === store.bucket && loc.prefix.startsWith(bindings)) return;
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        issues.push(...err.issues);
-        return;
-      }
-      issues.push({
-        path: at,
-        message: `the loaders read binding jars under ${storeUri}/bindings/ only; got ${jar}`,
-      });
-    });
-  });
-  return issues;
-}
 
 /** Stand-in endpoint properties of every node target (the nodes' addresses are known once they run). */
 function standInEndpoints(spec: RunSpec): Record<string, Record<string, string>> {

@@ -5,24 +5,18 @@
  * context.json to the object store and return the small RunContext.
  */
 import { InputError } from '../errors';
-import {
-  CREDENTIALS_SECRET_PREFIX,
-  NODE_CLIENT_PORTS,
-  isDbNodeTarget,
-  nodeApi,
-  readableByLoaders,
-  scyllaSettings,
-} from '../cluster';
+import { isDbNodeTarget, nodeApi } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import { cellCount } from '../spec/grid-size';
-import { TABLE_PREFIX, type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
+import { type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
 import { accountNeeds, preflight } from '../preflight';
 import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
 import { runKeyspaces } from './keyspaces';
 import { daxContext } from './dax';
-import { bindingJarIssues, plannedJobIssues } from './plan-checks';
+import { plannedJobIssues } from './plan-checks';
+import { deployFindings, loadsData } from '../targets/registry';
 import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 
 export interface PlanInput {
@@ -114,83 +108,14 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   const spec = stackRegion(raw, validated.spec, deps.region);
   const warnings = [...validated.warnings];
 
-  const secretIssues: { path: string; message: string }[] = spec.targets.flatMap((t, i) =>
-    t.kind === 'external' && t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn)
-      ? [
-          {
-            path: `targets[${i}].credentialsSecretArn`,
-            message: `the loaders may read secrets named ${CREDENTIALS_SECRET_PREFIX}* only (arn:aws:secretsmanager:<region>:<account>:secret:${CREDENTIALS_SECRET_PREFIX}...); got ${t.credentialsSecretArn}`,
-          },
-        ]
-      : [],
-  );
-  // the steps' and loaders' roles are scoped to fleetbench-* tables: another name would be denied mid-run
-  spec.targets.forEach((t, i) => {
-    if (t.kind === 'dynamodb' && t.existingTable && !t.existingTable.startsWith(TABLE_PREFIX))
-      secretIssues.push({
-        path: `targets[${i}].existingTable`,
-        message:
-          `the pipeline's roles may use tables named ${TABLE_PREFIX}* only; got "${t.existingTable}" ` +
-          `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
-      });
-  });
-  // the private network has no NAT and no Keyspaces endpoint: the loaders could not reach the service
-  if (deps.network === 'private')
-    spec.targets.forEach((t, i) => {
-      if (t.kind === 'keyspaces')
-        secretIssues.push({
-          path: `targets[${i}].kind`,
-          message:
-            `a keyspaces target needs the loaders to reach cassandra.${spec.region}.amazonaws.com:9142, and this stack's ` +
-            `private network has no route there (no NAT, no Keyspaces interface endpoint): deploy with the public ` +
-            `network, or into a VPC (vpcId) with a route or a com.amazonaws.${spec.region}.cassandra endpoint`,
-        });
-      else if (t.kind === 'external')
-        warnings.push(
-          `targets[${i}].endpoints: this stack's private network has no route to the internet; ` +
-            `the loaders reach ${t.endpoints.join(', ')} only if it is inside the VPC`,
-        );
-    });
-  // a user's binding: its jars where the loaders can read them (the results bucket's bindings/ on AWS)
-  spec.targets.forEach((t, i) => {
-    if (t.kind !== 'external' || !t.binding) return;
-    if (!t.binding.jars.length)
-      secretIssues.push({
-        path: `targets[${i}].binding.maven`,
-        message:
-          'Maven coordinates are resolved into jars by the CLI (fleetbench start, fleetbench run --local); ' +
-          `a start from the console or a schedule needs binding.jars (uploaded under ${deps.store.uri}/bindings/)`,
-      });
-  });
-  // on AWS the loader role reads bindings/ of the results bucket only (a local run reads file:// jars: lib/local/runner.ts)
-  secretIssues.push(...bindingJarIssues(spec, deps.store.uri));
-  // the nodes' security group opens the default client ports only
-  spec.targets.forEach((t, i) => {
-    if (t.kind === 'cassandra-ec2' && t.cql.port !== NODE_CLIENT_PORTS.cql)
-      secretIssues.push({
-        path: `targets[${i}].cql.port`,
-        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${t.cql.port}`,
-      });
-    if (t.kind !== 'scylla-ec2') return;
-    const s = scyllaSettings(t);
-    if (t.api === 'alternator' && s.alternatorPort !== NODE_CLIENT_PORTS.alternator)
-      secretIssues.push({
-        path: `targets[${i}].alternator.port`,
-        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.alternator} only; got ${s.alternatorPort}`,
-      });
-    if (t.api === 'cql' && s.cqlPort !== NODE_CLIENT_PORTS.cql)
-      secretIssues.push({
-        path: `targets[${i}].cql.port`,
-        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${s.cqlPort}`,
-      });
-  });
-  if (secretIssues.length) throw new InputError(secretIssues);
+  // what the stack cannot deploy (each kind's rules: roles, network, security groups, binding jars)
+  const deploy = deployFindings({ spec, storeUri: deps.store.uri, network: deps.network });
+  warnings.push(...deploy.warnings);
+  if (deploy.issues.length) throw new InputError(deploy.issues);
 
   // the history budget from the grid's size, counted: a grid too large for one execution is not planned at all
   const cells = cellCount(spec);
-  const loads = spec.dataset.load
-    ? spec.targets.filter((t) => !(t.kind === 'dynamodb' && t.existingTable)).length
-    : 0;
+  const loads = spec.dataset.load ? spec.targets.filter(loadsData).length : 0;
   const budget = historyBudget({ cells, loads });
   if (budget.events > budget.limit) {
     throw new InputError([

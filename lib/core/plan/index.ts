@@ -15,12 +15,12 @@ import { sizeTarget, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
 import { distributionSlug, pct } from './grid';
 import { loadPriceBook, type PriceBook } from '../cost/book';
-import { CQL_TABLE } from '../cluster';
 import { TABLE_PREFIX } from '../ports';
 import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
+import { kindOf, loadsData } from '../targets/registry';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
-import { predictPlannedCell, type CellPrediction } from '../dynamodb-model/plan-cell';
+import type { CellPrediction } from '../dynamodb-model/plan-cell';
 
 export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
 export { targetBinding, runtimeEndpointProperties, type TargetBinding } from './targets';
@@ -140,18 +140,8 @@ export const MANAGED_PROPERTIES = [
 ] as const;
 
 export function tableName(spec: RunSpec, target: Target, runId: string): string {
-  if (target.kind === 'dynamodb' && target.existingTable) return target.existingTable;
-  if (target.kind === 'external' && target.table) return target.table;
-  // CQL identifiers are at most 48 letters, digits and "_": the seeds' usertable (one cluster per run)
-  if (
-    (target.kind === 'scylla-ec2' && target.api === 'cql') ||
-    target.kind === 'cassandra-ec2' ||
-    target.kind === 'keyspaces' ||
-    (target.kind === 'external' && target.protocol === 'cql')
-  )
-    return CQL_TABLE;
   // `.` separates the parts: no spec name, target id or run id holds one, so two runs never share a name
-  return `${TABLE_PREFIX}${spec.name}.${target.id}.${runId}`;
+  return kindOf(target).tableName(target, `${TABLE_PREFIX}${spec.name}.${target.id}.${runId}`);
 }
 
 /** Properties every run-phase process of the spec shares (the binding's come from its target). */
@@ -164,15 +154,6 @@ function runProperties(spec: RunSpec): Record<string, string> {
     'measurement.interval': spec.workload.measurement,
     'hdrhistogram.percentiles': '50,90,95,99,99.9,99.99',
   };
-}
-
-/** The capacity model's predictions for a DynamoDB cell (none for what it does not model). */
-function addPredictions(spec: RunSpec, t: Extract<Target, { kind: 'dynamodb' }>, cell: CellPlan): void {
-  const aws = predictPlannedCell(spec, t, cell);
-  if (aws) cell.prediction = aws;
-  const scale = spec.local?.capacityScale ?? 1;
-  const local = scale !== 1 ? predictPlannedCell(spec, t, cell, scale) : null;
-  if (local) cell.localPrediction = local;
 }
 
 /** One line per DynamoDB cell the capacity model predicts below 95 % of its target, with why. */
@@ -252,13 +233,10 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
             });
             const cell = cells[cells.length - 1]!;
             // the repeats of a cell are the same cell: predicted once, then shared
-            if (t.kind === 'dynamodb') {
-              const first = k === 1 ? null : cells[cells.length - k]!;
-              if (first) {
-                if (first.prediction) cell.prediction = first.prediction;
-                if (first.localPrediction) cell.localPrediction = first.localPrediction;
-              } else addPredictions(spec, t, cell);
-            }
+            const first = k === 1 ? cell : cells[cells.length - k]!;
+            const predicted = first === cell ? kindOf(t).predict?.(spec, t, cell) : first;
+            if (predicted?.prediction) cell.prediction = predicted.prediction;
+            if (predicted?.localPrediction) cell.localPrediction = predicted.localPrediction;
           }
         }
       }
@@ -266,9 +244,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   }
 
   let load: LoadPlan | null = null;
-  const loadTargets = spec.targets
-    .filter((t) => !(t.kind === 'dynamodb' && t.existingTable))
-    .map((t) => t.id);
+  const loadTargets = spec.targets.filter(loadsData).map((t) => t.id);
   if (spec.dataset.load && loadTargets.length > 0) {
     const perLoader = spec.loaders.processesPerLoader;
     load = {

@@ -2,17 +2,14 @@
  * Validation of a run spec: structure (zod), then rules that need the whole document. Every
  * problem is reported at once as `<json path>: <expected, found>`; warnings do not stop a run.
  */
-import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from '../cassandra-node';
 import { InputError, type Issue } from '../errors';
 import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
-import { AGENT_OWNED_PROPERTIES } from '../contract/job';
 import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';
-import { daxSpecFindings } from '../dax';
 import { RunSpecSchema, type RunSpec } from './schema';
-import { keyspacesTargetChecks } from './keyspaces';
 import { cellLimitChecks } from './grid-size';
 import { tagChecks } from './tags';
+import { targetSpecFindings, withKindDefaults } from '../targets/registry';
 import { extraPropertyChecks, secretChecks } from './properties';
 import { bindingChecks } from './binding';
 import { transportChecks } from './transport';
@@ -79,26 +76,23 @@ const SPEC_CHECKS: ((spec: RunSpec, issues: Issue[], warnings: string[]) => void
 ];
 
 function normalise(spec: RunSpec): RunSpec {
-  return {
-    ...spec,
-    targets: spec.targets.map((t) => {
-      if (t.kind !== 'scylla-ec2' || t.alternator || t.cql) return t;
-      return t.api === 'alternator'
-        ? {
-            ...t,
-            alternator: { port: 8000, writeIsolation: 'only_rmw_uses_lwt' as const, consistentReads: true },
-          }
-        : { ...t, cql: { port: 9042, consistency: 'QUORUM' as const } };
-    }),
-  };
+  return { ...spec, targets: spec.targets.map(withKindDefaults) };
 }
 
 const fmt = (x: number) => x.toLocaleString('en-US');
 
+/** The whole document's rules, in order; the sizing checks run only when the others found nothing. */
 function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void {
-  const w = spec.workload;
+  targetChecks(spec, issues, warnings);
+  timeWindowChecks(spec, issues, warnings);
+  proportionChecks(spec, issues);
+  throughputChecks(spec, issues);
+  propertyAndRangeChecks(spec, issues);
+  if (issues.length === 0) sizingChecks(spec, issues, warnings);
+}
 
-  // targets: unique ids, protocol settings
+/** Unique target ids, then each kind's rules (lib/core/targets/<kind>/kind.ts). */
+function targetChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void {
   const seen = new Map<string, number>();
   spec.targets.forEach((t, i) => {
     const prev = seen.get(t.id);
@@ -108,113 +102,15 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         message: `duplicate target id "${t.id}" (already used by targets[${prev}])`,
       });
     else seen.set(t.id, i);
-    if (t.kind === 'scylla-ec2') {
-      if (t.api === 'alternator' && !t.alternator)
-        issues.push({
-          path: `targets[${i}].alternator`,
-          message: 'required when api is "alternator": Alternator settings, found nothing',
-        });
-      if (t.api === 'cql' && !t.cql)
-        issues.push({
-          path: `targets[${i}].cql`,
-          message: 'required when api is "cql": CQL settings, found nothing',
-        });
-      if (t.replicationFactor > t.nodes)
-        issues.push({
-          path: `targets[${i}].replicationFactor`,
-          message: `expected at most the node count (${t.nodes}), found ${t.replicationFactor}`,
-        });
-    }
-    if (t.kind === 'external' && t.redis && t.protocol !== 'redis')
-      issues.push({
-        path: `targets[${i}].redis`,
-        message: `Redis settings on a "${t.protocol}" target: remove them or set protocol "redis"`,
-      });
-    if (t.kind === 'external' && (t.protocol === 'custom') !== (t.binding !== undefined))
-      issues.push({
-        path: `targets[${i}].binding`,
-        message:
-          t.protocol === 'custom'
-            ? 'required when protocol is "custom": the binding\'s dbClass and jars'
-            : `a binding on a "${t.protocol}" target: remove it or set protocol "custom"`,
-      });
-    if (t.kind === 'external' && t.binding && !t.binding.jars.length && !t.binding.maven.length)
-      issues.push({
-        path: `targets[${i}].binding.jars`,
-        message: 'a binding needs its jars, or Maven coordinates (binding.maven) to resolve them from',
-      });
-    if (t.kind === 'external' && t.binding) {
-      const managed = new Set<string>([...MANAGED_PROPERTIES, ...AGENT_OWNED_PROPERTIES]);
-      for (const k of Object.keys(t.binding.properties))
-        if (managed.has(k))
-          issues.push({
-            path: `targets[${i}].binding.properties.${k}`,
-            message: 'is set by fleetbench (the planner or the loader agent); remove it',
-          });
-    }
-    if (t.kind === 'external' && 'date' in t.price) {
-      const m = t.price;
-      const at = `targets[${i}].price`;
-      if ([m.usdPerHour, m.usdPerNodeHour, m.usdPerMillionOps, m.usdPerGbMonth].every((x) => x === undefined))
-        issues.push({
-          path: at,
-          message:
-            'a price model needs at least one of usdPerHour, usdPerNodeHour, usdPerMillionOps, usdPerGbMonth',
-        });
-      if ((m.usdPerNodeHour === undefined) !== (m.nodes === undefined))
-        issues.push({ path: `${at}.nodes`, message: 'usdPerNodeHour and nodes go together' });
-      if ((m.usdPerGbMonth === undefined) !== (m.storageGb === undefined))
-        issues.push({ path: `${at}.storageGb`, message: 'usdPerGbMonth and storageGb go together' });
-    }
-    if (t.kind === 'external' && t.mongodb && t.protocol !== 'mongodb')
-      issues.push({
-        path: `targets[${i}].mongodb`,
-        message: `MongoDB settings on a "${t.protocol}" target: remove them or set protocol "mongodb"`,
-      });
-    if (t.kind === 'external' && t.protocol === 'mongodb') {
-      if (t.endpoints.length !== 1)
-        issues.push({
-          path: `targets[${i}].endpoints`,
-          message: `a MongoDB target takes one connection string (mongodb:// or mongodb+srv://), found ${t.endpoints.length}`,
-        });
-      t.endpoints.forEach((e, k) => {
-        if (!/^mongodb(\+srv)?:\/\//.test(e))
-          issues.push({
-            path: `targets[${i}].endpoints[${k}]`,
-            message: 'expected a mongodb:// or mongodb+srv:// connection string',
-          });
-        else if (/^mongodb(\+srv)?:\/\/[^/@]*@/.test(e))
-          issues.push({
-            path: `targets[${i}].endpoints[${k}]`,
-            message:
-              'credentials in the connection string: put them in the credentialsSecretArn secret instead',
-          });
-      });
-    }
-    if (t.kind === 'cassandra-ec2') {
-      if (t.replicationFactor > t.nodes)
-        issues.push({
-          path: `targets[${i}].replicationFactor`,
-          message: `expected at most the node count (${t.nodes}), found ${t.replicationFactor}`,
-        });
-      // the heap follows the instance's memory (Cassandra's rule): the type must be one whose memory is known
-      if (instanceMemoryMib(t.instanceType) === null)
-        issues.push({
-          path: `targets[${i}].instanceType`,
-          message:
-            `expected an instance type whose memory fleetbench knows (families ${KNOWN_MEMORY_FAMILIES.join(', ')}; ` +
-            `sizes whose vCPUs are known: medium, large, xlarge, Nxlarge, metal-Nxl and the listed metal sizes), found "${t.instanceType}"`,
-        });
-    }
-    if (t.kind === 'keyspaces') keyspacesTargetChecks(spec, i, issues);
-    if (t.kind === 'dynamodb' && t.dax) daxSpecFindings(t, `targets[${i}]`, issues, warnings);
-    if (t.kind === 'dynamodb' && t.existingTable && spec.dataset.load)
-      warnings.push(
-        `targets[${i}].existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
-      );
   });
 
-  // time window
+  const kinds = targetSpecFindings(spec);
+  issues.push(...kinds.issues);
+  warnings.push(...kinds.warnings);
+}
+
+function timeWindowChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void {
+  const w = spec.workload;
   if (w.warmupSeconds + w.cooldownSeconds >= w.durationSeconds) {
     const path = w.cooldownSeconds > 0 ? 'workload.cooldownSeconds' : 'workload.warmupSeconds';
     issues.push({
@@ -235,8 +131,10 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         `HDR interval per status tick, so the window may hold none and the cell measure no operation`,
     );
   }
+}
 
-  // proportions
+function proportionChecks(spec: RunSpec, issues: Issue[]): void {
+  const w = spec.workload;
   if (w.proportions && !w.readProportions) {
     const sum = proportionSum(w.proportions);
     if (Math.abs(sum - 1) > PROPORTION_SUM_TOLERANCE)
@@ -270,8 +168,10 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         message: `duplicate read proportion ${w.readProportions[dup]}`,
       });
   }
+}
 
-  // throughput steps
+function throughputChecks(spec: RunSpec, issues: Issue[]): void {
+  const w = spec.workload;
   const t = w.targetOpsPerSec;
   if (!Array.isArray(t) && t.stop < t.start)
     issues.push({
@@ -291,7 +191,10 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
         message: `duplicate throughput target ${fmt(t[dup]!)}`,
       });
   }
+}
 
+function propertyAndRangeChecks(spec: RunSpec, issues: Issue[]): void {
+  const w = spec.workload;
   // distributions must give distinct cells
   const labels = distributionsOf(w).map((d) => distributionInfo(d).label);
   const dupDist = firstDuplicate(labels);
@@ -317,46 +220,49 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
       path: 'dataset.recordCount',
       message: `expected at most ${fmt(YCSB_INT_MAX)}: YCSB 0.17.0 parses insertcount (which defaults to recordcount in the run phase) as a 32-bit int, found ${fmt(rc)}`,
     });
+}
 
-  // sizing-dependent checks
+/** Checks that size the run (loaders per target, provisioned capacity, load processes). */
+function sizingChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void {
+  const w = spec.workload;
+  const t = w.targetOpsPerSec;
+  const rc = spec.dataset.recordCount;
+  const steps = throughputSteps(w);
+  const maxOps = Math.max(...steps);
+  const minOps = Math.min(...steps);
+  let maxProcesses = 0;
+  spec.targets.forEach((target, i) => {
+    const s = sizeTarget(spec, target, maxOps);
+    maxProcesses = Math.max(maxProcesses, s.totalProcesses);
+    if (minOps < s.totalProcesses)
+      issues.push({
+        path: Array.isArray(t)
+          ? `workload.targetOpsPerSec[${t.indexOf(minOps)}]`
+          : 'workload.targetOpsPerSec.start',
+        message:
+          `expected at least one op/s per YCSB process: ${fmt(minOps)} ops/s cannot be split over the ` +
+          `${s.totalProcesses} processes of target "${target.id}" (a process with target 0 runs unthrottled)`,
+      });
+    if (s.loaders > 200)
+      warnings.push(
+        `targets[${i}]: ${s.loaders} loaders needed for ${fmt(maxOps)} ops/s; check expectedLatencyMs and loaders.threadsPerProcess`,
+      );
+  });
+  // provisioned DynamoDB capacity must serve every cell (or the target opts in to overdriving); the cells
+  // come from the spec's grid, not from planning the run (the Plan step plans once)
   if (issues.length === 0) {
-    const steps = throughputSteps(w);
-    const maxOps = Math.max(...steps);
-    const minOps = Math.min(...steps);
-    let maxProcesses = 0;
-    spec.targets.forEach((target, i) => {
-      const s = sizeTarget(spec, target, maxOps);
-      maxProcesses = Math.max(maxProcesses, s.totalProcesses);
-      if (minOps < s.totalProcesses)
-        issues.push({
-          path: Array.isArray(t)
-            ? `workload.targetOpsPerSec[${t.indexOf(minOps)}]`
-            : 'workload.targetOpsPerSec.start',
-          message:
-            `expected at least one op/s per YCSB process: ${fmt(minOps)} ops/s cannot be split over the ` +
-            `${s.totalProcesses} processes of target "${target.id}" (a process with target 0 runs unthrottled)`,
-        });
-      if (s.loaders > 200)
-        warnings.push(
-          `targets[${i}]: ${s.loaders} loaders needed for ${fmt(maxOps)} ops/s; check expectedLatencyMs and loaders.threadsPerProcess`,
-        );
-    });
-    // provisioned DynamoDB capacity must serve every cell (or the target opts in to overdriving); the cells
-    // come from the spec's grid, not from planning the run (the Plan step plans once)
-    if (issues.length === 0) {
-      const capacity = capacityChecks(spec, cellGrid(spec));
-      issues.push(...capacity.issues);
-      warnings.push(...capacity.warnings);
-    }
-    if (spec.dataset.load) {
-      const loadProcesses = Math.max(1, maxProcesses);
-      const perProcess = Math.ceil(rc / loadProcesses);
-      if (perProcess > YCSB_INT_MAX)
-        issues.push({
-          path: 'dataset.recordCount',
-          message: `expected at most ${fmt(YCSB_INT_MAX)} records per load process (YCSB's int range), found ${fmt(perProcess)} over ${loadProcesses} processes`,
-        });
-    }
+    const capacity = capacityChecks(spec, cellGrid(spec));
+    issues.push(...capacity.issues);
+    warnings.push(...capacity.warnings);
+  }
+  if (spec.dataset.load) {
+    const loadProcesses = Math.max(1, maxProcesses);
+    const perProcess = Math.ceil(rc / loadProcesses);
+    if (perProcess > YCSB_INT_MAX)
+      issues.push({
+        path: 'dataset.recordCount',
+        message: `expected at most ${fmt(YCSB_INT_MAX)} records per load process (YCSB's int range), found ${fmt(perProcess)} over ${loadProcesses} processes`,
+      });
   }
 }
 

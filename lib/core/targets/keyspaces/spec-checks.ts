@@ -1,8 +1,9 @@
 /**
- * Rules of an Amazon Keyspaces target that need the whole spec (the structure is KeyspacesTarget in ./schema).
+ * Rules of an Amazon Keyspaces target that need the whole spec (the structure is KeyspacesTarget in
+ * lib/core/spec/schema.ts).
  */
-import type { Issue } from '../errors';
-import type { RunSpec } from './schema';
+import type { Issue } from '../../errors';
+import type { RunSpec } from '../../spec/schema';
 
 /**
  * Keyspaces' maximum row size, 1 MB (https://docs.aws.amazon.com/keyspaces/latest/devguide/quotas.html, "Maximum
@@ -10,13 +11,14 @@ import type { RunSpec } from './schema';
  */
 export const KEYSPACES_MAX_ROW_BYTES = 1024 * 1024;
 
-export function keyspacesTargetChecks(spec: RunSpec, i: number, issues: Issue[]): void {
+/** `at`: the target's JSON path (`targets[2]`). */
+export function keyspacesTargetChecks(spec: RunSpec, at: string, issues: Issue[]): void {
   const valueBytes = spec.dataset.fieldCount * spec.dataset.fieldLength;
   if (valueBytes > KEYSPACES_MAX_ROW_BYTES)
     issues.push({
       path: 'dataset.fieldLength',
       message:
-        `targets[${i}] is Amazon Keyspaces, whose rows are at most 1 MB (1,048,576 B): fieldCount × fieldLength ` +
+        `${at} is Amazon Keyspaces, whose rows are at most 1 MB (1,048,576 B): fieldCount × fieldLength ` +
         `is ${valueBytes.toLocaleString('en-US')} B`,
     });
 }

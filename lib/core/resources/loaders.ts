@@ -1,0 +1,33 @@
+/** The run's loader instances as a resource type (./resource-type.ts): found by the run tag, terminated. */
+import { ownedInstanceIds } from '../pipeline/ownership';
+import type { ResourceType } from './resource-type';
+
+export const LOADERS: ResourceType = {
+  id: 'loader',
+  order: 10,
+  noun: 'loader',
+  verb: 'terminated',
+  activity: 'terminating loaders',
+  record: { removed: 'terminated' },
+  swept: ['terminated'],
+  available: () => true,
+  mayExist: () => true,
+  namedIn: () => [],
+  async removeForRun(runId, _run, { fleet }) {
+    const ids = ownedInstanceIds(runId, await fleet.list({ runId }));
+    if (ids.length) await fleet.terminate(ids);
+    return { removed: ids, kept: [], errors: [] };
+  },
+  async sweepExpired({ fleet }, expired) {
+    const ids = (await fleet.list({}))
+      .filter((i) => i.state !== 'terminated' && expired(i.tags))
+      .map((i) => i.id);
+    if (ids.length) await fleet.terminate(ids);
+    return { removed: { terminated: ids } };
+  },
+  async liveByRun({ fleet }) {
+    return (await fleet.list({}))
+      .filter((i) => i.state !== 'terminated')
+      .map((i) => ({ tags: i.tags, label: `loader ${i.id}` }));
+  },
+};

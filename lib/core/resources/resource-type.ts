@@ -1,0 +1,95 @@
+/**
+ * One kind of cloud resource a run creates (loaders, database nodes, DynamoDB tables, DAX clusters, keyspaces,
+ * login secrets, ...), declared once with what Teardown, the Janitor and the late-arrivals pass need: how to
+ * remove the run's own, how to sweep expired ones, how to list what each run still owns, and the words and
+ * record fields that report it. The steps loop over RESOURCE_TYPES (./registry.ts) and never name a type;
+ * every delete goes through the ownership rule (lib/core/pipeline/ownership.ts).
+ */
+import type { Ports, Tags } from '../ports';
+import type { RunContext } from '../pipeline/context';
+import type { OwnedRemoval } from '../pipeline/ownership';
+
+/** The ports the lifecycle reads: the store, tables, loaders and clock always; the others where deployed. */
+export type LifecyclePorts = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> &
+  Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+
+/** What one type's teardown did: removed, kept (not this run's), failures, and names left for later. */
+export interface Removal extends OwnedRemoval {
+  /** Removal started but not finished (a DAX cluster's groups): the janitor completes it. */
+  pending?: string[];
+}
+
+/** The record fields of teardown.json a type fills (names kept from earlier records: they still read). */
+export interface RecordFields {
+  removed: TeardownListField;
+  kept?: TeardownListField;
+  pending?: 'pendingDaxGroups';
+}
+
+export type TeardownListField =
+  | 'terminated'
+  | 'deletedTables'
+  | 'keptTables'
+  | 'terminatedNodes'
+  | 'deletedKeyspaces'
+  | 'keptKeyspaces'
+  | 'deletedDaxClusters'
+  | 'keptDaxClusters'
+  | 'deletedSecrets'
+  | 'keptSecrets';
+
+/** The Janitor's record fields (what it swept, by type). */
+export type JanitorListField =
+  | 'terminated'
+  | 'deletedTables'
+  | 'terminatedNodes'
+  | 'deletedKeyspaces'
+  | 'deletedDaxClusters'
+  | 'deletedDaxGroups'
+  | 'deletedSecrets';
+
+export interface ResourceType {
+  /** A short id ("table", "dax-cluster"). */
+  id: string;
+  /** Teardown order: lower first (loaders before nodes, DAX clusters before the tables they cache). */
+  order: number;
+  /** The resource in messages: "DynamoDB table", "database node". */
+  noun: string;
+  /** What teardown did to one: "deleted", "terminated", "started deleting". */
+  verb: string;
+  /** The activity in error messages: "deleting tables". */
+  activity: string;
+  record: RecordFields;
+  /** The Janitor's field(s) for what it swept. */
+  swept: readonly JanitorListField[];
+  /** Whether the port this type needs is deployed here (a type without its port is skipped). */
+  available(ports: LifecyclePorts): boolean;
+  /**
+   * Whether a run with this context may hold some (null: the context is unknown, so yes). A context naming none
+   * means none was made (Plan writes it before anything is provisioned): no call, so runs of other targets never
+   * depend on the service being offered in the region.
+   */
+  mayExist(run: RunContext | null): boolean;
+  /** Names the context gives (a run naming some where the port is missing fails its teardown: they would stay). */
+  namedIn(run: RunContext): string[];
+  /** Removes the run's own (context names and the run tag), each only when its own tag is the run's id. */
+  removeForRun(runId: string, run: RunContext | null, ports: LifecyclePorts): Promise<Removal>;
+  /**
+   * The Janitor: removes those of any run (carrying a run tag) whose expires-at has passed; names per `swept`
+   * field, and the failures of single resources (the others are still tried).
+   */
+  sweepExpired(ports: LifecyclePorts, expired: (tags: Tags) => boolean): Promise<Sweep>;
+  /** What each run still owns by its run tag ("table fleetbench-…"), for the late-arrivals pass. */
+  liveByRun(ports: LifecyclePorts): Promise<{ tags: Tags; label: string }[]>;
+}
+
+/** What a Janitor sweep of one type removed (by record field), and what failed. */
+export interface Sweep {
+  removed: Partial<Record<JanitorListField, string[]>>;
+  errors?: string[];
+}
+
+/** A type's plural in messages ("2 database nodes"). */
+export function counted(type: Pick<ResourceType, 'noun'>, n: number): string {
+  return `${n} ${type.noun}${n === 1 ? '' : 's'}`;
+}

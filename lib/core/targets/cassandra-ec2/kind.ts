@@ -1,0 +1,39 @@
+/** Apache Cassandra nodes the run launches on EC2 (CQL, with a generated login) as a target kind (../kind.ts). */
+import type { CassandraEc2Target } from '../../spec/schema';
+import { CQL_TABLE, NODE_CLIENT_PORTS, cassandraJobProperties } from '../../cluster';
+import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from '../../cassandra-node';
+import type { TargetKind } from '../kind';
+import { DATABASE_NODES } from '../nodes/node-resource';
+import { LOGIN_SECRETS } from './login-resource';
+
+export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
+  binding: () => 'cql',
+  properties: (_t, { table }) => ({ table }),
+  endpointProperties: (t, endpoints) => cassandraJobProperties(t, endpoints),
+  specChecks(t, at, _spec, { issues }) {
+    if (t.replicationFactor > t.nodes)
+      issues.push({
+        path: `${at}.replicationFactor`,
+        message: `expected at most the node count (${t.nodes}), found ${t.replicationFactor}`,
+      });
+    // the heap follows the instance's memory (Cassandra's rule): the type must be one whose memory is known
+    if (instanceMemoryMib(t.instanceType) === null)
+      issues.push({
+        path: `${at}.instanceType`,
+        message:
+          `expected an instance type whose memory fleetbench knows (families ${KNOWN_MEMORY_FAMILIES.join(', ')}; ` +
+          `sizes whose vCPUs are known: medium, large, xlarge, Nxlarge, metal-Nxl and the listed metal sizes), found "${t.instanceType}"`,
+      });
+  },
+  deployChecks(t, at, _env, { issues }) {
+    if (t.cql.port !== NODE_CLIENT_PORTS.cql)
+      issues.push({
+        path: `${at}.cql.port`,
+        message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${t.cql.port}`,
+      });
+  },
+  localIssues: () => [],
+  tableName: () => CQL_TABLE,
+  loads: () => true,
+  resources: [DATABASE_NODES, LOGIN_SECRETS],
+};

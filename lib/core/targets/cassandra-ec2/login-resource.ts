@@ -1,0 +1,39 @@
+/**
+ * The login secrets of the run's cassandra-ec2 clusters (lib/core/cql-auth.ts) as a resource type
+ * (lib/core/resources): named from the context's clusters, each deleted only when it carries the run's tag
+ * (DescribeSecret, then DeleteSecret by the ARN it answered).
+ */
+import { cqlLoginSecretName } from '../../cql-auth';
+import { removeOwned } from '../../pipeline/ownership';
+import type { ResourceType } from '../../resources/resource-type';
+
+export const LOGIN_SECRETS: ResourceType = {
+  id: 'login-secret',
+  order: 25,
+  noun: 'login secret',
+  verb: 'deleted',
+  activity: 'deleting login secrets',
+  record: { removed: 'deletedSecrets', kept: 'keptSecrets' },
+  swept: [],
+  available: (ports) => ports.secrets !== undefined,
+  // without the context the names are unknown: the janitor's expiry sweep finds them
+  mayExist: (run) => Boolean(run?.clusters?.length),
+  namedIn: () => [],
+  async removeForRun(runId, run, { secrets }) {
+    const arns = new Map<string, string>();
+    const names = (run?.clusters ?? []).map((c) => cqlLoginSecretName(runId, c.target));
+    return removeOwned(runId, 'login secret', names, {
+      tags: async (name) => {
+        const s = await secrets!.describeSecret(name);
+        if (s) arns.set(name, s.arn);
+        return s?.tags ?? null;
+      },
+      remove: async (name) => {
+        await secrets!.deleteSecret(arns.get(name)!);
+        return true;
+      },
+    });
+  },
+  sweepExpired: async () => ({ removed: {} }),
+  liveByRun: async () => [],
+};

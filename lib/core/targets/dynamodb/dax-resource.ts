@@ -1,0 +1,37 @@
+/**
+ * DAX clusters in front of the run's dynamodb targets, with their subnet, parameter and security groups, as a
+ * resource type (lib/core/resources). Deleting a cluster takes minutes: its groups are left pending for the
+ * Janitor when the cluster is still deleting.
+ */
+import { janitorDax, teardownDax } from '../../pipeline/dax';
+import type { ResourceType } from '../../resources/resource-type';
+
+export const DAX_CLUSTERS: ResourceType = {
+  id: 'dax-cluster',
+  order: 30,
+  noun: 'DAX cluster',
+  verb: 'started deleting',
+  activity: 'deleting DAX clusters',
+  record: { removed: 'deletedDaxClusters', kept: 'keptDaxClusters', pending: 'pendingDaxGroups' },
+  swept: ['deletedDaxClusters', 'deletedDaxGroups'],
+  available: (ports) => ports.dax !== undefined,
+  mayExist: (run) => !run || Boolean(run.dax?.length),
+  namedIn: (run) => (run.dax ?? []).map((c) => c.name),
+  async removeForRun(runId, run, { dax }) {
+    const r = await teardownDax(runId, run, dax!);
+    return {
+      removed: r.deletedDaxClusters,
+      kept: r.keptDaxClusters,
+      pending: r.pendingDaxGroups,
+      errors: r.stuckDaxClusters.length
+        ? [`DAX did not start deleting ${r.stuckDaxClusters.join(', ')}`]
+        : [],
+    };
+  },
+  sweepExpired: async ({ dax }, expired) => ({ removed: await janitorDax(dax!, expired) }),
+  async liveByRun({ dax }) {
+    return (await dax!.listClusters({}))
+      .filter((c) => c.status !== 'deleting')
+      .map((c) => ({ tags: c.tags, label: `DAX cluster ${c.name}` }));
+  },
+};

@@ -1,0 +1,55 @@
+/** Amazon DynamoDB tables (optionally behind DAX) as a target kind (../kind.ts). */
+import type { DynamoDbTarget } from '../../spec/schema';
+import { TABLE_PREFIX } from '../../ports';
+import { daxSpecFindings } from '../../dax';
+import type { TargetKind } from '../kind';
+import { predictPlannedCell } from '../../dynamodb-model/plan-cell';
+import { DYNAMODB_TABLES } from './table-resource';
+import { DAX_CLUSTERS } from './dax-resource';
+
+export const DYNAMODB: TargetKind<DynamoDbTarget> = {
+  binding: () => 'dynamodb',
+  properties: (t, { spec, table }) => ({
+    table,
+    'dynamodb.region': spec.region,
+    'dynamodb.keyAttribute': t.keyAttribute,
+    'dynamodb.consistentReads': String(t.consistentReads),
+  }),
+  specChecks(t, at, spec, out) {
+    if (t.dax) daxSpecFindings(t, at, out.issues, out.warnings);
+    if (t.existingTable && spec.dataset.load)
+      out.warnings.push(
+        `${at}.existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
+      );
+  },
+  deployChecks(t, at, _env, out) {
+    // the steps' and loaders' roles are scoped to fleetbench-* tables: another name would be denied mid-run
+    if (t.existingTable && !t.existingTable.startsWith(TABLE_PREFIX))
+      out.issues.push({
+        path: `${at}.existingTable`,
+        message:
+          `the pipeline's roles may use tables named ${TABLE_PREFIX}* only; got "${t.existingTable}" ` +
+          `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
+      });
+  },
+  tableName: (t, runScoped) => t.existingTable ?? runScoped,
+  predict(spec, t, cell) {
+    const prediction = predictPlannedCell(spec, t, cell);
+    const scale = spec.local?.capacityScale ?? 1;
+    const localPrediction = scale !== 1 ? predictPlannedCell(spec, t, cell, scale) : null;
+    return { ...(prediction ? { prediction } : {}), ...(localPrediction ? { localPrediction } : {}) };
+  },
+  localIssues: (t, at) =>
+    t.dax
+      ? [
+          {
+            path: `${at}.dax`,
+            message:
+              "DAX runs only in a VPC of an AWS account (a cluster in the loaders' subnets) and nothing local stands " +
+              'in for it: run this spec on AWS (fleetbench start), or remove "dax" to run the table alone here',
+          },
+        ]
+      : [],
+  loads: (t) => !t.existingTable,
+  resources: [DYNAMODB_TABLES, DAX_CLUSTERS],
+};

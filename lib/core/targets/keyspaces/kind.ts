@@ -1,0 +1,36 @@
+/** Amazon Keyspaces (for Apache Cassandra) as a target kind (../kind.ts). */
+import type { KeyspacesTarget } from '../../spec/schema';
+import { keyspacesJobProperties } from '../../keyspaces';
+import { keyspacesTargetChecks } from './spec-checks';
+import { CQL_TABLE } from '../../cluster';
+import type { TargetKind } from '../kind';
+import { KEYSPACES } from './keyspace-resource';
+
+/** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
+export const LOCAL_KEYSPACES_REFUSAL =
+  '"keyspaces" is Amazon Keyspaces, an AWS service with no local stand-in (no emulator serves its API, its SigV4 ' +
+  'authentication or its TLS CQL endpoint): it needs an AWS account with the stack deployed (fleetbench start)';
+
+export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
+  // the CQL binding in keyspaces mode (SigV4, TLS, LOCAL_QUORUM writes) on the run's keyspace
+  binding: () => 'cql',
+  properties: (t, ctx) => keyspacesJobProperties(t, ctx),
+  specChecks(_t, at, spec, { issues }) {
+    keyspacesTargetChecks(spec, at, issues);
+  },
+  deployChecks(_t, at, { spec, network }, { issues }) {
+    // the private network has no NAT and no Keyspaces interface endpoint: the loaders could not reach the service
+    if (network === 'private')
+      issues.push({
+        path: `${at}.kind`,
+        message:
+          `a keyspaces target needs the loaders to reach cassandra.${spec.region}.amazonaws.com:9142, and this stack's ` +
+          `private network has no route there (no NAT, no Keyspaces interface endpoint): deploy with the public ` +
+          `network, or into a VPC (vpcId) with a route or a com.amazonaws.${spec.region}.cassandra endpoint`,
+      });
+  },
+  localIssues: (_t, at) => [{ path: `${at}.kind`, message: LOCAL_KEYSPACES_REFUSAL }],
+  tableName: () => CQL_TABLE,
+  loads: () => true,
+  resources: [KEYSPACES],
+};

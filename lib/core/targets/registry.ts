@@ -1,0 +1,65 @@
+/**
+ * The target-kind registry: every kind of the spec schema's `Target` union maps to its declaration
+ * (lib/core/targets/<kind>/kind.ts). A kind added to the schema without an entry here fails to compile; the
+ * pipeline steps, the planner, validation and the local mode loop over this registry and never name a kind.
+ * Adding a kind is its folder plus one line here.
+ */
+import type { Target } from '../spec/schema';
+import type { Issue } from '../errors';
+import type { ResourceType } from '../resources/resource-type';
+import { LOADERS } from '../resources/loaders';
+import type { DeployEnv, Findings, TargetKind } from './kind';
+import { DYNAMODB } from './dynamodb/kind';
+import { SCYLLA_EC2 } from './scylla-ec2/kind';
+import { CASSANDRA_EC2 } from './cassandra-ec2/kind';
+import { EXTERNAL } from './external/kind';
+import { KEYSPACES_KIND } from './keyspaces/kind';
+
+type Registry = { [K in Target['kind']]: TargetKind<Extract<Target, { kind: K }>> };
+
+export const TARGET_KINDS: Registry = {
+  dynamodb: DYNAMODB,
+  'scylla-ec2': SCYLLA_EC2,
+  'cassandra-ec2': CASSANDRA_EC2,
+  external: EXTERNAL,
+  keyspaces: KEYSPACES_KIND,
+};
+
+/** A target's kind declaration. */
+export function kindOf<T extends Target>(t: T): TargetKind<T> {
+  return TARGET_KINDS[t.kind] as unknown as TargetKind<T>;
+}
+
+/** Every resource type a run may create: the loaders and each kind's, once each, in teardown order. */
+export const RESOURCE_TYPES: readonly ResourceType[] = [
+  ...new Set([LOADERS, ...Object.values(TARGET_KINDS).flatMap((k) => k.resources)]),
+].sort((a, b) => a.order - b.order);
+
+/** Each target's kind rules beyond the schema (validate). */
+export function targetSpecFindings(spec: DeployEnv['spec']): Findings {
+  const out: Findings = { issues: [], warnings: [] };
+  spec.targets.forEach((t, i) => kindOf(t).specChecks?.(t, `targets[${i}]`, spec, out));
+  return out;
+}
+
+/** What the AWS pipeline cannot deploy of each target (Plan refuses the run before provisioning). */
+export function deployFindings(env: DeployEnv): Findings {
+  const out: Findings = { issues: [], warnings: [] };
+  env.spec.targets.forEach((t, i) => kindOf(t).deployChecks?.(t, `targets[${i}]`, env, out));
+  return out;
+}
+
+/** Why the local mode cannot run these targets (empty: it can). */
+export function localIssues(targets: readonly Target[]): Issue[] {
+  return targets.flatMap((t, i) => kindOf(t).localIssues(t, `targets[${i}]`));
+}
+
+/** Whether the run loads the data set into this target. */
+export function loadsData(t: Target): boolean {
+  return kindOf(t).loads(t);
+}
+
+/** The target with its kind's defaults filled in (validate, once). */
+export function withKindDefaults<T extends Target>(t: T): T {
+  return kindOf(t).withDefaults?.(t) ?? t;
+}
