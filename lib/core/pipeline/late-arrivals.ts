@@ -7,7 +7,9 @@
  * older than LATE_ARRIVAL_AFTER_MS, and runs that run's teardown again. A run without either record is
  * going (or its Plan never wrote anything): left to the first pass's expires-at.
  */
-import { TABLE_PREFIX, TAG_RUN_ID, type ObjectStore, type Ports, type Tags } from '../ports';
+import { TAG_RUN_ID, type ObjectStore } from '../ports';
+import type { LifecyclePorts } from '../resources/resource-type';
+import { RESOURCE_TYPES } from '../targets/registry';
 import { failureKey, readOptional, teardownKey } from './context';
 import type { TeardownInput } from './teardown';
 
@@ -18,8 +20,7 @@ export const LATE_ARRIVAL_AFTER_MS = 15 * 60 * 1000;
  * The ports the second pass reads and the teardown it runs again uses (secrets are not searched here: they cost
  * cents, not dollars an hour, and the teardown run again deletes the run's logins).
  */
-export type LateArrivalDeps = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> &
-  Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+export type LateArrivalDeps = LifecyclePorts;
 
 export interface LateArrivalsResult {
   /** Runs torn down again, with what each still owned (`loader i-…`, `table …`, `node …`, …). */
@@ -29,23 +30,16 @@ export interface LateArrivalsResult {
   errors: string[];
 }
 
-/** What each run still owns, by its run tag, across every kind of resource the pipeline creates. */
+/** What each run still owns, by its run tag, across every type of resource the pipeline creates (lib/core/resources). */
 export async function resourcesByRun(deps: LateArrivalDeps): Promise<Map<string, string[]>> {
   const owned = new Map<string, string[]>();
-  const add = (tags: Tags, what: string) => {
-    const runId = tags[TAG_RUN_ID];
-    if (!runId) return;
-    owned.set(runId, [...(owned.get(runId) ?? []), what]);
-  };
-  for (const i of await deps.fleet.list({})) if (i.state !== 'terminated') add(i.tags, `loader ${i.id}`);
-  for (const t of await deps.tables.listTables(TABLE_PREFIX)) add(t.tags, `table ${t.name}`);
-  if (deps.cluster)
-    for (const n of await deps.cluster.list({})) if (n.state !== 'terminated') add(n.tags, `node ${n.id}`);
-  if (deps.keyspaces)
-    for (const k of await deps.keyspaces.listKeyspaces({})) add(k.tags, `keyspace ${k.name}`);
-  if (deps.dax)
-    for (const c of await deps.dax.listClusters({}))
-      if (c.status !== 'deleting') add(c.tags, `DAX cluster ${c.name}`);
+  for (const type of RESOURCE_TYPES) {
+    if (!type.available(deps)) continue;
+    for (const { tags, label } of await type.liveByRun(deps)) {
+      const runId = tags[TAG_RUN_ID];
+      if (runId) owned.set(runId, [...(owned.get(runId) ?? []), label]);
+    }
+  }
   return owned;
 }
 

@@ -3,14 +3,7 @@
  * Teardown is idempotent: it finds the run's loaders by tag and its tables by the run context (or,
  * when Plan never finished, by the run tag), removes what is there and records what it did.
  */
-import {
-  TABLE_PREFIX,
-  TAG_EXPIRES_AT,
-  TAG_RUN_ID,
-  type Ports,
-  type SecretAdmin,
-  type TableAdmin,
-} from '../ports';
+import { TAG_EXPIRES_AT, type Ports } from '../ports';
 import { InputError } from '../errors';
 import {
   contextKey,
@@ -20,11 +13,9 @@ import {
   teardownKey,
   type RunContext,
 } from './context';
-import { deleteExpiredKeyspaces, deleteRunKeyspaces } from './keyspaces';
-import { janitorDax, teardownDax, type DaxTeardown } from './dax';
-import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
 import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
-import { cqlLoginSecretName } from '../cql-auth';
+import { RESOURCE_TYPES } from '../targets/registry';
+import { counted, type JanitorListField, type ResourceType } from '../resources/resource-type';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -94,8 +85,9 @@ function runIdOf(input: TeardownInput): string {
 }
 
 /**
- * Each kind of resource is removed even when another kind fails (a loader API error must not leave $2/h of
- * database nodes running); the failures are returned together once everything was tried.
+ * Each type of resource (lib/core/resources) is removed even when another fails (a loader API error must not leave
+ * $2/h of database nodes running); the failures are returned together once everything was tried. A type whose
+ * port is not deployed here is skipped, unless the context names some (they would stay: an error says so).
  */
 async function removeRunResources(
   runId: string,
@@ -103,124 +95,37 @@ async function removeRunResources(
   deps: TeardownDeps,
 ): Promise<{ result: TeardownResult; errors: string[] }> {
   const errors: string[] = [];
-  const attempt = async <T>(what: string, fallback: T, f: () => Promise<T>): Promise<T> => {
-    try {
-      return await f();
-    } catch (err) {
-      errors.push(`${what}: ${(err as Error).message}`);
-      return fallback;
+  const result: TeardownResult = { runId, terminated: [], deletedTables: [], keptTables: [], failed: false };
+  for (const type of RESOURCE_TYPES) {
+    if (!type.available(deps)) {
+      const named = run ? type.namedIn(run) : [];
+      if (named.length) errors.push(`${type.activity}: no port to delete ${named.join(', ')}`);
+      continue;
     }
-  };
-  const terminated = await attempt('terminating loaders', [] as string[], async () => {
-    const ids = ownedInstanceIds(runId, await deps.fleet.list({ runId }));
-    if (ids.length) await deps.fleet.terminate(ids);
-    return ids;
-  });
-  // database nodes: by the run tag, whatever the context says (a retry of Provision may have launched more)
-  const cluster = deps.cluster;
-  const terminatedNodes = cluster
-    ? await attempt('terminating database nodes', [] as string[], async () => {
-        const ids = ownedInstanceIds(runId, await cluster.list({ runId }));
-        if (ids.length) await cluster.terminate(ids);
-        return ids;
-      })
-    : [];
-  // cassandra-ec2 login secrets (lib/core/cql-auth.ts): the context's node clusters name them
-  const secretAdmin = deps.secrets;
-  const secrets =
-    secretAdmin && run?.clusters?.length ? await removeRunLogins(runId, run, secretAdmin) : null;
-  errors.push(...(secrets?.errors ?? []));
-  // DAX clusters before the tables they cache (by the run tag and the context's names)
-  // (Plan writes the context before anything is provisioned: a context naming no cluster means none was made)
-  const daxAdmin = deps.dax && (!run || run.dax?.length) ? deps.dax : undefined;
-  const dax: DaxTeardown | null = daxAdmin
-    ? await attempt('deleting DAX clusters', null, () => teardownDax(runId, run, daxAdmin))
-    : null;
-  if (dax?.stuckDaxClusters.length)
-    errors.push(`DAX did not start deleting ${dax.stuckDaxClusters.join(', ')}`);
-  const tables = await removeRunTables(runId, run, deps.tables, attempt);
-  errors.push(...tables.errors);
-  // a run whose context names no keyspace made none (Plan writes the context before anything is provisioned):
-  // no Keyspaces call then, so runs of other targets never depend on Keyspaces being offered in the region
-  const ks = deps.keyspaces;
-  const keyspaces =
-    ks && (!run || run.keyspaces?.length)
-      ? await attempt('deleting keyspaces', null, () => deleteRunKeyspaces(runId, run, ks))
-      : null;
-  errors.push(...(keyspaces?.errors ?? []));
-  if (!ks && run?.keyspaces?.length)
-    errors.push(
-      `deleting keyspaces: no Keyspaces port to delete ${run.keyspaces.map((k) => k.keyspace).join(', ')}`,
-    );
-  const result: TeardownResult = {
-    runId,
-    terminated,
-    deletedTables: tables.removed,
-    keptTables: tables.kept,
-    ...(cluster ? { terminatedNodes } : {}),
-    ...(ks ? { deletedKeyspaces: keyspaces?.removed ?? [], keptKeyspaces: keyspaces?.kept ?? [] } : {}),
-    ...(secrets ? { deletedSecrets: secrets.removed, keptSecrets: secrets.kept } : {}),
-    ...(dax
-      ? {
-          deletedDaxClusters: dax.deletedDaxClusters,
-          pendingDaxGroups: dax.pendingDaxGroups,
-          keptDaxClusters: dax.keptDaxClusters,
-        }
-      : {}),
-    failed: false,
-  };
+    if (!type.mayExist(run)) {
+      recordRemoval(result, type, { removed: [], kept: [] });
+      continue;
+    }
+    try {
+      const removal = await type.removeForRun(runId, run, deps);
+      recordRemoval(result, type, removal);
+      errors.push(...removal.errors);
+    } catch (err) {
+      errors.push(`${type.activity}: ${(err as Error).message}`);
+      recordRemoval(result, type, { removed: [], kept: [] });
+    }
+  }
   return { result, errors };
 }
 
-/**
- * The login secrets of the run's node clusters (by their names from the context), each deleted only when it
- * carries the run's tag (DescribeSecret, then DeleteSecret by the ARN it answered).
- */
-async function removeRunLogins(runId: string, run: RunContext, secrets: SecretAdmin): Promise<OwnedRemoval> {
-  const arns = new Map<string, string>();
-  return removeOwned(
-    runId,
-    'login secret',
-    (run.clusters ?? []).map((c) => cqlLoginSecretName(runId, c.target)),
-    {
-      tags: async (name) => {
-        const s = await secrets.describeSecret(name);
-        if (s) arns.set(name, s.arn);
-        return s?.tags ?? null;
-      },
-      remove: async (name) => {
-        await secrets.deleteSecret(arns.get(name)!);
-        return true;
-      },
-    },
-  );
-}
-
-/** The run's tables: those the context says the run created (else, when Plan did not finish, by the run tag). */
-async function removeRunTables(
-  runId: string,
-  run: RunContext | null,
-  tables: TableAdmin,
-  attempt: <T>(what: string, fallback: T, f: () => Promise<T>) => Promise<T>,
-): Promise<OwnedRemoval> {
-  const candidates = new Set<string>();
-  const notOurs: string[] = [];
-  if (run) {
-    for (const t of run.tables) {
-      if (t.owned) candidates.add(t.name);
-      else notOurs.push(t.name); // existingTable: never deleted, whatever its tags
-    }
-  } else {
-    await attempt('listing tables', undefined, async () => {
-      for (const t of await tables.listTables(TABLE_PREFIX))
-        if (ownedByRun(t.tags, runId)) candidates.add(t.name);
-    });
-  }
-  const r = await removeOwned(runId, 'table', candidates, {
-    tags: (name) => tables.tableTags(name),
-    remove: (name) => tables.deleteTable(name),
-  });
-  return { ...r, kept: [...notOurs, ...r.kept] };
+function recordRemoval(
+  result: TeardownResult,
+  type: ResourceType,
+  removal: { removed: string[]; kept: string[]; pending?: string[] },
+): void {
+  result[type.record.removed] = removal.removed;
+  if (type.record.kept) result[type.record.kept] = removal.kept;
+  if (type.record.pending) result[type.record.pending] = removal.pending ?? [];
 }
 
 type TeardownRecord = TeardownResult & { passes?: number };
@@ -233,24 +138,15 @@ function mergeRecord(result: TeardownResult, previous: TeardownRecord | null): T
   const union = (a: string[] | undefined, b: string[] | undefined) => [
     ...new Set([...(a ?? []), ...(b ?? [])]),
   ];
-  const lists = [
-    'terminated',
-    'deletedTables',
-    'keptTables',
-    'terminatedNodes',
-    'deletedKeyspaces',
-    'keptKeyspaces',
-    'deletedDaxClusters',
-    'keptDaxClusters',
-    'deletedSecrets',
-    'keptSecrets',
-  ] as const;
   const merged: TeardownRecord = { ...result };
-  for (const key of lists)
-    if (result[key] || previous?.[key]) merged[key] = union(previous?.[key], result[key]);
-  // what is still pending is this pass's view
-  if (result.deletedDaxClusters || previous?.deletedDaxClusters)
-    merged.pendingDaxGroups = result.pendingDaxGroups ?? previous?.pendingDaxGroups ?? [];
+  for (const type of RESOURCE_TYPES) {
+    for (const key of [type.record.removed, type.record.kept])
+      if (key && (result[key] || previous?.[key])) merged[key] = union(previous?.[key], result[key]);
+    // what is still pending is this pass's view
+    const pending = type.record.pending;
+    if (pending && (result[type.record.removed] || previous?.[type.record.removed]))
+      merged[pending] = result[pending] ?? previous?.[pending] ?? [];
+  }
   merged.failed = result.failed || Boolean(previous?.failed);
   merged.passes = (previous?.passes ?? 1) + (previous ? 1 : 0);
   return merged;
@@ -298,48 +194,30 @@ async function recordFailureAndNotify(
   await deps.notifier.publish(subject.slice(0, 99), lines.join('\n'));
 }
 
-/** "terminated 2 loaders", "deleted 1 Keyspaces keyspace (fb_…)", ... for each kind removed. */
+/** "terminated 2 loaders (i-…)", "deleted 1 Keyspaces keyspace (fb_…)", ... for each type removed. */
 function removedSummary(r: TeardownResult): string[] {
-  const kinds: [string, string, string[] | undefined][] = [
-    ['terminated', 'loader', r.terminated],
-    ['terminated', 'database node', r.terminatedNodes],
-    ['started deleting', 'DAX cluster', r.deletedDaxClusters],
-    ['deleted', 'DynamoDB table', r.deletedTables],
-    ['deleted', 'Keyspaces keyspace', r.deletedKeyspaces],
-    ['deleted', 'login secret', r.deletedSecrets],
-  ];
-  return kinds
-    .filter(([, , list]) => list?.length)
-    .map(
-      ([verb, noun, list]) =>
-        `${verb} ${list!.length} ${noun}${list!.length === 1 ? '' : 's'} (${list!.join(', ')})`,
-    );
+  return RESOURCE_TYPES.flatMap((type) => {
+    const list = r[type.record.removed];
+    return list?.length ? [`${type.verb} ${counted(type, list.length)} (${list.join(', ')})`] : [];
+  });
 }
 
 function keptSummary(r: TeardownResult): string[] {
-  const kept = [
-    ...r.keptTables,
-    ...(r.keptKeyspaces ?? []),
-    ...(r.keptDaxClusters ?? []),
-    ...(r.keptSecrets ?? []),
-  ];
+  const kept = RESOURCE_TYPES.flatMap((type) => (type.record.kept ? (r[type.record.kept] ?? []) : []));
   return kept.length ? [`Kept (not this run's, or given as existingTable): ${kept.join(', ')}.`] : [];
 }
 
-export interface JanitorResult {
+export type JanitorResult = Partial<Record<JanitorListField, string[]>> & {
   /** The second pass (./late-arrivals.ts): runs torn down again, and what each still owned. */
   lateArrivals?: LateArrivalsResult['tornDownAgain'];
   terminated: string[];
   deletedTables: string[];
-  terminatedNodes?: string[];
-  deletedKeyspaces?: string[];
-  deletedDaxClusters?: string[];
-  deletedDaxGroups?: string[];
-}
+};
 
 /**
- * Removes loaders and tables whose expires-at tag has passed (whatever their run's state); then, with a
- * store, tears down again every run that still owns resources 15 minutes after its teardown (./late-arrivals.ts).
+ * Removes every resource of any run whose expires-at tag has passed (whatever the run's state), type by type
+ * (lib/core/resources); then, with a store, tears down again every run that still owns resources 15 minutes after
+ * its teardown (./late-arrivals.ts).
  */
 export async function janitor(
   deps: Omit<LateArrivalDeps, 'store'> & Partial<Pick<Ports, 'store'>>,
@@ -350,69 +228,24 @@ export async function janitor(
     return Number.isFinite(v) && v > 0 && v < nowS;
   };
   const errors: string[] = [];
-  const attempt = async (what: string, f: () => Promise<void>): Promise<void> => {
+  const result: JanitorResult = { terminated: [], deletedTables: [] };
+  for (const type of RESOURCE_TYPES) {
+    if (!type.available(deps)) continue;
+    for (const field of type.swept) result[field] = [];
     try {
-      await f();
+      const sweep = await type.sweepExpired(deps, expired);
+      for (const field of type.swept) result[field] = sweep.removed[field] ?? [];
+      errors.push(...(sweep.errors ?? []));
     } catch (err) {
-      errors.push(`${what}: ${(err as Error).message}`);
+      errors.push(`${type.activity}: ${(err as Error).message}`);
     }
-  };
-  const terminated: string[] = [];
-  await attempt('terminating loaders', async () => {
-    const ids = (await deps.fleet.list({}))
-      .filter((i) => i.state !== 'terminated' && expired(i.tags))
-      .map((i) => i.id);
-    if (ids.length) await deps.fleet.terminate(ids);
-    terminated.push(...ids);
-  });
-  const deletedTables: string[] = [];
-  await attempt('listing tables', async () => {
-    for (const t of await deps.tables.listTables(TABLE_PREFIX)) {
-      if (!t.tags[TAG_RUN_ID] || !expired(t.tags)) continue;
-      await attempt(`deleting table ${t.name}`, async () => {
-        if (await deps.tables.deleteTable(t.name)) deletedTables.push(t.name);
-      });
-    }
-  });
-  const terminatedNodes: string[] = [];
-  if (deps.cluster) {
-    await attempt('terminating database nodes', async () => {
-      const ids = (await deps.cluster!.list({}))
-        .filter((n) => n.state !== 'terminated' && expired(n.tags))
-        .map((n) => n.id);
-      if (ids.length) await deps.cluster!.terminate(ids);
-      terminatedNodes.push(...ids);
-    });
   }
-  const deletedKeyspaces: string[] = [];
-  if (deps.keyspaces)
-    await attempt('deleting keyspaces', async () => {
-      deletedKeyspaces.push(...(await deleteExpiredKeyspaces(deps.keyspaces!, expired)));
-    });
-  const daxAdmin = deps.dax;
-  const dax = { deletedDaxClusters: [] as string[], deletedDaxGroups: [] as string[] };
-  if (daxAdmin)
-    await attempt('deleting DAX clusters and groups', async () => {
-      const r = await janitorDax(daxAdmin, expired);
-      dax.deletedDaxClusters.push(...r.deletedDaxClusters);
-      dax.deletedDaxGroups.push(...r.deletedDaxGroups);
-    });
   // (named ports only: the Lambda's ports build lazily, and a spread would build every one of them)
-  const { store, tables, fleet, clock, cluster, keyspaces, secrets } = deps;
+  const { store, tables, fleet, clock, cluster, keyspaces, dax, secrets } = deps;
   const late = store
-    ? await lateArrivals(
-        { store, tables, fleet, clock, cluster, keyspaces, dax: daxAdmin, secrets },
-        teardown,
-      )
+    ? await lateArrivals({ store, tables, fleet, clock, cluster, keyspaces, dax, secrets }, teardown)
     : undefined;
   errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
-  return {
-    ...(late ? { lateArrivals: late.tornDownAgain } : {}),
-    terminated,
-    deletedTables,
-    ...(deps.cluster ? { terminatedNodes } : {}),
-    ...(deps.keyspaces ? { deletedKeyspaces } : {}),
-    ...(daxAdmin ? dax : {}),
-  };
+  return { ...(late ? { lateArrivals: late.tornDownAgain } : {}), ...result };
 }

@@ -13,6 +13,9 @@ import type { OwnedRemoval } from '../pipeline/ownership';
 export type LifecyclePorts = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> &
   Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
 
+/** The ports the Janitor's sweep reads (no store: the sweep goes by tags alone). */
+export type SweepPorts = Omit<LifecyclePorts, 'store'>;
+
 /** What one type's teardown did: removed, kept (not this run's), failures, and names left for later. */
 export interface Removal extends OwnedRemoval {
   /** Removal started but not finished (a DAX cluster's groups): the janitor completes it. */
@@ -63,7 +66,7 @@ export interface ResourceType {
   /** The Janitor's field(s) for what it swept. */
   swept: readonly JanitorListField[];
   /** Whether the port this type needs is deployed here (a type without its port is skipped). */
-  available(ports: LifecyclePorts): boolean;
+  available(ports: SweepPorts): boolean;
   /**
    * Whether a run with this context may hold some (null: the context is unknown, so yes). A context naming none
    * means none was made (Plan writes it before anything is provisioned): no call, so runs of other targets never
@@ -78,7 +81,7 @@ export interface ResourceType {
    * The Janitor: removes those of any run (carrying a run tag) whose expires-at has passed; names per `swept`
    * field, and the failures of single resources (the others are still tried).
    */
-  sweepExpired(ports: LifecyclePorts, expired: (tags: Tags) => boolean): Promise<Sweep>;
+  sweepExpired(ports: SweepPorts, expired: (tags: Tags) => boolean): Promise<Sweep>;
   /** What each run still owns by its run tag ("table fleetbench-…"), for the late-arrivals pass. */
   liveByRun(ports: LifecyclePorts): Promise<{ tags: Tags; label: string }[]>;
 }
