@@ -5,6 +5,7 @@ import type { ResourceType } from './resource-type';
 export const LOADERS: ResourceType = {
   id: 'loader',
   order: 10,
+  service: 'EC2',
   noun: 'loader',
   verb: 'terminated',
   activity: 'terminating loaders',

@@ -56,6 +56,8 @@ export interface ResourceType {
   id: string;
   /** Teardown order: lower first (loaders before nodes, DAX clusters before the tables they cache). */
   order: number;
+  /** The service in messages ("Keyspaces", "EC2"). */
+  service: string;
   /** The resource in messages: "DynamoDB table", "database node". */
   noun: string;
   /** What teardown did to one: "deleted", "terminated", "started deleting". */

@@ -10,6 +10,7 @@ import type { ResourceType } from '../../resources/resource-type';
 export const LOGIN_SECRETS: ResourceType = {
   id: 'login-secret',
   order: 25,
+  service: 'Secrets Manager',
   noun: 'login secret',
   verb: 'deleted',
   activity: 'deleting login secrets',

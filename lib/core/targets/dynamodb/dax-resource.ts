@@ -9,6 +9,7 @@ import type { ResourceType } from '../../resources/resource-type';
 export const DAX_CLUSTERS: ResourceType = {
   id: 'dax-cluster',
   order: 30,
+  service: 'DAX',
   noun: 'DAX cluster',
   verb: 'started deleting',
   activity: 'deleting DAX clusters',

@@ -9,6 +9,7 @@ import type { ResourceType } from '../../resources/resource-type';
 export const DYNAMODB_TABLES: ResourceType = {
   id: 'dynamodb-table',
   order: 40,
+  service: 'DynamoDB',
   noun: 'DynamoDB table',
   verb: 'deleted',
   activity: 'deleting tables',

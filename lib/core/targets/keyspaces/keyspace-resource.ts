@@ -9,6 +9,7 @@ import type { ResourceType } from '../../resources/resource-type';
 export const KEYSPACES: ResourceType = {
   id: 'keyspace',
   order: 50,
+  service: 'Keyspaces',
   noun: 'Keyspaces keyspace',
   verb: 'deleted',
   activity: 'deleting keyspaces',

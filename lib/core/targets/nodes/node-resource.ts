@@ -8,6 +8,7 @@ import type { ResourceType } from '../../resources/resource-type';
 export const DATABASE_NODES: ResourceType = {
   id: 'database-node',
   order: 20,
+  service: 'EC2',
   noun: 'database node',
   verb: 'terminated',
   activity: 'terminating database nodes',
