@@ -39,11 +39,12 @@ import {
   deleteExpiredKeyspaces,
   deleteRunKeyspaces,
   keyspacesNotActive,
-  provisionKeyspaces,
+  provisionKeyspace,
 } from '../../lib/core/pipeline/keyspaces';
 import type { RunContext } from '../../lib/core/pipeline';
 import { TAG_RUN_ID } from '../../lib/core/ports';
 import { validateSpec } from '../../lib/core/spec';
+import type { DynamoDbTarget, KeyspacesTarget } from '../../lib/core/spec/schema';
 import { standInLoaderAssets } from '../support/loader-assets';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
@@ -295,7 +296,7 @@ describe('DAX: the steps against the synthesized grants', () => {
   });
 
   it('ProvisionTarget: every request and CreateCluster’s dependent actions are allowed; another name is not', async () => {
-    const calls = await callsOf(() => provisionDax(run, spec, tags, admin));
+    const calls = await callsOf(() => provisionDax(run, spec.targets[0] as DynamoDbTarget, tags, admin));
     const ops = (await Promise.all(calls.map((c) => mapRequest(c, lookups)))).map((m) => m.operation);
     expect(ops).toEqual([
       'dax:DescribeClusters',
@@ -430,7 +431,9 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
     const byStep: [Step, ApiRequest[], string[]][] = [
       [
         'provisionTarget',
-        await callsOf(() => provisionKeyspaces(run, spec, tags, admin, noSleep)),
+        await callsOf(() =>
+          provisionKeyspace(run, spec, spec.targets[0] as KeyspacesTarget, { tags, admin, sleep: noSleep }),
+        ),
         // CreateKeyspace is asynchronous: GetKeyspace until it is there (the twin: 2 polls), its tags, then the table
         ['CreateKeyspace', 'GetKeyspace', 'GetKeyspace', 'GetKeyspace', 'ListTagsForResource', 'CreateTable'],
       ],
@@ -442,7 +445,9 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
         ['ListKeyspaces', 'ListTagsForResource', 'GetKeyspace', 'ListTagsForResource', 'DeleteKeyspace'],
       ],
     ];
-    await callsOf(() => provisionKeyspaces(run, spec, tags, admin, noSleep));
+    await callsOf(() =>
+      provisionKeyspace(run, spec, spec.targets[0] as KeyspacesTarget, { tags, admin, sleep: noSleep }),
+    );
     ksTwin.settle(); // WaitReady saw the table ACTIVE
     // ConfigureCell after the table's capacity drifted: GetTable, then UpdateTable
     await admin.updateCapacity(keyspace, 'usertable', { mode: 'provisioned', rcu: 1, wcu: 1 });

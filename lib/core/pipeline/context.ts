@@ -8,6 +8,7 @@ import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import { NotFoundError, type ObjectStore } from '../store';
+import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from '../ports';
 import type { RunKeyspace } from './keyspaces';
 import type { RunDaxCluster } from './dax';
 
@@ -142,4 +143,15 @@ export async function readOptional(store: ObjectStore, key: string): Promise<unk
     if (err instanceof NotFoundError) return null;
     throw err;
   }
+}
+
+/** The tags every resource of the run carries (its id, spec, expiry and role), over the user's. */
+export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
+  return {
+    ...extra,
+    [TAG_RUN_ID]: run.runId,
+    [TAG_SPEC]: run.specName,
+    [TAG_EXPIRES_AT]: String(run.expiresAt),
+    [TAG_ROLE]: role,
+  };
 }

@@ -11,7 +11,7 @@
  */
 import { daxClusterShape, daxResourceName } from '../dax';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
-import type { RunSpec } from '../spec';
+import type { DynamoDbTarget, RunSpec } from '../spec';
 import type { RunContext } from './context';
 import { ownedByRun, removeOwned } from './ownership';
 
@@ -39,16 +39,17 @@ function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {
 }
 
 /**
- * ProvisionTarget: creates each DAX cluster of the run (with its groups) in the stack's network. Idempotent: a
- * cluster of that name that carries this run's tag is this run's (a retry); another one fails the step.
+ * ProvisionTarget: creates the DAX cluster (with its groups) in front of a target, in the stack's network.
+ * Idempotent: a cluster of that name that carries this run's tag is this run's (a retry); another one fails the step.
  */
 export async function provisionDax(
   run: RunContext,
-  spec: RunSpec,
+  target: DynamoDbTarget,
   tags: Tags,
   daxIn: DaxAdmin | undefined,
-): Promise<string[]> {
-  if (!run.dax?.length) return [];
+): Promise<string | null> {
+  const c = run.dax?.find((x) => x.target === target.id);
+  if (!c || !target.dax) return null;
   const dax = needDax('ProvisionTarget', daxIn);
   // the adapter creates in its own network: the step only checks that it has one
   if (!dax.network)
@@ -56,24 +57,18 @@ export async function provisionDax(
       'ProvisionTarget',
       'the DAX port has no network (VPC, subnets, loader security group, DAX role): the stack sets them',
     );
-  const created: string[] = [];
-  for (const c of run.dax) {
-    const target = spec.targets.find((t) => t.id === c.target);
-    if (!target || target.kind !== 'dynamodb' || !target.dax) continue;
-    try {
-      await dax.createCluster({ name: c.name, ...daxClusterShape(target.dax), tags });
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-      const mine = (await dax.listClusters({ runId: run.runId })).some((x) => x.name === c.name);
-      if (!mine)
-        throw new StepFailedError(
-          'ProvisionTarget',
-          `DAX cluster ${c.name} already exists and is not this run's`,
-        );
-    }
-    created.push(c.name);
+  try {
+    await dax.createCluster({ name: c.name, ...daxClusterShape(target.dax), tags });
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    const mine = (await dax.listClusters({ runId: run.runId })).some((x) => x.name === c.name);
+    if (!mine)
+      throw new StepFailedError(
+        'ProvisionTarget',
+        `DAX cluster ${c.name} already exists and is not this run's`,
+      );
   }
-  return created;
+  return c.name;
 }
 
 /** WaitReady: what keeps the run's DAX clusters from being ready (empty: all `available` with an endpoint). */

@@ -80,47 +80,42 @@ async function awaitKeyspace(
 }
 
 /**
- * ProvisionTarget: creates each keyspace, waits until it exists, and creates its table, tagged with the run. On a
- * retry a keyspace that exists is reused only when it carries this run's tag (else the step fails: it is not
- * ours); its table is then ours too. Returns `keyspace.table` of each.
+ * ProvisionTarget: creates the target's keyspace, waits until it exists, and creates its table, tagged with the
+ * run. On a retry a keyspace that exists is reused only when it carries this run's tag (else the step fails: it
+ * is not ours); its table is then ours too. Returns `keyspace.table`.
  */
-export async function provisionKeyspaces(
+export async function provisionKeyspace(
   run: RunContext,
   spec: RunSpec,
-  tags: Tags,
-  admin: KeyspacesAdmin | undefined,
-  sleep: (ms: number) => Promise<void> = realSleep,
-): Promise<string[]> {
-  if (!run.keyspaces?.length) return [];
-  const ks = portOf(admin, 'ProvisionTarget');
-  const out: string[] = [];
-  for (const k of run.keyspaces) {
-    const target = spec.targets.find((t) => t.id === k.target);
-    if (!target || target.kind !== 'keyspaces') continue;
-    try {
-      await ks.createKeyspace(k.keyspace, tags);
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-    }
-    if (!ownedByRun(await awaitKeyspace(ks, k.keyspace, sleep), run.runId))
-      throw new StepFailedError(
-        'ProvisionTarget',
-        `keyspace ${k.keyspace} already exists and is not this run's`,
-      );
-    try {
-      await ks.createTable({
-        keyspace: k.keyspace,
-        table: k.table,
-        fieldCount: spec.dataset.fieldCount,
-        capacity: target.capacity,
-        tags,
-      });
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err; // in our keyspace: created by an earlier attempt
-    }
-    out.push(`${k.keyspace}.${k.table}`);
+  target: KeyspacesTarget,
+  ports: { tags: Tags; admin: KeyspacesAdmin | undefined; sleep?: (ms: number) => Promise<void> },
+): Promise<string | null> {
+  const k = run.keyspaces?.find((x) => x.target === target.id);
+  if (!k) return null;
+  const ks = portOf(ports.admin, 'ProvisionTarget');
+  const { tags } = ports;
+  try {
+    await ks.createKeyspace(k.keyspace, tags);
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
   }
-  return out;
+  if (!ownedByRun(await awaitKeyspace(ks, k.keyspace, ports.sleep ?? realSleep), run.runId))
+    throw new StepFailedError(
+      'ProvisionTarget',
+      `keyspace ${k.keyspace} already exists and is not this run's`,
+    );
+  try {
+    await ks.createTable({
+      keyspace: k.keyspace,
+      table: k.table,
+      fieldCount: spec.dataset.fieldCount,
+      capacity: target.capacity,
+      tags,
+    });
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err; // in our keyspace: created by an earlier attempt
+  }
+  return `${k.keyspace}.${k.table}`;
 }
 
 /** WaitReady: one line per run table that is not ACTIVE yet (empty: all are). */

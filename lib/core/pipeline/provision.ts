@@ -3,87 +3,44 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import type { DynamoDbTarget, RunSpec } from '../spec';
-import { ownedByRun } from './ownership';
-import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-node';
-import { cqlLoginSecretName, provisionCqlLogin } from '../cql-auth';
 import {
-  NODE_ROLES,
   isDbNodeTarget,
   nodeApi,
-  type DbNodeTarget,
-  TAG_NODE_INDEX,
-  TAG_TARGET,
   nodeEndpoints,
-  nodeUserDataBase64,
   schemaRequest,
   targetNodes,
-  type ClusterNode,
   type SchemaRequest,
 } from '../cluster';
 import {
-  ConflictError,
   LOADER_ROLE,
   StepFailedError,
-  TAG_EXPIRES_AT,
-  TAG_ROLE,
-  TAG_RUN_ID,
-  TAG_SPEC,
   type Clock,
   type ClusterAdmin,
   type ClusterProbe,
-  type DaxAdmin,
-  type NodeLaunchRequest,
   type CommandRunner,
+  type DaxAdmin,
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
   type SecretAdmin,
   type TableAdmin,
-  type TableDefinition,
-  type Tags,
 } from '../ports';
-import { checkRun, readSpec, type RunContext } from './context';
+import { checkRun, readSpec, runTags, type RunContext } from './context';
+import { kindOf } from '../targets/registry';
+import type { ProvisionContext, Provisioned } from '../targets/kind';
+
+export { runTags } from './context';
+export { tableDefinition } from '../targets/dynamodb/provision';
+export {
+  SEED_POLL_MS,
+  SEED_RUNNING_POLLS,
+  nodeLaunchRequest,
+  nodeTags,
+  provisionCluster,
+} from '../targets/nodes/provision';
 import { readyLimits } from './timing';
-import { keyspacesNotActive, provisionKeyspaces, realSleep } from './keyspaces';
-import { daxProblems, provisionDax } from './dax';
-
-export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
-  return {
-    ...extra,
-    [TAG_RUN_ID]: run.runId,
-    [TAG_SPEC]: run.specName,
-    [TAG_EXPIRES_AT]: String(run.expiresAt),
-    [TAG_ROLE]: role,
-  };
-}
-
-export function tableDefinition(
-  run: RunContext,
-  target: DynamoDbTarget,
-  name: string,
-  userTags: Tags,
-): TableDefinition {
-  return {
-    name,
-    keyAttribute: target.keyAttribute,
-    billing:
-      target.billing.mode === 'provisioned'
-        ? { mode: 'provisioned', rcu: target.billing.rcu, wcu: target.billing.wcu }
-        : {
-            mode: 'on-demand',
-            ...(target.billing.maxReadRequestUnits
-              ? { maxReadRequestUnits: target.billing.maxReadRequestUnits }
-              : {}),
-            ...(target.billing.maxWriteRequestUnits
-              ? { maxWriteRequestUnits: target.billing.maxWriteRequestUnits }
-              : {}),
-          },
-    tableClass: target.tableClass,
-    ...(target.warmThroughput ? { warmThroughput: target.warmThroughput } : {}),
-    tags: runTags(run, 'target', userTags),
-  };
-}
+import { keyspacesNotActive } from './keyspaces';
+import { daxProblems } from './dax';
 
 export interface ProvisionTargetResult {
   created: string[];
@@ -96,248 +53,36 @@ export interface ProvisionTargetResult {
   secrets?: string[];
 }
 
-/** Tags of node `index` of a scylla-ec2 (or, with its role, cassandra-ec2) target. */
-export function nodeTags(
-  run: RunContext,
-  targetId: string,
-  index: number,
-  userTags: Tags,
-  role: string,
-): Tags {
-  return runTags(run, role, { ...userTags, [TAG_TARGET]: targetId, [TAG_NODE_INDEX]: String(index) });
-}
-
-/** What nodes of a target are launched with: the image, volumes and per-node user data of its kind. */
-export function nodeLaunchRequest(args: {
-  run: RunContext;
-  target: DbNodeTarget;
-  userTags: Tags;
-  indexes: number[];
-  /** Node 0's private IP; empty when launching node 0. */
-  seeds: string[];
-  /** Where cassandra-ec2 nodes fetch Cassandra (ClusterAdmin.cassandraAsset). */
-  cassandraAsset?: string;
-  /** cassandra-ec2: the run made a login for the target (its nodes ask for credentials). */
-  login?: boolean;
-}): NodeLaunchRequest {
-  const { run, target, indexes, seeds } = args;
-  const tags = (index: number) => nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
-  const base = { runId: run.runId, targetId: target.id, instanceType: target.instanceType };
-  if (target.kind === 'scylla-ec2') {
-    return {
-      ...base,
-      ami: target.ami,
-      ...(target.ebsGb ? { ebsGb: target.ebsGb } : {}),
-      nodes: indexes.map((index) => ({
-        index,
-        userData: nodeUserDataBase64({ target, runId: run.runId, seeds }),
-        tags: tags(index),
-      })),
-    };
-  }
-  if (!args.cassandraAsset) {
-    throw new StepFailedError(
-      'ProvisionTarget',
-      `target ${target.id} needs the Apache Cassandra asset and the cluster port has none (build it: npm run build:cassandra)`,
-    );
-  }
-  // the same for every node but its token: computed once
-  const cluster = ec2ClusterParams({
-    target,
-    runId: run.runId,
-    asset: args.cassandraAsset,
-    ...(seeds[0] ? { seedIp: seeds[0] } : {}),
-    login: args.login === true,
-  });
-  return {
-    ...base,
-    kind: 'cassandra-ec2',
-    ami: { amazonLinux2023: true },
-    dataVolumeGb: target.volume.sizeGb,
-    nodes: indexes.map((index) => ({
-      index,
-      userData: Buffer.from(
-        cassandraBootstrapScript({ ...cluster, initialToken: initialToken(index, target.nodes) }),
-      ).toString('base64'),
-      tags: tags(index),
-    })),
-  };
-}
-
 /**
- * Launches the nodes of a scylla-ec2 or cassandra-ec2 target that are not there yet: node 0 (the seed)
- * first, then, once node 0 is running, the others with node 0's private IP as their seed. Idempotent:
- * nodes are found again by tags.
+ * Each target's resources, as its kind provisions them (lib/core/targets/<kind>/kind.ts), side by side: a node
+ * cluster's seed wait (≤ SEED_RUNNING_POLLS × SEED_POLL_MS) overlaps the others' work, so a run with several
+ * clusters needs one seed wait of the Lambda's 2 minutes, not one per cluster. Every target is tried even when
+ * another fails; the failures are raised together, each naming its target (the retry or teardown finds what was
+ * made by its tags).
  */
-export async function provisionCluster(
-  run: RunContext,
-  target: DbNodeTarget,
-  userTags: Tags,
-  cluster: ClusterAdmin,
-  sleep: (ms: number) => Promise<void> = realSleep,
-  login = false,
-): Promise<string[]> {
-  const have = targetNodes(await cluster.list({ runId: run.runId }), target.id);
-  const present = new Set(have.map((n) => Number(n.tags[TAG_NODE_INDEX])));
-  const launched: ClusterNode[] = [];
-  const launch = async (indexes: number[], seeds: string[]) => {
-    if (!indexes.length) return;
-    launched.push(
-      ...(await cluster.launch(
-        nodeLaunchRequest({
-          run,
-          target,
-          userTags,
-          indexes,
-          seeds,
-          ...(cluster.cassandraAsset ? { cassandraAsset: cluster.cassandraAsset } : {}),
-          login,
-        }),
-      )),
-    );
-  };
-  if (!present.has(0)) await launch([0], []);
-  let seed = [...have, ...launched].find((n) => n.tags[TAG_NODE_INDEX] === '0');
-  if (!seed?.privateIp) {
-    throw new StepFailedError(
-      'ProvisionTarget',
-      `node 0 of ${target.id} has no private IP to seed the others`,
-    );
-  }
-  const rest = Array.from({ length: target.nodes }, (_, i) => i).filter((i) => i > 0 && !present.has(i));
-  if (!rest.length) return launched.map((n) => n.id);
-  // the others join through node 0: they are launched once it runs (its ScyllaDB boots first), never
-  // before; a seed that does not run in time fails the step (teardown removes it)
-  for (let poll = 0; seed?.state !== 'running'; poll++) {
-    if (poll >= SEED_RUNNING_POLLS || seed === undefined || /terminat|stop/.test(seed.state)) {
-      throw new StepFailedError(
-        'ProvisionTarget',
-        `node 0 (the seed) of ${target.id} is ${seed?.state ?? 'gone'} ${poll * (SEED_POLL_MS / 1000)} s after launch; ` +
-          `nodes 1-${target.nodes - 1} were not launched`,
-      );
-    }
-    await sleep(SEED_POLL_MS);
-    seed = targetNodes(await cluster.list({ runId: run.runId }), target.id).find(
-      (n) => n.tags[TAG_NODE_INDEX] === '0',
-    );
-  }
-  await launch(rest, [seed.privateIp!]);
-  return launched.map((n) => n.id);
-}
-
-/**
- * The run's node clusters, side by side: each cluster's seed wait (≤ SEED_RUNNING_POLLS × SEED_POLL_MS) runs at the
- * same time as the others', so a run with several clusters needs one seed wait of the Lambda's 2 minutes, not one
- * per cluster. Every cluster is tried even when another fails; the failures are raised together, each naming its
- * target (the retry or teardown finds the nodes launched by their tags).
- */
-async function provisionClusters(
-  run: RunContext,
-  spec: RunSpec,
-  cluster: ClusterAdmin | undefined,
-  secrets: SecretAdmin | undefined,
-  sleep: ((ms: number) => Promise<void>) | undefined,
-): Promise<{ nodes: string[]; secrets: string[] }> {
-  const targets = (run.clusters ?? []).flatMap((c) => {
-    const target = spec.targets.find((x) => x.id === c.target);
-    return target && isDbNodeTarget(target) ? [target] : [];
-  });
-  if (!targets.length) return { nodes: [], secrets: [] };
-  if (!cluster)
-    throw new StepFailedError(
-      'ProvisionTarget',
-      `target ${targets[0]!.id} needs database nodes and no cluster port is configured`,
-    );
-  const logins: string[] = [];
-  const results = await Promise.allSettled(
-    targets.map(async (t) => {
-      // a cassandra-ec2 target's login before its nodes: they start with PasswordAuthenticator
-      const login = t.kind === 'cassandra-ec2' && secrets !== undefined;
-      if (login) logins.push(await provisionRunLogin(run, t.id, spec.tags, secrets));
-      return provisionCluster(run, t, spec.tags, cluster, sleep, login);
-    }),
-  );
-  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
-  if (failures.length === 1)
-    throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
-  if (failures.length) throw new StepFailedError('ProvisionTarget', failures.join('; '));
-  return {
-    nodes: results.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])),
-    secrets: logins.sort(),
-  };
-}
-
-/** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
-export const SEED_RUNNING_POLLS = 16;
-export const SEED_POLL_MS = 5000;
-
 export async function provisionTarget(
   runIn: unknown,
-  deps: {
-    store: ObjectStore;
-    tables: TableAdmin;
-    cluster?: ClusterAdmin;
-    keyspaces?: KeyspacesAdmin;
-    dax?: DaxAdmin;
-    /** cassandra-ec2 logins (lib/core/cql-auth.ts). */
-    secrets?: SecretAdmin;
-    /** Waits between checks of the seed node and of a new keyspace (tests pass a fake). */
-    sleep?: (ms: number) => Promise<void>;
-  },
+  deps: ProvisionContext['ports'] & Pick<ProvisionContext, 'sleep'>,
 ): Promise<ProvisionTargetResult> {
   const run = checkRun(runIn);
   const spec = await readSpec(deps.store, run.runId);
-  const created: string[] = [];
-  const existing: string[] = [];
-  const { nodes, secrets } = await provisionClusters(run, spec, deps.cluster, deps.secrets, deps.sleep);
-  for (const t of run.tables) {
-    const target = spec.targets.find((x) => x.id === t.target);
-    if (!target || target.kind !== 'dynamodb') continue;
-    if (!t.owned) {
-      const state = await deps.tables.describeTable(t.name);
-      if (state.status === 'MISSING') {
-        throw new StepFailedError(
-          'ProvisionTarget',
-          `existingTable ${t.name} (target ${t.target}) does not exist`,
-        );
-      }
-      existing.push(t.name);
-      continue;
-    }
-    try {
-      await deps.tables.createTable(tableDefinition(run, target, t.name, spec.tags));
-      created.push(t.name);
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-      // a retry: the table is ours if it carries this run's tag
-      if (!ownedByRun(await deps.tables.tableTags(t.name), run.runId)) {
-        throw new StepFailedError('ProvisionTarget', `table ${t.name} already exists and is not this run's`);
-      }
-      created.push(t.name);
-    }
-  }
-  const targetTags = runTags(run, 'target', spec.tags);
-  created.push(...(await provisionKeyspaces(run, spec, targetTags, deps.keyspaces, deps.sleep)));
-  // DAX after the tables: its clusters reach them through the DAX role
-  const dax = await provisionDax(run, spec, targetTags, deps.dax);
+  const { sleep, ...ports } = deps;
+  const ctx: ProvisionContext = { run, spec, ports, targetTags: runTags(run, 'target', spec.tags), sleep };
+  const results = await Promise.allSettled(spec.targets.map((t) => kindOf(t).provision?.(t, ctx) ?? {}));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+  if (failures.length === 1) throw failures[0];
+  if (failures.length)
+    throw new StepFailedError('ProvisionTarget', failures.map((e) => e.message).join('; '));
+  const made = results.map((r) => (r as PromiseFulfilledResult<Provisioned>).value);
+  const all = (key: keyof Provisioned) => made.flatMap((m) => m[key] ?? []);
+  const [nodes, dax, secrets] = [all('nodes'), all('dax'), all('secrets').sort()];
   return {
-    created,
-    existing,
+    created: all('created'),
+    existing: all('existing'),
     ...(nodes.length ? { nodes } : {}),
     ...(dax.length ? { dax } : {}),
     ...(secrets.length ? { secrets } : {}),
   };
-}
-
-/** A cassandra-ec2 target's login secret, before its nodes (the schema step needs it once they answer). */
-async function provisionRunLogin(
-  run: RunContext,
-  targetId: string,
-  userTags: Tags,
-  secrets: SecretAdmin,
-): Promise<string> {
-  await provisionCqlLogin(run.runId, targetId, runTags(run, 'target', userTags), secrets);
-  return cqlLoginSecretName(run.runId, targetId);
 }
 
 export interface ProvisionFleetResult {

@@ -99,7 +99,8 @@ async function removeRunResources(
   for (const type of RESOURCE_TYPES) {
     if (!type.available(deps)) {
       const named = run ? type.namedIn(run) : [];
-      if (named.length) errors.push(`${type.activity}: no ${type.service} port to delete ${named.join(', ')}`);
+      if (named.length)
+        errors.push(`${type.activity}: no ${type.service} port to delete ${named.join(', ')}`);
       continue;
     }
     if (!type.mayExist(run)) {

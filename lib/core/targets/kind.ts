@@ -6,6 +6,8 @@
  * kind without one fails to compile, and the steps loop over the registry without naming a kind.
  */
 import type { Issue } from '../errors';
+import type { Ports, Tags } from '../ports';
+import type { RunContext } from '../pipeline/context';
 import type { RunSpec, Target } from '../spec/schema';
 import type { BindingId } from '../contract/bindings';
 import type { ResourceType } from '../resources/resource-type';
@@ -28,6 +30,31 @@ export interface DeployEnv {
   storeUri: string;
   /** The loaders' network: `private` has no route to the internet. */
   network?: 'public' | 'private' | 'existing';
+}
+
+/** What ProvisionTarget gives each kind: the run, its spec, the ports, the tags of target resources. */
+export interface ProvisionContext {
+  run: RunContext;
+  spec: RunSpec;
+  ports: Pick<Ports, 'store' | 'tables'> & Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+  /** runTags(run, 'target', spec.tags) */
+  targetTags: Tags;
+  /** Waits between polls (tests pass a fake). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** What a kind's provisioning made or found (ProvisionTarget's result, merged over the targets). */
+export interface Provisioned {
+  /** Tables and keyspace tables created (or found again tagged with the run). */
+  created?: string[];
+  /** Tables given by the spec, checked to exist. */
+  existing?: string[];
+  /** Database nodes launched by this call. */
+  nodes?: string[];
+  /** DAX clusters created (or found again). */
+  dax?: string[];
+  /** Login secrets created (or found again). */
+  secrets?: string[];
 }
 
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
@@ -61,6 +88,8 @@ export interface TargetKind<T extends Target> {
   tableName(t: T, runScoped: string): string;
   /** The capacity model's predictions for a planned cell (kinds with a model; none for what it does not model). */
   predict?(spec: RunSpec, t: T, cell: PlannedCell): Pick<CellPlan, 'prediction' | 'localPrediction'>;
+  /** ProvisionTarget: creates the target's resources (or adopts those tagged with this run, on a retry). */
+  provision?(t: T, ctx: ProvisionContext): Promise<Provisioned>;
   /** The cloud resources a run of this kind creates (in addition to the loaders). */
   resources: readonly ResourceType[];
 }

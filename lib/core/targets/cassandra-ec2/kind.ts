@@ -3,6 +3,7 @@ import type { CassandraEc2Target } from '../../spec/schema';
 import { CQL_TABLE, NODE_CLIENT_PORTS, cassandraJobProperties } from '../../cluster';
 import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from '../../cassandra-node';
 import type { TargetKind } from '../kind';
+import { provisionNodes } from '../nodes/provision';
 import { DATABASE_NODES } from '../nodes/node-resource';
 import { LOGIN_SECRETS } from './login-resource';
 
@@ -35,5 +36,6 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   localIssues: () => [],
   tableName: () => CQL_TABLE,
   loads: () => true,
+  provision: (t, ctx) => provisionNodes(t, ctx, { login: true }),
   resources: [DATABASE_NODES, LOGIN_SECRETS],
 };

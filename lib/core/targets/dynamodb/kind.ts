@@ -3,6 +3,7 @@ import type { DynamoDbTarget } from '../../spec/schema';
 import { TABLE_PREFIX } from '../../ports';
 import { daxSpecFindings } from '../../dax';
 import type { TargetKind } from '../kind';
+import { provisionDynamoDb } from './provision';
 import { predictPlannedCell } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
@@ -51,5 +52,6 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
         ]
       : [],
   loads: (t) => !t.existingTable,
+  provision: provisionDynamoDb,
   resources: [DYNAMODB_TABLES, DAX_CLUSTERS],
 };

@@ -4,6 +4,7 @@ import { keyspacesJobProperties } from '../../keyspaces';
 import { keyspacesTargetChecks } from './spec-checks';
 import { CQL_TABLE } from '../../cluster';
 import type { TargetKind } from '../kind';
+import { provisionKeyspace } from '../../pipeline/keyspaces';
 import { KEYSPACES } from './keyspace-resource';
 
 /** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
@@ -32,5 +33,9 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
   localIssues: (_t, at) => [{ path: `${at}.kind`, message: LOCAL_KEYSPACES_REFUSAL }],
   tableName: () => CQL_TABLE,
   loads: () => true,
+  async provision(t, { run, spec, ports, targetTags, sleep }) {
+    const table = await provisionKeyspace(run, spec, t, { tags: targetTags, admin: ports.keyspaces, sleep });
+    return table ? { created: [table] } : {};
+  },
   resources: [KEYSPACES],
 };

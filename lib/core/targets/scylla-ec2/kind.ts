@@ -8,6 +8,7 @@ import {
   scyllaSettings,
 } from '../../cluster';
 import type { TargetKind } from '../kind';
+import { provisionNodes } from '../nodes/provision';
 import { DATABASE_NODES } from '../nodes/node-resource';
 
 export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
@@ -69,5 +70,6 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
         ],
   tableName: (t, runScoped) => (t.api === 'cql' ? CQL_TABLE : runScoped),
   loads: () => true,
+  provision: (t, ctx) => provisionNodes(t, ctx, { login: false }),
   resources: [DATABASE_NODES],
 };
