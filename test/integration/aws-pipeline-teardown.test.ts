@@ -90,12 +90,12 @@ describe('pipeline on moto', () => {
     // moto does not implement SSM DescribeInstanceInformation (it answers 404): the SSM side is the one
     // stand-in here, a registry where no loader ever registers; EC2 and DynamoDB are moto's.
     const neverOnline = { ...a.commands, online: async () => [] as string[] } as unknown as SsmCommandRunner;
-    const first = await waitReady({ run }, { ...a, commands: neverOnline, clock });
+    const first = await waitReady({ run }, { ...a, store, commands: neverOnline, clock });
     expect(first.ready).toBe(false);
     clock.ms = first.deadlineMs + 1;
-    await expect(waitReady({ run, ready: first }, { ...a, commands: neverOnline, clock })).rejects.toThrow(
-      /loaders not online in SSM/,
-    );
+    await expect(
+      waitReady({ run, ready: first }, { ...a, store, commands: neverOnline, clock }),
+    ).rejects.toThrow(/loaders not online in SSM/);
     const result = await teardown(
       { run, error: { Error: 'StepFailedError', Cause: 'not ready' } },
       { store, ...a, clock },

@@ -175,11 +175,11 @@ describe('a DAX run through the steps', () => {
   });
 
   it('WaitReady waits for the cluster to be available, polling every 60 s within 40 minutes', async () => {
-    let ready = await waitReady({ run }, { tables, fleet, commands, clock, dax });
+    let ready = await waitReady({ run }, { store, tables, fleet, commands, clock, dax });
     expect(ready.waitSeconds).toBe(DAX_READY_POLL_SECONDS);
     expect(ready.deadlineMs).toBe(nowMs + DAX_READY_TIMEOUT_SECONDS * 1000);
     for (let i = 0; i < 10 && !ready.ready; i++)
-      ready = await waitReady({ run, ready }, { tables, fleet, commands, clock, dax });
+      ready = await waitReady({ run, ready }, { store, tables, fleet, commands, clock, dax });
     expect(ready.ready).toBe(true);
     // the history budget counts the most ready checks of either limit: 15 min / 20 s = 45 ≥ DAX's 40 min / 60 s = 40
     expect(maxReadyChecks()).toBe(45);

@@ -171,7 +171,7 @@ describe('Keyspaces targets in the pipeline', () => {
   it('WaitReady waits until the table is ACTIVE', async () => {
     const run = { ...(await planned('ksp-4')), loaders: 0 };
     await provisionTarget(run, { store, tables: noTables, keyspaces: admin, sleep: noSleep });
-    const deps = { tables: noTables, fleet: noFleet, commands, clock, keyspaces: admin };
+    const deps = { store, tables: noTables, fleet: noFleet, commands, clock, keyspaces: admin };
     // the twin answers CREATING to the first two GetTable calls, ACTIVE afterwards
     expect((await waitReady({ run }, deps)).ready).toBe(false);
     expect((await waitReady({ run }, deps)).ready).toBe(false);

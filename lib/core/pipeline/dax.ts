@@ -71,21 +71,43 @@ export async function provisionDax(
   return c.name;
 }
 
+/** WaitReady: what keeps the DAX cluster in front of a target from being ready (empty: `available` with an endpoint). */
+export async function daxClusterProblems(
+  run: RunContext,
+  targetId: string,
+  daxIn: DaxAdmin | undefined,
+): Promise<string[]> {
+  const c = run.dax?.find((x) => x.target === targetId);
+  if (!c) return [];
+  const s = await needDax('WaitReady', daxIn).describeCluster(c.name);
+  if (s.status === 'MISSING')
+    throw new StepFailedError('WaitReady', `DAX cluster ${c.name} of ${c.target} does not exist`);
+  if (s.status !== 'available' || !s.endpoint)
+    return [`DAX cluster ${c.name} of ${c.target} is ${s.status}${s.endpoint ? '' : ' (no endpoint yet)'}`];
+  return [];
+}
+
 /** WaitReady: what keeps the run's DAX clusters from being ready (empty: all `available` with an endpoint). */
 export async function daxProblems(run: RunContext, daxIn: DaxAdmin | undefined): Promise<string[]> {
-  if (!run.dax?.length) return [];
-  const dax = needDax('WaitReady', daxIn);
   const problems: string[] = [];
-  for (const c of run.dax) {
-    const s = await dax.describeCluster(c.name);
-    if (s.status === 'MISSING')
-      throw new StepFailedError('WaitReady', `DAX cluster ${c.name} of ${c.target} does not exist`);
-    if (s.status !== 'available' || !s.endpoint)
-      problems.push(
-        `DAX cluster ${c.name} of ${c.target} is ${s.status}${s.endpoint ? '' : ' (no endpoint yet)'}`,
-      );
-  }
+  for (const c of run.dax ?? []) problems.push(...(await daxClusterProblems(run, c.target, daxIn)));
   return problems;
+}
+
+/** StartLoad/StartCell: `dynamodb.daxEndpoint` of the DAX cluster in front of a target, from the running cluster. */
+export async function daxEndpoint(
+  run: RunContext,
+  targetId: string,
+  step: 'StartLoad' | 'StartCell',
+  daxIn: DaxAdmin | undefined,
+): Promise<Record<string, string>> {
+  const c = run.dax?.find((x) => x.target === targetId);
+  if (!c) return {};
+  const s = await needDax(step, daxIn).describeCluster(c.name);
+  // without the endpoint the binding would talk to DynamoDB directly: never run a DAX target that way
+  if (s.status !== 'available' || !s.endpoint)
+    throw new StepFailedError(step, `DAX cluster ${c.name} of ${c.target} is ${s.status}, not available`);
+  return { 'dynamodb.daxEndpoint': s.endpoint };
 }
 
 /** StartLoad/StartCell: `dynamodb.daxEndpoint` per DAX target, from the running cluster. */
@@ -95,15 +117,7 @@ export async function daxEndpoints(
   daxIn: DaxAdmin | undefined,
 ): Promise<Record<string, Record<string, string>>> {
   const out: Record<string, Record<string, string>> = {};
-  if (!run.dax?.length) return out;
-  const dax = needDax(step, daxIn);
-  for (const c of run.dax) {
-    const s = await dax.describeCluster(c.name);
-    // without the endpoint the binding would talk to DynamoDB directly: never run a DAX target that way
-    if (s.status !== 'available' || !s.endpoint)
-      throw new StepFailedError(step, `DAX cluster ${c.name} of ${c.target} is ${s.status}, not available`);
-    out[c.target] = { 'dynamodb.daxEndpoint': s.endpoint };
-  }
+  for (const c of run.dax ?? []) out[c.target] = await daxEndpoint(run, c.target, step, daxIn);
   return out;
 }
 

@@ -118,18 +118,25 @@ export async function provisionKeyspace(
   return `${k.keyspace}.${k.table}`;
 }
 
+/** WaitReady: a line when the target's Keyspaces table is not ACTIVE yet (empty: it is). */
+export async function keyspaceNotActive(
+  run: RunContext,
+  targetId: string,
+  admin: KeyspacesAdmin | undefined,
+): Promise<string[]> {
+  const k = run.keyspaces?.find((x) => x.target === targetId);
+  if (!k) return [];
+  const s = await portOf(admin, 'WaitReady').describeTable(k.keyspace, k.table);
+  return s.status === 'ACTIVE' ? [] : [`Keyspaces table ${k.keyspace}.${k.table} is ${s.status}`];
+}
+
 /** WaitReady: one line per run table that is not ACTIVE yet (empty: all are). */
 export async function keyspacesNotActive(
   run: RunContext,
   admin: KeyspacesAdmin | undefined,
 ): Promise<string[]> {
-  if (!run.keyspaces?.length) return [];
-  const ks = portOf(admin, 'WaitReady');
   const problems: string[] = [];
-  for (const k of run.keyspaces) {
-    const s = await ks.describeTable(k.keyspace, k.table);
-    if (s.status !== 'ACTIVE') problems.push(`Keyspaces table ${k.keyspace}.${k.table} is ${s.status}`);
-  }
+  for (const k of run.keyspaces ?? []) problems.push(...(await keyspaceNotActive(run, k.target, admin)));
   return problems;
 }
 

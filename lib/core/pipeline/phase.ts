@@ -3,32 +3,20 @@
  * document per loader (`<prefix>/jobs/<instance id>.json`, the loader agent's input) and send the
  * loader command; CheckLoad/CheckCell poll it. ConfigureCell prepares the target for a cell.
  */
-import {
-  cellProcesses,
-  loadProcesses,
-  runtimeEndpointProperties,
-  type CellPlan,
-  type PlanIndex,
-} from '../plan';
+import { cellProcesses, loadProcesses, type CellPlan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import {
   StepFailedError,
   type Clock,
-  type ClusterAdmin,
   type CommandRunner,
-  type DaxAdmin,
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
-  type SecretAdmin,
   type TableAdmin,
 } from '../ports';
 import { InputError } from '../errors';
 import type { JobCredentials, JobInput } from '../contract/job';
-import { cqlLoginSecretName } from '../cql-auth';
-import { ownedByRun } from './ownership';
 import { BINDINGS } from '../contract/bindings';
-import { isDbNodeTarget, nodeEndpoints, targetNodes } from '../cluster';
 import {
   cellKey,
   checkRun,
@@ -40,8 +28,8 @@ import {
   type RunContext,
 } from './context';
 import { loaderIds } from './provision';
-import { daxEndpoints, mergeEndpoints } from './dax';
-import { configureKeyspacesCapacity } from './keyspaces';
+import { kindOf } from '../targets/registry';
+import type { StepContext } from '../targets/kind';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
 /** Where a phase's files go: `runs/<id>/cells/<cell>` or `runs/<id>/load/<target>`. */
@@ -140,50 +128,22 @@ export function buildJobs(args: {
   return { name, jobs, ...t };
 }
 
-/** The endpoint properties of every target whose nodes the run launched (scylla-ec2, cassandra-ec2), from the running nodes. */
-async function clusterEndpoints(
-  run: RunContext,
-  spec: RunSpec,
-  step: 'StartCell' | 'StartLoad',
-  cluster: ClusterAdmin | undefined,
-): Promise<Record<string, Record<string, string>>> {
-  const out: Record<string, Record<string, string>> = {};
-  if (!run.clusters?.length) return out;
-  if (!cluster) throw new StepFailedError(step, 'no cluster port');
-  const nodes = await cluster.list({ runId: run.runId });
-  for (const c of run.clusters) {
-    const t = spec.targets.find((x) => x.id === c.target);
-    if (!t || !isDbNodeTarget(t)) continue;
-    const running = targetNodes(nodes, c.target).filter((n) => n.state === 'running');
-    if (running.length < c.nodes) {
-      throw new StepFailedError(step, `${running.length} of ${c.nodes} nodes of ${c.target} are running`);
-    }
-    out[c.target] = runtimeEndpointProperties(t, nodeEndpoints(t, running));
-  }
-  return out;
-}
-
 /**
- * The login secret of every cassandra-ec2 target (ProvisionTarget made it, tagged with the run), by
- * reference: the loaders fetch it at job start.
+ * What each target's jobs need that is known only once it runs (its kind says: node endpoints, a DAX endpoint,
+ * a login secret by reference), by target id.
  */
-export async function runLoginCredentials(
-  run: RunContext,
-  spec: RunSpec,
-  step: 'StartCell' | 'StartLoad',
-  secrets: SecretAdmin | undefined,
-): Promise<Record<string, JobCredentials>> {
-  const out: Record<string, JobCredentials> = {};
-  if (!secrets) return out;
-  for (const c of run.clusters ?? []) {
-    if (spec.targets.find((x) => x.id === c.target)?.kind !== 'cassandra-ec2') continue;
-    const name = cqlLoginSecretName(run.runId, c.target);
-    const s = await secrets.describeSecret(name);
-    if (!s || !ownedByRun(s.tags, run.runId))
-      throw new StepFailedError(step, `the login secret ${name} of ${c.target} is missing or not this run's`);
-    out[c.target] = { secretArn: s.arn, binding: 'cql' };
+async function runtimeOf(ctx: StepContext): Promise<{
+  endpoints: Record<string, Record<string, string>>;
+  credentials: Record<string, JobCredentials>;
+}> {
+  const endpoints: Record<string, Record<string, string>> = {};
+  const credentials: Record<string, JobCredentials> = {};
+  for (const t of ctx.spec.targets) {
+    const r = await kindOf(t).runtime?.(t, ctx);
+    if (r?.properties && Object.keys(r.properties).length) endpoints[t.id] = r.properties;
+    if (r?.credentials) credentials[t.id] = r.credentials;
   }
-  return out;
+  return { endpoints, credentials };
 }
 
 export interface StartInput {
@@ -195,15 +155,7 @@ export interface StartInput {
 export async function startPhase(
   phase: 'load' | 'run',
   input: StartInput,
-  deps: {
-    store: ObjectStore;
-    fleet: FleetAdmin;
-    commands: CommandRunner;
-    clock: Clock;
-    cluster?: ClusterAdmin;
-    dax?: DaxAdmin;
-    secrets?: SecretAdmin;
-  },
+  deps: StepContext['ports'] & { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
 ): Promise<PhaseJob> {
   const run = checkRun(input.run);
   const step = phase === 'run' ? 'StartCell' : 'StartLoad';
@@ -212,10 +164,7 @@ export async function startPhase(
     readSpec(deps.store, run.runId),
     phase === 'run' ? readCellPlan(deps.store, run.runId, input.index) : Promise.resolve(undefined),
   ]);
-  const endpoints = mergeEndpoints(
-    await clusterEndpoints(run, spec, step, deps.cluster),
-    await daxEndpoints(run, step, deps.dax),
-  );
+  const { endpoints, credentials } = await runtimeOf({ run, spec, step, ports: deps });
   const { name, jobs, expected, deadline } = buildJobs({
     run,
     plan,
@@ -225,7 +174,7 @@ export async function startPhase(
     index: input.index,
     storeUri: deps.store.uri,
     endpoints,
-    credentials: await runLoginCredentials(run, spec, step, deps.secrets),
+    credentials,
   });
   const ids = await loaderIds(deps.fleet, run.runId);
   if (ids.length < jobs.length) {
@@ -312,22 +261,14 @@ export async function configureCell(
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
   const target = spec.targets.find((t) => t.id === cell.target);
-  if (target?.kind === 'keyspaces') {
-    const changed = await configureKeyspacesCapacity(run, target, deps.keyspaces, deps.sleep);
-    return { index: input.index, cellId: cell.id, changed };
-  }
-  const table = run.tables.find((t) => t.target === cell.target);
-  if (!target || target.kind !== 'dynamodb' || !table)
-    return { index: input.index, cellId: cell.id, changed: false };
-  const state = await deps.tables.describeTable(table.name);
-  if (state.status === 'MISSING' || state.status === 'DELETING') {
-    throw new StepFailedError('ConfigureCell', `table ${table.name} is ${state.status}`);
-  }
-  if (target.billing.mode !== 'provisioned' || !table.owned) {
-    return { index: input.index, cellId: cell.id, changed: false };
-  }
-  const { rcu, wcu } = target.billing;
-  if (state.rcu === rcu && state.wcu === wcu) return { index: input.index, cellId: cell.id, changed: false };
-  await deps.tables.updateCapacity(table.name, { rcu, wcu });
-  return { index: input.index, cellId: cell.id, changed: true };
+  const changed = target
+    ? ((await kindOf(target).configureCell?.(target, {
+        run,
+        spec,
+        step: 'ConfigureCell',
+        ports: deps,
+        sleep: deps.sleep,
+      })) ?? false)
+    : false;
+  return { index: input.index, cellId: cell.id, changed };
 }

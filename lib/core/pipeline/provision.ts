@@ -3,31 +3,12 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import {
-  isDbNodeTarget,
-  nodeApi,
-  nodeEndpoints,
-  schemaRequest,
-  targetNodes,
-  type SchemaRequest,
-} from '../cluster';
-import {
-  LOADER_ROLE,
-  StepFailedError,
-  type Clock,
-  type ClusterAdmin,
-  type ClusterProbe,
-  type CommandRunner,
-  type DaxAdmin,
-  type FleetAdmin,
-  type KeyspacesAdmin,
-  type ObjectStore,
-  type SecretAdmin,
-  type TableAdmin,
-} from '../ports';
-import { checkRun, readSpec, runTags, type RunContext } from './context';
+import { LOADER_ROLE, StepFailedError, type Clock, type CommandRunner, type FleetAdmin } from '../ports';
+import { checkRun, readSpec, runTags } from './context';
 import { kindOf } from '../targets/registry';
-import type { ProvisionContext, Provisioned } from '../targets/kind';
+import type { ProvisionContext, Provisioned, ReadyCheck, ReadyLimits, StepContext } from '../targets/kind';
+import type { RunSpec } from '../spec/schema';
+import { readyLimits } from './timing';
 
 export { runTags } from './context';
 export { tableDefinition } from '../targets/dynamodb/provision';
@@ -38,9 +19,6 @@ export {
   nodeTags,
   provisionCluster,
 } from '../targets/nodes/provision';
-import { readyLimits } from './timing';
-import { keyspacesNotActive } from './keyspaces';
-import { daxProblems } from './dax';
 
 export interface ProvisionTargetResult {
   created: string[];
@@ -128,137 +106,52 @@ export async function loaderIds(fleet: FleetAdmin, runId: string): Promise<strin
     .sort();
 }
 
+/**
+ * WaitReady: every target ready as its kind says (lib/core/targets/<kind>/kind.ts: tables ACTIVE, DAX available,
+ * nodes answering), every loader online in SSM; then what each kind does once the whole run is ready (a node
+ * cluster's schema). The deadline is the longest any target needs; the step fails once it has passed.
+ */
 export async function waitReady(
   input: { run: unknown; ready?: Partial<ReadyState> | null },
-  deps: {
-    tables: TableAdmin;
-    fleet: FleetAdmin;
-    commands: CommandRunner;
-    clock: Clock;
-    store?: ObjectStore;
-    cluster?: ClusterAdmin;
-    probe?: ClusterProbe;
-    /** Where ProvisionTarget made cassandra-ec2 logins: the schema step uses them. */
-    secrets?: SecretAdmin;
-    keyspaces?: KeyspacesAdmin;
-    dax?: DaxAdmin;
-  },
+  deps: StepContext['ports'] & { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
 ): Promise<ReadyState> {
   const run = checkRun(input.run);
+  const spec = await readSpec(deps.store, run.runId);
   const now = deps.clock.nowMs();
-  // a DAX cluster takes 10+ minutes: a longer deadline, polled less often (the history budget holds)
-  const { timeoutSeconds, pollSeconds } = readyLimits(Boolean(run.dax?.length));
+  const { timeoutSeconds, pollSeconds } = runReadyLimits(spec);
   const deadlineMs = input.ready?.deadlineMs ?? now + timeoutSeconds * 1000;
-  const notActive: string[] = [];
-  for (const t of run.tables) {
-    const s = await deps.tables.describeTable(t.name);
-    if (s.status !== 'ACTIVE') notActive.push(`${t.name} is ${s.status}`);
+  const ctx: StepContext = { run, spec, step: 'WaitReady', ports: deps };
+  const checks: ReadyCheck[] = [];
+  for (const t of spec.targets) {
+    const check = await kindOf(t).notReady?.(t, ctx);
+    if (check) checks.push(check);
   }
   const ids = await loaderIds(deps.fleet, run.runId);
   const online = ids.length ? await deps.commands.online(ids) : [];
   const offline = ids.filter((id) => !online.includes(id));
-  const clusters = await clustersReady(run, deps);
-  // Keyspaces tables and DAX clusters are not the run's DynamoDB tables (tablesActive counts those)
-  const services = [
-    ...(await keyspacesNotActive(run, deps.keyspaces)),
-    ...(await daxProblems(run, deps.dax)),
+  const problems = [
+    ...checks.flatMap((c) => c.problems),
+    ...(ids.length < run.loaders ? [`${ids.length} of ${run.loaders} loaders exist`] : []),
+    ...(offline.length ? [`loaders not online in SSM: ${offline.join(', ')}`] : []),
   ];
-  const ready =
-    notActive.length === 0 &&
-    services.length === 0 &&
-    ids.length >= run.loaders &&
-    offline.length === 0 &&
-    clusters.problems.length === 0;
-  if (ready && clusters.schemas.length) {
-    // every node answers: create the keyspace/table (CQL) or the table (Alternator), idempotently
-    for (const req of clusters.schemas) await deps.probe!.createSchema(req, { runId: run.runId });
-  }
-  if (!ready && now >= deadlineMs) {
-    const why = [
-      ...clusters.problems,
-      ...services,
-      ...notActive,
-      ...(ids.length < run.loaders ? [`${ids.length} of ${run.loaders} loaders exist`] : []),
-      ...(offline.length ? [`loaders not online in SSM: ${offline.join(', ')}`] : []),
-    ];
-    throw new StepFailedError('WaitReady', `not ready after ${timeoutSeconds} s: ${why.join('; ')}`);
-  }
+  const ready = problems.length === 0;
+  if (ready) for (const c of checks) await c.whenAllReady?.();
+  if (!ready && now >= deadlineMs)
+    throw new StepFailedError('WaitReady', `not ready after ${timeoutSeconds} s: ${problems.join('; ')}`);
+  const count = (key: 'tablesActive' | 'nodesAnswering') =>
+    checks.reduce((n, c) => n + (c.counts?.[key] ?? 0), 0);
   return {
     ready,
     deadlineMs,
     waitSeconds: pollSeconds,
-    tablesActive: run.tables.length - notActive.length,
+    tablesActive: count('tablesActive'),
     loadersOnline: online.length,
-    ...(run.clusters?.length ? { nodesAnswering: clusters.answering } : {}),
+    ...(run.clusters?.length ? { nodesAnswering: count('nodesAnswering') } : {}),
   };
 }
 
-/** Whether every node of every cluster exists and answers; the schema requests for when they all do. */
-async function clustersReady(
-  run: RunContext,
-  deps: { store?: ObjectStore; cluster?: ClusterAdmin; probe?: ClusterProbe; secrets?: SecretAdmin },
-): Promise<{ problems: string[]; answering: number; schemas: SchemaRequest[] }> {
-  const problems: string[] = [];
-  const schemas: SchemaRequest[] = [];
-  let answering = 0;
-  if (!run.clusters?.length) return { problems, answering, schemas };
-  if (!deps.cluster || !deps.probe || !deps.store) {
-    throw new StepFailedError(
-      'WaitReady',
-      'the run has ScyllaDB nodes and no cluster/probe port is configured',
-    );
-  }
-  const spec = await readSpec(deps.store, run.runId);
-  const all = await deps.cluster.list({ runId: run.runId });
-  for (const c of run.clusters) {
-    const target = spec.targets.find((t) => t.id === c.target);
-    if (!target || !isDbNodeTarget(target)) continue;
-    const nodes = targetNodes(all, c.target);
-    const running = nodes.filter((n) => n.state === 'running' && n.privateIp);
-    if (running.length < c.nodes) {
-      problems.push(`${running.length} of ${c.nodes} nodes of ${c.target} running`);
-      continue;
-    }
-    const endpoints = nodeEndpoints(target, running);
-    const api = nodeApi(target);
-    const health = await deps.probe.check(api, endpoints, { runId: run.runId });
-    // a Cassandra node must run the spec's version (the probe reads its release_version): another
-    // version never becomes the right one, so the run fails now instead of at the deadline
-    if (target.kind === 'cassandra-ec2') refuseOtherVersions(target, spec.targets.indexOf(target), health);
-    const down = health.filter((h) => !h.ok);
-    answering += health.length - down.length;
-    if (down.length) {
-      problems.push(
-        `${c.target}: ${down.length} of ${health.length} nodes do not answer on ${api}: ` +
-          down.map((d) => `${d.endpoint}${d.detail ? ` (${d.detail})` : ''}`).join(', '),
-      );
-      continue;
-    }
-    schemas.push(
-      schemaRequest({
-        target,
-        endpoints,
-        table: c.table,
-        fieldCount: spec.dataset.fieldCount,
-        // the run made a login (ProvisionTarget) where there is a secrets port
-        ...(deps.secrets ? { runId: run.runId } : {}),
-      }),
-    );
-  }
-  return { problems, answering, schemas };
-}
-
-/** Fails the step when a node of a cassandra-ec2 target answers with another release_version than the spec's. */
-function refuseOtherVersions(
-  target: { id: string; version: string },
-  index: number,
-  health: { endpoint: string; version?: string }[],
-): void {
-  const other = health.filter((h) => h.version !== undefined && h.version !== target.version);
-  if (!other.length) return;
-  throw new StepFailedError(
-    'WaitReady',
-    `${target.id}: ${other.map((h) => `node ${h.endpoint} runs Apache Cassandra ${h.version}`).join(', ')}; ` +
-      `the spec asks for ${target.version} (targets[${index}].version)`,
-  );
+/** WaitReady's limits for a run: the longest deadline any of its targets needs (./timing.ts has the default). */
+export function runReadyLimits(spec: RunSpec): ReadyLimits {
+  const own = spec.targets.flatMap((t) => kindOf(t).readyLimits?.(t) ?? []);
+  return [readyLimits(false), ...own].reduce((a, b) => (b.timeoutSeconds > a.timeoutSeconds ? b : a));
 }

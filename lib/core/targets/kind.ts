@@ -10,6 +10,7 @@ import type { Ports, Tags } from '../ports';
 import type { RunContext } from '../pipeline/context';
 import type { RunSpec, Target } from '../spec/schema';
 import type { BindingId } from '../contract/bindings';
+import type { JobCredentials } from '../contract/job';
 import type { ResourceType } from '../resources/resource-type';
 import type { TargetSizing } from '../plan/sizing';
 import type { CellPlan } from '../plan';
@@ -57,6 +58,39 @@ export interface Provisioned {
   secrets?: string[];
 }
 
+/** What the steps after provisioning give a kind (WaitReady, ConfigureCell, StartLoad, StartCell). */
+export interface StepContext {
+  run: RunContext;
+  spec: RunSpec;
+  step: 'WaitReady' | 'ConfigureCell' | 'StartLoad' | 'StartCell';
+  ports: Pick<Ports, 'store'> &
+    Partial<Pick<Ports, 'tables' | 'cluster' | 'probe' | 'keyspaces' | 'dax' | 'secrets'>>;
+  /** Waits between polls (tests pass a fake). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** WaitReady's view of one target. */
+export interface ReadyCheck {
+  /** Why it is not ready yet (empty: ready). */
+  problems: string[];
+  /** What WaitReady reports: DynamoDB tables ACTIVE, database nodes answering. */
+  counts?: { tablesActive?: number; nodesAnswering?: number };
+  /** Run once the whole run is ready (a node cluster's keyspace and table). */
+  whenAllReady?: () => Promise<void>;
+}
+
+/** WaitReady's deadline and poll interval. */
+export interface ReadyLimits {
+  timeoutSeconds: number;
+  pollSeconds: number;
+}
+
+/** What StartLoad/StartCell add to a target's jobs once it runs: endpoint properties and credentials. */
+export interface Runtime {
+  properties?: Record<string, string>;
+  credentials?: JobCredentials;
+}
+
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
 export interface Findings {
   issues: Issue[];
@@ -90,6 +124,14 @@ export interface TargetKind<T extends Target> {
   predict?(spec: RunSpec, t: T, cell: PlannedCell): Pick<CellPlan, 'prediction' | 'localPrediction'>;
   /** ProvisionTarget: creates the target's resources (or adopts those tagged with this run, on a retry). */
   provision?(t: T, ctx: ProvisionContext): Promise<Provisioned>;
+  /** WaitReady: whether the target is ready for the load and the cells. */
+  notReady?(t: T, ctx: StepContext): Promise<ReadyCheck>;
+  /** WaitReady's limits for this target, when they are not the default ones (a DAX cluster takes 10+ minutes). */
+  readyLimits?(t: T): ReadyLimits | undefined;
+  /** ConfigureCell: puts the target in the state the cell needs (its capacity); whether anything changed. */
+  configureCell?(t: T, ctx: StepContext): Promise<boolean>;
+  /** StartLoad/StartCell: what the jobs need that is known only once the target runs. */
+  runtime?(t: T, ctx: StepContext): Promise<Runtime>;
   /** The cloud resources a run of this kind creates (in addition to the loaders). */
   resources: readonly ResourceType[];
 }

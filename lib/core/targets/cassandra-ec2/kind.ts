@@ -4,6 +4,7 @@ import { CQL_TABLE, NODE_CLIENT_PORTS, cassandraJobProperties } from '../../clus
 import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from '../../cassandra-node';
 import type { TargetKind } from '../kind';
 import { provisionNodes } from '../nodes/provision';
+import { nodesReady, nodesRuntime } from '../nodes/steps';
 import { DATABASE_NODES } from '../nodes/node-resource';
 import { LOGIN_SECRETS } from './login-resource';
 
@@ -37,5 +38,7 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   tableName: () => CQL_TABLE,
   loads: () => true,
   provision: (t, ctx) => provisionNodes(t, ctx, { login: true }),
+  notReady: (t, ctx) => nodesReady(t, ctx, { version: t.version }),
+  runtime: (t, ctx) => nodesRuntime(t, ctx, { login: true }),
   resources: [DATABASE_NODES, LOGIN_SECRETS],
 };

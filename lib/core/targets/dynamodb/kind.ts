@@ -4,6 +4,7 @@ import { TABLE_PREFIX } from '../../ports';
 import { daxSpecFindings } from '../../dax';
 import type { TargetKind } from '../kind';
 import { provisionDynamoDb } from './provision';
+import { configureDynamoDb, dynamoDbReady, dynamoDbReadyLimits, dynamoDbRuntime } from './steps';
 import { predictPlannedCell } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
@@ -53,5 +54,9 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
       : [],
   loads: (t) => !t.existingTable,
   provision: provisionDynamoDb,
+  notReady: dynamoDbReady,
+  readyLimits: dynamoDbReadyLimits,
+  configureCell: configureDynamoDb,
+  runtime: dynamoDbRuntime,
   resources: [DYNAMODB_TABLES, DAX_CLUSTERS],
 };

@@ -4,7 +4,7 @@ import { keyspacesJobProperties } from '../../keyspaces';
 import { keyspacesTargetChecks } from './spec-checks';
 import { CQL_TABLE } from '../../cluster';
 import type { TargetKind } from '../kind';
-import { provisionKeyspace } from '../../pipeline/keyspaces';
+import { configureKeyspacesCapacity, keyspaceNotActive, provisionKeyspace } from '../../pipeline/keyspaces';
 import { KEYSPACES } from './keyspace-resource';
 
 /** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
@@ -37,5 +37,7 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
     const table = await provisionKeyspace(run, spec, t, { tags: targetTags, admin: ports.keyspaces, sleep });
     return table ? { created: [table] } : {};
   },
+  notReady: async (t, { run, ports }) => ({ problems: await keyspaceNotActive(run, t.id, ports.keyspaces) }),
+  configureCell: (t, { run, ports, sleep }) => configureKeyspacesCapacity(run, t, ports.keyspaces, sleep),
   resources: [KEYSPACES],
 };

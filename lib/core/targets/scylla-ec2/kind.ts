@@ -9,6 +9,7 @@ import {
 } from '../../cluster';
 import type { TargetKind } from '../kind';
 import { provisionNodes } from '../nodes/provision';
+import { nodesReady, nodesRuntime } from '../nodes/steps';
 import { DATABASE_NODES } from '../nodes/node-resource';
 
 export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
@@ -71,5 +72,7 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
   tableName: (t, runScoped) => (t.api === 'cql' ? CQL_TABLE : runScoped),
   loads: () => true,
   provision: (t, ctx) => provisionNodes(t, ctx, { login: false }),
+  notReady: (t, ctx) => nodesReady(t, ctx),
+  runtime: (t, ctx) => nodesRuntime(t, ctx, { login: false }),
   resources: [DATABASE_NODES],
 };
