@@ -11,8 +11,6 @@ import { cellLimitChecks } from './grid-size';
 import { tagChecks } from './tags';
 import { targetSpecFindings, withKindDefaults } from '../targets/registry';
 import { extraPropertyChecks, secretChecks } from './properties';
-import { bindingChecks } from './binding';
-import { transportChecks } from './transport';
 import { jsonPath, toIssues } from './errors';
 import {
   PROPORTION_SUM_TOLERANCE,
@@ -64,15 +62,14 @@ export function validateSpec(data: unknown): Validated {
 
 /**
  * Rules with a module of their own, run before semanticChecks: the grid's size, what AWS and the loader agent would
- * refuse later (tags, property names), secrets in plain text, unpinned Maven versions, plaintext transport.
+ * refuse later (tags, property names), secrets in plain text. Each kind's own rules (a user's binding, transport)
+ * run with the targets in semanticChecks.
  */
 const SPEC_CHECKS: ((spec: RunSpec, issues: Issue[], warnings: string[]) => void)[] = [
   cellLimitChecks,
   tagChecks,
   extraPropertyChecks,
   secretChecks,
-  bindingChecks,
-  transportChecks,
 ];
 
 function normalise(spec: RunSpec): RunSpec {

@@ -1,15 +1,16 @@
-/** Rules of an external target beyond its schema: protocol settings, a user's binding, its price model. */
+/**
+ * Rules of an external target beyond its schema: protocol settings and transport, a user's binding, its price model.
+ */
 import type { ExternalTarget, RunSpec } from '../../spec/schema';
 import { MANAGED_PROPERTIES } from '../../plan';
 import { AGENT_OWNED_PROPERTIES } from '../../contract/job';
 import type { Findings } from '../kind';
+import { transportChecks } from './transport';
+import { coordinateChecks } from './binding-coordinates';
 
-export function externalSpecChecks(
-  t: ExternalTarget,
-  at: string,
-  _spec: RunSpec,
-  { issues }: Findings,
-): void {
+export function externalSpecChecks(t: ExternalTarget, at: string, _spec: RunSpec, out: Findings): void {
+  const { issues } = out;
+  transportChecks(t, at, out);
   if (t.redis && t.protocol !== 'redis')
     issues.push({
       path: `${at}.redis`,
@@ -35,6 +36,7 @@ function bindingChecks(t: ExternalTarget, at: string, issues: Findings['issues']
           : `a binding on a "${t.protocol}" target: remove it or set protocol "custom"`,
     });
   if (!t.binding) return;
+  coordinateChecks(t.binding, at, issues);
   if (!t.binding.jars.length && !t.binding.maven.length)
     issues.push({
       path: `${at}.binding.jars`,

@@ -1,10 +1,10 @@
 /**
- * A custom binding's jars and Maven coordinates (ExternalTarget.binding in ./schema): what the structure cannot say.
+ * A custom binding's jars and Maven coordinates (ExternalTarget.binding in lib/core/spec/schema.ts): what the structure cannot say.
  * Coordinates must name one fixed release, and a jar's URI no `.`/`..` segment (its object would not be the one the
  * prefix check in Plan admitted).
  */
-import type { Issue } from '../errors';
-import type { RunSpec } from './schema';
+import type { Issue } from '../../errors';
+import type { ExternalTarget } from '../../spec/schema';
 
 /**
  * Maven versions that are not one fixed release: the `RELEASE` and `LATEST` meta-versions (whatever the repository
@@ -26,25 +26,26 @@ export function dotSegmentProblem(uri: string): string | null {
     : null;
 }
 
-export function bindingChecks(spec: RunSpec, issues: Issue[]): void {
-  spec.targets.forEach((t, i) => {
-    if (t.kind !== 'external' || !t.binding) return;
-    t.binding.maven.forEach((coords, k) => {
-      const version = coords.split(':').pop() ?? '';
-      const problem = unpinnedVersionProblem(version);
-      if (problem)
-        issues.push({
-          path: `targets[${i}].binding.maven[${k}]`,
-          message: `expected group:artifact:version with a fixed release version, found ${problem}: pin a release`,
-        });
-    });
-    t.binding.jars.forEach((jar, k) => {
-      const problem = dotSegmentProblem(jar);
-      if (problem)
-        issues.push({
-          path: `targets[${i}].binding.jars[${k}]`,
-          message: `expected the URI of one .jar, found ${problem}`,
-        });
-    });
+/** A user's binding: pinned Maven versions, jar URIs without dot segments. */
+export function coordinateChecks(
+  binding: NonNullable<ExternalTarget['binding']>,
+  at: string,
+  issues: Issue[],
+): void {
+  binding.maven.forEach((coords, k) => {
+    const problem = unpinnedVersionProblem(coords.split(':').pop() ?? '');
+    if (problem)
+      issues.push({
+        path: `${at}.binding.maven[${k}]`,
+        message: `expected group:artifact:version with a fixed release version, found ${problem}: pin a release`,
+      });
+  });
+  binding.jars.forEach((jar, k) => {
+    const problem = dotSegmentProblem(jar);
+    if (problem)
+      issues.push({
+        path: `${at}.binding.jars[${k}]`,
+        message: `expected the URI of one .jar, found ${problem}`,
+      });
   });
 }
