@@ -10,6 +10,7 @@ import type { RunSpec } from './spec';
 import type { AccountQuotas, DynamoDbLimits } from './ports';
 import { loadTimes, cellTimes } from './pipeline/timing';
 import { vcpusOf } from './instance-types';
+import { kindOf } from './targets/registry';
 
 /** Run Command's largest executionTimeout (https://docs.aws.amazon.com/systems-manager/latest/userguide/running-commands.html). */
 export const SSM_MAX_EXECUTION_TIMEOUT_SECONDS = 172_800;
@@ -72,27 +73,13 @@ export function accountNeeds(spec: RunSpec, plan: Plan): AccountNeeds {
   };
   addVcpus(plan.fleet.instanceType, plan.fleet.loaders, plan.fleet.loaders === 1 ? 'loader' : 'loaders');
   let replication: AccountNeeds['replication'] = null;
+  // what each target asks of the account, as its kind says (lib/core/targets/<kind>/kind.ts)
   spec.targets.forEach((t, i) => {
-    if (t.kind === 'dynamodb' && !t.existingTable) {
-      if (t.billing.mode === 'provisioned')
-        tables.push({ target: t.id, path: `targets[${i}].billing`, rcu: t.billing.rcu, wcu: t.billing.wcu });
-      else if (t.billing.maxReadRequestUnits || t.billing.maxWriteRequestUnits)
-        tables.push({
-          target: t.id,
-          path: `targets[${i}].billing`,
-          rcu: t.billing.maxReadRequestUnits ?? 0,
-          wcu: t.billing.maxWriteRequestUnits ?? 0,
-        });
-    }
-    if (t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2') {
-      addVcpus(
-        t.instanceType,
-        t.nodes,
-        `${t.kind === 'scylla-ec2' ? 'ScyllaDB' : 'Cassandra'} nodes (${t.id})`,
-      );
-      if (!replication || t.replicationFactor > replication.factor)
-        replication = { path: `targets[${i}].replicationFactor`, factor: t.replicationFactor };
-    }
+    const needs = kindOf(t).accountNeeds?.(t, `targets[${i}]`);
+    if (needs?.table) tables.push({ target: t.id, ...needs.table });
+    if (needs?.nodes) addVcpus(needs.nodes.instanceType, needs.nodes.count, `${needs.nodes.what} (${t.id})`);
+    if (needs?.replication && (!replication || needs.replication.factor > replication.factor))
+      replication = needs.replication;
   });
   const load = plan.load ? loadTimes(plan, spec).deadline : 0;
   const cell = Math.max(0, ...plan.cells.map((c) => cellTimes(c.durationSeconds).deadline));

@@ -91,6 +91,16 @@ export interface Runtime {
   credentials?: JobCredentials;
 }
 
+/** What a target asks of the account (Plan's preflight checks it against the quotas before provisioning). */
+export interface AccountNeed {
+  /** Table capacity counted against DynamoDB's account and table limits (`path`: the spec field that sets it). */
+  table?: { path: string; rcu: number; wcu: number };
+  /** EC2 instances the run launches for the target (their vCPUs count against the account's quotas). */
+  nodes?: { instanceType: string; count: number; what: string };
+  /** The replication factor (one replica per availability zone). */
+  replication?: { path: string; factor: number };
+}
+
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
 export interface Findings {
   issues: Issue[];
@@ -114,6 +124,8 @@ export interface TargetKind<T extends Target> {
   specChecks?(t: T, at: string, spec: RunSpec, out: Findings): void;
   /** What the AWS pipeline cannot deploy (Plan refuses it before anything is provisioned), added to `out`. */
   deployChecks?(t: T, at: string, env: DeployEnv, out: Findings): void;
+  /** What the target asks of the account (`at`: its JSON path). */
+  accountNeeds?(t: T, at: string): AccountNeed;
   /** Why the local mode cannot run this target (empty: it can), each naming the spec field to change. */
   localIssues(t: T, at: string): Issue[];
   /** Whether the run loads the data set into the target (false: the target's data are given). */

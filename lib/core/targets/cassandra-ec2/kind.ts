@@ -34,6 +34,10 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
         message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${t.cql.port}`,
       });
   },
+  accountNeeds: (t, at) => ({
+    nodes: { instanceType: t.instanceType, count: t.nodes, what: 'Cassandra nodes' },
+    replication: { path: `${at}.replicationFactor`, factor: t.replicationFactor },
+  }),
   localIssues: () => [],
   tableName: () => CQL_TABLE,
   loads: () => true,

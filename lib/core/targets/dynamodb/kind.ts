@@ -41,6 +41,13 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
     const localPrediction = scale !== 1 ? predictPlannedCell(spec, t, cell, scale) : null;
     return { ...(prediction ? { prediction } : {}), ...(localPrediction ? { localPrediction } : {}) };
   },
+  accountNeeds(t, at) {
+    if (t.existingTable) return {};
+    if (t.billing.mode === 'provisioned')
+      return { table: { path: `${at}.billing`, rcu: t.billing.rcu, wcu: t.billing.wcu } };
+    const { maxReadRequestUnits: r, maxWriteRequestUnits: w } = t.billing;
+    return r || w ? { table: { path: `${at}.billing`, rcu: r ?? 0, wcu: w ?? 0 } } : {};
+  },
   localIssues: (t, at) =>
     t.dax
       ? [

@@ -59,6 +59,10 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
         message: `the nodes' security group admits the loaders on ${NODE_CLIENT_PORTS.cql} only; got ${s.cqlPort}`,
       });
   },
+  accountNeeds: (t, at) => ({
+    nodes: { instanceType: t.instanceType, count: t.nodes, what: 'ScyllaDB nodes' },
+    replication: { path: `${at}.replicationFactor`, factor: t.replicationFactor },
+  }),
   localIssues: (t, at) =>
     t.api === 'alternator'
       ? []
