@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LocalTableAdmin } from './local-tables';
 import { InputError } from '../core/errors';
-import { localIssues } from '../core/targets/registry';
+import { kindOf, localIssues, localNeeds } from '../core/targets/registry';
 import {
   NON_FATAL_STATES,
   TASK_STATES,
@@ -33,7 +33,6 @@ import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { startLocalRedis, type LocalRedis } from './redis-server';
 import { withResolvedBindings } from './binding-artifacts';
-import { tableModelOf } from '../core/dynamodb-model/plan-cell';
 import { tableName } from '../core/plan';
 import './promise-polyfill';
 
@@ -119,8 +118,9 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     out(`  DynamoDB Local on ${ddb.endpoint}`);
     capacity = await startCapacityEmulator(o.spec, runId, ddb.endpoint, out);
     redis = await startLocalRedis(o.spec, out);
-    // cassandra-ec2 logins: the run's secrets, served to the agents as Secrets Manager
-    if (o.spec.targets.some((t) => t.kind === 'cassandra-ec2')) {
+    const needs = localNeeds(o.spec.targets);
+    // the run's logins (cassandra-ec2), served to the agents as Secrets Manager
+    if (needs.has('secrets')) {
       secrets = new LocalSecrets();
       secretsEndpoint = await secrets.start();
     }
@@ -137,8 +137,8 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       },
     });
     o.onFleet?.(fleet);
-    if (o.spec.targets.some((t) => t.kind === 'scylla-ec2' || t.kind === 'cassandra-ec2')) {
-      const cassandra = o.spec.targets.some((t) => t.kind === 'cassandra-ec2')
+    if (needs.has('nodes')) {
+      const cassandra = needs.has('cassandra')
         ? { asset: await ensureCassandraAsset(), java: await localJava() }
         : undefined;
       if (cassandra) out(`  Apache Cassandra nodes from ${path.relative(process.cwd(), cassandra.asset)}`);
@@ -282,15 +282,14 @@ async function startCapacityEmulator(
   upstream: string,
   out: (line: string) => void,
 ): Promise<CapacityProxy | undefined> {
-  const targets = spec.targets.flatMap((t) => (t.kind === 'dynamodb' ? [t] : []));
-  if (!targets.length || spec.local?.capacityEmulation === false) return undefined;
   const scale = spec.local?.capacityScale ?? 1;
+  const tables = spec.targets.flatMap((t) => {
+    const c = kindOf(t).localCapacity?.(spec, t, scale);
+    return c ? [{ name: tableName(spec, t, runId), ...c }] : [];
+  });
+  if (!tables.length || spec.local?.capacityEmulation === false) return undefined;
   const proxy = await startCapacityProxy({ upstream });
-  for (const t of targets)
-    proxy.setTable(tableName(spec, t, runId), {
-      model: tableModelOf(spec, t, scale),
-      keyAttribute: t.keyAttribute,
-    });
+  for (const t of tables) proxy.setTable(t.name, { model: t.model, keyAttribute: t.keyAttribute });
   out(`  DynamoDB capacity emulator on ${proxy.endpoint} (limits × ${scale}; docs/dynamodb-model.md)`);
   return proxy;
 }

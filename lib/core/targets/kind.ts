@@ -15,6 +15,7 @@ import type { ResourceType } from '../resources/resource-type';
 import type { TargetSizing } from '../plan/sizing';
 import type { CellPlan } from '../plan';
 import type { PlannedCell } from '../dynamodb-model/plan-cell';
+import type { CellModel } from '../dynamodb-model/model';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
 export interface PropertiesContext {
@@ -101,6 +102,18 @@ export interface AccountNeed {
   replication?: { path: string; factor: number };
 }
 
+/**
+ * What the local mode starts for a target: database nodes on loopback (Alternator over DynamoDB Local, or Apache
+ * Cassandra), a stand-in for Secrets Manager (the run's logins).
+ */
+export type LocalNeed = 'nodes' | 'cassandra' | 'secrets';
+
+/** The capacity model the local mode's emulator applies to a table (DynamoDB's limits, scaled). */
+export interface LocalCapacity {
+  keyAttribute: string;
+  model: CellModel['table'];
+}
+
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
 export interface Findings {
   issues: Issue[];
@@ -128,6 +141,10 @@ export interface TargetKind<T extends Target> {
   accountNeeds?(t: T, at: string): AccountNeed;
   /** Why the local mode cannot run this target (empty: it can), each naming the spec field to change. */
   localIssues(t: T, at: string): Issue[];
+  /** What the local mode starts for the target. */
+  localNeeds?: readonly LocalNeed[];
+  /** The capacity model the local emulator applies to the target's table (kinds with a model). */
+  localCapacity?(spec: RunSpec, t: T, scale: number): LocalCapacity;
   /** Whether the run loads the data set into the target (false: the target's data are given). */
   loads(t: T): boolean;
   /** The table name the run's processes use: the kind's own, or the run-scoped name the planner offers. */

@@ -8,7 +8,7 @@ import type { Target } from '../spec/schema';
 import type { Issue } from '../errors';
 import type { ResourceType } from '../resources/resource-type';
 import { LOADERS } from '../resources/loaders';
-import type { DeployEnv, Findings, TargetKind } from './kind';
+import type { DeployEnv, Findings, LocalNeed, TargetKind } from './kind';
 import { DYNAMODB } from './dynamodb/kind';
 import { SCYLLA_EC2 } from './scylla-ec2/kind';
 import { CASSANDRA_EC2 } from './cassandra-ec2/kind';
@@ -62,4 +62,9 @@ export function loadsData(t: Target): boolean {
 /** The target with its kind's defaults filled in (validate, once). */
 export function withKindDefaults<T extends Target>(t: T): T {
   return kindOf(t).withDefaults?.(t) ?? t;
+}
+
+/** What the local mode starts for these targets (each kind says what it needs). */
+export function localNeeds(targets: readonly Target[]): Set<LocalNeed> {
+  return new Set(targets.flatMap((t) => kindOf(t).localNeeds ?? []));
 }

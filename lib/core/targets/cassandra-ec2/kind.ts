@@ -40,6 +40,7 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   }),
   localIssues: () => [],
   tableName: () => CQL_TABLE,
+  localNeeds: ['nodes', 'cassandra', 'secrets'],
   loads: () => true,
   provision: (t, ctx) => provisionNodes(t, ctx, { login: true }),
   notReady: (t, ctx) => nodesReady(t, ctx, { version: t.version }),

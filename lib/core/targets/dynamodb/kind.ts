@@ -5,7 +5,7 @@ import { daxSpecFindings } from '../../dax';
 import type { TargetKind } from '../kind';
 import { provisionDynamoDb } from './provision';
 import { configureDynamoDb, dynamoDbReady, dynamoDbReadyLimits, dynamoDbRuntime } from './steps';
-import { predictPlannedCell } from '../../dynamodb-model/plan-cell';
+import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 
@@ -59,6 +59,7 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
           },
         ]
       : [],
+  localCapacity: (spec, t, scale) => ({ keyAttribute: t.keyAttribute, model: tableModelOf(spec, t, scale) }),
   loads: (t) => !t.existingTable,
   provision: provisionDynamoDb,
   notReady: dynamoDbReady,

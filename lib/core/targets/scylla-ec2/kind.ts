@@ -74,6 +74,7 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
           },
         ],
   tableName: (t, runScoped) => (t.api === 'cql' ? CQL_TABLE : runScoped),
+  localNeeds: ['nodes'],
   loads: () => true,
   provision: (t, ctx) => provisionNodes(t, ctx, { login: false }),
   notReady: (t, ctx) => nodesReady(t, ctx),
