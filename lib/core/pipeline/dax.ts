@@ -9,9 +9,9 @@
  * tagged with the run and its expires-at, and the Janitor deletes them (listSupporting → deleteSupporting) once
  * they have expired and their cluster is gone. Security, subnet and parameter groups cost nothing meanwhile.
  */
-import { daxClusterShape, daxResourceName } from '../dax';
+import { daxClusterShape } from '../dax';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
-import type { DynamoDbTarget, RunSpec } from '../spec';
+import type { DynamoDbTarget } from '../spec';
 import type { RunContext } from './context';
 import { ownedByRun, removeOwned } from './ownership';
 
@@ -20,17 +20,6 @@ export interface RunDaxCluster {
   target: string;
   /** daxResourceName(runId, target): cluster, subnet group, parameter group and security group. */
   name: string;
-}
-
-/** The spec's targets with a DAX cluster in front of them. */
-export function daxTargets(spec: Pick<RunSpec, 'targets'>): { id: string }[] {
-  return spec.targets.filter((t) => t.kind === 'dynamodb' && t.dax);
-}
-
-/** The DAX clusters of a run (Plan's context entry); absent when the spec has none. */
-export function daxContext(spec: RunSpec, runId: string): { dax?: RunDaxCluster[] } {
-  const dax = daxTargets(spec).map((t) => ({ target: t.id, name: daxResourceName(runId, t.id) }));
-  return dax.length ? { dax } : {};
 }
 
 function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {

@@ -6,7 +6,6 @@
  * (Janitor). Each step calls one function here; the KeyspacesAdmin port does the work
  * (lib/aws/keyspaces-admin.ts on AWS).
  */
-import { keyspaceName } from '../keyspaces';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
 import type { KeyspacesTarget, RunSpec } from '../spec/schema';
 import type { RunContext } from './context';
@@ -20,14 +19,6 @@ export interface RunKeyspace {
 }
 
 /** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/keyspaces.ts) and table of each keyspaces target. */
-export function runKeyspaces(spec: RunSpec, runId: string, tables: Record<string, string>): RunKeyspace[] {
-  return spec.targets.flatMap((t) =>
-    t.kind === 'keyspaces'
-      ? [{ target: t.id, keyspace: keyspaceName(runId, t.id), table: tables[t.id]! }]
-      : [],
-  );
-}
-
 function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin {
   if (!admin)
     throw new StepFailedError(

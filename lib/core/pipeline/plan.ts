@@ -5,7 +5,6 @@
  * context.json to the object store and return the small RunContext.
  */
 import { InputError } from '../errors';
-import { isDbNodeTarget, nodeApi } from '../cluster';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import { cellCount } from '../spec/grid-size';
@@ -13,10 +12,8 @@ import { type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } fr
 import { accountNeeds, preflight } from '../preflight';
 import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
-import { runKeyspaces } from './keyspaces';
-import { daxContext } from './dax';
 import { plannedJobIssues } from './plan-checks';
-import { deployFindings, loadsData } from '../targets/registry';
+import { contextEntries, deployFindings, loadsData } from '../targets/registry';
 import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 
 export interface PlanInput {
@@ -187,18 +184,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     loadCount: p.load ? p.load.targets.length : 0,
     loaders: p.fleet.loaders,
     instanceType: p.fleet.instanceType,
-    tables: spec.targets
-      .filter((t) => t.kind === 'dynamodb')
-      .map((t) => ({
-        target: t.id,
-        name: p.tables[t.id]!,
-        owned: !(t.kind === 'dynamodb' && t.existingTable),
-      })),
-    clusters: spec.targets.flatMap((t) =>
-      isDbNodeTarget(t) ? [{ target: t.id, nodes: t.nodes, api: nodeApi(t), table: p.tables[t.id]! }] : [],
-    ),
-    keyspaces: runKeyspaces(spec, runId, p.tables),
-    ...daxContext(spec, runId),
+    ...contextEntries(spec.targets, { runId, tables: p.tables }),
     // the janitor may clean up after 1.5 × the worst case, plus an hour
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),

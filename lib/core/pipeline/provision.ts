@@ -6,9 +6,8 @@
 import { LOADER_ROLE, StepFailedError, type Clock, type CommandRunner, type FleetAdmin } from '../ports';
 import { checkRun, readSpec, runTags } from './context';
 import { kindOf } from '../targets/registry';
-import type { ProvisionContext, Provisioned, ReadyCheck, ReadyLimits, StepContext } from '../targets/kind';
-import type { RunSpec } from '../spec/schema';
-import { readyLimits } from './timing';
+import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';
+import { runReadyLimits } from './timing';
 
 export { runTags } from './context';
 export { tableDefinition } from '../targets/dynamodb/provision';
@@ -148,10 +147,4 @@ export async function waitReady(
     loadersOnline: online.length,
     ...(run.clusters?.length ? { nodesAnswering: count('nodesAnswering') } : {}),
   };
-}
-
-/** WaitReady's limits for a run: the longest deadline any of its targets needs (./timing.ts has the default). */
-export function runReadyLimits(spec: RunSpec): ReadyLimits {
-  const own = spec.targets.flatMap((t) => kindOf(t).readyLimits?.(t) ?? []);
-  return [readyLimits(false), ...own].reduce((a, b) => (b.timeoutSeconds > a.timeoutSeconds ? b : a));
 }

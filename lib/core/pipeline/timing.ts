@@ -13,7 +13,8 @@
  */
 import type { Plan } from '../plan';
 import type { RunSpec } from '../spec';
-import { daxTargets } from './dax';
+import { TARGET_KINDS, kindOf } from '../targets/registry';
+import type { ReadyLimits } from '../targets/kind';
 
 export const HISTORY_EVENT_LIMIT = 20_000;
 /** JVM start, connection set-up and output upload around YCSB's own maxexecutiontime. */
@@ -27,27 +28,35 @@ export const POLLS_AFTER_END = 4;
 export const MIN_POLL_SECONDS = 10;
 export const READY_POLL_SECONDS = 20;
 export const READY_TIMEOUT_SECONDS = 15 * 60;
-/** A run with a DAX cluster: DAX takes 10+ minutes to create one, so a longer deadline, polled less often. */
-export const DAX_READY_TIMEOUT_SECONDS = 40 * 60;
-export const DAX_READY_POLL_SECONDS = 60;
+export { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from '../targets/dynamodb/ready';
 /** Assumed rate of one unthrottled YCSB load process (only sets the load phase's deadline). */
 export const ASSUMED_LOAD_OPS_PER_PROCESS = 1000;
 
-/** WaitReady's deadline and poll interval: the one place they are chosen (the step and the plan's worst case). */
-export function readyLimits(withDax: boolean): { timeoutSeconds: number; pollSeconds: number } {
-  return withDax
-    ? { timeoutSeconds: DAX_READY_TIMEOUT_SECONDS, pollSeconds: DAX_READY_POLL_SECONDS }
-    : { timeoutSeconds: READY_TIMEOUT_SECONDS, pollSeconds: READY_POLL_SECONDS };
+/** WaitReady's limits when no target needs longer. */
+export const DEFAULT_READY_LIMITS: ReadyLimits = {
+  timeoutSeconds: READY_TIMEOUT_SECONDS,
+  pollSeconds: READY_POLL_SECONDS,
+};
+
+/**
+ * WaitReady's deadline and poll interval for a run: the longest any of its targets needs (each kind says; a DAX
+ * cluster takes 10+ minutes). The one place they are chosen, for the step and for the plan's worst case.
+ */
+export function runReadyLimits(spec: Pick<RunSpec, 'targets'>): ReadyLimits {
+  const slow = spec.targets.flatMap((t) => {
+    const s = kindOf(t).slowReady;
+    return s?.applies(t) ? [s.limits] : [];
+  });
+  return [DEFAULT_READY_LIMITS, ...slow].reduce((a, b) => (b.timeoutSeconds > a.timeoutSeconds ? b : a));
 }
 
-/** The most ready checks a run can make (with or without DAX): what the history budget counts. */
+/** The most ready checks a run can make (under any kind's limits): what the history budget counts. */
 export function maxReadyChecks(): number {
-  return Math.max(
-    ...[false, true].map((dax) => {
-      const l = readyLimits(dax);
-      return Math.ceil(l.timeoutSeconds / l.pollSeconds);
-    }),
-  );
+  const limits = [
+    DEFAULT_READY_LIMITS,
+    ...Object.values(TARGET_KINDS).flatMap((k) => k.slowReady?.limits ?? []),
+  ];
+  return Math.max(...limits.map((l) => Math.ceil(l.timeoutSeconds / l.pollSeconds)));
 }
 
 /** Events one Lambda Task state adds (Entered, Scheduled, Started, Succeeded, Exited). */
@@ -99,7 +108,7 @@ export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: 
 export function phaseTimes(plan: Pick<Plan, 'load' | 'cells'>, spec: RunSpec): { worstCaseSeconds: number } {
   const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
   const cells = plan.cells.reduce((s, c) => s + cellTimes(c.durationSeconds).deadline, 0);
-  const ready = readyLimits(daxTargets(spec).length > 0).timeoutSeconds;
+  const ready = runReadyLimits(spec).timeoutSeconds;
   return { worstCaseSeconds: ready + loads + cells };
 }
 

@@ -114,6 +114,11 @@ export interface LocalCapacity {
   model: CellModel['table'];
 }
 
+/** What Plan records of a target in the run context (what the later steps and teardown find the resources by). */
+export type ContextEntries = {
+  [K in 'tables' | 'clusters' | 'keyspaces' | 'dax']?: NonNullable<RunContext[K]>[number];
+};
+
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
 export interface Findings {
   issues: Issue[];
@@ -151,12 +156,14 @@ export interface TargetKind<T extends Target> {
   tableName(t: T, runScoped: string): string;
   /** The capacity model's predictions for a planned cell (kinds with a model; none for what it does not model). */
   predict?(spec: RunSpec, t: T, cell: PlannedCell): Pick<CellPlan, 'prediction' | 'localPrediction'>;
+  /** Plan: the target's entries in the run context (`table`: the name the planner gave its table). */
+  contextEntries?(t: T, run: { runId: string; table: string }): ContextEntries;
   /** ProvisionTarget: creates the target's resources (or adopts those tagged with this run, on a retry). */
   provision?(t: T, ctx: ProvisionContext): Promise<Provisioned>;
   /** WaitReady: whether the target is ready for the load and the cells. */
   notReady?(t: T, ctx: StepContext): Promise<ReadyCheck>;
-  /** WaitReady's limits for this target, when they are not the default ones (a DAX cluster takes 10+ minutes). */
-  readyLimits?(t: T): ReadyLimits | undefined;
+  /** WaitReady's longer limits for targets that take longer to be ready (a DAX cluster takes 10+ minutes). */
+  slowReady?: { limits: ReadyLimits; applies(t: T): boolean };
   /** ConfigureCell: puts the target in the state the cell needs (its capacity); whether anything changed. */
   configureCell?(t: T, ctx: StepContext): Promise<boolean>;
   /** StartLoad/StartCell: what the jobs need that is known only once the target runs. */

@@ -42,6 +42,7 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   tableName: () => CQL_TABLE,
   localNeeds: ['nodes', 'cassandra', 'secrets'],
   loads: () => true,
+  contextEntries: (t, { table }) => ({ clusters: { target: t.id, nodes: t.nodes, api: 'cql', table } }),
   provision: (t, ctx) => provisionNodes(t, ctx, { login: true }),
   notReady: (t, ctx) => nodesReady(t, ctx, { version: t.version }),
   runtime: (t, ctx) => nodesRuntime(t, ctx, { login: true }),

@@ -1,10 +1,11 @@
 /** Amazon DynamoDB tables (optionally behind DAX) as a target kind (../kind.ts). */
 import type { DynamoDbTarget } from '../../spec/schema';
 import { TABLE_PREFIX } from '../../ports';
-import { daxSpecFindings } from '../../dax';
+import { daxResourceName, daxSpecFindings } from '../../dax';
 import type { TargetKind } from '../kind';
 import { provisionDynamoDb } from './provision';
-import { configureDynamoDb, dynamoDbReady, dynamoDbReadyLimits, dynamoDbRuntime } from './steps';
+import { configureDynamoDb, dynamoDbReady, dynamoDbRuntime } from './steps';
+import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
 import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
@@ -61,9 +62,16 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
       : [],
   localCapacity: (spec, t, scale) => ({ keyAttribute: t.keyAttribute, model: tableModelOf(spec, t, scale) }),
   loads: (t) => !t.existingTable,
+  contextEntries: (t, { runId, table }) => ({
+    tables: { target: t.id, name: table, owned: !t.existingTable },
+    ...(t.dax ? { dax: { target: t.id, name: daxResourceName(runId, t.id) } } : {}),
+  }),
   provision: provisionDynamoDb,
   notReady: dynamoDbReady,
-  readyLimits: dynamoDbReadyLimits,
+  slowReady: {
+    limits: { timeoutSeconds: DAX_READY_TIMEOUT_SECONDS, pollSeconds: DAX_READY_POLL_SECONDS },
+    applies: (t) => t.dax !== undefined,
+  },
   configureCell: configureDynamoDb,
   runtime: dynamoDbRuntime,
   resources: [DYNAMODB_TABLES, DAX_CLUSTERS],

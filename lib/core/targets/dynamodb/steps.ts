@@ -6,8 +6,7 @@
 import type { DynamoDbTarget } from '../../spec/schema';
 import { StepFailedError, type TableAdmin } from '../../ports';
 import { daxClusterProblems, daxEndpoint } from '../../pipeline/dax';
-import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from '../../pipeline/timing';
-import type { ReadyCheck, ReadyLimits, Runtime, StepContext } from '../kind';
+import type { ReadyCheck, Runtime, StepContext } from '../kind';
 
 function tablesOf({ ports, step }: StepContext): TableAdmin {
   if (!ports.tables)
@@ -27,13 +26,6 @@ export async function dynamoDbReady(t: DynamoDbTarget, ctx: StepContext): Promis
   }
   problems.push(...(await daxClusterProblems(run, t.id, ports.dax)));
   return { problems, counts: { tablesActive } };
-}
-
-/** A DAX cluster takes 10+ minutes to create: a longer deadline, polled less often (the history budget holds). */
-export function dynamoDbReadyLimits(t: DynamoDbTarget): ReadyLimits | undefined {
-  return t.dax
-    ? { timeoutSeconds: DAX_READY_TIMEOUT_SECONDS, pollSeconds: DAX_READY_POLL_SECONDS }
-    : undefined;
 }
 
 export async function configureDynamoDb(t: DynamoDbTarget, ctx: StepContext): Promise<boolean> {

@@ -1,6 +1,6 @@
 /** Amazon Keyspaces (for Apache Cassandra) as a target kind (../kind.ts). */
 import type { KeyspacesTarget } from '../../spec/schema';
-import { keyspacesJobProperties } from '../../keyspaces';
+import { keyspaceName, keyspacesJobProperties } from '../../keyspaces';
 import { keyspacesTargetChecks } from './spec-checks';
 import { CQL_TABLE } from '../../cluster';
 import type { TargetKind } from '../kind';
@@ -33,6 +33,9 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
   localIssues: (_t, at) => [{ path: `${at}.kind`, message: LOCAL_KEYSPACES_REFUSAL }],
   tableName: () => CQL_TABLE,
   loads: () => true,
+  contextEntries: (t, { runId, table }) => ({
+    keyspaces: { target: t.id, keyspace: keyspaceName(runId, t.id), table },
+  }),
   async provision(t, { run, spec, ports, targetTags, sleep }) {
     const table = await provisionKeyspace(run, spec, t, { tags: targetTags, admin: ports.keyspaces, sleep });
     return table ? { created: [table] } : {};

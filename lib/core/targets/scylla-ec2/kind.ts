@@ -76,6 +76,9 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
   tableName: (t, runScoped) => (t.api === 'cql' ? CQL_TABLE : runScoped),
   localNeeds: ['nodes'],
   loads: () => true,
+  contextEntries: (t, { table }) => ({
+    clusters: { target: t.id, nodes: t.nodes, api: t.api, table },
+  }),
   provision: (t, ctx) => provisionNodes(t, ctx, { login: false }),
   notReady: (t, ctx) => nodesReady(t, ctx),
   runtime: (t, ctx) => nodesRuntime(t, ctx, { login: false }),
