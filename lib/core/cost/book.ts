@@ -221,6 +221,11 @@ export function bookRegion(book: Pick<PriceBookData, 'region' | 'dynamodb'>): st
   return book.region ?? book.dynamodb.standard.wcuHour.region;
 }
 
+/** Whether a book is one shipped with fleetbench (not a user's or a refreshed one). */
+export function isBuiltInBook(book: Pick<PriceBook, 'file'>): boolean {
+  return path.dirname(path.resolve(book.file)) === BOOKS_DIR;
+}
+
 /** The books shipped with fleetbench, oldest first. */
 export function builtInPriceBooks(): PriceBook[] {
   return [...builtInBooks()];
