@@ -7,7 +7,10 @@
  */
 import { InputError } from '../errors';
 import { parsePriceBook, type Price, type PriceBook, type PriceBookData } from './book';
+import type { PriceListPort, PriceQuery } from '../ports';
 import { firstPaidTier, shiftDecimal, type PriceListItem } from './price-list';
+
+export type { PriceListPort, PriceQuery } from '../ports';
 
 /** The Price List Query API answers in these regions only (its endpoints: api.pricing.<region>.amazonaws.com). */
 export const PRICE_LIST_API_REGIONS = ['us-east-1', 'eu-central-1', 'ap-south-1'] as const;
@@ -23,17 +26,6 @@ export function priceListEndpointRegion(region: string): string {
     return 'eu-central-1';
   if (region.startsWith('ap-')) return 'ap-south-1';
   return 'us-east-1';
-}
-
-/** One GetProducts question: a service code and TERM_MATCH filters (attribute → value). */
-export interface PriceQuery {
-  serviceCode: string;
-  filters: Record<string, string>;
-}
-
-/** GetProducts, every page, each `PriceList` entry parsed (lib/aws/pricing.ts; a local stand-in in tests). */
-export interface PriceListPort {
-  getProducts(query: PriceQuery): Promise<PriceListItem[]>;
 }
 
 /** A price of the book: where it goes, which product gives it, and the power of ten from the API's unit. */
