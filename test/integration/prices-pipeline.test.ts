@@ -4,12 +4,21 @@
  * step prices a run with the newest book for the spec's region, keeps it with the run and warns when it has
  * only another region's; the cells' costs (AggregateCell) and the report use the run's book.
  */
+import * as fs from 'node:fs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AwsPriceList } from '../../lib/aws/pricing';
 import { loadPriceBook } from '../../lib/core/cost/book';
-import { plan, readPlan, refreshPrices, runPriceBook, runPriceBookKey } from '../../lib/core/pipeline';
+import {
+  aggregateCellStep,
+  cellKey,
+  plan,
+  readPlan,
+  refreshPrices,
+  runPriceBook,
+  runPriceBookKey,
+} from '../../lib/core/pipeline';
 import { buildReportData } from '../../lib/core/report/data';
 import { FsStore } from '../../lib/local/fs-store';
 import {
@@ -23,8 +32,10 @@ const root = path.join(__dirname, '..', '..');
 const credentials = { accessKeyId: 'AKIDSTANDIN', secretAccessKey: 'stand-in' };
 const NOW = Date.UTC(2026, 10, 27, 3);
 const clock = { nowMs: () => NOW };
-const euSpec = () => ({
-  ...(JSON.parse(readFileSync(path.join(root, 'examples', 'quickstart.json'), 'utf8')) as object),
+const euSpec = (): { region: string; workload: object } => ({
+  ...(JSON.parse(readFileSync(path.join(root, 'examples', 'quickstart.json'), 'utf8')) as {
+    workload: object;
+  }),
   region: 'eu-west-1',
 });
 
@@ -96,4 +107,37 @@ test('Plan with only the built-in book for an eu-west-1 spec warns, naming both 
 test('a run planned before books were kept with runs is priced with the newest built-in book', async () => {
   const store = new FsStore(dir);
   expect((await runPriceBook(store, 'no-such-run')).id).toBe(loadPriceBook().id);
+});
+
+test("AggregateCell prices the cell with the run's book: a stored eu-west-1 book at twice the DynamoDB prices doubles the cell's monthly cost", async () => {
+  const FIXTURE = path.join(__dirname, '../fixtures/ycsb/fleet-small');
+  const costOf = async (store: FsStore, name: string) => {
+    const spec = {
+      ...euSpec(),
+      workload: { ...euSpec().workload, warmupSeconds: 3 },
+    };
+    const run = await plan({ executionName: name, spec }, { store, clock });
+    const cell = (await readPlan(store, run.runId)).cells[0]!.id;
+    for (const e of fs.readdirSync(FIXTURE, { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const rel = path.relative(FIXTURE, path.join(e.parentPath, e.name));
+      await store.putFile(`runs/${run.runId}/cells/${cell}/raw/${rel}`, path.join(FIXTURE, rel));
+    }
+    await aggregateCellStep({ run, index: 0 }, { store, metrics: { put: async () => undefined } });
+    const { row } = (await store.getJson(cellKey(run.runId, cell, 'result.json'))) as {
+      row: Record<string, number>;
+    };
+    return row;
+  };
+  const builtIn = await costOf(new FsStore(path.join(dir, 'a')), 'cost-builtin');
+  const store = new FsStore(path.join(dir, 'b'));
+  await refresh(store);
+  const key = 'prices/eu-west-1/aws-eu-west-1-2026-11-27.json';
+  const book = (await store.getJson(key)) as { dynamodb: { standard: Record<string, { usd: string }> } };
+  for (const p of Object.values(book.dynamodb.standard)) p.usd = String(Number(p.usd) * 2);
+  await store.putJson(key, book);
+  const doubled = await costOf(store, 'cost-eu');
+  expect(builtIn.monthly_cost_on_demand_usd).toBeGreaterThan(0);
+  expect(doubled.monthly_cost_on_demand_usd).toBeCloseTo(2 * builtIn.monthly_cost_on_demand_usd!, 2);
+  expect(doubled.monthly_cost_provisioned_usd).toBeCloseTo(2 * builtIn.monthly_cost_provisioned_usd!, 2);
 });
