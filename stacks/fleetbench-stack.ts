@@ -5,6 +5,7 @@ import {
   AbortRule,
   BenchmarkStateMachine,
   Janitor,
+  PriceBookRefresh,
   LoaderFleet,
   Monitoring,
   Preflight,
@@ -42,6 +43,7 @@ export class FleetbenchStack extends Stack {
   readonly pipeline: BenchmarkStateMachine;
   readonly monitoring: Monitoring;
   readonly janitor: Janitor;
+  readonly priceBooks: PriceBookRefresh;
   readonly abortRule: AbortRule;
   readonly schedules: Schedules;
   readonly dbNodes: DbNodes;
@@ -73,6 +75,8 @@ export class FleetbenchStack extends Stack {
       topic: this.monitoring.topic,
       resultsBucket: this.lake.bucket,
     });
+    // the stack's region's price book, refreshed monthly and on deploy (Plan uses the newest)
+    this.priceBooks = new PriceBookRefresh(this, 'PriceBooks', { resultsBucket: this.lake.bucket });
     // the functions that provision, wait for, configure and remove targets: each target's construct grants
     // the ones it needs
     const targetFunctions = {

@@ -16,9 +16,9 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|noise|bindings)?\/?\*)\]$/,
+      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|noise|bindings|prices)?\/?\*)\]$/,
     reason:
-      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket), and the loaders' and Plan's read of users' binding jars under bindings/ (Plan records each jar's SHA-256).",
+      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ and noise/ prefixes of the results bucket (listing needs the bucket), the loaders' and Plan's read of users' binding jars under bindings/ (Plan records each jar's SHA-256), and the price books under prices/ (the scheduled refresh writes them, Plan reads them).",
   },
   {
     pattern:
@@ -84,7 +84,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
-      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces).',
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces), and pricing:GetProducts of the price-book refresh (the Price List Query API has no resource types).',
   },
   {
     pattern:

@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => CommandModule> = {
   results: () => require('./commands/results') as CommandModule,
   doctor: () => require('./commands/doctor') as CommandModule,
   'idle-cost': () => require('./commands/idle-cost') as CommandModule,
+  prices: () => require('./commands/prices') as CommandModule,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

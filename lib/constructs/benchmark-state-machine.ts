@@ -298,6 +298,8 @@ export class BenchmarkStateMachine extends Construct {
     bucket.grantRead(f.plan, 'specs/*');
     // a user's binding jars: Plan records each one's SHA-256 for the loaders to verify
     bucket.grantRead(f.plan, 'bindings/*');
+    // the newest price book for the spec's region (PriceBookRefresh writes them)
+    bucket.grantRead(f.plan, 'prices/*');
     runsWrite(f.plan);
     add(f.plan, 'ListRuns', ['states:ListExecutions'], [smArn]);
     add(f.plan, 'DescribeRuns', ['states:DescribeExecution'], [execArn]);

@@ -10,6 +10,7 @@ import type { ClusterNode, DbNodeKind, SchemaRequest } from './cluster';
 import type { DaxCacheTtls } from './dax';
 import type { KeyspacesCapacity } from './keyspaces';
 import type { ObjectStore } from './store';
+import type { PriceListItem } from './cost/price-list';
 
 export type { ObjectStore } from './store';
 
@@ -442,4 +443,21 @@ export class StepFailedError extends Error {
  */
 export interface ResultsQuery {
   query(sql: string, params?: readonly (string | number)[]): Promise<Record<string, unknown>[]>;
+}
+
+// PRICES
+// ======
+
+/** One Price List GetProducts question: a service code and TERM_MATCH filters (attribute → value). */
+export interface PriceQuery {
+  serviceCode: string;
+  filters: Record<string, string>;
+}
+
+/**
+ * The AWS Price List Query API's GetProducts, every page, each `PriceList` entry parsed
+ * (lib/aws/pricing.ts; a local stand-in in the tests).
+ */
+export interface PriceListPort {
+  getProducts(query: PriceQuery): Promise<PriceListItem[]>;
 }

@@ -34,6 +34,7 @@ import { keyspaceName } from '../../lib/core/keyspaces';
 import { evaluate } from './iam';
 import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
 import { ACCOUNT, REGION } from './template';
+import { fixtureItems, startPriceListStandIn } from '../support/price-list-stand-in';
 
 jest.setTimeout(240_000);
 
@@ -1288,5 +1289,68 @@ test("the state machine's role may invoke each Task's function, and no other fun
   for (const prefix of ['PipelineOnAbortFn', 'JanitorJanitorFn']) {
     const id = twin.asm.functions.find((f) => f.logicalId.startsWith(prefix))!.logicalId;
     expect(await may(twin.physical.get(id)!.attrs!.Arn!)).toBe(false);
+  }
+});
+
+test("the price-book refresh (its monthly rule's target), under its own role: GetProducts through the gateway, the book into prices/ of the results bucket", async () => {
+  // the Price List Query API has no emulator: the gateway sends the `pricing` service to the fixtures' stand-in
+  const standIn = await startPriceListStandIn(fixtureItems(REGION));
+  twin.gateway.upstreams.set('pricing', Number(new URL(standIn.endpoint).port));
+  try {
+    const mark = twin.gateway.calls.length;
+    const rule = twin.ruleTarget('PriceBooksMonthly');
+    expect(rule.schedule).toBe('cron(0 6 1 * ? *)');
+    const onDeploy = twin.ruleTarget('PriceBooksOnDeploy');
+    expect(onDeploy.fn).toBe(rule.fn);
+    expect(onDeploy.pattern).toMatchObject({
+      source: ['aws.cloudformation'],
+      resources: [
+        `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/FleetbenchTwin/00000000-0000-4000-8000-000000000000`,
+      ],
+    });
+    const out = (await twin.invoke(rule.fn, {
+      version: '0',
+      id: 'twin-prices-1',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: ACCOUNT,
+      time: new Date().toISOString(),
+      region: REGION,
+      resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/PriceBooksMonthly`],
+      detail: {},
+    })) as { id: string; uri: string };
+    expectNoDenials(mark);
+    const calls = twin.gateway.calls.slice(mark);
+    expect(new Set(calls.map((c) => c.action))).toEqual(new Set(['pricing:GetProducts', 's3:PutObject']));
+    const key = `prices/${REGION}/${out.id}.json`;
+    expect(out.uri).toBe(`s3://${twin.bucket}/${key}`);
+    const body = await twin.clients.s3.send(new GetObjectCommand({ Bucket: twin.bucket, Key: key }));
+    const book = JSON.parse(await body.Body!.transformToString()) as {
+      region: string;
+      ec2: Record<string, unknown>;
+    };
+    expect(book.region).toBe(REGION);
+    expect(Object.keys(book.ec2)).toContain('c5.2xlarge');
+    // and nothing else: its role may not read the runs, nor write elsewhere in the bucket
+    const fn = twin.fn(rule.fn);
+    const policies = rolePolicies(twin.asm.template, fn.roleLogicalId).map((p) => ({
+      name: p.name,
+      doc: twin.resolver.resolve(p.doc),
+    }));
+    const may = async (action: string, resource: string) =>
+      (
+        await evaluate(`arn:aws:iam::${ACCOUNT}:role/${fn.roleLogicalId}`, policies, {
+          action,
+          resource,
+          context: {},
+        })
+      ).allowed;
+    expect(await may('s3:PutObject', `arn:aws:s3:::${twin.bucket}/${key}`)).toBe(true);
+    expect(await may('s3:GetObject', `arn:aws:s3:::${twin.bucket}/runs/x/spec.json`)).toBe(false);
+    expect(await may('s3:PutObject', `arn:aws:s3:::${twin.bucket}/runs/x/spec.json`)).toBe(false);
+    expect(await may('pricing:GetAttributeValues', '*')).toBe(false);
+  } finally {
+    twin.gateway.upstreams.delete('pricing');
+    await standIn.close();
   }
 });

@@ -60,6 +60,7 @@ const JSON_PREFIX: Record<string, string> = {
   logs: 'logs',
   secretsmanager: 'secretsmanager',
   servicequotas: 'servicequotas',
+  pricing: 'pricing',
 };
 
 /** Instance-scoped checks with the instance's tags as aws:ResourceTag/* (and `ssm:resourceTag/*` for SSM). */
@@ -209,6 +210,8 @@ export async function mapRequest(
       )
         return one('*');
     }
+    // the Price List Query API: no resource types (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awspricelist.html)
+    if (prefix === 'pricing' && op === 'GetProducts') return one('*');
     if (prefix === 'logs') {
       const group = arn('logs', `log-group:${String(p.logGroupName)}`);
       if (op === 'CreateLogStream' || op === 'PutLogEvents')

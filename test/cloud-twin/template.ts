@@ -136,6 +136,7 @@ export class Resolver {
       'AWS::Partition': 'aws',
       'AWS::URLSuffix': 'amazonaws.com',
       'AWS::StackName': 'FleetbenchTwin',
+      'AWS::StackId': `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/FleetbenchTwin/00000000-0000-4000-8000-000000000000`,
     },
   ) {}
 

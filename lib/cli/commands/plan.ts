@@ -4,7 +4,10 @@ import { InputError } from '../../core/errors';
 import { budgetIssues } from '../../core/cost/estimate';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
-import { resolvePriceBook } from '../price-book';
+import { planPriceBook } from '../price-book';
+import { priceBookLine, priceBookWarnings } from '../../core/cost/book-choice';
+import { isBuiltInBook } from '../../core/cost/book';
+import { DEFAULT_RESULTS_DIR } from './query';
 
 export function register(program: Command): void {
   program
@@ -13,20 +16,36 @@ export function register(program: Command): void {
     .argument('<spec>', 'run spec JSON file')
     .option('--json', 'print one JSON document on stdout')
     .option('--run-id <id>', 'run id used in table names', 'plan')
-    .option('--prices <book>', 'price book for the cost estimate (id or .json file); default: the newest')
-    .action((file: string, opts: { json?: boolean; runId: string; prices?: string }) => {
+    .option(
+      '--prices <book>',
+      "price book for the cost estimate (id or .json file); default: the newest for the spec's region",
+    )
+    .option(
+      '--results <dir>',
+      'local results directory whose prices/<region>/ holds refreshed books',
+      DEFAULT_RESULTS_DIR,
+    )
+    .action((file: string, opts: { json?: boolean; runId: string; prices?: string; results: string }) => {
       const { spec, warnings } = loadSpecFile(file);
-      const plan = planRun(spec, { runId: opts.runId, priceBook: resolvePriceBook(opts.prices) });
+      const book = planPriceBook(spec.region, opts);
+      const plan = planRun(spec, { runId: opts.runId, priceBook: book });
       // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2)
       const overBudget = budgetIssues(spec, plan.estimate);
       if (overBudget.length) throw new InputError(overBudget);
-      const allWarnings = [...warnings, ...plan.warnings];
+      const allWarnings = [
+        ...warnings,
+        ...plan.warnings,
+        ...priceBookWarnings(book, { region: spec.region, nowMs: Date.now() }),
+      ];
       if (opts.json) {
         process.stdout.write(JSON.stringify({ ...plan, warnings: allWarnings }, null, 2) + '\n');
         return;
       }
       printWarnings(allWarnings);
       process.stdout.write(renderPlan(plan));
+      process.stdout.write(
+        `Prices: ${priceBookLine(book)}${isBuiltInBook(book) ? ', built in' : `, read from ${book.file}`}\n`,
+      );
     });
 }
 

@@ -31,6 +31,33 @@ const priceSchema = z.strictObject({
   date: z.string().regex(DATE, 'expected a date YYYY, YYYY-MM or YYYY-MM-DD'),
   source: z.string().min(1),
   note: z.string().optional(),
+  /** Where the AWS Price List Query API gave it (books made by `fleetbench prices refresh`). */
+  priceList: z
+    .strictObject({
+      serviceCode: z.string().min(1),
+      sku: z.string().min(1),
+      usagetype: z.string().min(1),
+      offerTermCode: z.string().min(1),
+      effectiveDate: z.string().min(1),
+      offerVersion: z.string().min(1),
+      publicationDate: z.string().min(1),
+    })
+    .optional(),
+  /**
+   * The price's tiers as the Price List gives them (USD per the API's unit; a free tier is a tier at "0"):
+   * `usd` above is the first paid tier in this book's unit.
+   */
+  tiers: z
+    .array(
+      z.strictObject({
+        beginRange: z.string().min(1),
+        endRange: z.string().min(1),
+        usd: z.string().regex(DECIMAL_STRING, 'expected a decimal string'),
+        unit: z.string().min(1),
+        description: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 const dynamoClassSchema = z.strictObject({
@@ -81,6 +108,8 @@ const bookSchema = z.strictObject({
   title: z.string().min(1),
   date: z.string().regex(DATE, 'expected a date YYYY, YYYY-MM or YYYY-MM-DD'),
   currency: z.literal('USD'),
+  /** The region every price is for; absent in the built-in books (their prices name it: us-east-1). */
+  region: z.string().min(1).optional(),
   hoursPerMonth: z.number().positive().max(744),
   notes: z.array(z.string()).optional(),
   dynamodb: z.strictObject({
@@ -185,6 +214,21 @@ export function parsePriceBookText(text: string, file: string): PriceBook {
     throw new InputError([{ path: file, message: `not valid JSON: ${(e as Error).message}` }]);
   }
   return parsePriceBook(data, file);
+}
+
+/** The region a book's prices are for. */
+export function bookRegion(book: Pick<PriceBookData, 'region' | 'dynamodb'>): string {
+  return book.region ?? book.dynamodb.standard.wcuHour.region;
+}
+
+/** Whether a book is one shipped with fleetbench (not a user's or a refreshed one). */
+export function isBuiltInBook(book: Pick<PriceBook, 'file'>): boolean {
+  return path.dirname(path.resolve(book.file)) === BOOKS_DIR;
+}
+
+/** The books shipped with fleetbench, oldest first. */
+export function builtInPriceBooks(): PriceBook[] {
+  return [...builtInBooks()];
 }
 
 /** Ids of the books shipped with fleetbench, oldest first. */

@@ -426,45 +426,11 @@ function targetEstimate<K extends TargetKind>(t: TargetOf<K>, i: number, r: RunS
  * The run's cost on AWS, itemised. Prices missing from the book (say, an instance type) are listed
  * in `unpriced` and left out of the total rather than failing the plan.
  */
-export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
-  const lines: Line[] = [];
-  const attributed: Line[] = [];
-  const unpriced: string[] = [];
-  const hpm = Q.of(book.hoursPerMonth);
-
-  let load = Q.ZERO;
-  if (plan.load) for (const id of plan.load.targets) load = load.add(loadSeconds(spec, plan, id));
-  const runSeconds = Q.of(A.setupAndTeardownSeconds)
-    .add(load)
-    .add(plan.cellSeconds)
-    .add(plan.cells.length * A.perCellOverheadSeconds);
-  const runHours = runSeconds.div(3600);
-
-  // loaders
-  const loaderPrice = book.ec2[plan.fleet.instanceType];
-  if (loaderPrice) {
-    lines.push({
-      kind: 'loaders',
-      label: `${plan.fleet.loaders} × ${plan.fleet.instanceType} loaders for the run`,
-      quantity: runHours.mul(plan.fleet.loaders),
-      unit: 'instance-hour',
-      unitUsd: usd(loaderPrice),
-    });
-  } else
-    unpriced.push(
-      `loaders.instanceType: no price for "${plan.fleet.instanceType}" in price book "${book.id}"`,
-    );
-
-  const span: RunSpan = { spec, plan, book, runSeconds, runHours };
-  spec.targets.forEach((t, i) => {
-    const e = targetEstimate(t, i, span);
-    lines.push(...(e.items ?? []));
-    attributed.push(...(e.attributed ?? []));
-    unpriced.push(...(e.unpriced ?? []));
-  });
-
-  // the pipeline's own bill
+/** What the run's own pipeline bills: transitions, Lambda, EMF metrics, S3 objects and storage, Athena. */
+function pipelineLines(r: RunSpan, load: Q): Line[] {
+  const { spec, plan, book } = r;
   const pp = book.pipeline;
+  const hpm = Q.of(book.hoursPerMonth);
   const cellPolls = plan.cells.reduce((s, c) => s + Math.ceil(c.durationSeconds / A.pollSeconds), 0);
   const loadPolls = load.div(A.pollSeconds).ceil();
   const transitions = Q.of(A.fixedTransitions + plan.cells.length * A.transitionsPerCell + 2 * cellPolls).add(
@@ -487,7 +453,7 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
     (s, c) => s + A.metricsPerCell * Math.ceil((c.durationSeconds + A.perCellOverheadSeconds) / 3600),
     0,
   );
-  lines.push(
+  return [
     {
       kind: 'pipeline',
       label: 'Step Functions state transitions',
@@ -546,22 +512,70 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
       unit: 'TB scanned',
       unitUsd: usd(pp.athenaPerTbScanned),
     },
-  );
+  ];
+}
 
-  const toItem = (l: Line): EstimateItem & { cents: bigint } => {
-    const cost = l.quantity.mul(l.unitUsd);
-    return {
-      kind: l.kind,
-      label: l.label,
-      ...(l.target ? { target: l.target } : {}),
-      quantity: round(l.quantity),
-      unit: l.unit,
-      unitUsd: round(l.unitUsd, 12),
-      usd: cost.toUsd(),
-      cents: cost.toCents(),
-    };
+/** A line priced: its quantity × unit price, in dollars and in whole cents (the total sums cents). */
+function toItem(l: Line): EstimateItem & { cents: bigint } {
+  const cost = l.quantity.mul(l.unitUsd);
+  return {
+    kind: l.kind,
+    label: l.label,
+    ...(l.target ? { target: l.target } : {}),
+    quantity: round(l.quantity),
+    unit: l.unit,
+    unitUsd: round(l.unitUsd, 12),
+    usd: cost.toUsd(),
+    cents: cost.toCents(),
   };
-  const strip = ({ cents: _c, ...rest }: EstimateItem & { cents: bigint }): EstimateItem => rest;
+}
+
+const strip = ({ cents: _c, ...rest }: EstimateItem & { cents: bigint }): EstimateItem => rest;
+
+/** The loader fleet for the whole run, or a note that the book has no price for its instance type. */
+function loaderLine(plan: PlanLike, book: PriceBook, runHours: Q): { line?: Line; unpriced?: string } {
+  const loaderPrice = book.ec2[plan.fleet.instanceType];
+  if (!loaderPrice)
+    return {
+      unpriced: `loaders.instanceType: no price for "${plan.fleet.instanceType}" in price book "${book.id}"`,
+    };
+  return {
+    line: {
+      kind: 'loaders',
+      label: `${plan.fleet.loaders} × ${plan.fleet.instanceType} loaders for the run`,
+      quantity: runHours.mul(plan.fleet.loaders),
+      unit: 'instance-hour',
+      unitUsd: usd(loaderPrice),
+    },
+  };
+}
+
+export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
+  const lines: Line[] = [];
+  const attributed: Line[] = [];
+  const unpriced: string[] = [];
+
+  let load = Q.ZERO;
+  if (plan.load) for (const id of plan.load.targets) load = load.add(loadSeconds(spec, plan, id));
+  const runSeconds = Q.of(A.setupAndTeardownSeconds)
+    .add(load)
+    .add(plan.cellSeconds)
+    .add(plan.cells.length * A.perCellOverheadSeconds);
+  const runHours = runSeconds.div(3600);
+
+  const loaders = loaderLine(plan, book, runHours);
+  if (loaders.line) lines.push(loaders.line);
+  if (loaders.unpriced) unpriced.push(loaders.unpriced);
+
+  const span: RunSpan = { spec, plan, book, runSeconds, runHours };
+  spec.targets.forEach((t, i) => {
+    const e = targetEstimate(t, i, span);
+    lines.push(...(e.items ?? []));
+    attributed.push(...(e.attributed ?? []));
+    unpriced.push(...(e.unpriced ?? []));
+  });
+  lines.push(...pipelineLines(span, load));
+
   const items = lines.map(toItem);
   const total = items.reduce((s, it) => s + it.cents, 0n);
   return {

@@ -23,6 +23,7 @@ import {
 import { tableDef } from '../results/schema';
 import { cellKey, checkRun, readPlan, readSpec, type RunContext } from './context';
 import { cellCostsFor } from './costing';
+import { runPriceBook } from './prices';
 
 export interface CellResult {
   cellId: string;
@@ -90,7 +91,9 @@ export async function aggregateCellStep(
     readProportion: cell.readProportion,
     updateProportion: cell.updateProportion,
   };
-  const costOf = deps.cellCosts ?? cellCostsFor(await readSpec(deps.store, run.runId));
+  const costOf =
+    deps.cellCosts ??
+    cellCostsFor(await readSpec(deps.store, run.runId), await runPriceBook(deps.store, run.runId));
   const costs = costOf(cell, agg.achievedOpsPerSec);
   const row = buildCellRow(meta, agg, costs);
   const intervals = buildIntervalRows(meta, agg);

@@ -13,3 +13,4 @@ export * from './steps';
 export * from './follow';
 export * from './regressions';
 export * from './late-arrivals';
+export * from './prices';

@@ -15,6 +15,8 @@ import { historyBudget, phaseTimes } from './timing';
 import { plannedJobIssues } from './plan-checks';
 import { contextEntries, deployFindings, loadsData } from '../targets/registry';
 import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
+import { planPriceBook, runPriceBookKey } from './prices';
+import { priceBookWarnings } from '../cost/book-choice';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -125,7 +127,10 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
       },
     ]);
   }
-  const p = planRun(spec, { runId });
+  // the newest price book for the spec's region (the stack's refreshed one, else a built-in one), kept with the run
+  const book = await planPriceBook(deps.store, spec.region);
+  warnings.push(...priceBookWarnings(book, { region: spec.region, nowMs: deps.clock.nowMs() }));
+  const p = planRun(spec, { runId, priceBook: book });
   await addJarDigests(p, deps.readJar ?? storeJarReader(deps.store));
   if (spec.budget && deps.estimateRunUsd) {
     const usd = deps.estimateRunUsd(spec, p);
@@ -193,6 +198,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   const jobIssues = plannedJobIssues(ctx, p, spec);
   if (jobIssues.length) throw new InputError(jobIssues);
   await deps.store.putJson(specKey(runId), spec);
+  await deps.store.putJson(runPriceBookKey(runId), { ...book, file: undefined });
   await writePlan(deps.store, { ...p, warnings: [...warnings, ...p.warnings] });
   await deps.store.putJson(contextKey(runId), ctx);
   return ctx;

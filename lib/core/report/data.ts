@@ -16,7 +16,9 @@ import { fromJsonLines, tableObjectKey, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../store';
-import { loadPriceBook } from '../cost/book';
+import { bookRegion, type PriceBook } from '../cost/book';
+import { priceBookLine, priceBookWarnings } from '../cost/book-choice';
+import { runPriceBook } from '../pipeline/prices';
 import { daxMonthly } from '../cost/dax';
 import type { RunSpec } from '../spec';
 import type { ReportDax } from './html';
@@ -125,7 +127,13 @@ export async function buildReportData(
     for (const { row } of fromJsonLines([{ text, source: store.uriOf(key) }])) rows.push(row as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
   }
-  const dax = daxOf(spec);
+  // the book the run was planned with (its cells' costs too): named, and warned of when stale or another region's
+  const book = await runPriceBook(store, runId);
+  notes.unshift(
+    `Costs are priced with ${priceBookLine(book)}.`,
+    ...priceBookWarnings(book, { region: spec?.region ?? bookRegion(book), nowMs: run.startedAtMs }),
+  );
+  const dax = daxOf(spec, book);
   const history = await historyOf(store, runId).catch((err: unknown) => {
     notes.push(`no history chart: ${(err as Error).message}`);
     return [];
@@ -148,10 +156,9 @@ export async function buildReportData(
   };
 }
 
-/** The monthly cost of each DAX cluster of the spec, priced with the book the cells' costs use (the newest). */
-function daxOf(spec: RunSpec | null): ReportDax[] {
+/** The monthly cost of each DAX cluster of the spec, priced with the book the cells' costs use (the run's). */
+function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
   if (!spec) return [];
-  const book = loadPriceBook();
   return spec.targets.flatMap((t) =>
     t.kind === 'dynamodb' && t.dax
       ? [
