@@ -91,8 +91,38 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     ]);
   }
   const runId = runIdFromExecutionName(input.executionName);
+  const raw = await specOf(input, deps.store);
+  const validated = validateSpec(raw);
+  const spec = stackRegion(raw, validated.spec, deps.region);
+  const warnings = [...validated.warnings];
+  // what the stack cannot deploy (each kind's rules: roles, network, security groups, binding jars)
+  const deploy = deployFindings({ spec, storeUri: deps.store.uri, network: deps.network });
+  warnings.push(...deploy.warnings);
+  if (deploy.issues.length) throw new InputError(deploy.issues);
+  refuseOverHistoryBudget(spec);
+  // the newest price book for the spec's region (the stack's refreshed one, else a built-in one), kept with the run
+  const book = await planPriceBook(deps.store, spec.region);
+  warnings.push(...priceBookWarnings(book, { region: spec.region, nowMs: deps.clock.nowMs() }));
+  const p = planRun(spec, { runId, priceBook: book });
+  await addJarDigests(p, deps.readJar ?? storeJarReader(deps.store));
+  refuseOverBudget(spec, p, deps);
+  await refuseScheduleOverlap(input, deps);
+  warnings.push(...(await accountChecks(spec, p, deps)));
+  const ctx = runContext({ runId, spec, plan: p, input, deps });
+  // whatever the loader agent would refuse at StartLoad/StartCell, refused now
+  const jobIssues = plannedJobIssues(ctx, p, spec);
+  if (jobIssues.length) throw new InputError(jobIssues);
+  await deps.store.putJson(specKey(runId), spec);
+  await deps.store.putJson(runPriceBookKey(runId), { ...book, file: undefined });
+  await writePlan(deps.store, { ...p, warnings: [...warnings, ...p.warnings] });
+  await deps.store.putJson(contextKey(runId), ctx);
+  return ctx;
+}
+
+/** The spec of the execution input: inline, or read from the store by its key. */
+async function specOf(input: PlanInput, store: ObjectStore): Promise<unknown> {
   let raw: unknown = input.spec;
-  if (raw === undefined && input.specKey) raw = await deps.store.getJson(input.specKey);
+  if (raw === undefined && input.specKey) raw = await store.getJson(input.specKey);
   if (raw === undefined || raw === null) {
     throw new InputError([
       { path: 'spec', message: 'the execution input needs "spec" (the run spec object) or "specKey"' },
@@ -103,70 +133,73 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
       { path: 'spec', message: 'must be a JSON object, not a string (paste the spec itself)' },
     ]);
   }
-  const validated = validateSpec(raw);
-  const spec = stackRegion(raw, validated.spec, deps.region);
-  const warnings = [...validated.warnings];
+  return raw;
+}
 
-  // what the stack cannot deploy (each kind's rules: roles, network, security groups, binding jars)
-  const deploy = deployFindings({ spec, storeUri: deps.store.uri, network: deps.network });
-  warnings.push(...deploy.warnings);
-  if (deploy.issues.length) throw new InputError(deploy.issues);
-
-  // the history budget from the grid's size, counted: a grid too large for one execution is not planned at all
+/** The history budget from the grid's size, counted: a grid too large for one execution is not planned at all. */
+function refuseOverHistoryBudget(spec: RunSpec): void {
   const cells = cellCount(spec);
   const loads = spec.dataset.load ? spec.targets.filter(loadsData).length : 0;
   const budget = historyBudget({ cells, loads });
-  if (budget.events > budget.limit) {
+  if (budget.events <= budget.limit) return;
+  throw new InputError([
+    {
+      path: 'workload',
+      message:
+        `the plan has ${cells} cells; at up to ${budget.perCell} history events per cell the run could ` +
+        `reach ${budget.events} events, above the ${budget.limit} this pipeline allows (Step Functions stops at ` +
+        `25,000): split the spec into smaller runs (fewer read proportions, distributions or throughput steps)`,
+    },
+  ]);
+}
+
+function refuseOverBudget(spec: RunSpec, p: Plan, deps: PlanDeps): void {
+  if (!spec.budget || !deps.estimateRunUsd) return;
+  const usd = deps.estimateRunUsd(spec, p);
+  if (usd > spec.budget.maxUsd) {
     throw new InputError([
       {
-        path: 'workload',
-        message:
-          `the plan has ${cells} cells; at up to ${budget.perCell} history events per cell the run could ` +
-          `reach ${budget.events} events, above the ${budget.limit} this pipeline allows (Step Functions stops at ` +
-          `25,000): split the spec into smaller runs (fewer read proportions, distributions or throughput steps)`,
+        path: 'budget.maxUsd',
+        message: `the run is estimated at $${usd.toFixed(2)}, above the budget of $${spec.budget.maxUsd}`,
       },
     ]);
   }
-  // the newest price book for the spec's region (the stack's refreshed one, else a built-in one), kept with the run
-  const book = await planPriceBook(deps.store, spec.region);
-  warnings.push(...priceBookWarnings(book, { region: spec.region, nowMs: deps.clock.nowMs() }));
-  const p = planRun(spec, { runId, priceBook: book });
-  await addJarDigests(p, deps.readJar ?? storeJarReader(deps.store));
-  if (spec.budget && deps.estimateRunUsd) {
-    const usd = deps.estimateRunUsd(spec, p);
-    if (usd > spec.budget.maxUsd) {
-      throw new InputError([
-        {
-          path: 'budget.maxUsd',
-          message: `the run is estimated at $${usd.toFixed(2)}, above the budget of $${spec.budget.maxUsd}`,
-        },
-      ]);
-    }
-  }
+}
 
-  if (input.scheduleName) {
-    if (!deps.runs) throw new Error('plan: a scheduled run needs the run registry');
-    const others = (await deps.runs.running()).filter(
-      (r) => r.scheduleName === input.scheduleName && r.name !== input.executionName,
+async function refuseScheduleOverlap(input: PlanInput, deps: PlanDeps): Promise<void> {
+  if (!input.scheduleName) return;
+  if (!deps.runs) throw new Error('plan: a scheduled run needs the run registry');
+  const others = (await deps.runs.running()).filter(
+    (r) => r.scheduleName === input.scheduleName && r.name !== input.executionName,
+  );
+  if (others.length) {
+    throw new ScheduleOverlapError(
+      `schedule ${input.scheduleName}: the previous run (${others.map((o) => o.name).join(', ')}) is still running; ` +
+        'this run was not started',
     );
-    if (others.length) {
-      throw new ScheduleOverlapError(
-        `schedule ${input.scheduleName}: the previous run (${others.map((o) => o.name).join(', ')}) is still running; ` +
-          'this run was not started',
-      );
-    }
   }
+}
 
-  if (deps.quotas) {
-    // quotas, AZs for the replication factor, Run Command's timeout: before anything is provisioned
-    const problems = await preflight(accountNeeds(spec, p), deps.quotas, {
-      availabilityZones: deps.availabilityZones ?? null,
-    });
-    const refused = problems.filter((q) => q.available !== null);
-    if (refused.length) throw new InputError(refused.map((q) => ({ path: q.path, message: q.message })));
-    warnings.push(...problems.map((q) => `unverified: ${q.message}`));
-  }
+/** Quotas, AZs for the replication factor, Run Command's timeout: before anything is provisioned; warnings. */
+async function accountChecks(spec: RunSpec, p: Plan, deps: PlanDeps): Promise<string[]> {
+  if (!deps.quotas) return [];
+  const problems = await preflight(accountNeeds(spec, p), deps.quotas, {
+    availabilityZones: deps.availabilityZones ?? null,
+  });
+  const refused = problems.filter((q) => q.available !== null);
+  if (refused.length) throw new InputError(refused.map((q) => ({ path: q.path, message: q.message })));
+  return problems.map((q) => `unverified: ${q.message}`);
+}
 
+/** The run context Plan returns (and stores), refused when the run could outlast the state machine. */
+function runContext(args: {
+  runId: string;
+  spec: RunSpec;
+  plan: Plan;
+  input: PlanInput;
+  deps: PlanDeps;
+}): RunContext {
+  const { runId, spec, plan: p, input, deps } = args;
   const now = deps.clock.nowMs();
   const times = phaseTimes(p, spec);
   if (deps.maxRunSeconds && times.worstCaseSeconds > deps.maxRunSeconds) {
@@ -179,7 +212,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
       },
     ]);
   }
-  const ctx: RunContext = {
+  return {
     runId,
     specName: spec.name,
     storeUri: deps.store.uri,
@@ -194,12 +227,4 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),
   };
-  // whatever the loader agent would refuse at StartLoad/StartCell, refused now
-  const jobIssues = plannedJobIssues(ctx, p, spec);
-  if (jobIssues.length) throw new InputError(jobIssues);
-  await deps.store.putJson(specKey(runId), spec);
-  await deps.store.putJson(runPriceBookKey(runId), { ...book, file: undefined });
-  await writePlan(deps.store, { ...p, warnings: [...warnings, ...p.warnings] });
-  await deps.store.putJson(contextKey(runId), ctx);
-  return ctx;
 }
