@@ -25,6 +25,7 @@ import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
 import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
 import { cqlLoginSecretName } from '../cql-auth';
+import { sweepExpiredLoginSecrets } from './login-secrets';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -335,6 +336,8 @@ export interface JanitorResult {
   deletedKeyspaces?: string[];
   deletedDaxClusters?: string[];
   deletedDaxGroups?: string[];
+  /** Expired cassandra-ec2 login secrets deleted (./login-secrets.ts). */
+  deletedSecrets?: string[];
 }
 
 /**
@@ -397,6 +400,7 @@ export async function janitor(
       dax.deletedDaxClusters.push(...r.deletedDaxClusters);
       dax.deletedDaxGroups.push(...r.deletedDaxGroups);
     });
+  const deletedSecrets = deps.secrets && (await sweepExpiredLoginSecrets(deps.secrets, expired, errors));
   // (named ports only: the Lambda's ports build lazily, and a spread would build every one of them)
   const { store, tables, fleet, clock, cluster, keyspaces, secrets } = deps;
   const late = store
@@ -414,5 +418,6 @@ export async function janitor(
     ...(deps.cluster ? { terminatedNodes } : {}),
     ...(deps.keyspaces ? { deletedKeyspaces } : {}),
     ...(daxAdmin ? dax : {}),
+    ...(deletedSecrets ? { deletedSecrets } : {}),
   };
 }
