@@ -80,7 +80,11 @@ it('lists the secrets under a prefix with their tags; deleted ones and other pre
   await sm.deleteSecret(gone);
   const listed = (await sm.listSecrets('fleetbench/list1/')).sort((a, b) => a.name.localeCompare(b.name));
   expect(listed).toEqual([
-    { name: 'fleetbench/list1/a-cql', arn: tagged, tags: { [TAG_RUN_ID]: 'list1', [TAG_EXPIRES_AT]: '4000000000' } },
+    {
+      name: 'fleetbench/list1/a-cql',
+      arn: tagged,
+      tags: { [TAG_RUN_ID]: 'list1', [TAG_EXPIRES_AT]: '4000000000' },
+    },
   ]);
   expect(await sm.listSecrets('fleetbench/nothing-here/')).toEqual([]);
 });
