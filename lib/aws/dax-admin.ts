@@ -39,6 +39,7 @@ import {
   type Tags,
 } from '../core/ports';
 import { errorName, translate } from './errors';
+import { ownedByRun } from '../core/pipeline/ownership';
 
 const NOT_FOUND = new Set([
   'ClusterNotFoundFault',
@@ -72,7 +73,7 @@ export class DaxClusterAdmin implements DaxAdmin {
     try {
       const sg = await this.createSecurityGroup(req, network);
       // by the id just created: a group of that name may exist in another VPC
-      undo.push(() => this.deleteSecurityGroupId(sg, req.name));
+      undo.push(() => this.deleteCreatedSecurityGroup(sg, req));
       await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
         this.dax.send(
           new CreateSubnetGroupCommand({
@@ -260,10 +261,25 @@ export class DaxClusterAdmin implements DaxAdmin {
         }),
       );
     } catch (err) {
-      await this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })).catch(() => undefined);
+      await this.deleteCreatedSecurityGroup(id, req).catch(() => undefined);
       throw translate('EC2', `security group rules of ${req.name}`, err);
     }
     return id;
+  }
+
+  /**
+   * A failed creation's rollback: the security group it created, by its id, deleted only once the request's run
+   * tag is read on it (./ownership.ts's rule); without that tag it is left for Teardown, which finds it by the tag.
+   */
+  private async deleteCreatedSecurityGroup(id: string, req: DaxClusterRequest): Promise<void> {
+    const found = await this.call('EC2', `DescribeSecurityGroups ${id} (${req.name})`, () =>
+      this.ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [id] })),
+    );
+    const tags = Object.fromEntries(
+      (found.SecurityGroups?.[0]?.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']),
+    );
+    const runId = req.tags[TAG_RUN_ID];
+    if (runId && ownedByRun(tags, runId)) await this.deleteSecurityGroupId(id, req.name);
   }
 
   /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */

@@ -20,7 +20,7 @@ import { CASSANDRA_ROOT_VOLUME_GB } from '../core/cassandra-node';
 import { DB_NODE_ROLES, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
 import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/ports';
 import { isArmInstanceType } from './ec2-fleet';
-import { describeRunInstances, instanceTags, terminateInstances } from './ec2-instances';
+import { describeRunInstances, instanceTags, terminateInstances, terminateLaunched } from './ec2-instances';
 import { translate } from './errors';
 
 export interface Ec2ClusterOptions {
@@ -136,8 +136,14 @@ export class Ec2ClusterAdmin implements ClusterAdmin {
         launched.push(...(out.Instances ?? []).map(toNode));
       }
     } catch (err) {
-      // all or nothing, as the loaders: what this call launched is terminated again
-      if (launched.length) await this.terminate(launched.map((n) => n.id));
+      // all or nothing, as the loaders: what this call launched is terminated again, once its run tag is read on
+      // it (ec2-instances.ts terminateLaunched); what is not found with it yet is left to Teardown (by the tag)
+      if (launched.length)
+        await terminateLaunched(
+          this.client,
+          req.runId,
+          launched.map((n) => n.id),
+        );
       throw translate('EC2', 'RunInstances', err);
     }
     return launched;

@@ -7,7 +7,7 @@ import {
   type LaunchRequest,
   type LoaderInstance,
 } from '../core/ports';
-import { describeRunInstances, instanceTags, terminateInstances } from './ec2-instances';
+import { describeRunInstances, instanceTags, terminateInstances, terminateLaunched } from './ec2-instances';
 import { translate } from './errors';
 
 /** Graviton instance types (c7g.large, m6gd.xlarge, t4g.small, c7gn.2xlarge, ...) need the arm64 template. */
@@ -70,12 +70,15 @@ export class Ec2FleetAdmin implements FleetAdmin {
         ids.push(...(out.Instances ?? []).map((x) => x.InstanceId!));
       }
     } catch (err) {
-      // all or nothing: what was launched before the refusal is terminated again; the refusal stays
+      // all or nothing: what was launched before the refusal is terminated again (once its run tag is read on
+      // it: ec2-instances.ts terminateLaunched); the refusal stays
       // the error (a failed rollback is added to it, teardown terminates by the run tag later)
       const refused = translate('EC2', 'RunInstances', err);
       if (ids.length) {
         try {
-          await this.terminate(ids);
+          const left = await terminateLaunched(this.client, req.runId, ids);
+          if (left.length)
+            refused.message += `; ${left.join(', ')} launched before it not terminated (not found with the run's tag yet: teardown terminates them by the tag)`;
         } catch (rollback) {
           refused.message += `; terminating the ${ids.length} launched before it (${ids.join(', ')}) failed: ${(rollback as Error).message}`;
         }

@@ -1,12 +1,13 @@
 /**
  * Secrets Manager: the loader agent's credentials for external targets (GetSecretValue), and the run's
- * cassandra-ec2 logins (the SecretAdmin port: create tagged, describe by name, delete at once).
+ * cassandra-ec2 logins (the SecretAdmin port: create tagged, describe by name, delete at once, list by prefix).
  */
 import {
   CreateSecretCommand,
   DeleteSecretCommand,
   DescribeSecretCommand,
   GetSecretValueCommand,
+  ListSecretsCommand,
   SecretsManagerClient,
   type SecretsManagerClientConfig,
 } from '@aws-sdk/client-secrets-manager';
@@ -77,5 +78,33 @@ export class SecretsManagerSecrets implements SecretAdmin {
       if (errorName(err) === 'ResourceNotFoundException') return;
       throw translate('SecretsManager', 'DeleteSecret', err);
     }
+  }
+
+  /**
+   * ListSecrets with the name filter (a prefix match on AWS), every page; the prefix is checked again here, and
+   * secrets scheduled for deletion (which ListSecrets leaves out by default) are skipped.
+   */
+  async listSecrets(prefix: string): Promise<{ name: string; arn: string; tags: Tags }[]> {
+    const out: { name: string; arn: string; tags: Tags }[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await this.client.send(
+          new ListSecretsCommand({ Filters: [{ Key: 'name', Values: [prefix] }], NextToken: token }),
+        );
+        for (const s of page.SecretList ?? []) {
+          if (!s.Name?.startsWith(prefix) || !s.ARN || s.DeletedDate) continue;
+          out.push({
+            name: s.Name,
+            arn: s.ARN,
+            tags: Object.fromEntries((s.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? ''])),
+          });
+        }
+        token = page.NextToken;
+      } while (token);
+    } catch (err) {
+      throw translate('SecretsManager', 'ListSecrets', err);
+    }
+    return out;
   }
 }

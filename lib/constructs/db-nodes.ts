@@ -199,6 +199,8 @@ export class DbNodes extends Construct {
       add(fn, 'DescribeRunLogins', ['secretsmanager:DescribeSecret'], loginSecrets);
     for (const fn of [f.teardown, f.onAbort, f.janitor])
       add(fn, 'DeleteRunLogins', ['secretsmanager:DeleteSecret'], loginSecrets, runTagged('aws:ResourceTag'));
+    // the janitor sweeps expired logins (lib/core/pipeline/login-secrets.ts): ListSecrets accepts only "*"
+    add(f.janitor, 'ListRunLogins', ['secretsmanager:ListSecrets'], ['*']);
 
     // Cassandra nodes: the asset, their role and instance profile, Amazon Linux 2023 per architecture
     const built = cassandraAssetPath();

@@ -23,6 +23,12 @@ export function cqlLoginSecretName(runId: string, targetId: string): string {
   return `fleetbench/${runId}/${targetId}-cql`;
 }
 
+/** Whether `name` is a login secret's name of run `runId` (as cqlLoginSecretName writes it, for any target). */
+export function isCqlLoginSecretOf(name: string, runId: string): boolean {
+  const [head, tail] = cqlLoginSecretName(runId, '\n').split('\n') as [string, string];
+  return name.length > head.length + tail.length && name.startsWith(head) && name.endsWith(tail);
+}
+
 /** A fresh login: a role name and a 256-bit password, hex only (nothing CQL or a shell could misread). */
 export function generateCqlLogin(random: (n: number) => Buffer = randomBytes): CqlLogin {
   return { username: `fb_${random(6).toString('hex')}`, password: random(32).toString('hex') };

@@ -257,6 +257,8 @@ export interface SecretAdmin {
   describeSecret(name: string): Promise<{ arn: string; tags: Tags } | null>;
   /** Deletes a secret at once (no recovery window); absent is fine. */
   deleteSecret(arn: string): Promise<void>;
+  /** Secrets whose names start with `prefix`, with their tags (none scheduled for deletion): the janitor's view. */
+  listSecrets(prefix: string): Promise<{ name: string; arn: string; tags: Tags }[]>;
 }
 
 export interface KeyspacesAdmin {

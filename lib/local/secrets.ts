@@ -35,6 +35,12 @@ export class LocalSecrets implements SecretAdmin {
     for (const [name, s] of this.byName) if (s.arn === arn) this.byName.delete(name);
   }
 
+  async listSecrets(prefix: string): Promise<{ name: string; arn: string; tags: Tags }[]> {
+    return [...this.byName.values()]
+      .filter((s) => s.name.startsWith(prefix))
+      .map((s) => ({ name: s.name, arn: s.arn, tags: { ...s.tags } }));
+  }
+
   /** A secret's value by ARN or name (the local schema step and tests). */
   value(id: string): string | undefined {
     return [...this.byName.values()].find((s) => s.arn === id || s.name === id)?.value;

@@ -18,7 +18,11 @@ import {
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { DescribeSecretCommand, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+} from '@aws-sdk/client-secrets-manager';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cassandraBootstrapScript, ec2NodeParams, scriptVariable } from '../../lib/core/cassandra-node';
@@ -474,7 +478,7 @@ test('a spec above the account quotas is refused by Plan before anything is prov
   expect((await twin.tables()).filter((t) => t.includes('twin-quota'))).toEqual([]);
 });
 
-test("the janitor (its rule's target) removes expired loaders and tables, keeps unexpired ones", async () => {
+test("the janitor (its rule's target) removes expired loaders, tables and login secrets, keeps unexpired ones", async () => {
   const mark = twin.gateway.calls.length;
   const now = Math.floor(Date.now() / 1000);
   const launch = async (runId: string, expiresAt: number) => {
@@ -516,6 +520,23 @@ test("the janitor (its rule's target) removes expired loaders and tables, keeps 
   const newLoader = await launch('twin-new', now + 3600);
   await table('fleetbench-twin-old', 'twin-old', now - 3600);
   await table('fleetbench-twin-new', 'twin-new', now + 3600);
+  // cassandra-ec2 logins (lib/core/cql-auth.ts): listed with ListSecrets, deleted under the template's grants
+  const login = async (runId: string, expiresAt: number) => {
+    const Name = `fleetbench/${runId}/cass-cql`;
+    await twin.clients.secrets.send(
+      new CreateSecretCommand({
+        Name,
+        SecretString: '{"username":"u","password":"p"}',
+        Tags: [
+          { Key: TAG_RUN_ID, Value: runId },
+          { Key: TAG_EXPIRES_AT, Value: String(expiresAt) },
+        ],
+      }),
+    );
+    return Name;
+  };
+  const oldLogin = await login('twin-old', now - 3600);
+  const newLogin = await login('twin-new', now + 3600);
 
   const rule = twin.ruleTarget('JanitorSchedule');
   expect(rule.schedule).toBe('rate(1 hour)');
@@ -529,10 +550,26 @@ test("the janitor (its rule's target) removes expired loaders and tables, keeps 
     region: REGION,
     resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/JanitorSchedule`],
     detail: {},
-  })) as { terminated: string[]; deletedTables: string[] };
+  })) as { terminated: string[]; deletedTables: string[]; deletedSecrets: string[] };
   expectNoDenials(mark);
   expect(out.terminated).toEqual([oldLoader]);
   expect(out.deletedTables).toEqual(['fleetbench-twin-old']);
+  expect(out.deletedSecrets).toEqual([oldLogin]);
+  expect(
+    twin.gateway.calls
+      .slice(mark)
+      .filter((c) => c.action.startsWith('secretsmanager:'))
+      .map((c) => [c.action, c.result]),
+  ).toEqual([
+    ['secretsmanager:ListSecrets', 'Allowed'],
+    ['secretsmanager:DeleteSecret', 'Allowed'],
+  ]);
+  await expect(
+    twin.clients.secrets.send(new DescribeSecretCommand({ SecretId: oldLogin })),
+  ).rejects.toThrow();
+  expect((await twin.clients.secrets.send(new DescribeSecretCommand({ SecretId: newLogin }))).Name).toBe(
+    newLogin,
+  );
   const states = Object.fromEntries(
     (await twin.instances([oldLoader, newLoader])).map((i) => [i.id, i.state]),
   );

@@ -173,6 +173,8 @@ export async function mapRequest(
       // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html)
       const secret = (id: string) => (id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}`));
       if (op === 'GetSecretValue' || op === 'DescribeSecret') return one(secret(String(p.SecretId)));
+      // (a List action without a resource type: authorized on "*" only)
+      if (op === 'ListSecrets') return one('*');
       if (op === 'CreateSecret') {
         // CreateSecret with tags needs TagResource too; both see the request's tags
         const tags = (p.Tags ?? []) as { Key: string; Value: string }[];

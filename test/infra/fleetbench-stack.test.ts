@@ -298,6 +298,23 @@ describe('LoaderFleet', () => {
       expect(del.Action).toBe('secretsmanager:DeleteSecret');
       expect(del.Condition).toEqual({ Null: { 'aws:ResourceTag/fleetbench:run-id': 'false' } });
     }
+    // the janitor lists secrets to sweep expired logins (ListSecrets has no resource type: "*"); no step else
+    const list = secretActions('Janitor').find((st) => st.Sid === 'ListRunLogins')!;
+    expect([list.Action, list.Resource, list.Condition]).toEqual([
+      'secretsmanager:ListSecrets',
+      '*',
+      undefined,
+    ]);
+    for (const fn of [
+      'ProvisionTarget',
+      'StartLoad',
+      'StartCell',
+      'WaitReady',
+      'Teardown',
+      'OnAbort',
+      'Plan',
+    ])
+      expect(JSON.stringify(secretActions(fn))).not.toMatch(/ListSecrets/);
     // no step reads a secret's value, and only these delete
     for (const fn of ['ProvisionTarget', 'StartLoad', 'StartCell', 'WaitReady', 'Plan', 'Report'])
       expect(JSON.stringify(secretActions(fn))).not.toMatch(/GetSecretValue|DeleteSecret/);

@@ -18,6 +18,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
+import { terminateLaunched } from '../../lib/aws/ec2-instances';
 import {
   janitor,
   loaderIds,
@@ -249,5 +250,57 @@ describe('EC2 cluster adapter on moto', () => {
     });
     expect(after.terminatedNodes!.sort()).toEqual(nodes.map((n) => n.id).sort());
     expect(await cluster.list({ runId: run.runId })).toEqual([]);
+  });
+
+  it("a launch's rollback reads the run tag on each id first: another run's instance is never terminated", async () => {
+    const launch = async (runId: string) =>
+      (
+        await ec2.send(
+          new RunInstancesCommand({
+            ImageId: 'ami-12c6146b',
+            MinCount: 1,
+            MaxCount: 1,
+            TagSpecifications: [
+              { ResourceType: 'instance', Tags: [{ Key: 'fleetbench:run-id', Value: runId }] },
+            ],
+          }),
+        )
+      ).Instances![0]!.InstanceId!;
+    const mine = await launch('rollback-a');
+    const theirs = await launch('rollback-b');
+    const state = async (id: string) =>
+      (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations![0]!.Instances![0]!
+        .State!.Name;
+    expect(await terminateLaunched(ec2, 'rollback-a', [mine, theirs])).toEqual([theirs]);
+    expect(await state(mine)).toMatch(/^(shutting-down|terminated)$/);
+    expect(await state(theirs)).toBe('running');
+  });
+
+  it('a loader launch refused in its second subnet terminates what the first launched, after reading its tag', async () => {
+    const fleet = new Ec2FleetAdmin(
+      { launchTemplateId: templateId, subnetIds: [subnets[0]!, 'subnet-0000000000000dead'] },
+      moto.clientConfig,
+    );
+    const err = await fleet
+      .launch({
+        runId: 'rollback-c',
+        count: 2,
+        instanceType: 'c5.large',
+        tags: { 'fleetbench:run-id': 'rollback-c', 'fleetbench:role': 'loader' },
+      })
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    expect(err?.message).toMatch(/RunInstances/);
+    expect(err?.message).not.toMatch(/not terminated|failed/);
+    expect(await fleet.list({ runId: 'rollback-c' })).toEqual([]);
+    // the first subnet's loader was launched, and is gone
+    const all = await ec2.send(
+      new DescribeInstancesCommand({ Filters: [{ Name: 'tag:fleetbench:run-id', Values: ['rollback-c'] }] }),
+    );
+    const states = (all.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.State!.Name);
+    expect(states).toHaveLength(1);
+    expect(states[0]).toMatch(/^(shutting-down|terminated)$/);
   });
 });

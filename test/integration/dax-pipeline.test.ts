@@ -294,9 +294,10 @@ describe("ProvisionTarget's rollback of a DAX cluster it could not finish", () =
     logged.middlewareStack.add(
       (next, context) => async (args) => {
         const out = await next(args);
-        const input = args.input as { GroupId?: string };
+        const input = args.input as { GroupId?: string; GroupIds?: string[] };
         const output = out.output as { GroupId?: string };
-        sent.push(`${context.commandName} ${input.GroupId ?? output.GroupId ?? ''}`.trim());
+        const group = input.GroupId ?? input.GroupIds?.join(',') ?? output.GroupId ?? '';
+        sent.push(`${context.commandName} ${group}`.trim());
         return out;
       },
       { step: 'initialize' },
@@ -308,11 +309,12 @@ describe("ProvisionTarget's rollback of a DAX cluster it could not finish", () =
     const created = sent[0]!.split(' ')[1]!;
     expect(created).toMatch(/^sg-/);
     expect(created).not.toBe(decoy);
-    // created, its rules set, then deleted by that id: no lookup by name
+    // created, its rules set, its run tag read by that id, then deleted by that id: no lookup by name
     expect(sent).toEqual([
       `CreateSecurityGroupCommand ${created}`,
       `AuthorizeSecurityGroupIngressCommand ${created}`,
       `RevokeSecurityGroupEgressCommand ${created}`,
+      `DescribeSecurityGroupsCommand ${created}`,
       `DeleteSecurityGroupCommand ${created}`,
     ]);
     expect(twin.parameterGroups.has(name)).toBe(false);

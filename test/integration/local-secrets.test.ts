@@ -39,3 +39,14 @@ it('serves GetSecretValue by ARN or name to the AWS SDK; create refuses a name t
     await local.stop();
   }
 });
+
+it('lists by name prefix with tags, as the janitor reads Secrets Manager; deleted ones are gone', async () => {
+  const local = new LocalSecrets();
+  const a = await local.createSecret({ name: 'fleetbench/r2/a-cql', value: '{}', tags: { k: 'v' } });
+  const b = await local.createSecret({ name: 'fleetbench/r2/b-cql', value: '{}', tags: {} });
+  await local.createSecret({ name: 'elsewhere/fleetbench/r2/c-cql', value: '{}', tags: {} });
+  await local.deleteSecret(b);
+  expect(await local.listSecrets('fleetbench/r2/')).toEqual([
+    { name: 'fleetbench/r2/a-cql', arn: a, tags: { k: 'v' } },
+  ]);
+});

@@ -172,12 +172,7 @@ export function predictionWarnings(cells: CellPlan[]): string[] {
 export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const runId = options.runId ?? 'plan';
   const w = spec.workload;
-  const steps = throughputSteps(w);
-  const maxOps = Math.max(...steps);
-  const mixes = operationMixes(w);
-  const dists = distributionsOf(w);
-  const base = BASE_WORKLOADS[w.base];
-
+  const maxOps = Math.max(...throughputSteps(w));
   const sizing: Record<string, TargetSizing> = {};
   const tables: Record<string, string> = {};
   const bindings: Record<string, TargetBinding> = {};
@@ -187,90 +182,11 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     bindings[t.id] = targetBinding(spec, t, tables[t.id]!, { runId, sizing: sizing[t.id] });
   }
   const fleetLoaders = Math.max(...Object.values(sizing).map((s) => s.loaders));
-  const shared = runProperties(spec);
-
-  const cells: CellPlan[] = [];
-  for (const t of spec.targets) {
-    const s = sizing[t.id]!;
-    for (const d of dists) {
-      const info = distributionInfo(d);
-      for (const m of mixes) {
-        for (const ops of steps) {
-          const properties: Record<string, string> = {
-            ...base.properties,
-            ...w.extraProperties,
-            ...shared,
-            ...bindings[t.id]!.properties,
-            ...info.properties,
-            readproportion: String(m.proportions.read),
-            updateproportion: String(m.proportions.update),
-            insertproportion: String(m.proportions.insert),
-            scanproportion: String(m.proportions.scan),
-            readmodifywriteproportion: String(m.proportions.readModifyWrite),
-            threadcount: String(s.threadsPerProcess),
-            maxexecutiontime: String(w.durationSeconds),
-          };
-          const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
-          // A/A mode: the same cell `repeats` times in a row
-          for (let k = 1; k <= w.repeats; k++) {
-            cells.push({
-              id: w.repeats > 1 ? aaCellId(cellId, k) : cellId,
-              index: cells.length,
-              target: t.id,
-              targetKind: t.kind,
-              distribution: info.type,
-              distributionLabel: info.label,
-              readProportion: m.proportions.read,
-              updateProportion: m.proportions.update,
-              proportions: m.proportions,
-              targetOpsPerSec: ops,
-              durationSeconds: w.durationSeconds,
-              warmupSeconds: w.warmupSeconds,
-              cooldownSeconds: w.cooldownSeconds,
-              loaders: s.loaders,
-              processesPerLoader: s.processesPerLoader,
-              properties,
-            });
-            const cell = cells[cells.length - 1]!;
-            // the repeats of a cell are the same cell: predicted once, then shared
-            const first = k === 1 ? cell : cells[cells.length - k]!;
-            const predicted = first === cell ? kindOf(t).predict?.(spec, t, cell) : first;
-            if (predicted?.prediction) cell.prediction = predicted.prediction;
-            if (predicted?.localPrediction) cell.localPrediction = predicted.localPrediction;
-          }
-        }
-      }
-    }
-  }
-
-  let load: LoadPlan | null = null;
-  const loadTargets = spec.targets.filter(loadsData).map((t) => t.id);
-  if (spec.dataset.load && loadTargets.length > 0) {
-    const perLoader = spec.loaders.processesPerLoader;
-    load = {
-      targets: loadTargets,
-      recordCount: spec.dataset.recordCount,
-      processes: Math.min(fleetLoaders * perLoader, spec.dataset.recordCount),
-      processesPerLoader: perLoader,
-      threadsPerProcess: spec.loaders.threadsPerProcess,
-      targetOpsPerSec: spec.dataset.loadTargetOpsPerSec ?? null,
-      properties: {
-        workload: 'site.ycsb.workloads.CoreWorkload',
-        recordcount: String(spec.dataset.recordCount),
-        fieldcount: String(spec.dataset.fieldCount),
-        fieldlength: String(spec.dataset.fieldLength),
-        'measurement.interval': 'op',
-        'hdrhistogram.percentiles': '50,90,95,99,99.9,99.99',
-        // insert failures are retried instead of leaving holes in the key space
-        core_workload_insertion_retry_limit: '10',
-      },
-    };
-  }
-
-  const warnings = Object.values(sizing).flatMap((s) => s.warnings);
-  warnings.push(...predictionWarnings(cells));
+  const cells = spec.targets.flatMap((t) => targetCells(spec, t, sizing[t.id]!, bindings[t.id]!));
+  cells.forEach((c, i) => (c.index = i));
+  const warnings = [...Object.values(sizing).flatMap((s) => s.warnings), ...predictionWarnings(cells)];
   const maxProc = Math.max(...Object.values(sizing).map((s) => s.totalProcesses));
-  if (mixes.some((m) => m.proportions.insert > 0) && maxProc > 1) {
+  if (operationMixes(w).some((m) => m.proportions.insert > 0) && maxProc > 1) {
     warnings.push(
       `workload: inserts in the run phase with ${maxProc} YCSB processes: every process numbers its new keys ` +
         `from recordcount, so processes insert (overwrite) the same keys; the insert count is right, the table grows less`,
@@ -280,7 +196,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     specName: spec.name,
     runId,
     cells,
-    load,
+    load: loadPlan(spec, fleetLoaders),
     sizing,
     fleet: {
       instanceType: spec.loaders.instanceType,
@@ -296,4 +212,85 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const estimate = estimateRunCost(spec, plan, loadPriceBook(options.priceBook));
   warnings.push(...estimate.unpriced);
   return { ...plan, estimate };
+}
+
+/** A target's cells: every distribution × operation mix × throughput step (× A/A repeats), in that order. */
+function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetBinding): CellPlan[] {
+  const w = spec.workload;
+  const base = BASE_WORKLOADS[w.base];
+  const shared = runProperties(spec);
+  const cells: CellPlan[] = [];
+  for (const d of distributionsOf(w)) {
+    const info = distributionInfo(d);
+    for (const m of operationMixes(w)) {
+      for (const ops of throughputSteps(w)) {
+        const properties: Record<string, string> = {
+          ...base.properties,
+          ...w.extraProperties,
+          ...shared,
+          ...binding.properties,
+          ...info.properties,
+          readproportion: String(m.proportions.read),
+          updateproportion: String(m.proportions.update),
+          insertproportion: String(m.proportions.insert),
+          scanproportion: String(m.proportions.scan),
+          readmodifywriteproportion: String(m.proportions.readModifyWrite),
+          threadcount: String(s.threadsPerProcess),
+          maxexecutiontime: String(w.durationSeconds),
+        };
+        const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
+        const cell: CellPlan = {
+          id: cellId,
+          index: 0,
+          target: t.id,
+          targetKind: t.kind,
+          distribution: info.type,
+          distributionLabel: info.label,
+          readProportion: m.proportions.read,
+          updateProportion: m.proportions.update,
+          proportions: m.proportions,
+          targetOpsPerSec: ops,
+          durationSeconds: w.durationSeconds,
+          warmupSeconds: w.warmupSeconds,
+          cooldownSeconds: w.cooldownSeconds,
+          loaders: s.loaders,
+          processesPerLoader: s.processesPerLoader,
+          properties,
+        };
+        // the repeats of a cell are the same cell: predicted once, then shared
+        Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
+        // A/A mode: the same cell `repeats` times in a row
+        if (w.repeats === 1) cells.push(cell);
+        else
+          for (let k = 1; k <= w.repeats; k++)
+            cells.push({ ...cell, id: aaCellId(cellId, k), properties: { ...properties } });
+      }
+    }
+  }
+  return cells;
+}
+
+/** The load phase: every target the run loads, by the fleet's processes. */
+function loadPlan(spec: RunSpec, fleetLoaders: number): LoadPlan | null {
+  const loadTargets = spec.targets.filter(loadsData).map((t) => t.id);
+  if (!spec.dataset.load || loadTargets.length === 0) return null;
+  const perLoader = spec.loaders.processesPerLoader;
+  return {
+    targets: loadTargets,
+    recordCount: spec.dataset.recordCount,
+    processes: Math.min(fleetLoaders * perLoader, spec.dataset.recordCount),
+    processesPerLoader: perLoader,
+    threadsPerProcess: spec.loaders.threadsPerProcess,
+    targetOpsPerSec: spec.dataset.loadTargetOpsPerSec ?? null,
+    properties: {
+      workload: 'site.ycsb.workloads.CoreWorkload',
+      recordcount: String(spec.dataset.recordCount),
+      fieldcount: String(spec.dataset.fieldCount),
+      fieldlength: String(spec.dataset.fieldLength),
+      'measurement.interval': 'op',
+      'hdrhistogram.percentiles': '50,90,95,99,99.9,99.99',
+      // insert failures are retried instead of leaving holes in the key space
+      core_workload_insertion_retry_limit: '10',
+    },
+  };
 }

@@ -28,6 +28,9 @@ function memorySecrets() {
       for (const [n, s] of byName) if (s.arn === arn) byName.delete(n);
       deleted.push(arn);
     },
+    async listSecrets(prefix) {
+      return [...byName].filter(([n]) => n.startsWith(prefix)).map(([name, s]) => ({ name, ...s }));
+    },
   };
   return { port, byName, deleted };
 }

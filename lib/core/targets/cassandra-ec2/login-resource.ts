@@ -6,6 +6,7 @@
 import { cqlLoginSecretName } from '../../cql-auth';
 import { removeOwned } from '../../pipeline/ownership';
 import type { ResourceType } from '../../resources/resource-type';
+import { sweepExpiredLoginSecrets } from '../../pipeline/login-secrets';
 
 export const LOGIN_SECRETS: ResourceType = {
   id: 'login-secret',
@@ -15,7 +16,7 @@ export const LOGIN_SECRETS: ResourceType = {
   verb: 'deleted',
   activity: 'deleting login secrets',
   record: { removed: 'deletedSecrets', kept: 'keptSecrets' },
-  swept: [],
+  swept: ['deletedSecrets'],
   available: (ports) => ports.secrets !== undefined,
   // without the context the names are unknown: the janitor's expiry sweep finds them
   mayExist: (run) => Boolean(run?.clusters?.length),
@@ -35,6 +36,10 @@ export const LOGIN_SECRETS: ResourceType = {
       },
     });
   },
-  sweepExpired: async () => ({ removed: {} }),
+  async sweepExpired({ secrets }, expired) {
+    const errors: string[] = [];
+    const deleted = await sweepExpiredLoginSecrets(secrets!, expired, errors);
+    return { removed: { deletedSecrets: deleted }, errors };
+  },
   liveByRun: async () => [],
 };

@@ -108,8 +108,7 @@ public final class DynamoWire implements DynamoTransport {
     headers[n++] = "Authorization";
     headers[n++] = signer.authorization(cred.accessKey(), cred.secretKey(), cred.sessionToken(), c.hostHeader,
         date, target, body);
-    String[] h = n == headers.length ? headers : java.util.Arrays.copyOf(headers, n);
-    HttpConnection.Response res = c.post(h, body);
+    HttpConnection.Response res = c.post(headers, n, body);
     if (res.crc32 != null) {
       crc.reset();
       crc.update(res.body);

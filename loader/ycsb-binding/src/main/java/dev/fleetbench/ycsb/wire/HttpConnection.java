@@ -83,29 +83,34 @@ public final class HttpConnection implements AutoCloseable {
    * thrown.
    */
   public Response post(String[] headers, byte[] body) throws IOException {
+    return post(headers, headers.length, body);
+  }
+
+  /** {@link #post(String[], byte[])} with the first {@code count} entries of {@code headers} (a reused array). */
+  public Response post(String[] headers, int count, byte[] body) throws IOException {
     boolean reused = socket != null;
     try {
-      return exchange(headers, body);
+      return exchange(headers, count, body);
     } catch (EOFException | java.net.SocketException e) {
       close();
       if (!reused) {
         throw e;
       }
-      return exchange(headers, body);
+      return exchange(headers, count, body);
     } catch (IOException | RuntimeException e) {
       close();
       throw e;
     }
   }
 
-  private Response exchange(String[] headers, byte[] body) throws IOException {
+  private Response exchange(String[] headers, int count, byte[] body) throws IOException {
     if (socket == null) {
       open();
     }
     wpos = 0;
     ascii("POST / HTTP/1.1\r\nHost: ");
     ascii(hostHeader);
-    for (int i = 0; i < headers.length; i += 2) {
+    for (int i = 0; i < count; i += 2) {
       ascii("\r\n");
       ascii(headers[i]);
       ascii(": ");

@@ -16,12 +16,18 @@ public final class Json {
 
   private Json() {}
 
-  /** Appends {@code s} as a JSON string literal. */
+  /** Appends {@code s} as a JSON string literal: the runs between characters to escape appended whole. */
   public static StringBuilder quote(StringBuilder out, String s) {
     out.append('"');
     int n = s.length();
+    int run = 0;
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
+      if (c >= 0x20 && c != '"' && c != '\\') {
+        continue;
+      }
+      out.append(s, run, i);
+      run = i + 1;
       switch (c) {
         case '"':
           out.append("\\\"");
@@ -39,14 +45,10 @@ public final class Json {
           out.append("\\t");
           break;
         default:
-          if (c < 0x20) {
-            out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
-          } else {
-            out.append(c);
-          }
+          out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
       }
     }
-    return out.append('"');
+    return out.append(s, run, n).append('"');
   }
 
   /** Parses one JSON document (the whole text). */
@@ -207,6 +209,10 @@ public final class Json {
         }
         i++;
       }
+      String ascii = escapedAscii(start);
+      if (ascii != null) {
+        return ascii;
+      }
       StringBuilder b = new StringBuilder(n - start).append(new String(s, start, i - start,
           StandardCharsets.ISO_8859_1));
       while (true) {
@@ -265,6 +271,73 @@ public final class Json {
             throw error("bad escape \\" + (char) (e & 0xff));
         }
       }
+    }
+
+    /** This parser's buffer for unescaped ASCII strings (allocated on the first escape, as long as the body). */
+    private byte[] unescaped;
+
+    /**
+     * The second path: an ASCII string with the simple escapes ({@code \" \\ \/ \b \f \n \r \t}; most of YCSB's
+     * random 100-character values hold a {@code "} or a backslash), unescaped into a byte buffer; {@link #i} is
+     * at its first backslash (the bytes before it are ASCII) and is left after its closing quote. Null, with
+     * {@link #i} where it was, when the string has anything else (non-ASCII bytes, a unicode escape, a bad escape,
+     * no end): the general path takes it from there.
+     */
+    private String escapedAscii(int start) {
+      if (unescaped == null) {
+        unescaped = new byte[n];
+      }
+      byte[] out = unescaped;
+      int from = i;
+      int len = i - start;
+      System.arraycopy(s, start, out, 0, len);
+      int j = i;
+      while (j < n) {
+        byte c = s[j];
+        if (c == '"') {
+          i = j + 1;
+          return new String(out, 0, len, StandardCharsets.ISO_8859_1);
+        }
+        if (c < 0 || j + 1 >= n) {
+          break;
+        }
+        if (c != '\\') {
+          out[len++] = c;
+          j++;
+          continue;
+        }
+        byte e = s[j + 1];
+        byte u;
+        switch (e) {
+          case '"':
+          case '\\':
+          case '/':
+            u = e;
+            break;
+          case 'b':
+            u = '\b';
+            break;
+          case 'f':
+            u = '\f';
+            break;
+          case 'n':
+            u = '\n';
+            break;
+          case 'r':
+            u = '\r';
+            break;
+          case 't':
+            u = '\t';
+            break;
+          default:
+            i = from;
+            return null;
+        }
+        out[len++] = u;
+        j += 2;
+      }
+      i = from;
+      return null;
     }
 
     Double num() {

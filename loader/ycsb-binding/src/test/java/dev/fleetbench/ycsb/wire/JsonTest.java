@@ -33,9 +33,36 @@ class JsonTest {
     assertEquals(Map.of("p", Map.of("S", "ué/x")), m.get("LastEvaluatedKey"));
   }
 
+  @Test
+  void unescapesStringsWithEscapesOnEveryPath() {
+    // YCSB's random values (RandomByteIterator: ' ' plus 0..31, 0..63 or 0..94) are printable ASCII with a " or
+    // a \ in most 100-character values: the parser's ASCII escape path
+    String ycsbLike = "!#$%&'()*+,-./0123\"456789:;<=>?\"\" !";
+    for (String value : new String[] {ycsbLike, "\"", "a\\b", "\b\f\n\r\t/", "x\"ü\"y", "a\"\u00e9\"b",
+        "\"€😀\\", "end\\"}) {
+      String quoted = Json.quote(new StringBuilder(), value).toString();
+      assertEquals(value, Json.parse(quoted), quoted);
+      // the same string inside a response, twice (the parser's buffer is reused) and with a key after it
+      Map<String, Object> m = Json.object(Json.parse("{\"a\":{\"S\":" + quoted + "},\"b\":" + quoted
+          + ",\"c\":\"plain\"}"));
+      assertEquals(Map.of("a", Map.of("S", value), "b", value, "c", "plain"), m);
+    }
+    // escapes quote() does not write: \/, and a unicode escape after a simple one (the general path's)
+    assertEquals("a/b\"", Json.parse("\"a\\/b\\\"\""));
+    assertEquals("a\"é!", Json.parse("\"a\\\"\\u00e9!\""));
+  }
+
+  @Test
+  void quotesRunsWholeAndEscapesOnlyWhatJsonRequires() {
+    assertEquals("\"\"", Json.quote(new StringBuilder(), "").toString());
+    assertEquals("\"plain text/~\"", Json.quote(new StringBuilder(), "plain text/~").toString());
+    assertEquals("\"\\\"a\\\"\\\\\\u001f\"", Json.quote(new StringBuilder(), "\"a\"\\\u001f").toString());
+    assertEquals("x\"ab\\\"c\"", Json.quote(new StringBuilder("x"), "ab\"c").toString());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"", "{", "{\"a\":1", "{\"a\" 1}", "[1,]x", "{\"a\":tru}", "\"abc", "{\"a\":\"\\q\"}",
-      "{} {}", "{\"a\":1,}"})
+      "{} {}", "{\"a\":1,}", "\"a\\\"b", "\"a\\\"", "\"a\\\"\\q\"", "\"a\\"})
   void rejectsTruncatedOrGarbledText(String text) {
     assertThrows(IllegalArgumentException.class, () -> Json.parse(text));
   }
