@@ -98,6 +98,18 @@ async function look(page: Page, file: string, name: string): Promise<Seen> {
   await page.goto(pathToFileURL(file).href);
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
   return page.evaluate((n) => {
+    // the page's DOM (this function runs in Chromium; the test project's TypeScript has no DOM types)
+    interface El {
+      getAttribute(name: string): string | null;
+      querySelectorAll(selector: string): Iterable<El> & ArrayLike<El>;
+      textContent: string | null;
+      childNodes: ArrayLike<{ textContent: string | null }>;
+    }
+    const document = (
+      globalThis as unknown as {
+        document: El & { documentElement: { scrollWidth: number; clientWidth: number } };
+      }
+    ).document;
     const charts = [...document.querySelectorAll('figure[data-chart]')].map((f) => ({
       id: f.getAttribute('data-chart')!,
       xValues: Number(f.getAttribute('data-x-values')),

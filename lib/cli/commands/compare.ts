@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { S3Store } from '../../aws/s3-store';
 import { AthenaResults } from '../../aws/athena-results';
 import { InputError } from '../../core/errors';
-import { contextKey, checkRun } from '../../core/pipeline/context';
+import { contextKey, type RunContext } from '../../core/pipeline/context';
 import {
   COMPARE_METRICS,
   compareRuns,
@@ -98,13 +98,19 @@ async function fromDir(o: CompareOptions, runId: string, baselineId: string): Pr
 }
 
 async function specNameOf(store: ObjectStore, runId: string, what: string): Promise<string> {
+  let context: unknown;
   try {
-    return checkRun(await store.getJson(contextKey(runId))).specName;
+    context = await store.getJson(contextKey(runId));
   } catch (err) {
     if (err instanceof NotFoundError)
       throw new InputError([{ path: what, message: `no run ${runId} in ${store.uriOf(contextKey(runId))}` }]);
     throw err;
   }
+  // only the spec name is needed: the partition of the run's rows
+  const name = (context as Partial<RunContext> | null)?.specName;
+  if (typeof name !== 'string')
+    throw new InputError([{ path: what, message: `${store.uriOf(contextKey(runId))} has no specName` }]);
+  return name;
 }
 
 async function fromStack(o: CompareOptions, runId: string, baselineId: string): Promise<[RunSide, RunSide]> {
