@@ -11,7 +11,7 @@
  * Verdict: the interval excludes 0 → `better` or `worse` by the metric's direction; otherwise (or with fewer
  * than MIN_BUCKETS buckets on a side) `no significant difference`.
  */
-import { Histogram } from '../hdr/histogram';
+import { Histogram, type SparseHistogram } from '../hdr/histogram';
 import { Prng } from '../regression/prng';
 import type { CellHeadline } from '../contract/headline';
 import type { CellBuckets } from '../results/buckets';
@@ -42,6 +42,11 @@ export interface CompareOptions {
   resamples?: number;
   /** the PRNG seed: the same inputs and seed give the same intervals (default 31) */
   seed?: number;
+  /**
+   * Stop bootstrapping after this long (ms): the cells after it get no interval and say why. The Report
+   * step's Lambda has minutes, not the hour a large comparison may need; the CLI has no budget.
+   */
+  budgetMs?: number;
 }
 
 /** One side's cell: its headline (cells row) and its window buckets (null: none written). */
@@ -93,39 +98,102 @@ interface Stats {
   p999: number | null;
 }
 
-function statsOf(buckets: CellBuckets['buckets'], picks: readonly number[], scratch: Histogram): Stats {
+/**
+ * The layout the bootstrap merges at: 2 significant digits (values within 1 %). The stored buckets are exact
+ * (3 digits, as YCSB records); the intervals need no finer steps, and a tenth of the bins makes the
+ * replicates' merges about ten times cheaper (`npm run bench:compare`).
+ */
+const BOOT_LAYOUT = { lowestDiscernibleValue: 1, significantDigits: 2 };
+
+/** A run of consecutive buckets merged: its good operations, the seconds they cover, their histogram. */
+interface Merged {
+  good: number;
+  seconds: number;
+  h: SparseHistogram | null;
+}
+
+/** The bootstrap's view of one run: each bucket coarsened, and each circular block of L buckets merged. */
+interface Prepared {
+  n: number;
+  L: number;
+  buckets: Merged[];
+  blocks: Merged[];
+}
+
+function coarsen(s: SparseHistogram | null, exact: Map<string, Histogram>, into: Histogram): void {
+  if (!s) return;
+  const key = `${s.lowest}/${s.digits}`;
+  let layout = exact.get(key);
+  if (!layout)
+    exact.set(
+      key,
+      (layout = new Histogram({ lowestDiscernibleValue: s.lowest, significantDigits: s.digits })),
+    );
+  for (let k = 0; k < s.i.length; k++) into.recordValue(layout.valueFromIndex(s.i[k]!), s.c[k]!);
+}
+
+function merge(parts: readonly Merged[], scratch: Histogram): Merged {
   scratch.reset();
   let good = 0;
   let seconds = 0;
-  for (const k of picks) {
-    const b = buckets[k]!;
-    good += b.good;
-    seconds += b.seconds;
-    if (b.intended) scratch.addSparseCopy(b.intended);
+  for (const p of parts) {
+    good += p.good;
+    seconds += p.seconds;
+    if (p.h) scratch.addSparseCopy(p.h);
+  }
+  return { good, seconds, h: scratch.totalCount > 0 ? scratch.toSparse() : null };
+}
+
+function prepare(c: CellBuckets): Prepared {
+  const exact = new Map<string, Histogram>();
+  const scratch = new Histogram(BOOT_LAYOUT);
+  const buckets = c.buckets.map((b) => {
+    scratch.reset();
+    coarsen(b.intended, exact, scratch);
+    return { good: b.good, seconds: b.seconds, h: scratch.totalCount > 0 ? scratch.toSparse() : null };
+  });
+  const n = buckets.length;
+  const L = Math.max(1, Math.ceil(Math.cbrt(n)));
+  const blocks = buckets.map((_, start) =>
+    merge(
+      Array.from({ length: Math.min(L, n) }, (_, j) => buckets[(start + j) % n]!),
+      scratch,
+    ),
+  );
+  return { n, L, buckets, blocks };
+}
+
+function statsOf(parts: readonly Merged[], scratch: Histogram): Stats {
+  scratch.reset();
+  let good = 0;
+  let seconds = 0;
+  for (const p of parts) {
+    good += p.good;
+    seconds += p.seconds;
+    if (p.h) scratch.addSparseCopy(p.h);
   }
   const [p50, p99, p999] =
     scratch.totalCount > 0 ? scratch.valuesAtPercentiles([50, 99, 99.9]) : [null, null, null];
   return { throughput: seconds > 0 ? good / seconds : null, p50, p99, p999 };
 }
 
-/** Circular moving blocks: ⌈n/L⌉ blocks of L consecutive indices, cut to n. */
-function blockSample(n: number, rng: Prng): number[] {
-  const L = Math.max(1, Math.ceil(Math.cbrt(n)));
-  const out: number[] = [];
-  while (out.length < n) {
-    const start = rng.below(n);
-    for (let j = 0; j < L && out.length < n; j++) out.push((start + j) % n);
+/**
+ * One replicate of a run: circular moving blocks, ⌈n/L⌉ blocks of L consecutive buckets from uniformly drawn
+ * starts, the last one cut so that the replicate has n buckets.
+ */
+function replicate(p: Prepared, rng: Prng): Merged[] {
+  const parts: Merged[] = [];
+  let taken = 0;
+  while (taken < p.n) {
+    const start = rng.below(p.n);
+    if (taken + p.L <= p.n) {
+      parts.push(p.blocks[start]!);
+      taken += p.L;
+    } else {
+      for (let j = 0; taken < p.n; j++, taken++) parts.push(p.buckets[(start + j) % p.n]!);
+    }
   }
-  return out;
-}
-
-function layoutOf(c: CellBuckets): Histogram {
-  const first = c.buckets.find((b) => b.intended)?.intended;
-  return new Histogram(
-    first
-      ? { lowestDiscernibleValue: first.lowest, significantDigits: first.digits }
-      : { lowestDiscernibleValue: 1, significantDigits: 3 },
-  );
+  return parts;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -144,19 +212,15 @@ function bootstrap(
   base: CellBuckets,
   resamples: number,
   rng: Prng,
-): { point: { run: Stats; base: Stats }; ci: Record<LatencyOrRate, [number, number] | null> } | null {
-  const all = (n: number) => Array.from({ length: n }, (_, i) => i);
-  const hr = layoutOf(run);
-  const hb = layoutOf(base);
-  const point = {
-    run: statsOf(run.buckets, all(run.buckets.length), hr),
-    base: statsOf(base.buckets, all(base.buckets.length), hb),
-  };
+): Record<LatencyOrRate, [number, number] | null> | null {
   if (run.buckets.length < MIN_BUCKETS || base.buckets.length < MIN_BUCKETS) return null;
+  const pr = prepare(run);
+  const pb = prepare(base);
+  const scratch = new Histogram(BOOT_LAYOUT);
   const changes: Record<LatencyOrRate, number[]> = { throughput: [], p50: [], p99: [], p999: [] };
   for (let r = 0; r < resamples; r++) {
-    const a = statsOf(run.buckets, blockSample(run.buckets.length, rng), hr);
-    const b = statsOf(base.buckets, blockSample(base.buckets.length, rng), hb);
+    const a = statsOf(replicate(pr, rng), scratch);
+    const b = statsOf(replicate(pb, rng), scratch);
     for (const m of SAMPLED) {
       const x = a[m];
       const y = b[m];
@@ -165,10 +229,10 @@ function bootstrap(
   }
   const ci = {} as Record<LatencyOrRate, [number, number] | null>;
   for (const m of SAMPLED) {
-    const s = changes[m].sort((x, y) => x - y);
-    ci[m] = s.length >= resamples * 0.9 ? [quantile(s, 0.025), quantile(s, 0.975)] : null;
+    const sorted = changes[m].sort((x, y) => x - y);
+    ci[m] = sorted.length >= resamples * 0.9 ? [quantile(sorted, 0.025), quantile(sorted, 0.975)] : null;
   }
-  return { point, ci };
+  return ci;
 }
 
 function verdictOf(ci: [number, number] | null, direction: 1 | -1): Verdict {
@@ -217,27 +281,33 @@ function headlineValue(h: CellHeadline, m: LatencyOrRate): number | null {
         : h.intendedP999Us;
 }
 
-function compareCell(run: SideCell, base: SideCell, resamples: number, rng: Prng): CellComparison {
-  const boot = run.buckets && base.buckets ? bootstrap(run.buckets, base.buckets, resamples, rng) : null;
-  const why =
-    !run.buckets || !base.buckets
+function compareCell(
+  run: SideCell,
+  base: SideCell,
+  boot: { resamples: number; rng: Prng; overBudget: boolean },
+): CellComparison {
+  const both = run.buckets && base.buckets && !boot.overBudget;
+  const ci = both ? bootstrap(run.buckets!, base.buckets!, boot.resamples, boot.rng) : null;
+  const why = boot.overBudget
+    ? 'not bootstrapped: over the time budget (fleetbench compare gives every interval)'
+    : !run.buckets || !base.buckets
       ? 'no window buckets on a side'
       : `fewer than ${MIN_BUCKETS} intervals on a side`;
   const metrics: MetricComparison[] = COMPARE_METRICS.filter((d) => d.id !== 'cost').map((d) => {
     const m = d.id as LatencyOrRate;
-    // the cells row's figure; the buckets' (equal for the percentiles, the rate up to the logs' averaging)
+    // the cells row's figure (the report's headline)
     const rv = headlineValue(run.headline, m);
     const bv = headlineValue(base.headline, m);
-    const ci = boot?.ci[m] ?? null;
+    const interval = ci?.[m] ?? null;
     return {
       metric: m,
       unit: d.unit,
       run: rv,
       baseline: bv,
       change: change(rv, bv),
-      ci,
-      verdict: verdictOf(ci, d.direction),
-      ...(ci ? {} : { note: boot ? 'no value on a side' : why }),
+      ci: interval,
+      verdict: verdictOf(interval, d.direction),
+      ...(interval ? {} : { note: ci ? 'no value on a side' : why }),
     };
   });
   metrics.push(costComparison(run.headline, base.headline, metrics[0]!));
@@ -254,9 +324,11 @@ export function compareRuns(run: RunSide, baseline: RunSide, options: CompareOpt
   const rng = new Prng(seed);
   const base = new Map(baseline.cells.map((c) => [c.headline.cellId, c]));
   const cells: CellComparison[] = [];
+  const t0 = Date.now();
   for (const c of run.cells) {
     const b = base.get(c.headline.cellId);
-    if (b) cells.push(compareCell(c, b, resamples, rng));
+    const overBudget = options.budgetMs !== undefined && Date.now() - t0 > options.budgetMs;
+    if (b) cells.push(compareCell(c, b, { resamples, rng, overBudget }));
   }
   const ids = new Set(run.cells.map((c) => c.headline.cellId));
   return {

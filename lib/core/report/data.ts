@@ -168,13 +168,19 @@ async function comparisonAndSpectra(
   for (const c of run.cells) if (c.buckets) spectra[c.headline.cellId] = c.buckets.spectrum;
   if (!baselineId) return { spectra };
   try {
-    const comparison = compareRuns(run, await sideFromStore(store, baselineId));
+    // the Report function runs for 2 minutes at most: the intervals get one of them
+    const comparison = compareRuns(run, await sideFromStore(store, baselineId), {
+      budgetMs: REPORT_COMPARE_BUDGET_MS,
+    });
     return { spectra, comparison };
   } catch (err) {
     notes.push(`no comparison with baseline ${baselineId}: ${(err as Error).message}`);
     return { spectra };
   }
 }
+
+/** How long the report's comparison bootstraps before leaving the remaining cells without an interval. */
+export const REPORT_COMPARE_BUDGET_MS = 60_000;
 
 /** Where the Report step writes the comparison with the spec's baseline (when it names one). */
 export const compareKey = (runId: string): string => runKey(runId, 'compare.json');

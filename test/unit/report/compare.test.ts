@@ -142,6 +142,24 @@ describe('compareRuns', () => {
     expect(metric(few, 'p99').note).toMatch(/fewer than 4 intervals/);
   });
 
+  it('past its time budget, leaves the remaining cells without an interval and says why', () => {
+    const twoCells = (s: RunSide): RunSide => {
+      const other = structuredClone(s.cells[0]!);
+      other.headline.cellId = 'second';
+      return { ...s, cells: [s.cells[0]!, other] };
+    };
+    const c = compareRuns(twoCells(side('slow', 2, { scale: 1.3 })), twoCells(side('base', 1)), {
+      budgetMs: 0,
+    });
+    expect(c.cells.map((x) => x.metrics.find((m) => m.metric === 'p99')!.verdict)).toEqual([
+      'worse',
+      'no significant difference',
+    ]);
+    const late = c.cells[1]!.metrics.find((m) => m.metric === 'p99')!;
+    expect(late).toMatchObject({ ci: null, note: expect.stringMatching(/over the time budget/) });
+    expect(late.change).toBeGreaterThan(0);
+  });
+
   it('lists cells present in one run only', () => {
     const run = side('r', 2);
     run.cells[0]!.headline.cellId = 'other';
