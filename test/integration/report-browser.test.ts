@@ -85,7 +85,7 @@ const SPECS: Record<string, Record<string, unknown>> = {
 
 interface Seen {
   name: string;
-  charts: { id: string; xValues: number }[];
+  charts: { id: string; xValues: number; marks: number; hover: number }[];
   tables: string[];
   overflow: number;
   spectrumCells: string[];
@@ -97,6 +97,20 @@ interface Seen {
 async function look(page: Page, file: string, name: string): Promise<Seen> {
   await page.goto(pathToFileURL(file).href);
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  // what a reader sees first, and one chart of each new kind, at full size
+  await page.screenshot({ path: path.join(shots, `${name}-top.png`) });
+  for (const [what, selector] of [
+    ['spectrum', '.spectrum figure'],
+    ['time-ops', 'figure[data-chart^="time-ops-"]'],
+    [
+      'latency-vs-target',
+      'figure[data-chart^="latency-vs-target-"], figure[data-table^="latency-vs-target-"]',
+    ],
+  ] as const) {
+    // the tests below judge what is missing; a missing figure has no picture
+    const figure = page.locator(selector).first();
+    if (await figure.count()) await figure.screenshot({ path: path.join(shots, `${name}-${what}.png`) });
+  }
   return page.evaluate((n) => {
     // the page's DOM (this function runs in Chromium; the test project's TypeScript has no DOM types)
     interface El {
@@ -113,6 +127,9 @@ async function look(page: Page, file: string, name: string): Promise<Seen> {
     const charts = [...document.querySelectorAll('figure[data-chart]')].map((f) => ({
       id: f.getAttribute('data-chart')!,
       xValues: Number(f.getAttribute('data-x-values')),
+      // every drawn value (a dot or a bar) and how many of them carry a hover text
+      marks: f.querySelectorAll('circle, rect.bar').length,
+      hover: f.querySelectorAll('circle > title, rect.bar > title').length,
     }));
     const timeOps = [...document.querySelectorAll('figure[data-chart^="time-ops-"]')].map((f) => ({
       id: f.getAttribute('data-chart')!,
@@ -178,6 +195,18 @@ describe('the report in Chromium at 1280 px: quickstart, staircase, comparison',
     expect(quick.charts.filter((c) => c.id.startsWith('latency-vs-'))).toEqual([]);
     const stairs = seen.find((s) => s.name === 'staircase')!;
     expect(stairs.charts.find((c) => c.id === 'latency-vs-target-uniform-0.5')?.xValues).toBe(6);
+  });
+
+  it('every drawn value shows on hover', () => {
+    for (const s of seen)
+      for (const c of s.charts) {
+        expect(c.marks).toBeGreaterThan(0);
+        expect({ page: s.name, chart: c.id, hover: c.hover }).toEqual({
+          page: s.name,
+          chart: c.id,
+          hover: c.marks,
+        });
+      }
   });
 
   it('no ops/s series ends in a partial-interval dip (nor a spike)', () => {

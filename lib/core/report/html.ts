@@ -463,7 +463,7 @@ h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
 td:first-child,th:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
-table.compact td:nth-child(2){text-align:right}
+table.compact td:nth-child(2),table.comparison td:nth-child(3){text-align:right}table.comparison th:nth-child(2){text-align:left}
 tr.incomplete,tr.suspect{background:#fff4e5}.flag{color:#b45309;font-weight:600}td.hot{color:#b91c1c;font-weight:600}
 td.worse{color:#b91c1c;font-weight:600}td.better{color:#15803d;font-weight:600}
 .grid{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;max-width:100%}figcaption{font-weight:600;font-size:13px}

@@ -169,10 +169,13 @@ function axes(o: LineChartOptions, f: Frame, s: Scales): string[] {
       `<text x="${m.l - 6}" y="${y}" text-anchor="end" dominant-baseline="middle" class="tick">${t.label}</text>`,
     );
   }
-  for (const t of s.xTicks)
+  for (const t of s.xTicks) {
+    // a label at the right edge ends there (centred, it would be cut off)
+    const anchor = t.pos > m.l + pw - 24 ? 'end' : 'middle';
     parts.push(
-      `<text x="${t.pos.toFixed(1)}" y="${m.t + ph + 16}" text-anchor="middle" class="tick">${escapeXml(t.label)}</text>`,
+      `<text x="${t.pos.toFixed(1)}" y="${m.t + ph + 16}" text-anchor="${anchor}" class="tick">${escapeXml(t.label)}</text>`,
     );
+  }
   parts.push(
     `<text x="${m.l + pw / 2}" y="${m.t + ph + 34}" text-anchor="middle" class="axis">${escapeXml(o.xLabel)}</text>`,
   );
