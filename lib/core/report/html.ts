@@ -102,20 +102,25 @@ export function daxComparison(
   });
 }
 
+/** A table in a box of its own that scrolls sideways: the page never does. */
+const scroll = (tableHtml: string): string => `<div class="scroll">${tableHtml}</div>`;
+
 function daxSection(d: ReportData): string[] {
   const rows = daxComparison(d.cells, d.dax ?? []);
   if (!rows.length) return [];
   return [
     '<h3>DynamoDB alone vs with DAX (monthly, at the measured throughput)</h3>',
     `<p>DAX node-hours from price book ${escapeXml(d.dax![0]!.priceBook)} (its DAX prices come from third-party pages: check them against the AWS Price List). The table's cost assumes every read reaches it; reads DAX serves from its cache cost the table nothing.</p>`,
-    '<table class="dax-comparison"><thead><tr><th>cell</th><th>DAX cluster</th><th>DynamoDB alone</th><th>DAX</th><th>with DAX</th></tr></thead><tbody>' +
-      rows
-        .map(
-          (r) =>
-            `<tr><td>${escapeXml(r.cellId)}</td><td>${escapeXml(r.cluster)}</td><td>${usd(r.tableUsd)}</td><td>${usd(r.daxUsd)}</td><td>${usd(r.withDaxUsd)}</td></tr>`,
-        )
-        .join('') +
-      '</tbody></table>',
+    scroll(
+      '<table class="dax-comparison"><thead><tr><th>cell</th><th>DAX cluster</th><th>DynamoDB alone</th><th>DAX</th><th>with DAX</th></tr></thead><tbody>' +
+        rows
+          .map(
+            (r) =>
+              `<tr><td>${escapeXml(r.cellId)}</td><td>${escapeXml(r.cluster)}</td><td>${usd(r.tableUsd)}</td><td>${usd(r.daxUsd)}</td><td>${usd(r.withDaxUsd)}</td></tr>`,
+          )
+          .join('') +
+        '</tbody></table>',
+    ),
   ];
 }
 
@@ -151,9 +156,11 @@ function loaderCpuSection(cells: ReportCell[]): string[] {
     `<p>CPU utilisation of each loader over the phase, % of its CPUs: the whole machine (/proc/stat) and its YCSB JVMs ` +
       `(/proc/&lt;pid&gt;/stat). A loader above ${LOADER_CPU_SUSPECT_PCT} % makes its cell suspect: its own queueing is in the latencies. ` +
       `Locally the machine is shared with the target.</p>`,
-    '<table class="loaders"><thead><tr><th>cell</th><th>loader</th><th>host</th><th>CPUs</th><th>machine CPU</th><th>YCSB JVMs CPU</th></tr></thead><tbody>' +
-      rows.join('') +
-      '</tbody></table>',
+    scroll(
+      '<table class="loaders"><thead><tr><th>cell</th><th>loader</th><th>host</th><th>CPUs</th><th>machine CPU</th><th>YCSB JVMs CPU</th></tr></thead><tbody>' +
+        rows.join('') +
+        '</tbody></table>',
+    ),
   ];
 }
 
@@ -200,16 +207,18 @@ function costComparisonSection(cells: readonly ReportCell[]): string[] {
   if (rows.length < 1) return [];
   return [
     "<h3>Cost per billion operations at each target's best measured throughput</h3>",
-    '<table class="cost-comparison"><thead><tr><th>target</th><th>cell</th><th>good ops/s</th><th>errors</th>' +
-      '<th>monthly cost</th><th>$ per billion ops</th></tr></thead><tbody>' +
-      rows
-        .map(
-          (r) =>
-            `<tr><td>${escapeXml(r.target)}</td><td>${escapeXml(r.cellId)}</td><td>${num(r.goodOpsPerSec)}</td>` +
-            `<td>${r.errors ?? '–'}</td><td>${usd(r.monthlyCostUsd)}</td><td>${usd(r.usdPerBillionOps)}</td></tr>`,
-        )
-        .join('') +
-      '</tbody></table>',
+    scroll(
+      '<table class="cost-comparison"><thead><tr><th>target</th><th>cell</th><th>good ops/s</th><th>errors</th>' +
+        '<th>monthly cost</th><th>$ per billion ops</th></tr></thead><tbody>' +
+        rows
+          .map(
+            (r) =>
+              `<tr><td>${escapeXml(r.target)}</td><td>${escapeXml(r.cellId)}</td><td>${num(r.goodOpsPerSec)}</td>` +
+              `<td>${r.errors ?? '–'}</td><td>${usd(r.monthlyCostUsd)}</td><td>${usd(r.usdPerBillionOps)}</td></tr>`,
+          )
+          .join('') +
+        '</tbody></table>',
+    ),
   ];
 }
 
@@ -247,9 +256,6 @@ function percentileSeries(
   }
   return out;
 }
-
-/** A table in a box of its own that scrolls sideways: the page never does. */
-const scroll = (tableHtml: string): string => `<div class="scroll">${tableHtml}</div>`;
 
 function cellRow(c: ReportCell): string {
   return (
@@ -524,7 +530,9 @@ function noiseSection(c: NoiseCalibration): string {
     `<h2>Noise bands (A/A run <code>${escapeXml(c.runId)}</code>)</h2>` +
     `<p>Each metric's spread over ${escapeXml(String(Math.max(...c.series.map((s) => s.n))))} repeats of the same cell: ` +
     `detection ignores a change smaller than ${c.factor} × CV (min magnitude), i.e. within the band.</p>` +
-    '<table><tr><th>metric</th><th>target</th><th>cell</th><th>repeats</th><th>mean</th><th>std</th><th>CV</th>' +
-    `<th>band (mean ± ${c.factor} × CV)</th><th>min magnitude</th></tr>${rows.join('')}</table>`
+    scroll(
+      '<table><tr><th>metric</th><th>target</th><th>cell</th><th>repeats</th><th>mean</th><th>std</th><th>CV</th>' +
+        `<th>band (mean ± ${c.factor} × CV)</th><th>min magnitude</th></tr>${rows.join('')}</table>`,
+    )
   );
 }
