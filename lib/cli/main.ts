@@ -2,7 +2,7 @@ import { Command, CommanderError, Help } from 'commander';
 import { InputError } from '../core/errors';
 import { awsProblem } from './aws-problem';
 
-/** Exit codes: 0 success, 2 invalid input, 1 internal error. */
+/** Exit codes: 0 success, 2 invalid input, 1 internal error (3: `compare --fail-on` threshold broken). */
 export const EXIT_OK = 0;
 export const EXIT_INTERNAL = 1;
 export const EXIT_INPUT = 2;
@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => CommandModule> = {
   run: () => require('./commands/run') as CommandModule,
   regressions: () => require('./commands/regressions') as CommandModule,
   history: () => require('./commands/history') as CommandModule,
+  compare: () => require('./commands/compare') as CommandModule,
   start: () => require('./commands/start') as CommandModule,
   status: () => require('./commands/status') as CommandModule,
   results: () => require('./commands/results') as CommandModule,

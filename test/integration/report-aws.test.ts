@@ -17,6 +17,7 @@ import {
 } from '../../lib/core/pipeline';
 import type { Clock } from '../../lib/core/ports';
 import { reportLink } from '../../lib/core/report/data';
+import type { Comparison } from '../../lib/core/report/compare';
 import { startMoto, type MotoServer } from '../support/moto';
 
 jest.setTimeout(60_000);
@@ -100,5 +101,51 @@ describe('Report on S3 (moto)', () => {
     // SigV4 allows 1 s to 7 days
     await expect(store.link(key, 0)).rejects.toThrow(/link lifetime must be 1\.\.604800 s, got 0/);
     await expect(store.link(key, 604801)).rejects.toThrow(/got 604801/);
+  });
+
+  it("with the spec's baseline, writes compare.json and the comparison into the report", async () => {
+    const store = new S3Store('s3://fleetbench-report/results', { client });
+    const spec = { ...quickstart, workload: { ...quickstart.workload, warmupSeconds: 3 } };
+    const runIds: string[] = [];
+    for (const [name, extra] of [
+      ['report-base', {}],
+      ['report-next', { baseline: 'report-base' }],
+    ] as const) {
+      const run: RunContext = await plan(
+        { executionName: name, spec: { ...spec, ...extra } },
+        { store, clock },
+      );
+      runIds.push(run.runId);
+      const cell0 = (await readPlan(store, run.runId)).cells[0]!.id;
+      for (const e of fs.readdirSync(FIXTURE, { recursive: true, withFileTypes: true })) {
+        if (!e.isFile()) continue;
+        const rel = path.relative(FIXTURE, path.join(e.parentPath, e.name));
+        await store.putFile(`runs/${run.runId}/cells/${cell0}/raw/${rel}`, path.join(FIXTURE, rel));
+      }
+      await aggregateCellStep({ run, index: 0 }, { store, metrics: { put: async () => undefined } });
+      await report({ run }, { store, clock, notifier: { publish: async () => undefined } });
+    }
+    expect(runIds).toEqual(['report-base', 'report-next']);
+    // the baseline itself names none: no comparison
+    expect(await store.exists('runs/report-base/compare.json')).toBe(false);
+    const c = (await store.getJson('runs/report-next/compare.json')) as Comparison;
+    expect(c.baselineId).toBe('report-base');
+    // the same YCSB output in both runs: every figure equal, no change, no significant difference
+    expect(c.cells.map((x) => x.cellId)).toEqual(['ddb.uniform.r50.t150']);
+    for (const m of c.cells[0]!.metrics) {
+      expect({ m: m.metric, change: m.change, verdict: m.verdict }).toEqual({
+        m: m.metric,
+        change: 0,
+        verdict: 'no significant difference',
+      });
+      if (m.metric !== 'cost') expect(m.ci).not.toBeNull();
+    }
+    const html = (await store.get('runs/report-next/report.html')).toString('utf8');
+    expect(html).toContain('Against baseline <code>report-base</code>');
+    expect(
+      html.match(
+        /<tr data-cell="ddb\.uniform\.r50\.t150" data-metric="\w+" data-verdict="no significant difference">/g,
+      ),
+    ).toHaveLength(5);
   });
 });

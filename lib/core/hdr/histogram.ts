@@ -13,6 +13,14 @@ export interface HistogramLayout {
   significantDigits: number;
 }
 
+/** A histogram's non-zero counts (Histogram.toSparse): layout, counts-array indices and their counts. */
+export interface SparseHistogram {
+  lowest: number;
+  digits: number;
+  i: number[];
+  c: number[];
+}
+
 export class Histogram {
   readonly lowestDiscernibleValue: number;
   readonly significantDigits: number;
@@ -92,6 +100,37 @@ export class Histogram {
       sum += values[k];
     }
     this.total += sum;
+  }
+
+  /** The non-zero counts as (index, count) pairs, indices ascending: a compact, exact copy of the counts. */
+  toSparse(): SparseHistogram {
+    const i: number[] = [];
+    const c: number[] = [];
+    for (let k = 0; k < this.used; k++)
+      if (this.counts[k] > 0) {
+        i.push(k);
+        c.push(this.counts[k]);
+      }
+    return { lowest: this.lowestDiscernibleValue, digits: this.significantDigits, i, c };
+  }
+
+  /** Adds the counts of a sparse copy (same layout) into this histogram. */
+  addSparseCopy(s: SparseHistogram): void {
+    if (this.lowestDiscernibleValue !== s.lowest || this.significantDigits !== s.digits)
+      throw new RangeError(
+        `sparse histogram layout (lowest ${s.lowest}, ${s.digits} digits) differs from this one's ` +
+          `(lowest ${this.lowestDiscernibleValue}, ${this.significantDigits} digits)`,
+      );
+    if (s.i.length === 0) return;
+    this.ensure(s.i[s.i.length - 1] + 1);
+    for (let k = 0; k < s.i.length; k++) this.addAtIndex(s.i[k], s.c[k]);
+  }
+
+  /** Empties the histogram (keeps its layout and storage). */
+  reset(): void {
+    this.counts.fill(0, 0, this.used);
+    this.used = 0;
+    this.total = 0;
   }
 
   /** `Histogram.add`: the counts of `other` (same layout) are added into this histogram. */

@@ -21,6 +21,7 @@ import {
   type Row,
 } from '../results/rows';
 import { tableDef } from '../results/schema';
+import { cellBucketsOf } from '../results/buckets';
 import { cellKey, checkRun, readPlan, readSpec, type RunContext } from './context';
 import { cellCostsFor } from './costing';
 import { runPriceBook } from './prices';
@@ -72,6 +73,9 @@ export async function aggregateCellStep(
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
   const rawPrefix = cellKey(run.runId, cell.id, 'raw');
+  const spec = await readSpec(deps.store, run.runId);
+  // the series at the status interval's own length: one bucket per YCSB interval
+  const seriesSeconds = spec.workload.statusIntervalSeconds;
   // the logs stream from the store into the decoder: nothing is written to disk (no loader output: InputError)
   const agg = await mergeCell(await readCell(deps.store, rawPrefix), {
     warmupSeconds: cell.warmupSeconds,
@@ -79,6 +83,7 @@ export async function aggregateCellStep(
     // the drain after each process's schedule is not the offered load (lib/core/results/aggregate.ts)
     durationSeconds: cell.durationSeconds,
     targetOpsPerSec: cell.targetOpsPerSec,
+    seriesSeconds,
   });
   const meta: CellMeta = {
     runId: run.runId,
@@ -91,9 +96,7 @@ export async function aggregateCellStep(
     readProportion: cell.readProportion,
     updateProportion: cell.updateProportion,
   };
-  const costOf =
-    deps.cellCosts ??
-    cellCostsFor(await readSpec(deps.store, run.runId), await runPriceBook(deps.store, run.runId));
+  const costOf = deps.cellCosts ?? cellCostsFor(spec, await runPriceBook(deps.store, run.runId));
   const costs = costOf(cell, agg.achievedOpsPerSec);
   const row = buildCellRow(meta, agg, costs);
   const intervals = buildIntervalRows(meta, agg);
@@ -104,6 +107,11 @@ export async function aggregateCellStep(
   await deps.store.put(tableObjectKey(ints, meta, file), toJsonLines(ints, intervals));
   const result: CellResult = { cellId: cell.id, row };
   await deps.store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
+  // what `fleetbench compare` resamples and the report's percentile spectra draw (lib/core/results/buckets.ts)
+  await deps.store.putJson(
+    cellKey(run.runId, cell.id, 'buckets.json'),
+    cellBucketsOf(cell.id, seriesSeconds, agg),
+  );
   const m = cellMetrics(headlineOf(row));
   await deps.metrics.put(m.dimensions, m.data);
   return {

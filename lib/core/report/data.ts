@@ -4,7 +4,9 @@
  * run's prefix (`runs/<runId>/report.html`). The Report step (lib/core/pipeline/report.ts) and the local
  * mode (lib/local/report.ts) both write it through here, on S3 and on disk alike.
  */
-import { cellKey, checkRun, contextKey, readPlan, readSpec, reportKey } from '../pipeline/context';
+import { cellKey, checkRun, contextKey, readPlan, readSpec, reportKey, runKey } from '../pipeline/context';
+import { compareRuns, type Comparison } from './compare';
+import { sideFromStore } from './compare-data';
 import { analyzeHistory, readHistory } from '../pipeline/regressions';
 import type { CellResult } from '../pipeline/aggregate';
 import { headlineOf } from '../contract/headline';
@@ -142,6 +144,7 @@ export async function buildReportData(
     notes.push(`no noise bands: ${(err as Error).message}`);
     return undefined;
   });
+  const { spectra, comparison } = await comparisonAndSpectra(store, runId, spec?.baseline, notes);
   return {
     runId,
     specName: plan.specName,
@@ -153,8 +156,42 @@ export async function buildReportData(
     ...(history.length ? { history } : {}),
     ...(noise ? { noise } : {}),
     ...(dax.length ? { dax } : {}),
+    ...(Object.keys(spectra).length ? { spectra } : {}),
+    ...(comparison ? { comparison } : {}),
   };
 }
+
+/**
+ * The cells' percentile spectra (their buckets.json), and this run against the spec's baseline run when it
+ * names one. A baseline that cannot be read leaves a note, not a failed report.
+ */
+async function comparisonAndSpectra(
+  store: ObjectStore,
+  runId: string,
+  baselineId: string | undefined,
+  notes: string[],
+): Promise<{ spectra: NonNullable<ReportData['spectra']>; comparison?: Comparison }> {
+  const run = await sideFromStore(store, runId);
+  const spectra: NonNullable<ReportData['spectra']> = {};
+  for (const c of run.cells) if (c.buckets) spectra[c.headline.cellId] = c.buckets.spectrum;
+  if (!baselineId) return { spectra };
+  try {
+    // the Report function runs for 2 minutes at most: the intervals get one of them
+    const comparison = compareRuns(run, await sideFromStore(store, baselineId), {
+      budgetMs: REPORT_COMPARE_BUDGET_MS,
+    });
+    return { spectra, comparison };
+  } catch (err) {
+    notes.push(`no comparison with baseline ${baselineId}: ${(err as Error).message}`);
+    return { spectra };
+  }
+}
+
+/** How long the report's comparison bootstraps before leaving the remaining cells without an interval. */
+export const REPORT_COMPARE_BUDGET_MS = 60_000;
+
+/** Where the Report step writes the comparison with the spec's baseline (when it names one). */
+export const compareKey = (runId: string): string => runKey(runId, 'compare.json');
 
 /** The monthly cost of each DAX cluster of the spec, priced with the book the cells' costs use (the run's). */
 function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
@@ -215,6 +252,7 @@ export async function writeReport(
   options: ReportOptions = {},
 ): Promise<string> {
   const data = await buildReportData(store, runId, status, options);
+  if (data.comparison) await store.putJson(compareKey(runId), data.comparison);
   const key = reportKey(runId);
   await store.put(key, renderReport(data), { contentType: 'text/html; charset=utf-8' });
   return key;

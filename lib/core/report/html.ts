@@ -1,9 +1,14 @@
 /**
  * The run report: one self-contained HTML file (inline CSS and SVG, no scripts, no network) with
- * the seeds' charts — latency percentiles against read ratio and against throughput target per
- * distribution — latency and ops/s over time per cell, attainment, and the cost comparison.
+ * the comparison with a baseline run when the spec names one, the percentile spectrum per cell, the seeds'
+ * charts — latency percentiles against read ratio and against throughput target per distribution —
+ * latency and ops/s over time per cell, attainment, and the cost comparison. A chart whose x axis would have
+ * one value is a compact table instead; every drawn value shows on hover (SVG <title>). docs/report.md.
  */
-import { barChart, escapeXml, fmtNum, lineChart, type Series } from './svg';
+import { barChart, chartOrTable, escapeXml, fmtNum, lineChart, type Series } from './svg';
+import type { FamilySpectrum } from '../results/aggregate';
+import type { Comparison } from './compare';
+import { comparisonSection, spectrumSection } from './sections';
 import type { NoiseCalibration } from '../regression/noise';
 import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
 import type { CellHeadline } from '../contract/headline';
@@ -54,6 +59,10 @@ export interface ReportData {
   notes?: string[];
   /** DAX clusters in front of dynamodb targets: their monthly cost (included in the cells' monthly costs). */
   dax?: ReportDax[];
+  /** per cell, per operation family (READ, UPDATE, ALL): latency by percentile (lib/core/results/buckets.ts) */
+  spectra?: Record<string, Record<string, FamilySpectrum>>;
+  /** this run against the spec's baseline run (lib/core/report/compare.ts) */
+  comparison?: Comparison;
 }
 
 export interface ReportDax {
@@ -93,20 +102,25 @@ export function daxComparison(
   });
 }
 
+/** A table in a box of its own that scrolls sideways: the page never does. */
+const scroll = (tableHtml: string): string => `<div class="scroll">${tableHtml}</div>`;
+
 function daxSection(d: ReportData): string[] {
   const rows = daxComparison(d.cells, d.dax ?? []);
   if (!rows.length) return [];
   return [
     '<h3>DynamoDB alone vs with DAX (monthly, at the measured throughput)</h3>',
     `<p>DAX node-hours from price book ${escapeXml(d.dax![0]!.priceBook)} (its DAX prices come from third-party pages: check them against the AWS Price List). The table's cost assumes every read reaches it; reads DAX serves from its cache cost the table nothing.</p>`,
-    '<table class="dax-comparison"><thead><tr><th>cell</th><th>DAX cluster</th><th>DynamoDB alone</th><th>DAX</th><th>with DAX</th></tr></thead><tbody>' +
-      rows
-        .map(
-          (r) =>
-            `<tr><td>${escapeXml(r.cellId)}</td><td>${escapeXml(r.cluster)}</td><td>${usd(r.tableUsd)}</td><td>${usd(r.daxUsd)}</td><td>${usd(r.withDaxUsd)}</td></tr>`,
-        )
-        .join('') +
-      '</tbody></table>',
+    scroll(
+      '<table class="dax-comparison"><thead><tr><th>cell</th><th>DAX cluster</th><th>DynamoDB alone</th><th>DAX</th><th>with DAX</th></tr></thead><tbody>' +
+        rows
+          .map(
+            (r) =>
+              `<tr><td>${escapeXml(r.cellId)}</td><td>${escapeXml(r.cluster)}</td><td>${usd(r.tableUsd)}</td><td>${usd(r.daxUsd)}</td><td>${usd(r.withDaxUsd)}</td></tr>`,
+          )
+          .join('') +
+        '</tbody></table>',
+    ),
   ];
 }
 
@@ -142,9 +156,11 @@ function loaderCpuSection(cells: ReportCell[]): string[] {
     `<p>CPU utilisation of each loader over the phase, % of its CPUs: the whole machine (/proc/stat) and its YCSB JVMs ` +
       `(/proc/&lt;pid&gt;/stat). A loader above ${LOADER_CPU_SUSPECT_PCT} % makes its cell suspect: its own queueing is in the latencies. ` +
       `Locally the machine is shared with the target.</p>`,
-    '<table class="loaders"><thead><tr><th>cell</th><th>loader</th><th>host</th><th>CPUs</th><th>machine CPU</th><th>YCSB JVMs CPU</th></tr></thead><tbody>' +
-      rows.join('') +
-      '</tbody></table>',
+    scroll(
+      '<table class="loaders"><thead><tr><th>cell</th><th>loader</th><th>host</th><th>CPUs</th><th>machine CPU</th><th>YCSB JVMs CPU</th></tr></thead><tbody>' +
+        rows.join('') +
+        '</tbody></table>',
+    ),
   ];
 }
 
@@ -191,16 +207,18 @@ function costComparisonSection(cells: readonly ReportCell[]): string[] {
   if (rows.length < 1) return [];
   return [
     "<h3>Cost per billion operations at each target's best measured throughput</h3>",
-    '<table class="cost-comparison"><thead><tr><th>target</th><th>cell</th><th>good ops/s</th><th>errors</th>' +
-      '<th>monthly cost</th><th>$ per billion ops</th></tr></thead><tbody>' +
-      rows
-        .map(
-          (r) =>
-            `<tr><td>${escapeXml(r.target)}</td><td>${escapeXml(r.cellId)}</td><td>${num(r.goodOpsPerSec)}</td>` +
-            `<td>${r.errors ?? '–'}</td><td>${usd(r.monthlyCostUsd)}</td><td>${usd(r.usdPerBillionOps)}</td></tr>`,
-        )
-        .join('') +
-      '</tbody></table>',
+    scroll(
+      '<table class="cost-comparison"><thead><tr><th>target</th><th>cell</th><th>good ops/s</th><th>errors</th>' +
+        '<th>monthly cost</th><th>$ per billion ops</th></tr></thead><tbody>' +
+        rows
+          .map(
+            (r) =>
+              `<tr><td>${escapeXml(r.target)}</td><td>${escapeXml(r.cellId)}</td><td>${num(r.goodOpsPerSec)}</td>` +
+              `<td>${r.errors ?? '–'}</td><td>${usd(r.monthlyCostUsd)}</td><td>${usd(r.usdPerBillionOps)}</td></tr>`,
+          )
+          .join('') +
+        '</tbody></table>',
+    ),
   ];
 }
 
@@ -239,156 +257,156 @@ function percentileSeries(
   return out;
 }
 
-export function renderReport(d: ReportData): string {
-  const sections: string[] = [];
-  const dists = uniq(d.cells.map((c) => c.distribution));
-  const throughputs = uniq(d.cells.map((c) => c.targetOpsPerSec)).sort((a, b) => a - b);
-  const reads = uniq(d.cells.map((c) => c.readProportion)).sort((a, b) => a - b);
-
-  // Summary table
-  sections.push('<h2>Cells</h2>');
-  sections.push(
-    '<table class="cells"><thead><tr><th>cell</th><th>target</th><th>distribution</th><th>read</th><th>target ops/s</th>' +
-      '<th>achieved ops/s</th><th>good ops/s</th><th>attainment</th><th>predicted</th><th>predicted on AWS</th><th>intended P50 ms</th><th>P99 ms</th><th>P99.9 ms</th>' +
-      '<th>errors</th><th>throttles</th><th>loader CPU</th><th>$/month provisioned</th><th>$/month on-demand</th><th>$/month</th></tr></thead><tbody>' +
-      d.cells
-        .map(
-          (c) =>
-            `<tr${c.incomplete ? ' class="incomplete"' : c.suspect ? ' class="suspect"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incompleteReason ?? 'incomplete')}">incomplete</span>` : ''}${c.suspect ? ` <span class="flag" title="${escapeXml(c.suspectReason ?? 'suspect')}">suspect</span>` : ''}</td>` +
-            `<td>${escapeXml(c.target)}</td><td>${escapeXml(c.distribution)}</td><td>${c.readProportion}</td>` +
-            `<td>${num(c.targetOpsPerSec, 0)}</td><td>${num(c.achievedOpsPerSec)}</td><td>${num(c.goodOpsPerSec)}</td><td>${pct(c.attainment)}</td>` +
-            `${predictedCell(c.predicted)}${predictedCell(c.predictedAws)}` +
-            `<td>${num(ms(c.intendedP50Us), 3)}</td><td>${num(ms(c.intendedP99Us), 3)}</td><td>${num(ms(c.intendedP999Us), 3)}</td>` +
-            `<td>${c.errors ?? '–'}</td><td>${c.throttles ?? '–'}</td>${loaderCpuCell(c.loaderCpu)}<td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`,
-        )
-        .join('') +
-      '</tbody></table>',
+function cellRow(c: ReportCell): string {
+  return (
+    `<tr${c.incomplete ? ' class="incomplete"' : c.suspect ? ' class="suspect"' : ''}><td>${escapeXml(c.cellId)}${c.incomplete ? ` <span class="flag" title="${escapeXml(c.incompleteReason ?? 'incomplete')}">incomplete</span>` : ''}${c.suspect ? ` <span class="flag" title="${escapeXml(c.suspectReason ?? 'suspect')}">suspect</span>` : ''}</td>` +
+    `<td>${escapeXml(c.target)}</td><td>${escapeXml(c.distribution)}</td><td>${c.readProportion}</td>` +
+    `<td>${num(c.targetOpsPerSec, 0)}</td><td>${num(c.achievedOpsPerSec)}</td><td>${num(c.goodOpsPerSec)}</td><td>${pct(c.attainment)}</td>` +
+    `${predictedCell(c.predicted)}${predictedCell(c.predictedAws)}` +
+    `<td>${num(ms(c.intendedP50Us), 3)}</td><td>${num(ms(c.intendedP99Us), 3)}</td><td>${num(ms(c.intendedP999Us), 3)}</td>` +
+    `<td>${c.errors ?? '–'}</td><td>${c.throttles ?? '–'}</td>${loaderCpuCell(c.loaderCpu)}<td>${usd(c.monthlyCostProvisionedUsd)}</td><td>${usd(c.monthlyCostOnDemandUsd)}</td><td>${usd(c.monthlyCostUsd)}</td></tr>`
   );
+}
 
-  sections.push(...loaderCpuSection(d.cells));
+function cellsSection(cells: ReportCell[]): string[] {
+  return [
+    '<h2>Cells</h2>',
+    scroll(
+      '<table class="cells"><thead><tr><th>cell</th><th>target</th><th>distribution</th><th>read</th><th>target ops/s</th>' +
+        '<th>achieved ops/s</th><th>good ops/s</th><th>attainment</th><th>predicted</th><th>predicted on AWS</th><th>intended P50 ms</th><th>P99 ms</th><th>P99.9 ms</th>' +
+        '<th>errors</th><th>throttles</th><th>loader CPU</th><th>$/month provisioned</th><th>$/month on-demand</th><th>$/month</th></tr></thead><tbody>' +
+        cells.map(cellRow).join('') +
+        '</tbody></table>',
+    ),
+  ];
+}
 
-  // Seeds' charts per distribution
-  for (const dist of dists) {
-    const cells = d.cells.filter((c) => c.distribution === dist);
-    sections.push(`<h2>Distribution: ${escapeXml(dist)}</h2><div class="grid">`);
-    for (const ops of throughputs.slice(-3)) {
-      const atOps = cells.filter((c) => c.targetOpsPerSec === ops);
-      if (atOps.length === 0) continue;
-      sections.push(
-        lineChart({
-          id: `latency-vs-read-${dist}-${ops}`,
-          title: `Intended latency vs read ratio — ${dist}, ${fmtNum(ops)} ops/s target`,
-          xLabel: 'read proportion',
-          yLabel: 'latency (ms)',
-          series: percentileSeries(
-            atOps,
-            (c) => c.readProportion,
-            (c) => c.target,
-          ),
-          logY: true,
-          categoricalX: reads.length > 1,
-        }),
-      );
-    }
-    for (const r of reads) {
-      const atRead = cells.filter((c) => c.readProportion === r);
-      if (atRead.length === 0) continue;
-      sections.push(
-        lineChart({
-          id: `latency-vs-target-${dist}-${r}`,
-          title: `Intended latency vs throughput target — ${dist}, read ${r}`,
-          xLabel: 'target ops/s',
-          yLabel: 'latency (ms)',
-          series: percentileSeries(
-            atRead,
-            (c) => c.targetOpsPerSec,
-            (c) => c.target,
-          ),
-          logY: true,
-        }),
-      );
-      sections.push(
-        lineChart({
-          id: `ops-vs-target-${dist}-${r}`,
-          title: `Good ops/s vs target ("asked vs performed") — ${dist}, read ${r}`,
-          xLabel: 'target ops/s',
-          yLabel: 'good ops/s',
-          series: [
-            ...uniq(atRead.map((c) => c.target)).map((t) => ({
-              name: t,
-              points: atRead
-                .filter((c) => c.target === t && c.goodOpsPerSec !== null)
-                .map((c) => [c.targetOpsPerSec, c.goodOpsPerSec!] as [number, number]),
-            })),
-            {
-              name: 'target',
-              points: atRead.map((c) => [c.targetOpsPerSec, c.targetOpsPerSec] as [number, number]),
-            },
-          ],
-        }),
-      );
-    }
-    sections.push('</div>');
+/** The seeds' charts for one distribution: latency against read ratio and against throughput target. */
+function distributionSection(d: ReportData, dist: string): string[] {
+  const cells = d.cells.filter((c) => c.distribution === dist);
+  const throughputs = uniq(cells.map((c) => c.targetOpsPerSec)).sort((a, b) => a - b);
+  const reads = uniq(cells.map((c) => c.readProportion)).sort((a, b) => a - b);
+  const out = [`<h2>Distribution: ${escapeXml(dist)}</h2><div class="grid">`];
+  for (const ops of throughputs.slice(-3)) {
+    const atOps = cells.filter((c) => c.targetOpsPerSec === ops);
+    out.push(
+      chartOrTable({
+        id: `latency-vs-read-${dist}-${ops}`,
+        title: `Intended latency vs read ratio — ${dist}, ${fmtNum(ops)} ops/s target`,
+        xLabel: 'read proportion',
+        yLabel: 'latency (ms)',
+        yUnit: 'ms',
+        series: percentileSeries(
+          atOps,
+          (c) => c.readProportion,
+          (c) => c.target,
+        ),
+        logY: true,
+        categoricalX: reads.length > 1,
+      }),
+    );
   }
+  for (const r of reads) {
+    const atRead = cells.filter((c) => c.readProportion === r);
+    out.push(
+      chartOrTable({
+        id: `latency-vs-target-${dist}-${r}`,
+        title: `Intended latency vs throughput target — ${dist}, read ${r}`,
+        xLabel: 'target ops/s',
+        yLabel: 'latency (ms)',
+        yUnit: 'ms',
+        series: percentileSeries(
+          atRead,
+          (c) => c.targetOpsPerSec,
+          (c) => c.target,
+        ),
+        logY: true,
+      }),
+    );
+    out.push(
+      chartOrTable({
+        id: `ops-vs-target-${dist}-${r}`,
+        title: `Good ops/s vs target ("asked vs performed") — ${dist}, read ${r}`,
+        xLabel: 'target ops/s',
+        yLabel: 'good ops/s',
+        yUnit: 'ops/s',
+        series: [
+          ...uniq(atRead.map((c) => c.target)).map((t) => ({
+            name: t,
+            points: atRead
+              .filter((c) => c.target === t && c.goodOpsPerSec !== null)
+              .map((c) => [c.targetOpsPerSec, c.goodOpsPerSec!] as [number, number]),
+          })),
+          {
+            name: 'target',
+            points: atRead.map((c) => [c.targetOpsPerSec, c.targetOpsPerSec] as [number, number]),
+          },
+        ],
+      }),
+    );
+  }
+  out.push('</div>');
+  return out;
+}
 
-  // Attainment
-  sections.push('<h2>Attainment (good ops/s ÷ target)</h2>');
-  sections.push(
+function attainmentSections(cells: ReportCell[]): string[] {
+  const out = [
+    '<h2>Attainment (good ops/s ÷ target)</h2>',
     barChart({
       id: 'attainment',
       title: 'Attainment per cell',
       unit: '%',
-      bars: d.cells.map((c) => ({
+      bars: cells.map((c) => ({
         label: c.cellId,
         value: c.attainment === null ? NaN : c.attainment * 100,
         group: c.target,
       })),
     }),
+  ];
+  // predicted vs measured (DynamoDB cells the capacity model predicts)
+  const predicted = cells.filter((c) => c.predicted);
+  if (!predicted.length) return out;
+  out.push('<h2>Attainment: measured vs predicted (DynamoDB capacity model, docs/dynamodb-model.md)</h2>');
+  out.push(
+    barChart({
+      id: 'attainment-predicted',
+      title: 'Measured and predicted attainment per DynamoDB cell',
+      unit: '%',
+      bars: predicted.flatMap((c) => [
+        {
+          label: `${c.cellId} measured`,
+          value: c.attainment === null ? NaN : c.attainment * 100,
+          group: 'measured',
+        },
+        { label: `${c.cellId} predicted`, value: c.predicted!.attainment * 100, group: 'predicted' },
+      ]),
+    }),
   );
+  return out;
+}
 
-  // Predicted vs measured (DynamoDB cells the capacity model predicts)
-  const predicted = d.cells.filter((c) => c.predicted);
-  if (predicted.length) {
-    sections.push(
-      '<h2>Attainment: measured vs predicted (DynamoDB capacity model, docs/dynamodb-model.md)</h2>',
-    );
-    sections.push(
-      barChart({
-        id: 'attainment-predicted',
-        title: 'Measured and predicted attainment per DynamoDB cell',
-        unit: '%',
-        bars: predicted.flatMap((c) => [
-          {
-            label: `${c.cellId} measured`,
-            value: c.attainment === null ? NaN : c.attainment * 100,
-            group: 'measured',
-          },
-          { label: `${c.cellId} predicted`, value: c.predicted!.attainment * 100, group: 'predicted' },
-        ]),
-      }),
-    );
-  }
-
-  // Over time
-  sections.push('<h2>Over time</h2><div class="grid">');
+function overTimeSection(d: ReportData): string[] {
+  const out = ['<h2>Over time</h2><div class="grid">'];
   for (const c of d.cells) {
     const pts = d.series[c.cellId] ?? [];
-    sections.push(
-      lineChart({
+    out.push(
+      chartOrTable({
         id: `time-ops-${c.cellId}`,
         title: `${c.cellId}: ops/s over time`,
         xLabel: 'seconds',
         yLabel: 'ops/s',
+        yUnit: 'ops/s',
         series: [{ name: 'ops/s', points: pts.map((p) => [p.t, p.opsPerSec] as [number, number | null]) }],
         height: 240,
       }),
     );
-    sections.push(
-      lineChart({
+    out.push(
+      chartOrTable({
         id: `time-latency-${c.cellId}`,
         title: `${c.cellId}: latency over time`,
         xLabel: 'seconds',
         yLabel: 'latency (ms)',
+        yUnit: 'ms',
         series: [
           // an empty bucket has no latency: a gap in the line, not a zero
           { name: 'P50', points: pts.map((p) => [p.t, ms(p.p50)] as [number, number | null]) },
@@ -399,10 +417,11 @@ export function renderReport(d: ReportData): string {
       }),
     );
   }
-  sections.push('</div>');
+  out.push('</div>');
+  return out;
+}
 
-  // Cost
-  sections.push('<h2>Monthly cost at the measured throughput</h2>');
+function costSection(d: ReportData): string[] {
   const costBars = d.cells.flatMap((c) => [
     ...(c.monthlyCostProvisionedUsd !== null
       ? [{ label: `${c.cellId} provisioned`, value: c.monthlyCostProvisionedUsd, group: 'provisioned' }]
@@ -414,47 +433,70 @@ export function renderReport(d: ReportData): string {
       ? [{ label: c.cellId, value: c.monthlyCostUsd, group: 'fixed' }]
       : []),
   ]);
-  sections.push(
+  return [
+    '<h2>Monthly cost at the measured throughput</h2>',
     costBars.length
       ? barChart({ id: 'cost', title: 'Monthly cost (USD)', unit: 'USD', bars: costBars })
       : '<p>No cost figures.</p>',
-  );
-  sections.push(...costComparisonSection(d.cells));
-  sections.push(...daxSection(d));
+    ...costComparisonSection(d.cells),
+    ...daxSection(d),
+  ];
+}
 
-  if (d.history?.length) {
-    sections.push('<h2>History</h2><div class="grid">');
-    for (const h of d.history)
-      sections.push(
-        lineChart({
-          id: `history-${h.metric}`,
-          title: `${h.metric} over runs`,
-          xLabel: 'run',
-          yLabel: h.unit,
-          series: h.series?.length
-            ? h.series.map((s) => ({ name: s.name, points: s.points, marks: s.changes }))
-            : [{ name: h.metric, points: h.points, marks: h.changes }],
-          height: 240,
-        }),
-      );
-    sections.push('</div>');
-  }
+function historySection(history: ReportHistory[] | undefined): string[] {
+  if (!history?.length) return [];
+  const out = ['<h2>History</h2><div class="grid">'];
+  for (const h of history)
+    out.push(
+      lineChart({
+        id: `history-${h.metric}`,
+        title: `${h.metric} over runs`,
+        xLabel: 'run',
+        yLabel: h.unit,
+        yUnit: h.unit,
+        series: h.series?.length
+          ? h.series.map((s) => ({ name: s.name, points: s.points, marks: s.changes }))
+          : [{ name: h.metric, points: h.points, marks: h.changes }],
+        height: 240,
+      }),
+    );
+  out.push('</div>');
+  return out;
+}
 
+const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
+td:first-child,th:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
+table.compact td:nth-child(2),table.comparison td:nth-child(3){text-align:right}table.comparison th:nth-child(2){text-align:left}
+tr.incomplete,tr.suspect{background:#fff4e5}.flag{color:#b45309;font-weight:600}td.hot{color:#b91c1c;font-weight:600}
+td.worse{color:#b91c1c;font-weight:600}td.better{color:#15803d;font-weight:600}
+.grid{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;max-width:100%}figcaption{font-weight:600;font-size:13px}
+svg{max-width:100%;height:auto}
+.tick{font-size:10px;fill:#555}.axis{font-size:11px;fill:#333}.legend{font-size:11px}`;
+
+export function renderReport(d: ReportData): string {
+  const sections: string[] = [
+    ...comparisonSection(d.comparison),
+    ...cellsSection(d.cells),
+    ...loaderCpuSection(d.cells),
+    ...spectrumSection(d.cells, d.spectra ?? {}),
+    ...uniq(d.cells.map((c) => c.distribution)).flatMap((dist) => distributionSection(d, dist)),
+    ...attainmentSections(d.cells),
+    ...overTimeSection(d),
+    ...costSection(d),
+    ...historySection(d.history),
+  ];
   if (d.noise?.series.length) sections.push(noiseSection(d.noise));
-
   const notes = (d.notes ?? []).map((n) => `<li>${escapeXml(n)}</li>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>fleetbench — ${escapeXml(d.specName)} — ${escapeXml(d.runId)}</title>
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
-h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
-td:first-child,th:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
-tr.incomplete,tr.suspect{background:#fff4e5}.flag{color:#b45309;font-weight:600}td.hot{color:#b91c1c;font-weight:600}
-.grid{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0}figcaption{font-weight:600;font-size:13px}
-.tick{font-size:10px;fill:#555}.axis{font-size:11px;fill:#333}.legend{font-size:11px}
+${STYLE}
 </style></head><body>
 <h1>fleetbench report — ${escapeXml(d.specName)}</h1>
 <p>Run <code>${escapeXml(d.runId)}</code>, started ${escapeXml(d.startedAt)}, status <strong>${escapeXml(d.status)}</strong>.
@@ -488,7 +530,9 @@ function noiseSection(c: NoiseCalibration): string {
     `<h2>Noise bands (A/A run <code>${escapeXml(c.runId)}</code>)</h2>` +
     `<p>Each metric's spread over ${escapeXml(String(Math.max(...c.series.map((s) => s.n))))} repeats of the same cell: ` +
     `detection ignores a change smaller than ${c.factor} × CV (min magnitude), i.e. within the band.</p>` +
-    '<table><tr><th>metric</th><th>target</th><th>cell</th><th>repeats</th><th>mean</th><th>std</th><th>CV</th>' +
-    `<th>band (mean ± ${c.factor} × CV)</th><th>min magnitude</th></tr>${rows.join('')}</table>`
+    scroll(
+      '<table><tr><th>metric</th><th>target</th><th>cell</th><th>repeats</th><th>mean</th><th>std</th><th>CV</th>' +
+        `<th>band (mean ± ${c.factor} × CV)</th><th>min magnitude</th></tr>${rows.join('')}</table>`,
+    )
   );
 }

@@ -29,8 +29,8 @@
  * when the bucket holds no operation).
  */
 import { InputError } from '../errors';
-import { Histogram } from '../hdr/histogram';
-import { V2Decoder } from '../hdr/decode';
+import { Histogram, type SparseHistogram } from '../hdr/histogram';
+import { V2Decoder, type DecodedCounts } from '../hdr/decode';
 import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';
 import type { CellInput, LogRef } from './input';
 import { BASE_OPS, classifyName, isIgnoredName } from './names';
@@ -114,7 +114,7 @@ export interface CellAggregate {
   /** every measurement name seen (Intended-, -FAILED, -THROTTLED included), window only */
   ops: Record<string, OpStats>;
   /** op families for the cells table: READ, UPDATE, ALL (= all base ops), service and intended */
-  families: Record<string, { service: LatencyStats; intended: LatencyStats }>;
+  families: Record<string, { service: LatencyStats; intended: LatencyStats; spectrum: FamilySpectrum }>;
   /** Σ of `Return=` lines over all processes' summaries (YCSB reports them for the whole run) */
   statuses: Record<string, Record<string, number>>;
   /** successful base-op operations in the window (Σ READ, UPDATE, INSERT, SCAN, DELETE counts) */
@@ -144,8 +144,52 @@ export interface CellAggregate {
   intervalsRead: number;
   intervalsCounted: number;
   series: SeriesBucket[];
+  /** the measured window's series buckets, base operations merged (what a comparison resamples) */
+  windowBuckets: WindowBucket[];
   /** merged window histograms per name, with `keepHistograms` */
   histograms?: Record<string, Histogram>;
+}
+
+/**
+ * One series bucket inside the measured window, every base operation merged: the unit the comparison's block
+ * bootstrap resamples (lib/core/report/compare.ts). Histograms are exact sparse copies of the merged
+ * intervals' counts (HdrHistogram layout), so a resample's percentiles are merged, never averaged.
+ */
+export interface WindowBucket {
+  offsetSeconds: number;
+  /** seconds the bucket's intervals cover (per log, averaged), as in the series */
+  seconds: number;
+  /** successful and failed base operations */
+  good: number;
+  failed: number;
+  /** successful base operations' intended and service latency (null: none recorded) */
+  intended: SparseHistogram | null;
+  service: SparseHistogram | null;
+}
+
+/** The percentiles of a latency spectrum (a percentile-distribution plot on a 1/(1−p) axis). */
+export const SPECTRUM_PERCENTILES = [
+  0, 10, 25, 50, 75, 90, 95, 97.5, 99, 99.5, 99.75, 99.9, 99.95, 99.975, 99.99, 99.995, 99.999, 100,
+] as const;
+
+/** [percentile, µs] from the merged histogram; empty when it holds nothing. */
+export type Spectrum = [number, number][];
+
+export interface FamilySpectrum {
+  intended: Spectrum;
+  service: Spectrum;
+}
+
+export function spectrumOf(h: Histogram): Spectrum {
+  if (h.totalCount === 0) return [];
+  // only the percentiles the count resolves: 99.99 % of 1,000 operations is the maximum again
+  const resolved = SPECTRUM_PERCENTILES.filter((p) => p === 100 || (1 - p / 100) * h.totalCount >= 1);
+  const values = h.valuesAtPercentiles(resolved);
+  return resolved.map((p, k) => [p, p === 100 ? h.max : values[k]!]);
+}
+
+function sparseOf(h: Histogram): SparseHistogram {
+  return h.toSparse();
 }
 
 export const REPORTED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99] as const;
@@ -173,22 +217,41 @@ async function* fetchInOrder(
   }
 }
 
-export async function aggregateCell(
-  input: CellInput,
-  options: AggregateOptions = {},
-): Promise<CellAggregate> {
+interface CheckedOptions {
+  warmupSeconds: number;
+  cooldownSeconds: number;
+  seriesSeconds: number;
+  seriesMs: number;
+  target: number | undefined;
+  ahead: number;
+}
+
+function checkOptions(options: AggregateOptions): CheckedOptions {
   const warmupSeconds = nonNegative(options.warmupSeconds ?? 0, 'warmupSeconds');
   const cooldownSeconds = nonNegative(options.cooldownSeconds ?? 0, 'cooldownSeconds');
   const seriesSeconds = options.seriesSeconds ?? 10;
   if (!(seriesSeconds > 0)) throw new InputError([{ path: 'seriesSeconds', message: 'must be > 0' }]);
-  const seriesMs = seriesSeconds * 1000;
   const target = options.targetOpsPerSec;
   if (target !== undefined && !(target > 0 && Number.isFinite(target))) {
     throw new InputError([{ path: 'targetOpsPerSec', message: 'must be a positive number' }]);
   }
-  const ahead = Math.max(1, options.prefetch ?? 4);
+  return {
+    warmupSeconds,
+    cooldownSeconds,
+    seriesSeconds,
+    seriesMs: seriesSeconds * 1000,
+    target,
+    ahead: Math.max(1, options.prefetch ?? 4),
+  };
+}
 
-  // 1. the logs, by measurement name (nothing read yet)
+type IntervalVisitor = (
+  refs: readonly LogRef[],
+  visit: (ref: LogRef, iv: IntervalLine) => void,
+) => Promise<void>;
+
+/** The logs by measurement name (nothing read yet), ignored names left out. */
+function logsByName(input: CellInput): Map<string, LogRef[]> {
   const byName = new Map<string, LogRef[]>();
   for (const proc of input.processes) {
     for (const lf of proc.logs) {
@@ -198,17 +261,29 @@ export async function aggregateCell(
       byName.set(lf.name, list);
     }
   }
-  const names = [...byName.keys()].sort();
-  const eachInterval = async (
-    refs: readonly LogRef[],
-    visit: (ref: LogRef, iv: IntervalLine) => void,
-  ): Promise<void> => {
-    for await (const { ref, text } of fetchInOrder(input, refs, ahead)) {
-      scanIntervalLog(text, ref.uri, (iv) => visit(ref, iv));
-    }
-  };
+  return byName;
+}
 
-  // 2. the window: from the manifests; with none at all, from the logs' own span (one extra pass)
+/** Where the window lies, and per log the time its process's schedule ended (the drain starts there). */
+interface WindowBounds {
+  cellStartMs: number;
+  cellEndMs: number;
+  startMs: number;
+  endMs: number;
+  /** per log key: intervals starting at or after this (the schedule's end − 0.5 s) are the drain */
+  drainFrom: Map<string, number>;
+  /** per log key: the schedule's end; an interval's span is cut there (its tail is the drain, not load) */
+  scheduledEnd: Map<string, number>;
+}
+
+/** The window: from the manifests; with none at all, from the logs' own span (one extra pass). */
+async function cellWindow(
+  input: CellInput,
+  allRefs: readonly LogRef[],
+  o: CheckedOptions,
+  durationSeconds: number | undefined,
+  eachInterval: IntervalVisitor,
+): Promise<WindowBounds> {
   const manifests = input.processes.map((p) => p.manifest).filter((m) => m !== null);
   let cellStartMs = Infinity;
   let cellEndMs = -Infinity;
@@ -216,113 +291,181 @@ export async function aggregateCell(
     cellStartMs = Math.min(...manifests.map((m) => m.startMs));
     cellEndMs = Math.max(...manifests.map((m) => m.endMs));
   } else {
-    await eachInterval(
-      names.flatMap((n) => byName.get(n)!),
-      (_, iv) => {
-        if (iv.startMs < cellStartMs) cellStartMs = iv.startMs;
-        if (iv.endMs > cellEndMs) cellEndMs = iv.endMs;
-      },
-    );
+    await eachInterval(allRefs, (_, iv) => {
+      if (iv.startMs < cellStartMs) cellStartMs = iv.startMs;
+      if (iv.endMs > cellEndMs) cellEndMs = iv.endMs;
+    });
   }
-  const startMs = cellStartMs + warmupSeconds * 1000;
-  let endMs = cellEndMs - cooldownSeconds * 1000;
+  const startMs = cellStartMs + o.warmupSeconds * 1000;
+  let endMs = cellEndMs - o.cooldownSeconds * 1000;
   // the drain: per log, intervals starting after its process's scheduled end (0.5 s slack for tick jitter)
-  const scheduledEndOf = new Map<string, number>();
-  if (options.durationSeconds !== undefined) {
-    const duration = nonNegative(options.durationSeconds, 'durationSeconds') * 1000;
+  const drainFrom = new Map<string, number>();
+  const scheduledEnd = new Map<string, number>();
+  if (durationSeconds !== undefined) {
+    const duration = nonNegative(durationSeconds, 'durationSeconds') * 1000;
     let last = -Infinity;
     for (const proc of input.processes) {
       const w = proc.manifest?.workloadStartMs;
       if (w === null || w === undefined) continue;
-      const end = w + duration - 500;
       last = Math.max(last, w + duration);
-      for (const lf of proc.logs) scheduledEndOf.set(lf.key, end);
+      for (const lf of proc.logs) {
+        drainFrom.set(lf.key, w + duration - 500);
+        scheduledEnd.set(lf.key, w + duration);
+      }
     }
     // the cool-down counts back from the schedule's end, not from the JVMs' exit after the drain
-    if (Number.isFinite(last)) endMs = Math.min(cellEndMs, last) - cooldownSeconds * 1000;
+    if (Number.isFinite(last)) endMs = Math.min(cellEndMs, last) - o.cooldownSeconds * 1000;
   }
   if (Number.isFinite(cellStartMs) && endMs <= startMs) {
     throw new InputError([
       {
         path: input.uri,
         message:
-          `warm-up ${warmupSeconds} s and cool-down ${cooldownSeconds} s leave no measured window ` +
+          `warm-up ${o.warmupSeconds} s and cool-down ${o.cooldownSeconds} s leave no measured window ` +
           `(the cell ran ${(cellEndMs - cellStartMs) / 1000} s)`,
       },
     ]);
   }
+  return { cellStartMs, cellEndMs, startMs, endMs, drainFrom, scheduledEnd };
+}
 
-  // 3. merge, name by name (bounded memory: one name's series at a time), decoding as the lines are read
+/** What merging every name's intervals gives: the window totals, the series and the per-bucket families. */
+interface Merged {
+  totals: Map<string, Histogram>;
+  seriesByBucket: Map<number, Record<string, SeriesPoint>>;
+  buckets: Map<number, BucketAccumulator>;
+  measuredStart: number;
+  measuredEnd: number;
+  intervalsRead: number;
+  intervalsCounted: number;
+}
+
+/** One name's intervals in one series bucket: their histogram and, per log, the span they cover. */
+interface NameBucket {
+  h: Histogram;
+  spans: Map<string, [number, number]>;
+}
+
+/** A bucket's base operations, all names merged: what the comparison's bootstrap resamples. */
+interface BucketAccumulator {
+  good: number;
+  failed: number;
+  intended: Histogram | null;
+  service: Histogram | null;
+  /** per log: the span its base-operation intervals cover in the bucket */
+  spans: Map<string, [number, number]>;
+}
+
+function widen(spans: Map<string, [number, number]>, key: string, from: number, to: number): void {
+  const span = spans.get(key);
+  if (!span) spans.set(key, [from, to]);
+  else {
+    if (from < span[0]) span[0] = from;
+    if (to > span[1]) span[1] = to;
+  }
+}
+
+/** Seconds covered per log, averaged over the logs. */
+function averageSeconds(spans: Map<string, [number, number]>): number {
+  const logs = [...spans.values()];
+  return logs.length ? logs.reduce((a, [from, to]) => a + (to - from), 0) / logs.length / 1000 : 0;
+}
+
+/** 3. merge, name by name (bounded memory: one name's series at a time), decoding as the lines are read */
+async function mergeNames(
+  names: readonly string[],
+  byName: Map<string, LogRef[]>,
+  win: WindowBounds,
+  o: CheckedOptions,
+  eachInterval: IntervalVisitor,
+): Promise<Merged> {
   const decoder = new V2Decoder();
-  const ops: Record<string, OpStats> = {};
-  const totals = new Map<string, Histogram>();
-  const seriesByBucket = new Map<number, Record<string, SeriesPoint>>();
-  let measuredStart = Infinity;
-  let measuredEnd = -Infinity;
-  let intervalsRead = 0;
-  let intervalsCounted = 0;
+  const m: Merged = {
+    totals: new Map(),
+    seriesByBucket: new Map(),
+    buckets: new Map(),
+    measuredStart: Infinity,
+    measuredEnd: -Infinity,
+    intervalsRead: 0,
+    intervalsCounted: 0,
+  };
   for (const name of names) {
     let total: Histogram | null = null;
-    const buckets = new Map<number, Histogram>();
-    // per bucket, per log: [earliest start, latest end] of its intervals in the bucket
-    const spans = new Map<number, Map<string, [number, number]>>();
+    const buckets = new Map<number, NameBucket>();
     await eachInterval(byName.get(name)!, (ref, iv) => {
       const d = decodeInterval(decoder, ref.uri, iv);
-      intervalsRead++;
+      m.intervalsRead++;
       total ??= new Histogram(d);
-      if (!total.sameLayout(d)) {
-        throw new InputError([
-          {
-            path: `${ref.uri}:${iv.line}`,
-            message:
-              `histogram layout (lowest ${d.lowestDiscernibleValue}, ${d.significantDigits} digits) differs from ` +
-              `other ${name} intervals (lowest ${total.lowestDiscernibleValue}, ${total.significantDigits} digits)`,
-          },
-        ]);
-      }
-      if (
-        iv.startMs >= startMs &&
-        iv.startMs < endMs &&
-        iv.startMs < (scheduledEndOf.get(ref.key) ?? Infinity)
-      ) {
+      checkLayout(total, d, name, `${ref.uri}:${iv.line}`);
+      const drain = iv.startMs >= (win.drainFrom.get(ref.key) ?? Infinity);
+      // the load's end: a partial last interval that ran into the drain covers only its part before it
+      const endMs = Math.min(iv.endMs, win.scheduledEnd.get(ref.key) ?? Infinity);
+      if (iv.startMs >= win.startMs && iv.startMs < win.endMs && !drain) {
         total.addSparse(d.indices, d.counts, d.n);
-        intervalsCounted++;
-        if (iv.startMs < measuredStart) measuredStart = iv.startMs;
-        if (iv.endMs > measuredEnd) measuredEnd = iv.endMs;
+        m.intervalsCounted++;
+        if (iv.startMs < m.measuredStart) m.measuredStart = iv.startMs;
+        if (endMs > m.measuredEnd) m.measuredEnd = endMs;
       }
-      const b = Math.floor((iv.startMs - startMs) / seriesMs);
-      let bh = buckets.get(b);
-      if (!bh) buckets.set(b, (bh = new Histogram(d)));
-      bh.addSparse(d.indices, d.counts, d.n);
-      let perLog = spans.get(b);
-      if (!perLog) spans.set(b, (perLog = new Map()));
-      const span = perLog.get(ref.key);
-      if (!span) perLog.set(ref.key, [iv.startMs, iv.endMs]);
-      else {
-        if (iv.startMs < span[0]) span[0] = iv.startMs;
-        if (iv.endMs > span[1]) span[1] = iv.endMs;
-      }
+      // the drain is no offered load: not in the series either (it would end every series in a dip)
+      if (drain) return;
+      const b = Math.floor((iv.startMs - win.startMs) / o.seriesMs);
+      let nb = buckets.get(b);
+      if (!nb) buckets.set(b, (nb = { h: new Histogram(d), spans: new Map() }));
+      nb.h.addSparse(d.indices, d.counts, d.n);
+      widen(nb.spans, ref.key, iv.startMs, endMs);
     });
     const merged = total as Histogram | null;
     if (!merged) continue;
-    totals.set(name, merged);
-    for (const [b, h] of buckets) {
-      const point = seriesByBucket.get(b) ?? {};
-      const logs = [...spans.get(b)!.values()];
-      const seconds = logs.reduce((a, [from, to]) => a + (to - from), 0) / logs.length / 1000;
-      const count = h.totalCount;
-      const opsPerSec = seconds > 0 ? count / seconds : 0;
-      if (count === 0) point[name] = { count, opsPerSec, seconds, p50: null, p99: null, max: null };
-      else {
-        const [p50, p99] = h.valuesAtPercentiles([50, 99]);
-        point[name] = { count, opsPerSec, seconds, p50, p99, max: h.max };
-      }
-      seriesByBucket.set(b, point);
+    m.totals.set(name, merged);
+    addNameToSeries(m, name, buckets);
+  }
+  return m;
+}
+
+function checkLayout(total: Histogram, d: DecodedCounts, name: string, where: string): void {
+  if (total.sameLayout(d)) return;
+  throw new InputError([
+    {
+      path: where,
+      message:
+        `histogram layout (lowest ${d.lowestDiscernibleValue}, ${d.significantDigits} digits) differs from ` +
+        `other ${name} intervals (lowest ${total.lowestDiscernibleValue}, ${total.significantDigits} digits)`,
+    },
+  ]);
+}
+
+/** One name's buckets into the series points and, for base operations, into the buckets' families. */
+function addNameToSeries(m: Merged, name: string, buckets: Map<number, NameBucket>): void {
+  const info = classifyName(name);
+  const base = (BASE_OPS as readonly string[]).includes(info.op) && info.kind !== 'throttled';
+  for (const [b, { h, spans }] of buckets) {
+    const point = m.seriesByBucket.get(b) ?? {};
+    const seconds = averageSeconds(spans);
+    const count = h.totalCount;
+    const opsPerSec = seconds > 0 ? count / seconds : 0;
+    if (count === 0) point[name] = { count, opsPerSec, seconds, p50: null, p99: null, max: null };
+    else {
+      const [p50, p99] = h.valuesAtPercentiles([50, 99]);
+      point[name] = { count, opsPerSec, seconds, p50, p99, max: h.max };
+    }
+    m.seriesByBucket.set(b, point);
+    if (!base) continue;
+    let acc = m.buckets.get(b);
+    if (!acc)
+      m.buckets.set(b, (acc = { good: 0, failed: 0, intended: null, service: null, spans: new Map() }));
+    if (info.kind === 'ok' && info.intended) (acc.intended ??= new Histogram(h)).add(h);
+    if (info.kind === 'ok' && !info.intended) (acc.service ??= new Histogram(h)).add(h);
+    if (!info.intended) {
+      if (info.kind === 'ok') acc.good += count;
+      else acc.failed += count;
+      for (const [key, [from, to]] of spans) widen(acc.spans, key, from, to);
     }
   }
-  const measuredSeconds = intervalsCounted > 0 ? (measuredEnd - measuredStart) / 1000 : 0;
-  const perSec = (n: number): number => (measuredSeconds > 0 ? n / measuredSeconds : 0);
+}
 
+/** Operation counts over the window, by what each name counts. */
+function countOps(totals: Map<string, Histogram>, perSec: (n: number) => number) {
+  const ops: Record<string, OpStats> = {};
   let goodOps = 0;
   let failedOps = 0;
   let throttledAttempts = 0;
@@ -335,11 +478,13 @@ export async function aggregateCell(
     else if (info.kind === 'failed') failedOps += stats.count;
     else if (info.kind === 'throttled') throttledAttempts += stats.count;
   }
+  return { ops, goodOps, failedOps, throttledAttempts };
+}
 
-  // 4. families
-  const families: CellAggregate['families'] = {};
-  const family = (names: readonly string[]): { service: LatencyStats; intended: LatencyStats } => {
-    const merge = (prefix: string): LatencyStats => {
+/** 4. families: READ, UPDATE and ALL (every base operation), service and intended, with their spectra. */
+function familiesOf(totals: Map<string, Histogram>): CellAggregate['families'] {
+  const family = (names: readonly string[]): CellAggregate['families'][string] => {
+    const merge = (prefix: string): Histogram => {
       let acc: Histogram | null = null;
       for (const n of names) {
         const h = totals.get(prefix + n);
@@ -347,15 +492,21 @@ export async function aggregateCell(
         acc ??= new Histogram(h);
         acc.add(h);
       }
-      return latencyStats(acc ?? new Histogram());
+      return acc ?? new Histogram();
     };
-    return { service: merge(''), intended: merge('Intended-') };
+    const service = merge('');
+    const intended = merge('Intended-');
+    return {
+      service: latencyStats(service),
+      intended: latencyStats(intended),
+      spectrum: { service: spectrumOf(service), intended: spectrumOf(intended) },
+    };
   };
-  families.READ = family(['READ']);
-  families.UPDATE = family(['UPDATE']);
-  families.ALL = family(BASE_OPS);
+  return { READ: family(['READ']), UPDATE: family(['UPDATE']), ALL: family(BASE_OPS) };
+}
 
-  // 5. statuses from the summaries
+/** 5. statuses from the summaries (YCSB reports them for the whole run) */
+function statusesOf(input: CellInput): Record<string, Record<string, number>> {
   const statuses: Record<string, Record<string, number>> = {};
   for (const proc of input.processes) {
     for (const [op, s] of Object.entries(proc.summary?.ops ?? {})) {
@@ -366,49 +517,86 @@ export async function aggregateCell(
       }
     }
   }
+  return statuses;
+}
 
-  // 6. incomplete
-  const incomplete = input.processes.flatMap((p) => p.problems);
-  const loaders = new Set(input.processes.map((p) => p.loader)).size;
-
-  const series = [...seriesByBucket.entries()]
+function seriesOf(m: Merged, win: WindowBounds, o: CheckedOptions): SeriesBucket[] {
+  return [...m.seriesByBucket.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([b, o]) => {
-      const bucketStart = startMs + b * seriesMs;
+    .map(([b, ops]) => {
+      const bucketStart = win.startMs + b * o.seriesMs;
       return {
         startMs: bucketStart,
-        offsetSeconds: b * seriesSeconds,
-        inWindow: bucketStart >= startMs && bucketStart < endMs,
-        ops: o,
+        offsetSeconds: b * o.seriesSeconds,
+        inWindow: bucketStart >= win.startMs && bucketStart < win.endMs,
+        ops,
       };
     });
+}
 
+/** The in-window buckets' base operations, for the comparison's bootstrap (lib/core/report/compare.ts). */
+function windowBucketsOf(m: Merged, win: WindowBounds, o: CheckedOptions): WindowBucket[] {
+  return [...m.buckets.entries()]
+    .filter(([b]) => {
+      const start = win.startMs + b * o.seriesMs;
+      return start >= win.startMs && start < win.endMs;
+    })
+    .sort((a, b) => a[0] - b[0])
+    .map(([b, acc]) => ({
+      offsetSeconds: b * o.seriesSeconds,
+      seconds: averageSeconds(acc.spans),
+      good: acc.good,
+      failed: acc.failed,
+      intended: acc.intended ? sparseOf(acc.intended) : null,
+      service: acc.service ? sparseOf(acc.service) : null,
+    }));
+}
+
+export async function aggregateCell(
+  input: CellInput,
+  options: AggregateOptions = {},
+): Promise<CellAggregate> {
+  const o = checkOptions(options);
+  const byName = logsByName(input);
+  const names = [...byName.keys()].sort();
+  const eachInterval: IntervalVisitor = async (refs, visit) => {
+    for await (const { ref, text } of fetchInOrder(input, refs, o.ahead)) {
+      scanIntervalLog(text, ref.uri, (iv) => visit(ref, iv));
+    }
+  };
+  const allRefs = names.flatMap((n) => byName.get(n)!);
+  const win = await cellWindow(input, allRefs, o, options.durationSeconds, eachInterval);
+  const m = await mergeNames(names, byName, win, o, eachInterval);
+  const counted = m.intervalsCounted > 0;
+  const measuredSeconds = counted ? (m.measuredEnd - m.measuredStart) / 1000 : 0;
+  const perSec = (n: number): number => (measuredSeconds > 0 ? n / measuredSeconds : 0);
+  const { ops, goodOps, failedOps, throttledAttempts } = countOps(m.totals, perSec);
   const attempted = goodOps + failedOps;
   const goodOpsPerSec = perSec(goodOps);
   return {
     window: {
-      cellStartMs,
-      cellEndMs,
-      startMs,
-      endMs,
-      warmupSeconds,
-      cooldownSeconds,
-      measuredStartMs: intervalsCounted > 0 ? measuredStart : null,
-      measuredEndMs: intervalsCounted > 0 ? measuredEnd : null,
+      cellStartMs: win.cellStartMs,
+      cellEndMs: win.cellEndMs,
+      startMs: win.startMs,
+      endMs: win.endMs,
+      warmupSeconds: o.warmupSeconds,
+      cooldownSeconds: o.cooldownSeconds,
+      measuredStartMs: counted ? m.measuredStart : null,
+      measuredEndMs: counted ? m.measuredEnd : null,
       measuredSeconds,
     },
     ops,
-    families,
-    statuses,
+    families: familiesOf(m.totals),
+    statuses: statusesOf(input),
     goodOps,
     failedOps,
     throttledAttempts,
     achievedOpsPerSec: perSec(attempted),
     goodOpsPerSec,
     errorRate: attempted > 0 ? failedOps / attempted : null,
-    targetOpsPerSec: target ?? null,
-    attainment: target !== undefined ? goodOpsPerSec / target : null,
-    incomplete,
+    targetOpsPerSec: o.target ?? null,
+    attainment: o.target !== undefined ? goodOpsPerSec / o.target : null,
+    incomplete: input.processes.flatMap((p) => p.problems),
     processes: input.processes.map((p) => ({
       label: p.label,
       loader: p.loader,
@@ -417,11 +605,12 @@ export async function aggregateCell(
       ...(p.manifest?.host ? { host: p.manifest.host } : {}),
       ...(p.manifest?.cpu ? { cpu: p.manifest.cpu } : {}),
     })),
-    loaders,
-    intervalsRead,
-    intervalsCounted,
-    series,
-    ...(options.keepHistograms ? { histograms: Object.fromEntries(totals) } : {}),
+    loaders: new Set(input.processes.map((p) => p.loader)).size,
+    intervalsRead: m.intervalsRead,
+    intervalsCounted: m.intervalsCounted,
+    series: seriesOf(m, win, o),
+    windowBuckets: windowBucketsOf(m, win, o),
+    ...(options.keepHistograms ? { histograms: Object.fromEntries(m.totals) } : {}),
   };
 }
 

@@ -187,7 +187,7 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'intervals',
     description:
-      'Time series: one row per cell, 10 s bucket (aligned on the window start across processes) and ' +
+      'Time series: one row per cell, status-interval bucket (10 s by default; aligned on the window start across processes) and ' +
       'measurement name; warm-up buckets included (in_window false).',
     partitionKeys: PARTITION_KEYS,
     columns: [

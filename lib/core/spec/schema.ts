@@ -439,6 +439,13 @@ export const RunSpecSchema = z.strictObject({
   budget: Budget.optional(),
   schedule: Schedule.optional(),
   local: LocalOptions.optional(),
+  baseline: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'a run id (lower-case letters, digits and "-")')
+    .optional()
+    .describe(
+      "A run to compare each run of this spec with: the Report step adds the comparison (fleetbench compare's, cell by cell) to the report and writes it to runs/<runId>/compare.json.",
+    ),
 });
 
 export type RunSpec = z.output<typeof RunSpecSchema>;

@@ -20,6 +20,12 @@ const cases: [string, unknown, string, RegExp][] = [
   ['name with capitals', withValue(b(), 'name', 'Unit'), 'name', /lower-case name.*found the string "Unit"/],
   ['missing name', withValue(b(), 'name', undefined), 'name', /required.*missing/],
   ['region malformed', withValue(b(), 'region', 'useast1'), 'region', /AWS region/],
+  [
+    'baseline not a run id',
+    withValue(b(), 'baseline', 'Nightly Run'),
+    'baseline',
+    /a run id \(lower-case letters, digits and "-"\).*"Nightly Run"/,
+  ],
   ['no targets', withValue(b(), 'targets', []), 'targets', /at least 1 items/],
   [
     'unknown target kind',

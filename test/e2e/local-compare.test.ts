@@ -1,0 +1,141 @@
+/**
+ * `fleetbench compare` end to end in the local mode (issue #31): three runs of one one-cell spec on one warm
+ * DynamoDB Local — a baseline, an unchanged repeat, and a run slowed by the binding's test-only
+ * `fleetbench.injectDelayUs` (every operation sleeps that long inside the timed call). The real CLI compares
+ * them from the results directory: the slowed run's P99 is significantly worse, by about the delay; the
+ * unchanged run shows no significant difference; `--fail-on` sets the exit code.
+ *
+ * Sizes: 50 ops/s, 64 threads, 15 s with 3 s warm-up and 1-s status intervals (12 buckets per cell, ~600
+ * operations). This machine is small and shared: unchanged runs measured intended P99s from 20 to 200 ms (one
+ * stall moves a P99), so the delay is 500 ms, well above that spread; 64 threads keep the slowed run far from
+ * saturation (64 / 0.52 s ≈ 120 ops/s), so the change is a shift of the latency, not queueing.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { validateSpec, type RunSpec } from '../../lib/core/spec';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
+import { runLocal, type LocalRunResult } from '../../lib/local/runner';
+import type { Comparison } from '../../lib/core/report/compare';
+
+const DELAY_US = 500_000;
+const root = path.join(__dirname, '..', '..');
+
+function specOf(name: string, delayUs: number): RunSpec {
+  return validateSpec({
+    name,
+    targets: [{ id: 'ddb', kind: 'dynamodb', billing: { mode: 'on-demand' }, expectedLatencyMs: 20 }],
+    dataset: { recordCount: 1000 },
+    workload: {
+      readProportions: [0.5],
+      targetOpsPerSec: [50],
+      distributions: ['uniform'],
+      durationSeconds: 15,
+      warmupSeconds: 3,
+      statusIntervalSeconds: 1,
+      ...(delayUs ? { extraProperties: { 'fleetbench.injectDelayUs': String(delayUs) } } : {}),
+    },
+    loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 64 },
+  }).spec;
+}
+
+function compare(resultsDir: string, ...args: string[]) {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'bin', 'fleetbench.js'), 'compare', ...args, '--results', resultsDir],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('compare: two local runs, one slowed by fleetbench.injectDelayUs, one unchanged', () => {
+  const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-compare-'));
+  const results: Record<string, LocalRunResult> = {};
+  let ddb: DynamoDbLocal | undefined;
+
+  beforeAll(async () => {
+    ddb = await startDynamoDbLocal();
+    try {
+      const t0 = Date.now();
+      for (const [name, spec, delay] of [
+        ['cmp-warmup', 'cmp-warmup', 0],
+        ['cmp-base', 'cmp', 0],
+        ['cmp-same', 'cmp', 0],
+        ['cmp-slow', 'cmp', DELAY_US],
+      ] as const)
+        results[name] = await runLocal({
+          spec: specOf(spec, delay),
+          resultsDir,
+          runName: name,
+          waitMs: 500,
+          dynamoDbLocal: ddb,
+          out: () => undefined,
+        });
+      console.log(`local compare sequence: 4 runs in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    } finally {
+      await ddb.stop();
+    }
+  }, 400_000);
+
+  afterAll(() => rmSync(resultsDir, { recursive: true, force: true }));
+
+  it('every run succeeded', () => {
+    expect(Object.values(results).map((r) => [r.runId, r.status])).toEqual(
+      Object.keys(results).map((n) => [n, 'SUCCEEDED']),
+    );
+  });
+
+  it('the slowed run: P99 significantly worse, by about the delay, inside its interval', () => {
+    const r = compare(resultsDir, 'cmp-slow', 'cmp-base', '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const c = JSON.parse(r.stdout) as Comparison;
+    expect(c.cells.map((x) => x.cellId)).toEqual(['ddb.uniform.r50.t50']);
+    const p99 = c.cells[0]!.metrics.find((m) => m.metric === 'p99')!;
+    console.log(`slowed vs base: ${JSON.stringify(p99)}`);
+    expect(p99.verdict).toBe('worse');
+    expect(p99.change!).toBeGreaterThan(0);
+    // the point change lies in its interval, and the interval excludes no change
+    expect(p99.ci![0]).toBeGreaterThan(0);
+    expect(p99.ci![0]).toBeLessThanOrEqual(p99.change!);
+    expect(p99.ci![1]).toBeGreaterThanOrEqual(p99.change!);
+    // magnitude: every operation is DELAY_US slower, so the P99 rises by about DELAY_US (±50 % for the
+    // machine's noise between runs), and the interval holds the shift's relative change
+    const rise = p99.run! - p99.baseline!;
+    expect(rise).toBeGreaterThan(DELAY_US * 0.5);
+    expect(rise).toBeLessThan(DELAY_US * 1.5);
+    const shift = DELAY_US / p99.baseline!;
+    expect({ shift, inside: p99.ci![0] <= shift * 1.5 && p99.ci![1] >= shift * 0.5 }).toMatchObject({
+      inside: true,
+    });
+    // the JSON gives every metric a verdict
+    for (const m of c.cells[0]!.metrics)
+      expect(['better', 'worse', 'no significant difference']).toContain(m.verdict);
+  });
+
+  it('the unchanged run: no significant difference in P99; --fail-on gates only the slowed run', () => {
+    const same = JSON.parse(compare(resultsDir, 'cmp-same', 'cmp-base', '--json').stdout) as Comparison;
+    const p99 = same.cells[0]!.metrics.find((m) => m.metric === 'p99')!;
+    console.log(`unchanged vs base: ${JSON.stringify(p99)}`);
+    expect(p99.verdict).toBe('no significant difference');
+    expect(compare(resultsDir, 'cmp-same', 'cmp-base', '--fail-on', 'p99:+10%').code).toBe(0);
+    const gated = compare(resultsDir, 'cmp-slow', 'cmp-base', '--fail-on', 'p99:+10%');
+    expect(gated.code).toBe(3);
+    expect(gated.stdout).toMatch(/^FAIL ddb\.uniform\.r50\.t50: p99 \+\d+\.\d% breaks p99:\+10%$/m);
+    expect(gated.stdout).toMatch(/intended P99 \(µs\).*worse/);
+  });
+
+  it('bad input names the field: an unknown run, a malformed threshold', () => {
+    const r = compare(resultsDir, 'cmp-nope', 'cmp-base');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^run: no run cmp-nope in /m);
+    const t = compare(resultsDir, 'cmp-slow', 'cmp-base', '--fail-on', 'p99>10');
+    expect(t.code).toBe(2);
+    expect(t.stderr).toMatch(/^--fail-on: "p99>10": expected <metric>:<sign><percent>%/m);
+  });
+});
