@@ -15,7 +15,12 @@ import {
 } from './context';
 import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
 import { RESOURCE_TYPES } from '../targets/registry';
-import { counted, type JanitorListField, type ResourceType } from '../resources/resource-type';
+import {
+  counted,
+  type JanitorListField,
+  type ResourceType,
+  type TeardownListField,
+} from '../resources/resource-type';
 
 export interface TeardownInput {
   /** The run context when Plan succeeded. */
@@ -28,31 +33,20 @@ export interface TeardownInput {
   status?: string;
 }
 
-export interface TeardownResult {
+/**
+ * What a teardown did, per resource type (lib/core/resources: each names its fields): terminated, deleted, kept
+ * (there, without this run's tag: another's, or an `existingTable`) and pending (a DAX cluster's groups, left to
+ * the Janitor). Loaders and tables are always listed; the other types where their port is deployed.
+ */
+export type TeardownResult = {
   runId: string;
   terminated: string[];
   deletedTables: string[];
-  /** Tables left alone: not the run's (`existingTable`), or named in the context without the run's tag. */
   keptTables: string[];
-  /** ScyllaDB nodes terminated (found by the run tag). */
-  terminatedNodes?: string[];
-  /** Amazon Keyspaces keyspaces deleted with their tables (from the context and by the run tag). */
-  deletedKeyspaces?: string[];
-  /** Keyspaces named in the context that do not carry the run's tag: another's, left alone. */
-  keptKeyspaces?: string[];
-  /** DAX clusters whose deletion was started, and names whose groups the Janitor removes later. */
-  deletedDaxClusters?: string[];
-  pendingDaxGroups?: string[];
-  /** DAX clusters of the run's names that do not carry the run's tag: another's, left alone. */
-  keptDaxClusters?: string[];
-  /** cassandra-ec2 login secrets deleted (names; only those tagged with the run). */
-  deletedSecrets?: string[];
-  /** Login secrets of the run's names that do not carry the run's tag: another's, left alone. */
-  keptSecrets?: string[];
   failed: boolean;
-}
+} & { [field in TeardownListField]?: string[] };
 
-type TeardownDeps = LateArrivalDeps & Partial<Pick<Ports, 'notifier'>>;
+type TeardownDeps = LateArrivalDeps;
 
 /**
  * Removes what the run owns: every delete goes through the ownership rule (./ownership.ts), so a resource is
@@ -241,11 +235,8 @@ export async function janitor(
       errors.push(`${type.activity}: ${(err as Error).message}`);
     }
   }
-  // (named ports only: the Lambda's ports build lazily, and a spread would build every one of them)
-  const { store, tables, fleet, clock, cluster, keyspaces, dax, secrets } = deps;
-  const late = store
-    ? await lateArrivals({ store, tables, fleet, clock, cluster, keyspaces, dax, secrets }, teardown)
-    : undefined;
+  // (the ports as given, not spread: the Lambda's ports build lazily, and a spread would build every one of them)
+  const late = deps.store ? await lateArrivals(deps as LateArrivalDeps, teardown) : undefined;
   errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   return { ...(late ? { lateArrivals: late.tornDownAgain } : {}), ...result };

@@ -10,8 +10,7 @@ import type { RunContext } from '../pipeline/context';
 import type { OwnedRemoval } from '../pipeline/ownership';
 
 /** The ports the lifecycle reads: the store, tables, loaders and clock always; the others where deployed. */
-export type LifecyclePorts = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> &
-  Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+export type LifecyclePorts = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> & Partial<Ports>;
 
 /** The ports the Janitor's sweep reads (no store: the sweep goes by tags alone). */
 export type SweepPorts = Omit<LifecyclePorts, 'store'>;
@@ -26,30 +25,19 @@ export interface Removal extends OwnedRemoval {
 export interface RecordFields {
   removed: TeardownListField;
   kept?: TeardownListField;
-  pending?: 'pendingDaxGroups';
+  pending?: `pending${string}`;
 }
 
+/**
+ * A list field of teardown.json or of the Janitor's result: what was terminated, deleted, kept or left pending
+ * (`deletedTables`, `keptDaxClusters`, `pendingDaxGroups`, ...). Each type names its own; the names of earlier
+ * records are kept, so they still read.
+ */
 export type TeardownListField =
-  | 'terminated'
-  | 'deletedTables'
-  | 'keptTables'
-  | 'terminatedNodes'
-  | 'deletedKeyspaces'
-  | 'keptKeyspaces'
-  | 'deletedDaxClusters'
-  | 'keptDaxClusters'
-  | 'deletedSecrets'
-  | 'keptSecrets';
+  `terminated${string}` | `deleted${string}` | `kept${string}` | `pending${string}`;
 
-/** The Janitor's record fields (what it swept, by type). */
-export type JanitorListField =
-  | 'terminated'
-  | 'deletedTables'
-  | 'terminatedNodes'
-  | 'deletedKeyspaces'
-  | 'deletedDaxClusters'
-  | 'deletedDaxGroups'
-  | 'deletedSecrets';
+/** The Janitor's result fields (what it swept, by type). */
+export type JanitorListField = TeardownListField;
 
 export interface ResourceType {
   /** A short id ("table", "dax-cluster"). */

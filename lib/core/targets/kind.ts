@@ -38,7 +38,7 @@ export interface DeployEnv {
 export interface ProvisionContext {
   run: RunContext;
   spec: RunSpec;
-  ports: Pick<Ports, 'store' | 'tables'> & Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+  ports: Pick<Ports, 'store' | 'tables'> & Partial<Ports>;
   /** runTags(run, 'target', spec.tags) */
   targetTags: Tags;
   /** Waits between polls (tests pass a fake). */
@@ -64,8 +64,7 @@ export interface StepContext {
   run: RunContext;
   spec: RunSpec;
   step: 'WaitReady' | 'ConfigureCell' | 'StartLoad' | 'StartCell';
-  ports: Pick<Ports, 'store'> &
-    Partial<Pick<Ports, 'tables' | 'cluster' | 'probe' | 'keyspaces' | 'dax' | 'secrets'>>;
+  ports: Pick<Ports, 'store'> & Partial<Ports>;
   /** Waits between polls (tests pass a fake). */
   sleep?: (ms: number) => Promise<void>;
 }
