@@ -102,174 +102,252 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const missing = taskStates(definition).filter((s) => !(s in TASK_STATES));
   if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
 
-  let ddb: DynamoDbLocal | undefined;
-  let capacity: CapacityProxy | undefined;
-  let fleet: LocalFleet | undefined;
-  let cluster: LocalCluster | undefined;
-  let redis: LocalRedis | undefined;
-  let secrets: LocalSecrets | undefined;
-  let secretsEndpoint: string | undefined;
-  let ports: Ports | undefined;
-  let failedState: string | undefined;
-  const warnings: string[] = [];
-  let lastProgress = 0;
+  const services = new LocalServices();
+  const progress: RunProgress = { warnings: [] };
+  const finish = (status: LocalRunResult['status'], error?: string) =>
+    finishRun({ store, resultsDir, runId, status, error, progress, out });
   try {
-    ddb = o.dynamoDbLocal ?? (await startDynamoDbLocal());
-    out(`  DynamoDB Local on ${ddb.endpoint}`);
-    capacity = await startCapacityEmulator(o.spec, runId, ddb.endpoint, out);
-    redis = await startLocalRedis(o.spec, out);
+    const ports = await services.start(o, {
+      runId,
+      resultsDir,
+      store,
+      bundleLibDir: built.bundleLibDir,
+      out,
+    });
+    const handlers = taskHandlers({ o, ports, capacity: services.capacity, progress, out });
+    return await execute({ o, definition, runSpec, runName, handlers, ports, progress, out, finish });
+  } finally {
+    await services.stop(o);
+  }
+}
+
+/** What the run's Task states saw: the first fatal state that failed, non-fatal failures, the cell count. */
+interface RunProgress {
+  failedState?: string;
+  warnings: string[];
+  cells?: number;
+}
+
+/**
+ * The local stand-ins of a run (DynamoDB Local, the capacity emulator, Redis, the secrets stand-in, the loader
+ * fleet, loopback database nodes), started as the spec's targets need them, and the ports over them.
+ */
+class LocalServices {
+  ddb?: DynamoDbLocal;
+  capacity?: CapacityProxy;
+  fleet?: LocalFleet;
+  cluster?: LocalCluster;
+  redis?: LocalRedis;
+  secrets?: LocalSecrets;
+
+  async start(
+    o: LocalRunOptions,
+    run: {
+      runId: string;
+      resultsDir: string;
+      store: FsStore;
+      bundleLibDir: string;
+      out: (l: string) => void;
+    },
+  ): Promise<Ports> {
+    const { runId, out } = run;
+    this.ddb = o.dynamoDbLocal ?? (await startDynamoDbLocal());
+    out(`  DynamoDB Local on ${this.ddb.endpoint}`);
+    this.capacity = await startCapacityEmulator(o.spec, runId, this.ddb.endpoint, out);
+    this.redis = await startLocalRedis(o.spec, out);
     const needs = localNeeds(o.spec.targets);
     // the run's logins (cassandra-ec2), served to the agents as Secrets Manager
+    let secretsEndpoint: string | undefined;
     if (needs.has('secrets')) {
-      secrets = new LocalSecrets();
-      secretsEndpoint = await secrets.start();
+      this.secrets = new LocalSecrets();
+      secretsEndpoint = await this.secrets.start();
     }
-    fleet = new LocalFleet({
-      bundleDir: path.dirname(built.bundleLibDir),
-      endpoint: capacity?.endpoint ?? ddb.endpoint,
-      logDir: path.join(resultsDir, 'runs', runId, 'local', 'agents'),
+    this.fleet = new LocalFleet({
+      bundleDir: path.dirname(run.bundleLibDir),
+      endpoint: this.capacity?.endpoint ?? this.ddb.endpoint,
+      logDir: path.join(run.resultsDir, 'runs', runId, 'local', 'agents'),
       ...(secretsEndpoint ? { env: localSecretsEnv(secretsEndpoint) } : {}),
-      onProgress: (id, line) => {
-        const now = Date.now();
-        if (now - lastProgress < 2000 && !/done|finished/i.test(line)) return;
-        lastProgress = now;
-        out(`    ${id.replace(`local-${runId}-`, 'loader-')}: ${line}`);
-      },
+      onProgress: throttledProgress(runId, out),
     });
-    o.onFleet?.(fleet);
+    o.onFleet?.(this.fleet);
     if (needs.has('nodes')) {
       const cassandra = needs.has('cassandra')
         ? { asset: await ensureCassandraAsset(), java: await localJava() }
         : undefined;
       if (cassandra) out(`  Apache Cassandra nodes from ${path.relative(process.cwd(), cassandra.asset)}`);
-      cluster = new LocalCluster({
-        upstream: ddb.endpoint,
+      this.cluster = new LocalCluster({
+        upstream: this.ddb.endpoint,
         ...(cassandra ? { cassandra } : {}),
-        ...(secrets ? { secrets } : {}),
+        ...(this.secrets ? { secrets: this.secrets } : {}),
       });
-      o.onCluster?.(cluster);
+      o.onCluster?.(this.cluster);
     }
-    ports = {
-      store,
+    return {
+      store: run.store,
       tables: new LocalTableAdmin({
-        endpoint: ddb.endpoint,
+        endpoint: this.ddb.endpoint,
         region: 'us-east-1',
         credentials: DYNAMODB_LOCAL_CREDENTIALS,
       }),
-      fleet,
-      commands: fleet,
+      fleet: this.fleet,
+      commands: this.fleet,
       metrics: { put: async () => undefined },
       notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
       runs: { running: async () => [] },
-      ...(secrets ? { secrets } : {}),
+      ...(this.secrets ? { secrets: this.secrets } : {}),
       clock: systemClock,
-      ...(cluster ? { cluster, probe: cluster } : {}),
+      ...(this.cluster ? { cluster: this.cluster, probe: this.cluster } : {}),
     };
-    const p = ports;
-    let cells = 0;
-    const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
-    for (const [state, step] of Object.entries(TASK_STATES) as [TaskStateName, keyof typeof LOCAL_STEPS][]) {
-      handlers[state] = async (input: unknown) => {
-        const ev = input as { index?: number; run?: { cellCount?: number } | null };
-        if (state === 'StartCell') {
-          out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? cells}`);
-          // the emulator throttles the cells (not the load), each from an idle table's capacity state
-          capacity?.arm();
-        } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
-        const nonFatal = NON_FATAL_STATES.includes(state);
-        if ([o.failAt ?? []].flat().includes(state)) {
-          if (nonFatal) warnings.push(`${state}: fault injected by the test`);
-          else failedState ??= state;
-          throw new StepFailedError(state, 'fault injected by the test');
-        }
-        try {
-          const result = await LOCAL_STEPS[step](input as never, p);
-          if (state === 'Plan') cells = (result as { cellCount: number }).cellCount;
-          return result;
-        } catch (err) {
-          if (nonFatal) warnings.push(`${state}: ${(err as Error).message}`);
-          else failedState ??= state;
-          out(`  [${state}] failed: ${(err as Error).message}`);
-          throw err;
-        }
-      };
-    }
+  }
 
-    const { StateMachine } = await import('aws-local-stepfunctions');
-    const machine = new StateMachine(definition as never);
-    const execution = machine.run({ spec: runSpec } as never, {
-      overrides: {
-        taskResourceLocalHandlers: handlers as never,
-        ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
-        // Wait states poll every LOCAL_POLL_MS here: the deployed machine waits out each phase's expected
-        // length (JVM start-up allowance included) to save state transitions, which cost nothing locally.
-        waitTimeOverrides: Object.fromEntries(
-          Object.entries(definition.States)
-            .filter(([, st]) => st.Type === 'Wait')
-            .map(([name]) => [name, o.waitMs ?? LOCAL_POLL_MS]),
-        ),
-      },
-      context: {
-        Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },
-        StateMachine: { Id: 'arn:aws:states:local:000000000000:stateMachine:fleetbench', Name: 'fleetbench' },
-      },
-    });
-    const onAbort = () => execution.abort();
-    o.signal?.addEventListener('abort', onAbort);
-    try {
-      await execution.result;
-      return finish('SUCCEEDED');
-    } catch (err) {
-      // As on AWS, where the EventBridge rule on ABORTED / FAILED / TIMED_OUT runs teardown (Catch does
-      // not run on abort, and a teardown that itself failed gets another chance): idempotent.
-      const aborted = o.signal?.aborted === true;
-      const status = aborted ? 'ABORTED' : 'FAILED';
-      if (aborted) out('  aborted: tearing down');
-      await teardown(
-        {
-          executionName: runName,
-          status,
-          error: {
-            Error: failedState ?? (aborted ? 'Aborted' : 'States.Runtime'),
-            Cause: aborted ? 'Ctrl-C' : (err as Error).message,
-          },
+  async stop(o: LocalRunOptions): Promise<void> {
+    await this.fleet?.killAll();
+    await this.cluster?.killAll();
+    await this.redis?.stop();
+    await this.secrets?.stop();
+    await this.capacity?.stop();
+    if (this.ddb !== o.dynamoDbLocal) await this.ddb?.stop();
+  }
+}
+
+/** The agents' progress lines, at most one every 2 s unless one says a phase is done. */
+function throttledProgress(runId: string, out: (l: string) => void): (id: string, line: string) => void {
+  let last = 0;
+  return (id, line) => {
+    const now = Date.now();
+    if (now - last < 2000 && !/done|finished/i.test(line)) return;
+    last = now;
+    out(`    ${id.replace(`local-${runId}-`, 'loader-')}: ${line}`);
+  };
+}
+
+/** The local implementation of each Task state: the pipeline's step over the local ports, with fault injection. */
+function taskHandlers(args: {
+  o: LocalRunOptions;
+  ports: Ports;
+  capacity: CapacityProxy | undefined;
+  progress: RunProgress;
+  out: (l: string) => void;
+}): Record<string, (input: unknown) => Promise<unknown>> {
+  const { o, ports, capacity, progress, out } = args;
+  const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+  for (const [state, step] of Object.entries(TASK_STATES) as [TaskStateName, keyof typeof LOCAL_STEPS][]) {
+    handlers[state] = async (input: unknown) => {
+      const ev = input as { index?: number; run?: { cellCount?: number } | null };
+      if (state === 'StartCell') {
+        out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? progress.cells ?? 0}`);
+        // the emulator throttles the cells (not the load), each from an idle table's capacity state
+        capacity?.arm();
+      } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
+      const nonFatal = NON_FATAL_STATES.includes(state);
+      if ([o.failAt ?? []].flat().includes(state)) {
+        if (nonFatal) progress.warnings.push(`${state}: fault injected by the test`);
+        else progress.failedState ??= state;
+        throw new StepFailedError(state, 'fault injected by the test');
+      }
+      try {
+        const result = await LOCAL_STEPS[step](input as never, ports);
+        if (state === 'Plan') progress.cells = (result as { cellCount: number }).cellCount;
+        return result;
+      } catch (err) {
+        if (nonFatal) progress.warnings.push(`${state}: ${(err as Error).message}`);
+        else progress.failedState ??= state;
+        out(`  [${state}] failed: ${(err as Error).message}`);
+        throw err;
+      }
+    };
+  }
+  return handlers;
+}
+
+/** Runs the state machine locally; a failed or aborted run is torn down as the abort rule does on AWS. */
+async function execute(args: {
+  o: LocalRunOptions;
+  definition: ReturnType<typeof localDefinition>;
+  runSpec: RunSpec;
+  runName: string;
+  handlers: Record<string, (input: unknown) => Promise<unknown>>;
+  ports: Ports;
+  progress: RunProgress;
+  out: (l: string) => void;
+  finish: (status: LocalRunResult['status'], error?: string) => Promise<LocalRunResult>;
+}): Promise<LocalRunResult> {
+  const { o, definition, runName, progress, out, finish } = args;
+  const { StateMachine } = await import('aws-local-stepfunctions');
+  const machine = new StateMachine(definition as never);
+  const execution = machine.run({ spec: args.runSpec } as never, {
+    overrides: {
+      taskResourceLocalHandlers: args.handlers as never,
+      ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
+      // Wait states poll every LOCAL_POLL_MS here: the deployed machine waits out each phase's expected
+      // length (JVM start-up allowance included) to save state transitions, which cost nothing locally.
+      waitTimeOverrides: Object.fromEntries(
+        Object.entries(definition.States)
+          .filter(([, st]) => st.Type === 'Wait')
+          .map(([name]) => [name, o.waitMs ?? LOCAL_POLL_MS]),
+      ),
+    },
+    context: {
+      Execution: { Name: runName, Id: `arn:aws:states:local:000000000000:execution:fleetbench:${runName}` },
+      StateMachine: { Id: 'arn:aws:states:local:000000000000:stateMachine:fleetbench', Name: 'fleetbench' },
+    },
+  });
+  const onAbort = () => execution.abort();
+  o.signal?.addEventListener('abort', onAbort);
+  try {
+    await execution.result;
+    return await finish('SUCCEEDED');
+  } catch (err) {
+    // As on AWS, where the EventBridge rule on ABORTED / FAILED / TIMED_OUT runs teardown (Catch does
+    // not run on abort, and a teardown that itself failed gets another chance): idempotent.
+    const aborted = o.signal?.aborted === true;
+    const status = aborted ? 'ABORTED' : 'FAILED';
+    if (aborted) out('  aborted: tearing down');
+    await teardown(
+      {
+        executionName: runName,
+        status,
+        error: {
+          Error: progress.failedState ?? (aborted ? 'Aborted' : 'States.Runtime'),
+          Cause: aborted ? 'Ctrl-C' : (err as Error).message,
         },
-        p,
-      ).catch((e: unknown) =>
-        out(`  teardown after ${status.toLowerCase()} failed: ${(e as Error).message}`),
-      );
-      if (aborted) return finish('ABORTED', 'aborted by the user');
-      return finish('FAILED', (err as Error).message);
-    } finally {
-      o.signal?.removeEventListener('abort', onAbort);
-    }
+      },
+      args.ports,
+    ).catch((e: unknown) => out(`  teardown after ${status.toLowerCase()} failed: ${(e as Error).message}`));
+    if (aborted) return finish('ABORTED', 'aborted by the user');
+    return finish('FAILED', (err as Error).message);
   } finally {
-    await fleet?.killAll();
-    await cluster?.killAll();
-    await redis?.stop();
-    await secrets?.stop();
-    await capacity?.stop();
-    if (ddb !== o.dynamoDbLocal) await ddb?.stop();
+    o.signal?.removeEventListener('abort', onAbort);
   }
+}
 
-  async function finish(status: LocalRunResult['status'], error?: string): Promise<LocalRunResult> {
-    const result: LocalRunResult = {
-      runId,
-      status,
-      resultsDir,
-      ...(error ? { error } : {}),
-      ...(failedState ? { failedState } : {}),
-      ...(warnings.length ? { warnings } : {}),
-    };
-    try {
-      result.reportFile = await writeRunReport(store, resultsDir, runId, status);
-    } catch (err) {
-      out(`  no report: ${(err as Error).message}`);
-    }
-    mkdirSync(path.join(resultsDir, 'runs', runId), { recursive: true });
-    writeFileSync(path.join(resultsDir, 'runs', runId, 'local-result.json'), JSON.stringify(result, null, 2));
-    return result;
+/** The run's result (local-result.json) and its HTML report, whatever the outcome. */
+async function finishRun(args: {
+  store: FsStore;
+  resultsDir: string;
+  runId: string;
+  status: LocalRunResult['status'];
+  error?: string;
+  progress: RunProgress;
+  out: (l: string) => void;
+}): Promise<LocalRunResult> {
+  const { store, resultsDir, runId, status, error, progress } = args;
+  const result: LocalRunResult = {
+    runId,
+    status,
+    resultsDir,
+    ...(error ? { error } : {}),
+    ...(progress.failedState ? { failedState: progress.failedState } : {}),
+    ...(progress.warnings.length ? { warnings: progress.warnings } : {}),
+  };
+  try {
+    result.reportFile = await writeRunReport(store, resultsDir, runId, status);
+  } catch (err) {
+    args.out(`  no report: ${(err as Error).message}`);
   }
+  mkdirSync(path.join(resultsDir, 'runs', runId), { recursive: true });
+  writeFileSync(path.join(resultsDir, 'runs', runId, 'local-result.json'), JSON.stringify(result, null, 2));
+  return result;
 }
 
 /**
