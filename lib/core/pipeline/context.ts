@@ -8,8 +8,7 @@ import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import { NotFoundError, type ObjectStore } from '../store';
-import type { RunKeyspace } from './keyspaces';
-import type { RunDaxCluster } from './dax';
+import type { RunDaxCluster, RunKeyspace } from './run-resources';
 
 /** What Plan returns; every later step receives it as `run`. */
 export interface RunContext {

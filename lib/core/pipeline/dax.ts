@@ -13,14 +13,11 @@ import { daxClusterShape, daxResourceName } from '../dax';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
 import type { RunSpec } from '../spec';
 import type { RunContext } from './context';
+import type { RunDaxCluster } from './run-resources';
 import { ownedByRun, removeOwned } from './ownership';
 
 /** A run's DAX cluster of a target, as the run context keeps it. */
-export interface RunDaxCluster {
-  target: string;
-  /** daxResourceName(runId, target): cluster, subnet group, parameter group and security group. */
-  name: string;
-}
+export type { RunDaxCluster };
 
 /** The spec's targets with a DAX cluster in front of them. */
 export function daxTargets(spec: Pick<RunSpec, 'targets'>): { id: string }[] {

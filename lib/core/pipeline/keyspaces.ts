@@ -10,14 +10,11 @@ import { keyspaceName } from '../keyspaces';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
 import type { KeyspacesTarget, RunSpec } from '../spec/schema';
 import type { RunContext } from './context';
+import type { RunKeyspace } from './run-resources';
 import { ownedByRun, removeOwned, type OwnedRemoval } from './ownership';
 
 /** A Keyspaces target's keyspace and table, as the run context records them. */
-export interface RunKeyspace {
-  target: string;
-  keyspace: string;
-  table: string;
-}
+export type { RunKeyspace };
 
 /** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/keyspaces.ts) and table of each keyspaces target. */
 export function runKeyspaces(spec: RunSpec, runId: string, tables: Record<string, string>): RunKeyspace[] {

@@ -9,7 +9,7 @@
  */
 import { TABLE_PREFIX, TAG_RUN_ID, type ObjectStore, type Ports, type Tags } from '../ports';
 import { failureKey, readOptional, teardownKey } from './context';
-import type { TeardownInput } from './teardown';
+import type { TeardownInput } from './teardown-input';
 
 /** How long after a run's teardown (or failure) record a resource of the run counts as a late arrival. */
 export const LATE_ARRIVAL_AFTER_MS = 15 * 60 * 1000;

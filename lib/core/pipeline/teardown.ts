@@ -25,17 +25,9 @@ import { janitorDax, teardownDax, type DaxTeardown } from './dax';
 import { ownedByRun, ownedInstanceIds, removeOwned, type OwnedRemoval } from './ownership';
 import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
 import { cqlLoginSecretName } from '../cql-auth';
+import type { TeardownInput } from './teardown-input';
 
-export interface TeardownInput {
-  /** The run context when Plan succeeded. */
-  run?: RunContext | null;
-  /** Otherwise the execution name (the run id is derived from it). */
-  executionName?: string;
-  /** The caught error ({Error, Cause} from Step Functions), or the abort status. */
-  error?: { Error?: string; Cause?: string } | null;
-  /** FAILED / TIMED_OUT / ABORTED when started by the abort rule. */
-  status?: string;
-}
+export type { TeardownInput };
 
 export interface TeardownResult {
   runId: string;

@@ -23,7 +23,7 @@ import {
   scyllaJobProperties,
 } from '../cluster';
 import { keyspacesJobProperties } from '../keyspaces';
-import type { TargetSizing } from './sizing';
+import type { TargetSizing } from './sizing-types';
 
 /** What the plan keeps per target: the binding and its properties, set once. */
 export interface TargetBinding {
