@@ -1,7 +1,7 @@
 /**
  * The import rules `npm run lint` enforces (dependency-cruiser, https://github.com/sverweij/dependency-cruiser):
  * no import cycles, and the layers of the design — pure core (lib/core), adapters (lib/aws, lib/local),
- * build tooling (lib/build), constructs (lib/constructs), stacks, handlers (lambdas). Type-only imports,
+ * build tooling (lib/build: Maven, the deploy build, assets), constructs (lib/constructs), stacks, handlers (lambdas). Type-only imports,
  * re-exports, require() and dynamic import() all count.
  */
 const SDK_OR_CDK = '^node_modules/(@aws-sdk/|aws-cdk-lib/|constructs/|cdk-nag/)';
@@ -49,12 +49,12 @@ module.exports = {
       to: { path: '^(lib/(local|cli|constructs|build)/|stacks/|lambdas/|bin/)' },
     },
     {
-      name: 'constructs-not-adapters',
+      name: 'constructs-not-local-or-adapters',
       comment:
-        'Constructs (lib/constructs) describe resources: they never import the SDK adapters, the CLI, stacks or handlers.',
+        'Constructs (lib/constructs) describe resources: they never import the local mode, the SDK adapters, the CLI, stacks or handlers; what they need built (assets) comes from lib/build.',
       severity: 'error',
       from: { path: '^lib/constructs/' },
-      to: { path: '^(lib/(aws|cli)/|stacks/|lambdas/|bin/)' },
+      to: { path: '^(lib/(local|aws|cli)/|stacks/|lambdas/|bin/)' },
     },
     {
       name: 'stacks-compose-constructs',
@@ -62,6 +62,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^stacks/' },
       to: { path: '^(lib/(local|aws|cli)/|lambdas/|bin/)' },
+    },
+    {
+      name: 'build-tooling-not-runtime',
+      comment:
+        'lib/build (Maven, the deploy build, the Cassandra asset) is used by synth and the local mode: it imports neither of them, nor the SDK adapters, the CLI or constructs.',
+      severity: 'error',
+      from: { path: '^lib/build/' },
+      to: { path: '^(lib/(local|aws|cli|constructs)/|stacks/|lambdas/|bin/)' },
     },
     {
       name: 'handlers-thin',

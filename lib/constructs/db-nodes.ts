@@ -18,7 +18,7 @@ import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/cluster';
 import { TAG_ROLE, TAG_RUN_ID } from '../core/ports';
 import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
 import type { LoaderFleet } from './loader-fleet';
-import { cassandraAssetPath } from '../local/cassandra-asset';
+import { cassandraAssetPath } from '../build/cassandra-asset';
 
 export { NODE_CLIENT_PORTS };
 /** Inter-node ports within the nodes' group: RPC (7000) and its TLS variant (7001). */
