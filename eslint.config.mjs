@@ -21,4 +21,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  // No function in lib/ or stacks/ over 100 lines, blank lines and comments counted (issue #27).
+  {
+    files: ['lib/**/*.ts', 'stacks/**/*.ts'],
+    rules: {
+      'max-lines-per-function': [
+        'error',
+        { max: 100, skipBlankLines: false, skipComments: false, IIFEs: true },
+      ],
+    },
+  },
 );

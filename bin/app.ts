@@ -1,6 +1,6 @@
 /**
  * The CDK app (cdk.json: `npx tsx bin/app.ts`). Builds the loader bundle and agent first when missing
- * or stale (lib/local/deploy-build.ts), and the Apache Cassandra asset when missing, or stops with the
+ * or stale (lib/build/deploy-build.ts), and the Apache Cassandra asset when missing, or stops with the
  * command to run. Context:
  *   -c fleetbench:stackName=<name>   stack name (default Fleetbench)
  *   -c fleetbench:network=<mode>     public (default: public subnets, no NAT, no interface endpoint) or
@@ -16,8 +16,8 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { NETWORK_MODES, type NetworkMode } from '../lib/constructs/loader-fleet';
 import { readScheduledSpecs } from '../lib/constructs/schedules';
-import { buildDeployArtifacts } from '../lib/local/deploy-build';
-import { cassandraAssetPath, ensureCassandraAsset } from '../lib/local/cassandra-asset';
+import { buildDeployArtifacts } from '../lib/build/deploy-build';
+import { cassandraAssetPath, ensureCassandraAsset } from '../lib/build/cassandra-asset';
 import { FleetbenchStack } from '../stacks/fleetbench-stack';
 
 async function main(): Promise<void> {

@@ -1,11 +1,11 @@
 /**
  * `npm run build:loader` and `npm run build:cassandra`: the Java builds through the one Maven runner
- * (lib/local/maven.ts, `mvn -q -B --strict-checksums -f <pom> ...`), so they wait for a Maven run already going on in this
+ * (lib/build/maven.ts, `mvn -q -B --strict-checksums -f <pom> ...`), so they wait for a Maven run already going on in this
  * checkout (a test's, a synth's) rather than race it, and the loader build leaves the stamp staleReason reads
  * (a plain `mvn` did not, so the next local run or synth built the loader again).
  */
-import { ensureCassandraAsset } from '../lib/local/cassandra-asset';
-import { ensureLoaderBuilt } from '../lib/local/maven';
+import { ensureCassandraAsset } from '../lib/build/cassandra-asset';
+import { ensureLoaderBuilt } from '../lib/build/maven';
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 

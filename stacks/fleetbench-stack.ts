@@ -14,6 +14,7 @@ import {
   DbNodes,
   KeyspacesAccess,
   DaxAccess,
+  DynamoDbAccess,
   type ScheduledSpec,
 } from '../lib/constructs';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
@@ -65,6 +66,10 @@ export class FleetbenchStack extends Stack {
       fleet: this.fleet,
       topic: this.monitoring.topic,
       timeout: props.runTimeout,
+    });
+    new DynamoDbAccess(this, 'DynamoDb', {
+      functions: { ...this.pipeline.functions, onAbort: this.pipeline.onAbortFunction },
+      configureCell: this.pipeline.functions.configureCell,
     });
     this.abortRule = new AbortRule(this, 'AbortRule', {
       stateMachine: this.pipeline.stateMachine,

@@ -11,3 +11,4 @@ export * from './dax-access';
 export * from './preflight';
 export * from './keyspaces-access';
 export * from './price-book-refresh';
+export * from './dynamodb-access';

@@ -6,30 +6,8 @@
  * lambdas/shared/env.ts build the Keyspaces port for them. The loader role may read and write the tables of
  * `fb_*` keyspaces and read the system tables the Cassandra driver reads on connect.
  *
- * Sources, checked 2026-11-23:
- * - Service Authorization Reference for Keyspaces
- *   (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonkeyspacesforapachecassandra.html,
- *   operations table https://docs.aws.amazon.com/service-authorization/latest/reference/list_keyspaces.html):
- *   keyspace `arn:…:cassandra:<region>:<account>:/keyspace/<name>/`, table `…/keyspace/<name>/table/<table>`;
- *   CreateKeyspace and CreateTable authorize cassandra:Create and, with tags, cassandra:TagResource (both take
- *   aws:RequestTag/*); DeleteKeyspace authorizes cassandra:Drop; Select and Modify act on tables.
- * - The Keyspaces API reference for the reads: GetTable needs Select "for the table and the system keyspace"
- *   (https://docs.aws.amazon.com/keyspaces/latest/APIReference/API_GetTable.html), ListTagsForResource "for the
- *   specified resource and the system keyspace" (…/API_ListTagsForResource.html; the resource is the keyspace
- *   here, so Select is granted on fb_ keyspaces as well as their tables), ListTables "for the system keyspace"
- *   (…/API_ListTables.html; ListKeyspaces is read the same way).
- * - The system keyspace's resource is written as the developer guide writes it, `…/keyspace/system*`
- *   (https://docs.aws.amazon.com/keyspaces/latest/devguide/configure-udt-permissions.html): read-only, it covers
- *   system, system_schema, system_schema_mcs and their tables, which the Cassandra driver also reads on connect.
- *
- * Why the loader grant is the fb_ prefix and not "the run's keyspace only": the loader role is the stack's,
- * shared by every run, and carries no run identity IAM could compare with (an instance role's session has no
- * principal tags from the instance), so a per-run Resource or an aws:ResourceTag equality to the caller's run
- * cannot be written. A condition that the table merely carries a fleetbench run tag would add nothing the fb_
- * prefix does not, and no stored source confirms that Keyspaces evaluates aws:ResourceTag for CQL data-plane
- * calls: a wrong guess would deny every request of a real run. The creates are conditioned on the run tag in the
- * request (aws:RequestTag, documented for cassandra:Create and cassandra:TagResource), so every fb_ keyspace the
- * pipeline makes is tagged with its run and found by teardown and the janitor.
+ * Why each grant is what it is (and why the loaders' grant is the fb_ prefix), with its sources: docs/iam.md,
+ * "Amazon Keyspaces".
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';

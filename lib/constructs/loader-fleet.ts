@@ -98,49 +98,7 @@ export class LoaderFleet extends Construct {
 
     const network = props.network ?? 'public';
     this.network = props.vpc ? 'existing' : network;
-    if (props.vpc) {
-      this.vpc = props.vpc;
-    } else {
-      const vpc = new ec2.Vpc(this, 'Vpc', {
-        // three AZs so that a replication factor of 3 places one replica per AZ
-        maxAzs: 3,
-        natGateways: 0,
-        subnetConfiguration: [
-          network === 'public'
-            ? // a public IPv4 address per instance, paid only while the instance runs
-              { name: 'loaders', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20, mapPublicIpOnLaunch: true }
-            : { name: 'loaders', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 },
-        ],
-        gatewayEndpoints: {
-          S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
-          DynamoDB: { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
-        },
-      });
-      vpc.addFlowLog('FlowLog', {
-        destination: ec2.FlowLogDestination.toCloudWatchLogs(
-          new logs.LogGroup(this, 'FlowLogs', {
-            retention: logs.RetentionDays.ONE_MONTH,
-            removalPolicy: RemovalPolicy.DESTROY,
-          }),
-        ),
-        trafficType: ec2.FlowLogTrafficType.REJECT,
-      });
-      if (network === 'private') {
-        for (const [name, service] of Object.entries(PRIVATE_MODE_ENDPOINTS)) {
-          // two AZs are enough for the endpoints (instances in the third reach them across AZs): each
-          // endpoint is billed per AZ
-          vpc.addInterfaceEndpoint(name, {
-            service,
-            privateDnsEnabled: true,
-            subnets: {
-              subnetType: ec2.SubnetType.PRIVATE_ISOLATED,
-              availabilityZones: vpc.availabilityZones.slice(0, 2),
-            },
-          });
-        }
-      }
-      this.vpc = vpc;
-    }
+    this.vpc = props.vpc ?? loaderVpc(this, network);
     const subnets = this.vpc.selectSubnets({
       subnetType: props.vpc
         ? ec2.SubnetType.PRIVATE_WITH_EGRESS
@@ -170,28 +128,7 @@ export class LoaderFleet extends Construct {
     addLoaderAgentStatements(this.role, this.commandLogGroup);
     addLoaderDataStatements(this.role, props.resultsBucket);
 
-    const bundleDir =
-      props.bundleDir ?? path.join(PROJECT_ROOT, 'loader', 'ycsb-binding', 'target', 'bundle');
-    const agentFile = props.agentFile ?? path.join(PROJECT_ROOT, 'loader', 'agent', 'dist', 'agent.js');
-    // A stack that will be deployed (bundling required, as for `cdk deploy`) must have the real loader:
-    // otherwise it would deploy and then fail on every loader. bin/app.ts builds both before synth.
-    // Synths with bundling skipped (aws:cdk:bundling-stacks = [], as CDK does for its own Lambda assets:
-    // the local mode's definition, the idle-cost tool) are never deployed and stand in this file.
-    const missing = (
-      [
-        ['loader bundle', bundleDir, 'npm run build:loader'],
-        ['loader agent', agentFile, 'npm run build:agent'],
-      ] as const
-    ).filter(([, p]) => !existsSync(p));
-    if (missing.length && stack.bundlingRequired) {
-      throw new Error(
-        missing.map(([what, p, command]) => `${what} ${p} not found: run \`${command}\``).join('; '),
-      );
-    }
-    const bundlePath = existsSync(bundleDir) ? bundleDir : __filename;
-    const agentPath = existsSync(agentFile) ? agentFile : __filename;
-    const bundle = new s3assets.Asset(this, 'Bundle', { path: bundlePath });
-    const agent = new s3assets.Asset(this, 'Agent', { path: agentPath });
+    const { bundle, agent } = loaderAssets(this, props);
     this.bundleAsset = bundle;
     this.agentAsset = agent;
     // the two objects, not the assets bucket: Asset.grantRead grants every object of the account's CDK
@@ -204,81 +141,22 @@ export class LoaderFleet extends Construct {
       }),
     );
 
-    const template = (tid: string, cpuType: ec2.AmazonLinuxCpuType) =>
-      new ec2.LaunchTemplate(this, tid, {
-        machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType }),
-        role: this.role,
-        securityGroup: this.securityGroup,
-        requireImdsv2: true,
-        httpPutResponseHopLimit: 1,
-        detailedMonitoring: false,
-        blockDevices: [
-          {
-            deviceName: '/dev/xvda',
-            volume: ec2.BlockDeviceVolume.ebs(30, {
-              encrypted: true,
-              volumeType: ec2.EbsDeviceVolumeType.GP3,
-              deleteOnTermination: true,
-            }),
-          },
-        ],
-        instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
-      });
-    this.launchTemplate = template('LaunchTemplate', ec2.AmazonLinuxCpuType.X86_64);
-    this.launchTemplateArm = template('LaunchTemplateArm', ec2.AmazonLinuxCpuType.ARM_64);
+    const instances = { role: this.role, securityGroup: this.securityGroup };
+    this.launchTemplate = loaderLaunchTemplate(
+      this,
+      'LaunchTemplate',
+      ec2.AmazonLinuxCpuType.X86_64,
+      instances,
+    );
+    this.launchTemplateArm = loaderLaunchTemplate(
+      this,
+      'LaunchTemplateArm',
+      ec2.AmazonLinuxCpuType.ARM_64,
+      instances,
+    );
 
-    this.prepareCommands = [
-      'set -euo pipefail',
-      // the stack's region for the AWS CLI, the agent's SDK clients and the binding (no instance-metadata lookup)
-      `export AWS_REGION=${stack.region} AWS_DEFAULT_REGION=${stack.region}`,
-      'command -v java >/dev/null 2>&1 && java -version 2>&1 | grep -q \'"17\\|version "2[0-9]\' || dnf install -y -q java-17-amazon-corretto-headless',
-      // Node.js 22 (20 is end of life); AL2023 namespaces it as node-22, whatever `node` points to
-      // (https://docs.aws.amazon.com/linux/al2023/ug/nodejs.html)
-      `command -v ${LOADER_NODE} >/dev/null 2>&1 || dnf install -y -q nodejs22`,
-      // the unprivileged user the agent runs the YCSB JVMs as (a custom binding's code does not run as root)
-      `id -u ${LOADER_JVM_USER} >/dev/null 2>&1 || useradd --system --no-create-home --shell /sbin/nologin ${LOADER_JVM_USER}`,
-      'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
-      `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
-    ];
-    const script = [
-      ...this.prepareCommands,
-      `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
-      'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
-      'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
-      `export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch FLEETBENCH_RUN_AS=${LOADER_JVM_USER}`,
-      `exec ${LOADER_NODE} /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle`,
-    ];
-    this.document = new ssm.CfnDocument(this, 'RunJobDocument', {
-      documentType: 'Command',
-      documentFormat: 'JSON',
-      updateMethod: 'NewVersion',
-      content: {
-        schemaVersion: '2.2',
-        description:
-          'fleetbench: install Java 17 and Node if missing, fetch the loader bundle, run the agent on a job',
-        parameters: {
-          jobPrefix: {
-            type: 'String',
-            description:
-              'Object-store URI of the jobs directory; the agent runs <jobPrefix>/<instance id>.json',
-            allowedPattern: '^s3://[a-z0-9.-]+/[A-Za-z0-9._/=-]+$',
-          },
-          executionTimeout: {
-            type: 'String',
-            default: '3600',
-            description: 'Seconds before the command is stopped',
-            allowedPattern: '^[0-9]{1,6}$',
-          },
-        },
-        mainSteps: [
-          {
-            action: 'aws:runShellScript',
-            name: 'runJob',
-            inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: script },
-          },
-        ],
-      },
-    });
+    this.prepareCommands = prepareCommands(stack.region, bundle);
+    this.document = runJobDocument(this, this.prepareCommands, agent);
 
     this.probeDocument = probeDocument(this, {
       prepare: this.prepareCommands,
@@ -286,6 +164,167 @@ export class LoaderFleet extends Construct {
       region: stack.region,
     });
   }
+}
+
+/** The loaders' VPC (see NetworkMode): no NAT, gateway endpoints, rejected flows logged, the private mode's interface endpoints. */
+function loaderVpc(scope: Construct, network: NetworkMode): ec2.Vpc {
+  const vpc = new ec2.Vpc(scope, 'Vpc', {
+    // three AZs so that a replication factor of 3 places one replica per AZ
+    maxAzs: 3,
+    natGateways: 0,
+    subnetConfiguration: [
+      network === 'public'
+        ? // a public IPv4 address per instance, paid only while the instance runs
+          { name: 'loaders', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20, mapPublicIpOnLaunch: true }
+        : { name: 'loaders', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 },
+    ],
+    gatewayEndpoints: {
+      S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
+      DynamoDB: { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
+    },
+  });
+  vpc.addFlowLog('FlowLog', {
+    destination: ec2.FlowLogDestination.toCloudWatchLogs(
+      new logs.LogGroup(scope, 'FlowLogs', {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+    ),
+    trafficType: ec2.FlowLogTrafficType.REJECT,
+  });
+  if (network === 'private') {
+    for (const [name, service] of Object.entries(PRIVATE_MODE_ENDPOINTS)) {
+      // two AZs are enough for the endpoints (instances in the third reach them across AZs): each
+      // endpoint is billed per AZ
+      vpc.addInterfaceEndpoint(name, {
+        service,
+        privateDnsEnabled: true,
+        subnets: {
+          subnetType: ec2.SubnetType.PRIVATE_ISOLATED,
+          availabilityZones: vpc.availabilityZones.slice(0, 2),
+        },
+      });
+    }
+  }
+  return vpc;
+}
+
+/** The loader bundle and agent as S3 assets (or this file standing in for them when the stack is never deployed). */
+function loaderAssets(
+  scope: Construct,
+  props: Pick<LoaderFleetProps, 'bundleDir' | 'agentFile'>,
+): { bundle: s3assets.Asset; agent: s3assets.Asset } {
+  const bundleDir = props.bundleDir ?? path.join(PROJECT_ROOT, 'loader', 'ycsb-binding', 'target', 'bundle');
+  const agentFile = props.agentFile ?? path.join(PROJECT_ROOT, 'loader', 'agent', 'dist', 'agent.js');
+  // A stack that will be deployed (bundling required, as for `cdk deploy`) must have the real loader:
+  // otherwise it would deploy and then fail on every loader. bin/app.ts builds both before synth.
+  // Synths with bundling skipped (aws:cdk:bundling-stacks = [], as CDK does for its own Lambda assets:
+  // the local mode's definition, the idle-cost tool) are never deployed and stand in this file.
+  const missing = (
+    [
+      ['loader bundle', bundleDir, 'npm run build:loader'],
+      ['loader agent', agentFile, 'npm run build:agent'],
+    ] as const
+  ).filter(([, p]) => !existsSync(p));
+  if (missing.length && Stack.of(scope).bundlingRequired) {
+    throw new Error(
+      missing.map(([what, p, command]) => `${what} ${p} not found: run \`${command}\``).join('; '),
+    );
+  }
+  const bundlePath = existsSync(bundleDir) ? bundleDir : __filename;
+  const agentPath = existsSync(agentFile) ? agentFile : __filename;
+  return {
+    bundle: new s3assets.Asset(scope, 'Bundle', { path: bundlePath }),
+    agent: new s3assets.Asset(scope, 'Agent', { path: agentPath }),
+  };
+}
+
+/** A loader launch template: Amazon Linux 2023, IMDSv2 required, encrypted gp3, no SSH key, terminate on shutdown. */
+function loaderLaunchTemplate(
+  scope: Construct,
+  id: string,
+  cpuType: ec2.AmazonLinuxCpuType,
+  instances: { role: iam.IRole; securityGroup: ec2.ISecurityGroup },
+): ec2.LaunchTemplate {
+  return new ec2.LaunchTemplate(scope, id, {
+    machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType }),
+    role: instances.role,
+    securityGroup: instances.securityGroup,
+    requireImdsv2: true,
+    httpPutResponseHopLimit: 1,
+    detailedMonitoring: false,
+    blockDevices: [
+      {
+        deviceName: '/dev/xvda',
+        volume: ec2.BlockDeviceVolume.ebs(30, {
+          encrypted: true,
+          volumeType: ec2.EbsDeviceVolumeType.GP3,
+          deleteOnTermination: true,
+        }),
+      },
+    ],
+    instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+  });
+}
+
+/** Shell commands that install Java/Node and fetch the loader bundle to /opt/fleetbench/bundle (once per bundle hash). */
+function prepareCommands(region: string, bundle: s3assets.Asset): string[] {
+  return [
+    'set -euo pipefail',
+    // the stack's region for the AWS CLI, the agent's SDK clients and the binding (no instance-metadata lookup)
+    `export AWS_REGION=${region} AWS_DEFAULT_REGION=${region}`,
+    'command -v java >/dev/null 2>&1 && java -version 2>&1 | grep -q \'"17\\|version "2[0-9]\' || dnf install -y -q java-17-amazon-corretto-headless',
+    // Node.js 22 (20 is end of life); AL2023 namespaces it as node-22, whatever `node` points to
+    // (https://docs.aws.amazon.com/linux/al2023/ug/nodejs.html)
+    `command -v ${LOADER_NODE} >/dev/null 2>&1 || dnf install -y -q nodejs22`,
+    // the unprivileged user the agent runs the YCSB JVMs as (a custom binding's code does not run as root)
+    `id -u ${LOADER_JVM_USER} >/dev/null 2>&1 || useradd --system --no-create-home --shell /sbin/nologin ${LOADER_JVM_USER}`,
+    'mkdir -p /opt/fleetbench && cd /opt/fleetbench',
+    `if [ ! -f bundle/.${bundle.assetHash} ]; then rm -rf bundle && aws s3 cp --only-show-errors s3://${bundle.s3BucketName}/${bundle.s3ObjectKey} bundle.zip && mkdir bundle && (cd bundle && python3 -m zipfile -e ../bundle.zip .) && touch bundle/.${bundle.assetHash}; fi`,
+  ];
+}
+
+/** The Command document that runs a job on a loader: prepare, fetch the agent, run it on <jobPrefix>/<instance id>.json. */
+function runJobDocument(scope: Construct, prepare: string[], agent: s3assets.Asset): ssm.CfnDocument {
+  const script = [
+    ...prepare,
+    `aws s3 cp --only-show-errors s3://${agent.s3BucketName}/${agent.s3ObjectKey} agent.js`,
+    'TOKEN=$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
+    'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
+    `export FLEETBENCH_BUNDLE=/opt/fleetbench/bundle FLEETBENCH_PROGRESS=cloudwatch FLEETBENCH_RUN_AS=${LOADER_JVM_USER}`,
+    `exec ${LOADER_NODE} /opt/fleetbench/agent.js "{{ jobPrefix }}/$IID.json" --bundle /opt/fleetbench/bundle`,
+  ];
+  return new ssm.CfnDocument(scope, 'RunJobDocument', {
+    documentType: 'Command',
+    documentFormat: 'JSON',
+    updateMethod: 'NewVersion',
+    content: {
+      schemaVersion: '2.2',
+      description:
+        'fleetbench: install Java 17 and Node if missing, fetch the loader bundle, run the agent on a job',
+      parameters: {
+        jobPrefix: {
+          type: 'String',
+          description:
+            'Object-store URI of the jobs directory; the agent runs <jobPrefix>/<instance id>.json',
+          allowedPattern: '^s3://[a-z0-9.-]+/[A-Za-z0-9._/=-]+$',
+        },
+        executionTimeout: {
+          type: 'String',
+          default: '3600',
+          description: 'Seconds before the command is stopped',
+          allowedPattern: '^[0-9]{1,6}$',
+        },
+      },
+      mainSteps: [
+        {
+          action: 'aws:runShellScript',
+          name: 'runJob',
+          inputs: { timeoutSeconds: '{{ executionTimeout }}', runCommand: script },
+        },
+      ],
+    },
+  });
 }
 
 /**

@@ -37,33 +37,7 @@ export class ResultsLake extends Construct {
   constructor(scope: Construct, id: string, props: ResultsLakeProps = {}) {
     super(scope, id);
     const stack = Stack.of(this);
-    const iaDays = props.rawInfrequentAccessAfterDays ?? 30;
-    const expireDays = props.rawExpireAfterDays ?? 365;
-    this.bucket = new s3.Bucket(this, 'Bucket', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      versioned: true,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        {
-          id: 'raw-outputs',
-          prefix: 'runs/',
-          transitions: [
-            { storageClass: s3.StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(iaDays) },
-          ],
-          expiration: Duration.days(Math.max(expireDays, iaDays + 1)),
-        },
-        { id: 'athena-results', prefix: 'athena-results/', expiration: Duration.days(30) },
-        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
-        // versioning keeps what is overwritten or deleted for a while, not forever
-        {
-          id: 'noncurrent-versions',
-          noncurrentVersionExpiration: Duration.days(props.noncurrentVersionExpireAfterDays ?? 30),
-          expiredObjectDeleteMarker: true,
-        },
-      ],
-    });
+    this.bucket = resultsBucket(this, props);
 
     this.databaseName = `fleetbench_${stack.stackName.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
     const db = new glue.CfnDatabase(this, 'Database', {
@@ -72,46 +46,7 @@ export class ResultsLake extends Construct {
     });
 
     for (const t of TABLES) {
-      const g = glueColumns(t.name);
-      const cfn = (c: { Name: string; Type: string; Comment: string }): glue.CfnTable.ColumnProperty => ({
-        name: c.Name,
-        type: c.Type,
-        comment: c.Comment,
-      });
-      const columns = g.columns.map(cfn);
-      const partitionKeys = g.partitionKeys.map(cfn);
-      const location = `s3://${this.bucket.bucketName}/tables/${t.name}/`;
-      const table = new glue.CfnTable(this, `Table${t.name}`, {
-        catalogId: stack.account,
-        databaseName: this.databaseName,
-        tableInput: {
-          name: t.name,
-          description: t.description,
-          tableType: 'EXTERNAL_TABLE',
-          partitionKeys,
-          parameters: {
-            classification: 'json',
-            'projection.enabled': 'true',
-            'projection.run_date.type': 'date',
-            'projection.run_date.format': 'yyyy-MM-dd',
-            'projection.run_date.range': '2024-01-01,NOW',
-            'projection.run_date.interval': '1',
-            'projection.run_date.interval.unit': 'DAYS',
-            'projection.spec_name.type': 'injected',
-            'storage.location.template': `${location}run_date=\${run_date}/spec_name=\${spec_name}/`,
-          },
-          storageDescriptor: {
-            columns,
-            location,
-            inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
-            outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
-            serdeInfo: {
-              serializationLibrary: 'org.openx.data.jsonserde.JsonSerDe',
-              parameters: { 'ignore.malformed.json': 'false' },
-            },
-          },
-        },
-      });
+      const table = glueTable(this, { table: t, databaseName: this.databaseName, bucket: this.bucket });
       table.addResourceDependency(db);
       this.tables[t.name] = table;
     }
@@ -144,4 +79,86 @@ export class ResultsLake extends Construct {
       nq.addResourceDependency(db);
     }
   }
+}
+
+/** The results bucket: encrypted, TLS only, versioned; raw outputs to Infrequent Access then expired, old versions expired. */
+function resultsBucket(scope: Construct, props: ResultsLakeProps): s3.Bucket {
+  const iaDays = props.rawInfrequentAccessAfterDays ?? 30;
+  const expireDays = props.rawExpireAfterDays ?? 365;
+  return new s3.Bucket(scope, 'Bucket', {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    versioned: true,
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    lifecycleRules: [
+      {
+        id: 'raw-outputs',
+        prefix: 'runs/',
+        transitions: [
+          { storageClass: s3.StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(iaDays) },
+        ],
+        expiration: Duration.days(Math.max(expireDays, iaDays + 1)),
+      },
+      { id: 'athena-results', prefix: 'athena-results/', expiration: Duration.days(30) },
+      { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+      // versioning keeps what is overwritten or deleted for a while, not forever
+      {
+        id: 'noncurrent-versions',
+        noncurrentVersionExpiration: Duration.days(props.noncurrentVersionExpireAfterDays ?? 30),
+        expiredObjectDeleteMarker: true,
+      },
+    ],
+  });
+}
+
+/** One Glue table of lib/core/results/schema.ts: JSON lines under tables/<name>/, partition projection on run_date and spec_name. */
+function glueTable(
+  scope: Construct,
+  {
+    table: t,
+    databaseName,
+    bucket,
+  }: { table: (typeof TABLES)[number]; databaseName: string; bucket: s3.IBucket },
+): glue.CfnTable {
+  const g = glueColumns(t.name);
+  const cfn = (c: { Name: string; Type: string; Comment: string }): glue.CfnTable.ColumnProperty => ({
+    name: c.Name,
+    type: c.Type,
+    comment: c.Comment,
+  });
+  const columns = g.columns.map(cfn);
+  const partitionKeys = g.partitionKeys.map(cfn);
+  const location = `s3://${bucket.bucketName}/tables/${t.name}/`;
+  return new glue.CfnTable(scope, `Table${t.name}`, {
+    catalogId: Stack.of(scope).account,
+    databaseName,
+    tableInput: {
+      name: t.name,
+      description: t.description,
+      tableType: 'EXTERNAL_TABLE',
+      partitionKeys,
+      parameters: {
+        classification: 'json',
+        'projection.enabled': 'true',
+        'projection.run_date.type': 'date',
+        'projection.run_date.format': 'yyyy-MM-dd',
+        'projection.run_date.range': '2024-01-01,NOW',
+        'projection.run_date.interval': '1',
+        'projection.run_date.interval.unit': 'DAYS',
+        'projection.spec_name.type': 'injected',
+        'storage.location.template': `${location}run_date=\${run_date}/spec_name=\${spec_name}/`,
+      },
+      storageDescriptor: {
+        columns,
+        location,
+        inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
+        outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
+        serdeInfo: {
+          serializationLibrary: 'org.openx.data.jsonserde.JsonSerDe',
+          parameters: { 'ignore.malformed.json': 'false' },
+        },
+      },
+    },
+  });
 }

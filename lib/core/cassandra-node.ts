@@ -14,9 +14,9 @@
 import { clusterName } from './cluster';
 import { vcpusOf } from './instance-types';
 import type { CassandraEc2Target } from './spec/schema';
+import { CASSANDRA_VERSION } from './cassandra-version';
 
-/** The Maven Central version the node asset packs (loader/pom.xml `cassandra.version`; a unit test checks). */
-export const CASSANDRA_VERSION = '5.0.6';
+export { CASSANDRA_VERSION };
 
 /** The asset's file name under loader/cassandra-node/target. */
 export function cassandraAssetName(version: string = CASSANDRA_VERSION): string {

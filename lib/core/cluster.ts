@@ -17,9 +17,8 @@ import {
   queryFrame,
   startupFrame,
 } from './cql-wire';
-import { cqlLoginSecretName } from './cql-auth';
-import type { ScyllaEc2Target } from './spec';
-import type { CassandraEc2Target, ExternalTarget } from './spec/schema';
+import { cqlLoginSecretName } from './cql-secret-name';
+import type { CassandraEc2Target, ExternalTarget, ScyllaEc2Target } from './spec/schema';
 
 /** A target whose database runs on EC2 nodes fleetbench launches. */
 export type DbNodeTarget = ScyllaEc2Target | CassandraEc2Target;

@@ -11,16 +11,14 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from './ports';
 import { ownedByRun } from './pipeline/ownership';
+import { cqlLoginSecretName } from './cql-secret-name';
+
+export { cqlLoginSecretName };
 
 /** A login as the cql binding's secret holds it (lib/core/contract/bindings.ts: username, password). */
 export interface CqlLogin {
   username: string;
   password: string;
-}
-
-/** The name of a run's login secret for a target: under the prefix the loaders may read. */
-export function cqlLoginSecretName(runId: string, targetId: string): string {
-  return `fleetbench/${runId}/${targetId}-cql`;
 }
 
 /** Whether `name` is a login secret's name of run `runId` (as cqlLoginSecretName writes it, for any target). */

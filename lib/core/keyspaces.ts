@@ -12,7 +12,7 @@
 import { CQL_KEY_COLUMN } from './cluster';
 import { fnv1a } from './dax';
 import type { KeyspacesTarget, RunSpec } from './spec/schema';
-import type { TargetSizing } from './plan/sizing';
+import type { TargetSizing } from './plan/sizing-types';
 import { DEFAULT_EXPECTED_LATENCY_MS } from './spec/schema';
 
 /** Keyspace and table names: 1-48 characters, a letter first, then letters, digits or underscores. */

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InputError } from '../core/errors';
-import { LoaderBuildError, repoRoot, runMaven, type MavenOptions } from './maven';
+import { LoaderBuildError, repoRoot, runMaven, type MavenOptions } from '../build/maven';
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { repoRoot } from './maven';
+import { repoRoot } from '../build/maven';
 
 /** What the synthesized stack depends on (directories are read recursively, .ts files only). */
 export const DEFINITION_INPUTS = [

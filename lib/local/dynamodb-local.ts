@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ensureLoaderBuilt, type LoaderPaths } from './maven';
+import { ensureLoaderBuilt, type LoaderPaths } from '../build/maven';
 
 export interface DynamoDbLocal {
   /** http://127.0.0.1:<port> */

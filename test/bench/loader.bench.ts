@@ -31,7 +31,7 @@ import { existsSync, promises as fs, readFileSync, readdirSync, statSync } from 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { ensureLoaderBuilt, repoRoot } from '../../lib/local/maven';
+import { ensureLoaderBuilt, repoRoot } from '../../lib/build/maven';
 import { toPropertiesText } from '../../loader/agent/src/properties';
 import { defaultJava } from '../../loader/agent/src/run-job';
 import { parseStatusLine } from '../../loader/agent/src/ycsb-output';

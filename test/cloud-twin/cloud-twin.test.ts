@@ -29,7 +29,7 @@ import { cassandraBootstrapScript, ec2NodeParams, scriptVariable } from '../../l
 import { TAG_NODE_INDEX, parseHealth } from '../../lib/core/cluster';
 import { validateSpec } from '../../lib/core/spec';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';
-import { cassandraAssetPath } from '../../lib/local/cassandra-asset';
+import { cassandraAssetPath } from '../../lib/build/cassandra-asset';
 import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';

@@ -10,7 +10,7 @@
  * on the VPC and on the new security-group/* with the request tags, and ec2:CreateTags with ec2:CreateAction on
  * tag-on-create; the group rules and deletion on the group's ARN with its tags as aws:ResourceTag/*.
  */
-import type { ApiRequest, IamCheck, Mapped } from './iam';
+import type { ApiRequest, IamCheck, Mapped } from './iam-request';
 import { ACCOUNT, REGION } from './template';
 
 const cache = (name: string) => `arn:aws:dax:${REGION}:${ACCOUNT}:cache/${name}`;

@@ -11,32 +11,9 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, REGION } from './template';
 import { mapKeyspaces } from './keyspaces-iam';
 import { mapDax, mapDaxEc2, type SecurityGroupTags } from './iam-dax';
+import type { ApiRequest, IamCheck, Mapped } from './iam-request';
 
-export interface ApiRequest {
-  /** SigV4 credential scope service: s3, dynamodb, ec2, ssm, monitoring, states, sns, logs, secretsmanager */
-  service: string;
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-export interface IamCheck {
-  action: string;
-  resource: string;
-  context: Record<string, string | string[]>;
-  /** The resource's own policy when AWS evaluates one too (a KMS key policy). */
-  resourcePolicy?: unknown;
-}
-
-export interface Mapped {
-  /** `s3:GetObject`, `ssm:SendCommand`, ... (the API operation, service-prefixed) */
-  operation: string;
-  checks: IamCheck[];
-  /** Parsed parameters (JSON body or query form), for the twin's own handling. */
-  params: Record<string, unknown>;
-}
+export type { ApiRequest, IamCheck, Mapped };
 
 export class UnmappedOperation extends Error {}
 

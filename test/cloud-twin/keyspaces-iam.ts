@@ -17,7 +17,7 @@
  * keyspace ARNs and `…/keyspace/system*`, so IAM's string match of either reading is covered.
  */
 import { ACCOUNT, REGION } from './template';
-import type { ApiRequest, IamCheck, Mapped } from './iam';
+import type { ApiRequest, IamCheck, Mapped } from './iam-request';
 
 const keyspaceArn = (ks: string) => `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/${ks}/`;
 const tableArn = (ks: string, t: string) =>

@@ -11,7 +11,7 @@
  * a rule naming that list or any IPv4 address (0.0.0.0/0) admits them. Every other service is a public
  * HTTPS endpoint (the public network mode) or an interface endpoint in the VPC (the private mode).
  */
-import type { Template } from './template';
+import { twinPrefixListId, type Template } from './template';
 
 export interface SgRule {
   protocol: string;
@@ -25,9 +25,6 @@ export interface SgRule {
 
 export type Destination =
   { kind: 'service'; service: string } | { kind: 'group'; group: string } | { kind: 'address'; ip: string };
-
-/** The prefix list id the twin's synth answers the lookup of a service's list with (see template.ts). */
-export const twinPrefixListId = (service: string) => `pl-twin${service}`;
 
 /** Services behind the stack's gateway endpoints (loader-fleet.ts), by the SigV4 signing name. */
 const GATEWAY_SERVICES = new Set(['s3', 'dynamodb']);

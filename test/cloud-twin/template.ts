@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, ContextProvider, Stack } from 'aws-cdk-lib';
 import { FleetbenchStack } from '../../stacks/fleetbench-stack';
-import { twinPrefixListId } from './network';
 
 export const ACCOUNT = '123456789012';
 export const REGION = 'us-east-1';
@@ -18,6 +17,9 @@ export interface CfnResource {
   Properties?: Record<string, unknown>;
 }
 export type Template = { Resources: Record<string, CfnResource> };
+
+/** The prefix list id the twin's synth answers the lookup of a service's list with (network.ts checks rules against it). */
+export const twinPrefixListId = (service: string) => `pl-twin${service}`;
 
 export interface PolicyDocument {
   Version?: string;

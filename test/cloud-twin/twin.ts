@@ -41,11 +41,11 @@ import {
   type DynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
 import { NODE_MAIN } from '../../lib/local/cluster';
-import { ensureLoaderBuilt } from '../../lib/local/maven';
+import { ensureLoaderBuilt } from '../../lib/build/maven';
 import { buildAgent } from '../../loader/agent/build';
 import { DB_NODE_ROLES, NODE_ROLES } from '../../lib/core/cluster';
 import { TAG_ROLE } from '../../lib/core/ports';
-import { ensureCassandraAsset, localJava } from '../../lib/local/cassandra-asset';
+import { ensureCassandraAsset, localJava } from '../../lib/build/cassandra-asset';
 import { TwinCassandraNodes, type TwinNode } from './cassandra-nodes';
 import { freePort } from '../support/ports';
 import { onTheLoader } from './loader-shell';

@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ensureCassandraAsset, localJava } from '../../lib/local/cassandra-asset';
+import { ensureCassandraAsset, localJava } from '../../lib/build/cassandra-asset';
 import { LocalCluster } from '../../lib/local/cluster';
 import { CqlLoginError, cqlQuery } from '../../lib/local/cql-client';
 import { secureCqlCluster } from '../../lib/local/cql-login';

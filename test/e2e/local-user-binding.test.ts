@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validateSpec } from '../../lib/core/spec';
-import { ensureLoaderBuilt } from '../../lib/local/maven';
+import { ensureLoaderBuilt } from '../../lib/build/maven';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
 import { freePort } from '../support/ports';
 

@@ -606,6 +606,33 @@ describe('Schedules', () => {
   });
 });
 
+describe('DynamoDbAccess', () => {
+  it('the stack composes it: ProvisionTarget creates, ConfigureCell sizes, Teardown and OnAbort delete fleetbench-* tables', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: {
+        PolicyDocument: { Statement: { Sid: string; Action: unknown; Resource: unknown }[] };
+        Roles: unknown[];
+      };
+    }[];
+    const sidsOf = (fn: string) =>
+      policies
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(`${fn}Fn`))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .filter((st) => JSON.stringify(st.Action).includes('dynamodb:'))
+        .map((st) => [st.Sid, JSON.stringify(st.Resource).match(/table\/([^"]*)"/)?.[1] ?? st.Resource]);
+    expect(sidsOf('ProvisionTarget')).toEqual(
+      expect.arrayContaining([
+        ['CreateTables', 'fleetbench-*'],
+        ['DescribeTables', '*'],
+      ]),
+    );
+    expect(sidsOf('ConfigureCell')).toEqual(expect.arrayContaining([['SetCapacity', 'fleetbench-*']]));
+    expect(sidsOf('WaitReady')).toEqual([['DescribeTables', '*']]);
+    for (const fn of ['Teardown', 'OnAbort'])
+      expect(sidsOf(fn)).toEqual(expect.arrayContaining([['DeleteTables', 'fleetbench-*']]));
+  });
+});
+
 describe('cdk-nag and cfn-lint', () => {
   it('AwsSolutions: nothing left unacknowledged, and every acknowledgement has a reason', () => {
     // every finding is matched by an acknowledgement (unmatched ones are returned and fail synth)

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsStore } from '../../lib/local/fs-store';
-import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
+import { LoaderPaths, ensureLoaderBuilt } from '../../lib/build/maven';
 import { buildAgent } from '../../loader/agent/build';
 import { ProcessManifest } from '../../loader/agent/src/run-job';
 

@@ -6,7 +6,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Store } from '../../lib/aws/s3-store';
 import { openStore } from '../../lib/open-store';
 import { NotFoundError } from '../../lib/core/store';
-import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
+import { LoaderPaths, ensureLoaderBuilt } from '../../lib/build/maven';
 import { loadJob } from '../../loader/agent/src/job';
 import { runJob } from '../../loader/agent/src/run-job';
 import { parseSummary, returnCounts } from '../../lib/core/contract/summary';

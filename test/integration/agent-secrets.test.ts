@@ -12,7 +12,7 @@ import { S3Store } from '../../lib/aws/s3-store';
 import { openStore } from '../../lib/open-store';
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
 import { CloudError } from '../../lib/core/ports';
-import { ensureLoaderBuilt, type LoaderPaths } from '../../lib/local/maven';
+import { ensureLoaderBuilt, type LoaderPaths } from '../../lib/build/maven';
 import { loadJob } from '../../loader/agent/src/job';
 import { credentialEnv, runJob } from '../../loader/agent/src/run-job';
 import { startMoto, type MotoServer } from '../support/moto';

@@ -16,7 +16,7 @@ import {
   DynamoDbLocal,
   startDynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
-import { LoaderPaths, ensureLoaderBuilt } from '../../lib/local/maven';
+import { LoaderPaths, ensureLoaderBuilt } from '../../lib/build/maven';
 import { JobInput } from '../../loader/agent/src/job';
 import { ProcessManifest, YCSB_MAIN_CLASS, runJob } from '../../loader/agent/src/run-job';
 import { operationCounts, parseSummary, returnCounts } from '../../lib/core/contract/summary';

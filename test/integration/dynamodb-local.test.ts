@@ -16,8 +16,8 @@ import {
 } from '../../lib/local/dynamodb-local';
 import { cassandraAssetName } from '../../lib/core/cassandra-node';
 import { resolveMavenJars, withResolvedBindings } from '../../lib/local/binding-artifacts';
-import { cassandraAssetPath, ensureCassandraAsset } from '../../lib/local/cassandra-asset';
-import { ensureLoaderBuilt, loaderPaths, staleReason, type LoaderPaths } from '../../lib/local/maven';
+import { cassandraAssetPath, ensureCassandraAsset } from '../../lib/build/cassandra-asset';
+import { ensureLoaderBuilt, loaderPaths, staleReason, type LoaderPaths } from '../../lib/build/maven';
 import { pidAlive } from '../support/processes';
 
 // The first run builds the Java side with Maven (downloads included): allow for it.

@@ -62,10 +62,7 @@ export function scanIntervalLog(
     baseTimeSec: null,
     formatVersion: null,
   };
-  let observedBase = false;
-  let startTimeSec = 0;
-  let observedStart = false;
-  let baseTimeSec = 0;
+  const time: LogTime = { startTimeSec: 0, observedStart: false, baseTimeSec: 0, observedBase: false };
   let lineNo = 0;
   let pos = 0;
   const len = text.length;
@@ -79,69 +76,21 @@ export function scanIntervalLog(
     if (line.length === 0) continue;
     const where = `${file}:${lineNo}`;
     if (line.charCodeAt(0) === 35 /* # */) {
-      if (line.startsWith('#[StartTime: ')) {
-        const v = Number(firstToken(line.slice(13)));
-        if (!Number.isFinite(v))
-          throw new InputError([{ path: where, message: 'StartTime is not a number' }]);
-        startTimeSec = v;
-        observedStart = true;
-        out.startTimeSec = v;
-      } else if (line.startsWith('#[BaseTime: ')) {
-        const v = Number(firstToken(line.slice(12)));
-        if (!Number.isFinite(v)) throw new InputError([{ path: where, message: 'BaseTime is not a number' }]);
-        baseTimeSec = v;
-        observedBase = true;
-        out.baseTimeSec = v;
-      } else {
-        const m = /^#\[Histogram log format version ([\d.]+)\]/.exec(line);
-        if (m) out.formatVersion = m[1];
-      }
+      readHeaderLine(line, where, { out, time });
       continue;
     }
     if (line.startsWith('"StartTimestamp"')) continue;
-    let rest = line;
-    let tag: string | undefined;
-    if (rest.startsWith('Tag=')) {
-      const comma = rest.indexOf(',');
-      if (comma < 0) throw new InputError([{ path: where, message: 'tagged interval line has no fields' }]);
-      tag = rest.slice(4, comma);
-      rest = rest.slice(comma + 1);
+    const { tag, ts, length, payload } = parseIntervalLine(line, where);
+    if (!time.observedStart) {
+      time.startTimeSec = ts;
+      time.observedStart = true;
     }
-    const c1 = rest.indexOf(',');
-    const c2 = c1 < 0 ? -1 : rest.indexOf(',', c1 + 1);
-    const c3 = c2 < 0 ? -1 : rest.indexOf(',', c2 + 1);
-    if (c3 < 0 || rest.indexOf(',', c3 + 1) >= 0) {
-      throw new InputError([
-        {
-          path: where,
-          message:
-            'expected an interval line "StartTimestamp,Interval_Length,Interval_Max,<base64 histogram>" ' +
-            `(4 comma-separated fields), got ${JSON.stringify(line.length > 80 ? line.slice(0, 80) + '…' : line)}`,
-        },
-      ]);
+    if (!time.observedBase) {
+      time.baseTimeSec = ts < time.startTimeSec - YEAR_SEC ? time.startTimeSec : 0.0;
+      time.observedBase = true;
     }
-    const fields = [rest.slice(0, c1), rest.slice(c1 + 1, c2), rest.slice(c2 + 1, c3)];
-    const names = ['StartTimestamp', 'Interval_Length', 'Interval_Max'];
-    const nums = fields.map((f, k) => {
-      if (!NUMBER.test(f)) {
-        throw new InputError([
-          { path: where, message: `${names[k]} must be a number of seconds, got "${f}"` },
-        ]);
-      }
-      return Number(f);
-    });
-    const [ts, length] = nums;
-    if (!observedStart) {
-      startTimeSec = ts;
-      observedStart = true;
-    }
-    if (!observedBase) {
-      baseTimeSec = ts < startTimeSec - YEAR_SEC ? startTimeSec : 0.0;
-      observedBase = true;
-    }
-    const absStart = ts + baseTimeSec;
+    const absStart = ts + time.baseTimeSec;
     const absEnd = absStart + length;
-    const payload = rest.slice(c3 + 1);
     visit({
       line: lineNo,
       startMs: Math.trunc(absStart * 1000.0),
@@ -151,6 +100,75 @@ export function scanIntervalLog(
     });
   }
   return out;
+}
+
+/** The log's time base as HistogramLogReader keeps it while reading (StartTime, BaseTime, seen or inferred). */
+interface LogTime {
+  startTimeSec: number;
+  observedStart: boolean;
+  baseTimeSec: number;
+  observedBase: boolean;
+}
+
+/** A comment line: StartTime, BaseTime and the format version are read, anything else is skipped. */
+function readHeaderLine(
+  line: string,
+  where: string,
+  { out, time }: { out: Omit<ParsedLog, 'intervals'>; time: LogTime },
+): void {
+  if (line.startsWith('#[StartTime: ')) {
+    const v = Number(firstToken(line.slice(13)));
+    if (!Number.isFinite(v)) throw new InputError([{ path: where, message: 'StartTime is not a number' }]);
+    time.startTimeSec = v;
+    time.observedStart = true;
+    out.startTimeSec = v;
+  } else if (line.startsWith('#[BaseTime: ')) {
+    const v = Number(firstToken(line.slice(12)));
+    if (!Number.isFinite(v)) throw new InputError([{ path: where, message: 'BaseTime is not a number' }]);
+    time.baseTimeSec = v;
+    time.observedBase = true;
+    out.baseTimeSec = v;
+  } else {
+    const m = /^#\[Histogram log format version ([\d.]+)\]/.exec(line);
+    if (m) out.formatVersion = m[1];
+  }
+}
+
+/** An interval line `[Tag=<tag>,]StartTimestamp,Interval_Length,Interval_Max,<base64>`: its fields, checked. */
+function parseIntervalLine(
+  line: string,
+  where: string,
+): { tag: string | undefined; ts: number; length: number; payload: string } {
+  let rest = line;
+  let tag: string | undefined;
+  if (rest.startsWith('Tag=')) {
+    const comma = rest.indexOf(',');
+    if (comma < 0) throw new InputError([{ path: where, message: 'tagged interval line has no fields' }]);
+    tag = rest.slice(4, comma);
+    rest = rest.slice(comma + 1);
+  }
+  const c1 = rest.indexOf(',');
+  const c2 = c1 < 0 ? -1 : rest.indexOf(',', c1 + 1);
+  const c3 = c2 < 0 ? -1 : rest.indexOf(',', c2 + 1);
+  if (c3 < 0 || rest.indexOf(',', c3 + 1) >= 0) {
+    throw new InputError([
+      {
+        path: where,
+        message:
+          'expected an interval line "StartTimestamp,Interval_Length,Interval_Max,<base64 histogram>" ' +
+          `(4 comma-separated fields), got ${JSON.stringify(line.length > 80 ? line.slice(0, 80) + '…' : line)}`,
+      },
+    ]);
+  }
+  const fields = [rest.slice(0, c1), rest.slice(c1 + 1, c2), rest.slice(c2 + 1, c3)];
+  const names = ['StartTimestamp', 'Interval_Length', 'Interval_Max'];
+  const nums = fields.map((f, k) => {
+    if (!NUMBER.test(f)) {
+      throw new InputError([{ path: where, message: `${names[k]} must be a number of seconds, got "${f}"` }]);
+    }
+    return Number(f);
+  });
+  return { tag, ts: nums[0]!, length: nums[1]!, payload: rest.slice(c3 + 1) };
 }
 
 function firstToken(s: string): string {

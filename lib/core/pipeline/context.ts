@@ -8,36 +8,9 @@ import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import { NotFoundError, type ObjectStore } from '../store';
-import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from '../ports';
-import type { RunKeyspace } from './keyspaces';
-import type { RunDaxCluster } from './dax';
+import type { RunContext } from './run-context';
 
-/** What Plan returns; every later step receives it as `run`. */
-export interface RunContext {
-  runId: string;
-  specName: string;
-  /** The results store's root URI (s3://bucket or file:///dir). */
-  storeUri: string;
-  startedAtMs: number;
-  cellCount: number;
-  /** Targets loaded before the cells (ids, in order); empty when there is no load phase. */
-  loadTargets: string[];
-  /** loadTargets.length (the state machine's Choice compares against it). */
-  loadCount: number;
-  loaders: number;
-  instanceType: string;
-  /** Tables per target; `owned` tables are created and deleted by the run. */
-  tables: { target: string; name: string; owned: boolean }[];
-  /** ScyllaDB clusters the run launches (scylla-ec2 targets); absent in contexts of older runs. */
-  clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
-  /** Amazon Keyspaces keyspaces and tables the run creates (keyspaces targets; ./keyspaces.ts). */
-  keyspaces?: RunKeyspace[];
-  /** DAX clusters in front of dynamodb targets (lib/core/pipeline/dax.ts); absent when there are none. */
-  dax?: RunDaxCluster[];
-  /** Epoch seconds after which the janitor may remove anything of this run. */
-  expiresAt: number;
-  scheduleName?: string;
-}
+export { runTags, type RunContext } from './run-context';
 
 /** A command in flight (load phase or one cell), as StartLoad/StartCell return it. */
 export interface PhaseJob {
@@ -143,15 +116,4 @@ export async function readOptional(store: ObjectStore, key: string): Promise<unk
     if (err instanceof NotFoundError) return null;
     throw err;
   }
-}
-
-/** The tags every resource of the run carries (its id, spec, expiry and role), over the user's. */
-export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
-  return {
-    ...extra,
-    [TAG_RUN_ID]: run.runId,
-    [TAG_SPEC]: run.specName,
-    [TAG_EXPIRES_AT]: String(run.expiresAt),
-    [TAG_ROLE]: role,
-  };
 }

@@ -11,16 +11,13 @@
  */
 import { daxClusterShape } from '../dax';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
-import type { DynamoDbTarget } from '../spec';
-import type { RunContext } from './context';
+import type { DynamoDbTarget } from '../spec/schema';
+import type { RunContext } from './run-context';
+import type { RunDaxCluster } from './run-resources';
 import { ownedByRun, removeOwned } from './ownership';
 
 /** A run's DAX cluster of a target, as the run context keeps it. */
-export interface RunDaxCluster {
-  target: string;
-  /** daxResourceName(runId, target): cluster, subnet group, parameter group and security group. */
-  name: string;
-}
+export type { RunDaxCluster };
 
 function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {
   if (!dax) throw new StepFailedError(step, 'the run has a DAX cluster and no DAX port is configured');

@@ -8,15 +8,12 @@
  */
 import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
 import type { KeyspacesTarget, RunSpec } from '../spec/schema';
-import type { RunContext } from './context';
+import type { RunContext } from './run-context';
+import type { RunKeyspace } from './run-resources';
 import { ownedByRun, removeOwned, type OwnedRemoval } from './ownership';
 
 /** A Keyspaces target's keyspace and table, as the run context records them. */
-export interface RunKeyspace {
-  target: string;
-  keyspace: string;
-  table: string;
-}
+export type { RunKeyspace };
 
 /** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/keyspaces.ts) and table of each keyspaces target. */
 function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin {
@@ -31,7 +28,8 @@ function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin
 /** ProvisionTarget waits for a new keyspace at most KEYSPACE_READY_POLLS × KEYSPACE_POLL_MS. */
 export const KEYSPACE_READY_POLLS = 15;
 export const KEYSPACE_POLL_MS = 2000;
-export const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export { realSleep } from './sleep';
+import { realSleep } from './sleep';
 
 /**
  * Polls `read` (first at once, then every KEYSPACE_POLL_MS) until `ready` holds, at most KEYSPACE_READY_POLLS

@@ -11,7 +11,7 @@ import { TAG_RUN_ID, type ObjectStore } from '../ports';
 import type { LifecyclePorts } from '../resources/resource-type';
 import { RESOURCE_TYPES } from '../targets/registry';
 import { failureKey, readOptional, teardownKey } from './context';
-import type { TeardownInput } from './teardown';
+import type { TeardownInput } from './teardown-input';
 
 /** How long after a run's teardown (or failure) record a resource of the run counts as a late arrival. */
 export const LATE_ARRIVAL_AFTER_MS = 15 * 60 * 1000;

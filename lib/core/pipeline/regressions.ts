@@ -24,6 +24,7 @@ import {
   seriesId,
   studentTTwoSidedP,
   type AnalyzeOptions,
+  type DetectOptions,
   type Change,
   type SeriesAnalysis,
 } from '../regression';
@@ -229,7 +230,6 @@ function suspectRow(
 }
 
 /** ASCII only: it goes into the SNS subject (printable ASCII, under 100 characters). */
-/** ASCII only: it goes into the SNS subject (printable ASCII, under 100 characters). */
 const pct = (x: number | null) => (x === null ? 'from 0' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
 
 export async function detectRegressions(
@@ -262,11 +262,59 @@ export async function detectRegressions(
     options.concurrency,
   );
 
+  const recorded = recordedChanges(
+    existing.map((e) => e.row),
+    run.specName,
+  );
+  const table = tableDef('changes');
+  const { rows, fresh, suspects } = newChanges(run, analyses, {
+    ...recorded,
+    analyzeOptions,
+    detectOptions,
+    noiseRunId: noise?.runId,
+    detectedAtMs: deps.clock.nowMs(),
+  });
+
+  // The rows are written after the alert went out: a change recorded in `changes` is never alerted
+  // again, so a failed publish must leave it unrecorded (the next detection alerts it then).
+  const changesKey: string | null = rows.length ? tableObjectKey(table, run, run.runId) : null;
+
+  // One value per detection: 1 when this detection found a confirmed regression not alerted before.
+  // Without dimensions for the stack's alarm, and per spec for the dashboard.
+  const datum = [{ name: 'Regression', value: fresh.length ? 1 : 0, unit: 'Count' as const }];
+  await deps.metrics.put({}, datum);
+  await deps.metrics.put({ Spec: run.specName }, datum);
+
+  if (fresh.length) await alertRegressions(deps, { run, fresh, changesUri: deps.store.uriOf(changesKey!) });
+
+  if (changesKey) await deps.store.put(changesKey, toJsonLines(table, rows));
+
+  return {
+    runId: run.runId,
+    runs: new Set(history.cells.map((c) => String(c.row.run_id))).size,
+    series: analyses.length,
+    rowsWritten: rows.length,
+    changesKey,
+    newRegressions: fresh.length,
+    suspects,
+    noiseKey,
+    noiseRunId: noise?.runId ?? null,
+  };
+}
+
+/**
+ * What the `changes` table already holds for the spec: each (series, change run, status) recorded, and per
+ * (series, kind) the change runs already alerted (confirmed).
+ */
+function recordedChanges(
+  existing: Record<string, unknown>[],
+  specName: string,
+): { seen: Set<string>; alerted: Map<string, string[]> } {
   const seen = new Set<string>();
   const alerted = new Map<string, string[]>();
-  for (const { row } of existing) {
+  for (const row of existing) {
     const sid = seriesId({
-      spec: run.specName,
+      spec: specName,
       target: String(row.target_id),
       cell: String(row.cell_id),
       metric: String(row.metric),
@@ -277,8 +325,27 @@ export async function detectRegressions(
       alerted.set(k, [...(alerted.get(k) ?? []), String(row.change_run_id)]);
     }
   }
+  return { seen, alerted };
+}
 
-  const detectedAtMs = deps.clock.nowMs();
+/**
+ * The rows this detection adds to `changes` (changes and suspects not recorded before), the confirmed
+ * regressions to alert (none within minSegment points of one alerted before), and how many series' newest
+ * point, this run's, is suspect.
+ */
+function newChanges(
+  run: RunContext,
+  analyses: SeriesAnalysis[],
+  ctx: {
+    seen: Set<string>;
+    alerted: Map<string, string[]>;
+    analyzeOptions: AnalyzeOptions;
+    detectOptions: Required<DetectOptions>;
+    noiseRunId: string | undefined;
+    detectedAtMs: number;
+  },
+): { rows: Row[]; fresh: { a: SeriesAnalysis; c: Change }[]; suspects: number } {
+  const { seen, alerted, analyzeOptions, detectOptions, detectedAtMs } = ctx;
   const method = detectOptions.method;
   const optionsJson = JSON.stringify(analyzeOptions);
   const table = tableDef('changes');
@@ -292,7 +359,7 @@ export async function detectRegressions(
       ? JSON.stringify({
           ...analyzeOptions,
           detect: { ...detectOptions, minMagnitude: a.minMagnitude },
-          noiseRunId: noise?.runId,
+          noiseRunId: ctx.noiseRunId,
         })
       : optionsJson;
     for (const c of a.changes) {
@@ -316,53 +383,39 @@ export async function detectRegressions(
     }
   }
 
-  // The rows are written after the alert went out: a change recorded in `changes` is never alerted
-  // again, so a failed publish must leave it unrecorded (the next detection alerts it then).
-  const changesKey: string | null = rows.length ? tableObjectKey(table, run, run.runId) : null;
+  return { rows, fresh, suspects };
+}
 
-  // One value per detection: 1 when this detection found a confirmed regression not alerted before.
-  // Without dimensions for the stack's alarm, and per spec for the dashboard.
-  const datum = [{ name: 'Regression', value: fresh.length ? 1 : 0, unit: 'Count' as const }];
-  await deps.metrics.put({}, datum);
-  await deps.metrics.put({ Spec: run.specName }, datum);
-
-  if (fresh.length) {
-    const lines = fresh.map(
-      ({ a, c }) =>
-        `${a.key.metric} of cell ${a.key.cell} (target ${a.key.target}): ${fmt(c.meanBefore)} -> ` +
-        `${fmt(c.meanAfter)} ${a.unit} (${pct(finite(c.forwardChange))}, magnitude ` +
-        `${finite(c.magnitude) === null ? '∞' : (c.magnitude * 100).toFixed(1) + '%'}), began at run ` +
-        `${c.runId} (${new Date(c.timeMs).toISOString()}), p=${c.pValue.toExponential(1)}`,
-    );
-    const first = fresh[0]!;
-    await deps.notifier.publish(
-      `fleetbench regression: ${run.specName} ${first.a.key.metric} ${pct(finite(first.c.forwardChange))}`.slice(
-        0,
-        99,
-      ),
-      [
-        `Detection after run ${run.runId} of ${run.specName} found ${fresh.length} new confirmed regression(s):`,
-        '',
-        ...lines,
-        '',
-        `Changes: ${deps.store.uriOf(changesKey!)}`,
-      ].join('\n'),
-    );
-  }
-
-  if (changesKey) await deps.store.put(changesKey, toJsonLines(table, rows));
-
-  return {
-    runId: run.runId,
-    runs: new Set(history.cells.map((c) => String(c.row.run_id))).size,
-    series: analyses.length,
-    rowsWritten: rows.length,
-    changesKey,
-    newRegressions: fresh.length,
-    suspects,
-    noiseKey,
-    noiseRunId: noise?.runId ?? null,
-  };
+/** The SNS alert of the new confirmed regressions: one line each, and where the changes rows are. */
+async function alertRegressions(
+  deps: { notifier: Notifier },
+  {
+    run,
+    fresh,
+    changesUri,
+  }: { run: RunContext; fresh: { a: SeriesAnalysis; c: Change }[]; changesUri: string },
+): Promise<void> {
+  const lines = fresh.map(
+    ({ a, c }) =>
+      `${a.key.metric} of cell ${a.key.cell} (target ${a.key.target}): ${fmt(c.meanBefore)} -> ` +
+      `${fmt(c.meanAfter)} ${a.unit} (${pct(finite(c.forwardChange))}, magnitude ` +
+      `${finite(c.magnitude) === null ? '∞' : (c.magnitude * 100).toFixed(1) + '%'}), began at run ` +
+      `${c.runId} (${new Date(c.timeMs).toISOString()}), p=${c.pValue.toExponential(1)}`,
+  );
+  const first = fresh[0]!;
+  await deps.notifier.publish(
+    `fleetbench regression: ${run.specName} ${first.a.key.metric} ${pct(finite(first.c.forwardChange))}`.slice(
+      0,
+      99,
+    ),
+    [
+      `Detection after run ${run.runId} of ${run.specName} found ${fresh.length} new confirmed regression(s):`,
+      '',
+      ...lines,
+      '',
+      `Changes: ${changesUri}`,
+    ].join('\n'),
+  );
 }
 
 const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3));

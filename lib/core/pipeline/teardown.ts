@@ -21,17 +21,9 @@ import {
   type ResourceType,
   type TeardownListField,
 } from '../resources/resource-type';
+import type { TeardownInput } from './teardown-input';
 
-export interface TeardownInput {
-  /** The run context when Plan succeeded. */
-  run?: RunContext | null;
-  /** Otherwise the execution name (the run id is derived from it). */
-  executionName?: string;
-  /** The caught error ({Error, Cause} from Step Functions), or the abort status. */
-  error?: { Error?: string; Cause?: string } | null;
-  /** FAILED / TIMED_OUT / ABORTED when started by the abort rule. */
-  status?: string;
-}
+export type { TeardownInput };
 
 /**
  * What a teardown did, per resource type (lib/core/resources: each names its fields): terminated, deleted, kept

@@ -109,35 +109,7 @@ export interface PlanOptions {
   priceBook?: string | PriceBook;
 }
 
-/** Properties managed by the planner; `workload.extraProperties` may not override them. */
-export const MANAGED_PROPERTIES = [
-  'workload',
-  'recordcount',
-  'operationcount',
-  'maxexecutiontime',
-  'threadcount',
-  'target',
-  'insertstart',
-  'insertcount',
-  'readproportion',
-  'updateproportion',
-  'insertproportion',
-  'scanproportion',
-  'readmodifywriteproportion',
-  'requestdistribution',
-  'hotspotdatafraction',
-  'hotspotopnfraction',
-  'fieldcount',
-  'fieldlength',
-  'measurementtype',
-  'measurement.interval',
-  'hdrhistogram.fileoutput',
-  'hdrhistogram.output.path',
-  'status.interval',
-  'exporter',
-  'exportfile',
-  'table',
-] as const;
+export { MANAGED_PROPERTIES } from './managed-properties';
 
 export function tableName(spec: RunSpec, target: Target, runId: string): string {
   // `.` separates the parts: no spec name, target id or run id holds one, so two runs never share a name

@@ -7,7 +7,7 @@ import type { RunSpec, Target } from '../spec/schema';
 import { BINDINGS, type BindingId } from '../contract/bindings';
 import type { JobCredentials } from '../contract/job';
 import { kindOf } from '../targets/registry';
-import type { TargetSizing } from './sizing';
+import type { TargetSizing } from './sizing-types';
 
 export { externalTls } from '../targets/external/kind';
 

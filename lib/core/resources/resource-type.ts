@@ -6,7 +6,7 @@
  * every delete goes through the ownership rule (lib/core/pipeline/ownership.ts).
  */
 import type { Ports, Tags } from '../ports';
-import type { RunContext } from '../pipeline/context';
+import type { RunContext } from '../pipeline/run-context';
 import type { OwnedRemoval } from '../pipeline/ownership';
 
 /** The ports the lifecycle reads: the store, tables, loaders and clock always; the others where deployed. */

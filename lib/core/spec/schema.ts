@@ -6,7 +6,7 @@
  * ids, YCSB's int range, ...) live in `./semantic.ts`.
  */
 import { z } from 'zod';
-import { CASSANDRA_VERSION } from '../cassandra-node';
+import { CASSANDRA_VERSION } from '../cassandra-version';
 // the loader agent's rule for a property name in a job, the one rule for a binding's properties too
 import { PROPERTY_NAME } from '../contract/job';
 

@@ -7,14 +7,13 @@
  */
 import type { Issue } from '../errors';
 import type { Ports, Tags } from '../ports';
-import type { RunContext } from '../pipeline/context';
+import type { RunContext } from '../pipeline/run-context';
 import type { RunSpec, Target } from '../spec/schema';
 import type { BindingId } from '../contract/bindings';
 import type { JobCredentials } from '../contract/job';
 import type { ResourceType } from '../resources/resource-type';
-import type { TargetSizing } from '../plan/sizing';
-import type { CellPlan } from '../plan';
-import type { PlannedCell } from '../dynamodb-model/plan-cell';
+import type { TargetSizing } from '../plan/sizing-types';
+import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
@@ -154,7 +153,11 @@ export interface TargetKind<T extends Target> {
   /** The table name the run's processes use: the kind's own, or the run-scoped name the planner offers. */
   tableName(t: T, runScoped: string): string;
   /** The capacity model's predictions for a planned cell (kinds with a model; none for what it does not model). */
-  predict?(spec: RunSpec, t: T, cell: PlannedCell): Pick<CellPlan, 'prediction' | 'localPrediction'>;
+  predict?(
+    spec: RunSpec,
+    t: T,
+    cell: PlannedCell,
+  ): { prediction?: CellPrediction; localPrediction?: CellPrediction };
   /** Plan: the target's entries in the run context (`table`: the name the planner gave its table). */
   contextEntries?(t: T, run: { runId: string; table: string }): ContextEntries;
   /** ProvisionTarget: creates the target's resources (or adopts those tagged with this run, on a retry). */

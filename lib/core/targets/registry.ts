@@ -9,7 +9,7 @@ import type { Issue } from '../errors';
 import type { ResourceType } from '../resources/resource-type';
 import { LOADERS } from '../resources/loaders';
 import type { ContextEntries, DeployEnv, Findings, LocalNeed, TargetKind } from './kind';
-import type { RunContext } from '../pipeline/context';
+import type { RunContext } from '../pipeline/run-context';
 import { DYNAMODB } from './dynamodb/kind';
 import { SCYLLA_EC2 } from './scylla-ec2/kind';
 import { CASSANDRA_EC2 } from './cassandra-ec2/kind';

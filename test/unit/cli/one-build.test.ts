@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { LoaderFleet } from '../../../lib/constructs/loader-fleet';
-import { buildDeployArtifacts } from '../../../lib/local/deploy-build';
-import { LoaderBuildError } from '../../../lib/local/maven';
+import { buildDeployArtifacts } from '../../../lib/build/deploy-build';
+import { LoaderBuildError } from '../../../lib/build/maven';
 
 jest.setTimeout(60_000);
 

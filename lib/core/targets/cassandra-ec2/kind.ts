@@ -45,6 +45,7 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   contextEntries: (t, { table }) => ({ clusters: { target: t.id, nodes: t.nodes, api: 'cql', table } }),
   provision: (t, ctx) => provisionNodes(t, ctx, { login: true }),
   notReady: (t, ctx) => nodesReady(t, ctx, { version: t.version }),
-  runtime: (t, ctx) => nodesRuntime(t, ctx, { login: true }),
+  runtime: (t, ctx) =>
+    nodesRuntime(t, ctx, { login: true, endpointProperties: (eps) => cassandraJobProperties(t, eps) }),
   resources: [DATABASE_NODES, LOGIN_SECRETS],
 };

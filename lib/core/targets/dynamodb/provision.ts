@@ -7,7 +7,7 @@ import type { DynamoDbTarget } from '../../spec/schema';
 import { ConflictError, StepFailedError, type TableDefinition, type Tags } from '../../ports';
 import { ownedByRun } from '../../pipeline/ownership';
 import { provisionDax } from '../../pipeline/dax';
-import { runTags, type RunContext } from '../../pipeline/context';
+import { runTags, type RunContext } from '../../pipeline/run-context';
 import type { ProvisionContext, Provisioned } from '../kind';
 
 export function tableDefinition(

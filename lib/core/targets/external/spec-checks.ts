@@ -2,7 +2,7 @@
  * Rules of an external target beyond its schema: protocol settings and transport, a user's binding, its price model.
  */
 import type { ExternalTarget, RunSpec } from '../../spec/schema';
-import { MANAGED_PROPERTIES } from '../../plan';
+import { MANAGED_PROPERTIES } from '../../plan/managed-properties';
 import { AGENT_OWNED_PROPERTIES } from '../../contract/job';
 import type { Findings } from '../kind';
 import { transportChecks } from './transport';

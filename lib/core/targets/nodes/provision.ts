@@ -15,8 +15,8 @@ import {
   type DbNodeTarget,
 } from '../../cluster';
 import { StepFailedError, type ClusterAdmin, type NodeLaunchRequest, type Tags } from '../../ports';
-import { runTags, type RunContext } from '../../pipeline/context';
-import { realSleep } from '../../pipeline/keyspaces';
+import { runTags, type RunContext } from '../../pipeline/run-context';
+import { realSleep } from '../../pipeline/sleep';
 import type { ProvisionContext, Provisioned } from '../kind';
 
 /** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */

@@ -8,7 +8,6 @@ import { nodeApi, nodeEndpoints, schemaRequest, targetNodes, type DbNodeTarget }
 import { cqlLoginSecretName } from '../../cql-auth';
 import { StepFailedError, type EndpointHealth } from '../../ports';
 import { ownedByRun } from '../../pipeline/ownership';
-import { runtimeEndpointProperties } from '../../plan/targets';
 import type { ReadyCheck, Runtime, StepContext } from '../kind';
 
 function clusterOf(t: DbNodeTarget, { run, ports, step }: StepContext) {
@@ -85,11 +84,17 @@ function refuseOtherVersions(
   );
 }
 
-/** The endpoint properties of a node target from its running nodes, and (`login`) its login secret. */
+/**
+ * The endpoint properties of a node target from its running nodes (as its kind writes them: `endpointProperties`),
+ * and (`login`) its login secret.
+ */
 export async function nodesRuntime(
   t: DbNodeTarget,
   ctx: StepContext,
-  { login }: { login: boolean },
+  how: {
+    login: boolean;
+    endpointProperties: (endpoints: { host: string; port: number }[]) => Record<string, string>;
+  },
 ): Promise<Runtime> {
   const found = clusterOf(t, ctx);
   if (!found) return {};
@@ -99,8 +104,8 @@ export async function nodesRuntime(
   );
   if (running.length < found.c.nodes)
     throw new StepFailedError(step, `${running.length} of ${found.c.nodes} nodes of ${t.id} are running`);
-  const properties = runtimeEndpointProperties(t, nodeEndpoints(t, running));
-  if (!login || !ports.secrets) return { properties };
+  const properties = how.endpointProperties(nodeEndpoints(t, running));
+  if (!how.login || !ports.secrets) return { properties };
   const name = cqlLoginSecretName(run.runId, t.id);
   const s = await ports.secrets.describeSecret(name);
   if (!s || !ownedByRun(s.tags, run.runId))

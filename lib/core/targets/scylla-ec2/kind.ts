@@ -81,6 +81,7 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
   }),
   provision: (t, ctx) => provisionNodes(t, ctx, { login: false }),
   notReady: (t, ctx) => nodesReady(t, ctx),
-  runtime: (t, ctx) => nodesRuntime(t, ctx, { login: false }),
+  runtime: (t, ctx) =>
+    nodesRuntime(t, ctx, { login: false, endpointProperties: (eps) => scyllaJobProperties(t, eps) }),
   resources: [DATABASE_NODES],
 };

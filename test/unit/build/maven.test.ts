@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runMaven } from '../../../lib/local/maven';
+import { runMaven } from '../../../lib/build/maven';
 
 /** A scratch root with a POM and a fake `mvn` that records its arguments, one a line. */
 function fakeMaven(): { root: string; mvn: string; pom: string; args: () => string[] } {
