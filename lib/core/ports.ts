@@ -388,6 +388,8 @@ export interface Ports {
   keyspaces?: KeyspacesAdmin;
   /** Secrets the run creates (cassandra-ec2 logins); without it, cassandra-ec2 nodes get no login secret. */
   secrets?: SecretAdmin;
+  /** Amazon MemoryDB clusters (memorydb targets); a run with such a target fails without it. */
+  memorydb?: import('./targets/memorydb/port').MemoryDbAdmin;
 }
 
 // ERRORS

@@ -49,6 +49,12 @@ export interface TeardownResult {
   deletedSecrets?: string[];
   /** Login secrets of the run's names that do not carry the run's tag: another's, left alone. */
   keptSecrets?: string[];
+  /** MemoryDB clusters, their pending groups and login secrets (lib/core/targets/memorydb/resources.ts). */
+  deletedMemoryDbClusters?: string[];
+  keptMemoryDbClusters?: string[];
+  pendingMemoryDbGroups?: string[];
+  deletedMemoryDbSecrets?: string[];
+  keptMemoryDbSecrets?: string[];
   failed: boolean;
 }
 

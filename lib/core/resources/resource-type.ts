@@ -11,7 +11,7 @@ import type { OwnedRemoval } from '../pipeline/ownership';
 
 /** The ports the lifecycle reads: the store, tables, loaders and clock always; the others where deployed. */
 export type LifecyclePorts = Pick<Ports, 'store' | 'tables' | 'fleet' | 'clock'> &
-  Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+  Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets' | 'memorydb'>>;
 
 /** The ports the Janitor's sweep reads (no store: the sweep goes by tags alone). */
 export type SweepPorts = Omit<LifecyclePorts, 'store'>;
@@ -26,7 +26,7 @@ export interface Removal extends OwnedRemoval {
 export interface RecordFields {
   removed: TeardownListField;
   kept?: TeardownListField;
-  pending?: 'pendingDaxGroups';
+  pending?: 'pendingDaxGroups' | 'pendingMemoryDbGroups';
 }
 
 export type TeardownListField =
@@ -39,7 +39,11 @@ export type TeardownListField =
   | 'deletedDaxClusters'
   | 'keptDaxClusters'
   | 'deletedSecrets'
-  | 'keptSecrets';
+  | 'keptSecrets'
+  | 'deletedMemoryDbClusters'
+  | 'keptMemoryDbClusters'
+  | 'deletedMemoryDbSecrets'
+  | 'keptMemoryDbSecrets';
 
 /** The Janitor's record fields (what it swept, by type). */
 export type JanitorListField =
@@ -49,7 +53,10 @@ export type JanitorListField =
   | 'deletedKeyspaces'
   | 'deletedDaxClusters'
   | 'deletedDaxGroups'
-  | 'deletedSecrets';
+  | 'deletedSecrets'
+  | 'deletedMemoryDbClusters'
+  | 'deletedMemoryDbGroups'
+  | 'deletedMemoryDbSecrets';
 
 export interface ResourceType {
   /** A short id ("table", "dax-cluster"). */

@@ -36,7 +36,8 @@ export interface DeployEnv {
 export interface ProvisionContext {
   run: RunContext;
   spec: RunSpec;
-  ports: Pick<Ports, 'store' | 'tables'> & Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets'>>;
+  ports: Pick<Ports, 'store' | 'tables'> &
+    Partial<Pick<Ports, 'cluster' | 'keyspaces' | 'dax' | 'secrets' | 'memorydb'>>;
   /** runTags(run, 'target', spec.tags) */
   targetTags: Tags;
   /** Waits between polls (tests pass a fake). */
