@@ -10,3 +10,4 @@ export * from './db-nodes';
 export * from './dax-access';
 export * from './preflight';
 export * from './keyspaces-access';
+export * from './memorydb-access';
