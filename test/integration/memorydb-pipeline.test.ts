@@ -20,14 +20,24 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { MEMORYDB_ACCESS_STRING, MemoryDbClusterAdmin } from '../../lib/aws/memorydb-admin';
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
-import { janitor, plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
-import { StepFailedError, TAG_EXPIRES_AT, TAG_RUN_ID, type FleetAdmin } from '../../lib/core/ports';
-import { memoryDbResourceName, memoryDbSecretName } from '../../lib/core/targets/memorydb/names';
 import {
-  memoryDbCredentials,
-  memoryDbEndpoints,
-  memoryDbNotReady,
-} from '../../lib/core/targets/memorydb/lifecycle';
+  janitor,
+  plan,
+  provisionTarget,
+  startPhase,
+  teardown,
+  waitReady,
+  type RunContext,
+} from '../../lib/core/pipeline';
+import {
+  StepFailedError,
+  TAG_EXPIRES_AT,
+  TAG_RUN_ID,
+  type CommandRunner,
+  type FleetAdmin,
+} from '../../lib/core/ports';
+import { memoryDbResourceName, memoryDbSecretName } from '../../lib/core/targets/memorydb/names';
+import { memoryDbCredentials, memoryDbNotReady } from '../../lib/core/targets/memorydb/lifecycle';
 import { readPlan, teardownKey } from '../../lib/core/pipeline/context';
 import { validateSpec } from '../../lib/core/spec';
 import { FsStore } from '../../lib/local/fs-store';
@@ -97,6 +107,18 @@ const fleet: FleetAdmin = {
   launch: () => Promise.resolve(['i-loader0']),
   list: () => Promise.resolve([]),
   terminate: () => Promise.resolve(),
+};
+
+/** One loader, online at once; commands are accepted and do nothing. */
+const oneLoader: FleetAdmin = {
+  ...fleet,
+  list: () => Promise.resolve([{ id: 'i-loader0', state: 'running', tags: {} }]),
+};
+const commands: CommandRunner = {
+  online: (ids) => Promise.resolve(ids),
+  send: () => Promise.resolve(['cmd-1']),
+  status: () => Promise.resolve([]),
+  cancel: () => Promise.resolve(),
 };
 
 async function groupsNamed(name: string) {
@@ -197,20 +219,49 @@ describe('a MemoryDB run through the steps', () => {
     expect(down.deletedMemoryDbSecrets).toEqual([memoryDbSecretName('mdb-run-2', 'mdb')]);
   });
 
-  it('WaitReady, StartLoad and StartCell: ready, the cluster endpoint with TLS, the login by reference', async () => {
-    expect(await memoryDbNotReady(run.runId, validateSpec(spec).spec, memorydb)).toEqual([]);
-    const endpoints = await memoryDbEndpoints(run.runId, validateSpec(spec).spec, 'StartLoad', memorydb);
-    expect(endpoints).toEqual({
-      mdb: {
+  it('WaitReady waits for the cluster; StartLoad gives the loaders its endpoint with TLS and the login', async () => {
+    const ready = await waitReady({ run }, { store, tables, fleet: oneLoader, commands, clock, memorydb });
+    expect(ready.ready).toBe(true);
+    await startPhase(
+      'load',
+      { run, index: 0 },
+      { store, fleet: oneLoader, commands, clock, memorydb, secrets },
+    );
+    const job = (await store.getJson(`runs/mdb-run-1/load/mdb/jobs/i-loader0.json`)) as {
+      processes: Record<string, string>[];
+      credentials?: unknown;
+    };
+    expect(job.processes.length).toBeGreaterThan(0);
+    for (const p of job.processes)
+      expect(p).toMatchObject({
         'redis.host': `clustercfg.${name}.aoneci.memorydb.us-east-1.amazonaws.com:6379`,
         'redis.cluster': 'true',
         'redis.tls': 'true',
-      },
+      });
+    // the login by reference: the loaders fetch the secret, never its values in the job
+    expect(job.credentials).toEqual({
+      secretArn: (await secrets.describeSecret(secretName))!.arn,
+      binding: 'redis',
     });
-    const creds = await memoryDbCredentials(run.runId, validateSpec(spec).spec, 'StartCell', secrets);
-    expect(creds).toEqual({
-      mdb: { secretArn: (await secrets.describeSecret(secretName))!.arn, binding: 'redis' },
-    });
+    expect(JSON.stringify(job)).not.toMatch(/password/);
+    // without the MemoryDB port the phase fails rather than start loaders with nowhere to go
+    await expect(
+      startPhase('load', { run, index: 0 }, { store, fleet: oneLoader, commands, clock, secrets }),
+    ).rejects.toThrow(/no MemoryDB port/);
+  });
+
+  it('a cluster that is not available keeps WaitReady waiting, naming it', async () => {
+    const creating = { ...memorydb, describeCluster: async (n: string) => ({ name: n, status: 'creating' }) };
+    expect(await memoryDbNotReady(run.runId, validateSpec(spec).spec, creating as never)).toEqual([
+      `MemoryDB cluster ${name} of mdb is creating (no endpoint yet)`,
+    ]);
+    expect(
+      await memoryDbCredentials('another-run', validateSpec(spec).spec, 'StartCell', secrets).catch(
+        (e: Error) => e.message,
+      ),
+    ).toBe(
+      `StartCell: the login secret ${memoryDbSecretName('another-run', 'mdb')} of mdb is missing or not this run's`,
+    );
   });
 
   it('Teardown deletes the cluster, its ACL, user, subnet group and security group, and the login', async () => {

@@ -41,6 +41,9 @@ import {
 } from './context';
 import { loaderIds } from './provision';
 import { daxEndpoints, mergeEndpoints } from './dax';
+// memorydb: until the kinds' runtime-endpoint and credential hooks exist (the MemoryDB kind's commit notes)
+import { memoryDbCredentials, memoryDbEndpoints } from '../targets/memorydb/lifecycle';
+import type { MemoryDbAdmin } from '../targets/memorydb/port';
 import { configureKeyspacesCapacity } from './keyspaces';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
@@ -203,6 +206,7 @@ export async function startPhase(
     cluster?: ClusterAdmin;
     dax?: DaxAdmin;
     secrets?: SecretAdmin;
+    memorydb?: MemoryDbAdmin;
   },
 ): Promise<PhaseJob> {
   const run = checkRun(input.run);
@@ -215,6 +219,7 @@ export async function startPhase(
   const endpoints = mergeEndpoints(
     await clusterEndpoints(run, spec, step, deps.cluster),
     await daxEndpoints(run, step, deps.dax),
+    await memoryDbEndpoints(run.runId, spec, step, deps.memorydb),
   );
   const { name, jobs, expected, deadline } = buildJobs({
     run,
@@ -225,7 +230,10 @@ export async function startPhase(
     index: input.index,
     storeUri: deps.store.uri,
     endpoints,
-    credentials: await runLoginCredentials(run, spec, step, deps.secrets),
+    credentials: {
+      ...(await runLoginCredentials(run, spec, step, deps.secrets)),
+      ...(await memoryDbCredentials(run.runId, spec, step, deps.secrets)),
+    },
   });
   const ids = await loaderIds(deps.fleet, run.runId);
   if (ids.length < jobs.length) {

@@ -39,6 +39,9 @@ export {
   provisionCluster,
 } from '../targets/nodes/provision';
 import { readyLimits } from './timing';
+// memorydb: until the kinds' not-ready hook exists (the MemoryDB kind's commit notes)
+import { memoryDbNotReady } from '../targets/memorydb/lifecycle';
+import type { MemoryDbAdmin } from '../targets/memorydb/port';
 import { keyspacesNotActive } from './keyspaces';
 import { daxProblems } from './dax';
 
@@ -142,6 +145,7 @@ export async function waitReady(
     secrets?: SecretAdmin;
     keyspaces?: KeyspacesAdmin;
     dax?: DaxAdmin;
+    memorydb?: MemoryDbAdmin;
   },
 ): Promise<ReadyState> {
   const run = checkRun(input.run);
@@ -162,6 +166,9 @@ export async function waitReady(
   const services = [
     ...(await keyspacesNotActive(run, deps.keyspaces)),
     ...(await daxProblems(run, deps.dax)),
+    ...(deps.memorydb && deps.store
+      ? await memoryDbNotReady(run.runId, await readSpec(deps.store, run.runId), deps.memorydb)
+      : []),
   ];
   const ready =
     notActive.length === 0 &&
