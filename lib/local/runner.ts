@@ -32,6 +32,7 @@ import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { startLocalRedis, type LocalRedis } from './redis-server';
+import { LocalMemoryDb } from './memorydb';
 import { withResolvedBindings } from './binding-artifacts';
 import { tableModelOf } from '../core/dynamodb-model/plan-cell';
 import { tableName } from '../core/plan';
@@ -109,6 +110,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   let cluster: LocalCluster | undefined;
   let redis: LocalRedis | undefined;
   let secrets: LocalSecrets | undefined;
+  let memorydb: LocalMemoryDb | undefined;
   let secretsEndpoint: string | undefined;
   let ports: Ports | undefined;
   let failedState: string | undefined;
@@ -120,7 +122,9 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     capacity = await startCapacityEmulator(o.spec, runId, ddb.endpoint, out);
     redis = await startLocalRedis(o.spec, out);
     // cassandra-ec2 logins: the run's secrets, served to the agents as Secrets Manager
-    if (o.spec.targets.some((t) => t.kind === 'cassandra-ec2')) {
+    // memorydb: its clusters on redis-server (lib/local/memorydb.ts), its logins as cassandra-ec2's
+    if (o.spec.targets.some((t) => t.kind === 'memorydb')) memorydb = new LocalMemoryDb(out);
+    if (o.spec.targets.some((t) => t.kind === 'cassandra-ec2' || t.kind === 'memorydb')) {
       secrets = new LocalSecrets();
       secretsEndpoint = await secrets.start();
     }
@@ -162,6 +166,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
       notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
       runs: { running: async () => [] },
       ...(secrets ? { secrets } : {}),
+      ...(memorydb ? { memorydb } : {}),
       clock: systemClock,
       ...(cluster ? { cluster, probe: cluster } : {}),
     };
@@ -247,6 +252,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
     await fleet?.killAll();
     await cluster?.killAll();
     await redis?.stop();
+    await memorydb?.stop();
     await secrets?.stop();
     await capacity?.stop();
     if (ddb !== o.dynamoDbLocal) await ddb?.stop();

@@ -7,6 +7,7 @@ import { InputError } from '../../../lib/core/errors';
 import { loadPriceBook, type PriceBook } from '../../../lib/core/cost/book';
 import { estimateRunCost } from '../../../lib/core/cost/estimate';
 import { monthlyCost } from '../../../lib/core/cost/report';
+import { cellCostsFor } from '../../../lib/core/pipeline/costing';
 import { planRun } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
 import { localIssues } from '../../../lib/core/targets/registry';
@@ -89,11 +90,8 @@ describe('the memorydb spec', () => {
     );
   });
 
-  it('the local mode refuses it, naming targets[i].kind', () => {
-    const s = validateSpec(spec()).spec;
-    expect(localIssues(s.targets)).toEqual([
-      { path: 'targets[0].kind', message: expect.stringMatching(/^"memorydb" is Amazon MemoryDB/) },
-    ]);
+  it('the local mode takes it (its stand-in is lib/local/memorydb.ts)', () => {
+    expect(localIssues(validateSpec(spec()).spec.targets)).toEqual([]);
   });
 });
 
@@ -182,6 +180,16 @@ describe('cost', () => {
       expect.stringMatching(/^targets\[0\]\.nodeType: no MemoryDB valkey price for "db.r7g.large"/),
       expect.stringMatching(/^targets\[0\]\.engine: no MemoryDB valkey data-written price/),
     ]);
+  });
+
+  it("a cell's cost columns: empty when the book has no MemoryDB price (unknown, not $0), priced otherwise", () => {
+    const s = validateSpec(spec()).spec;
+    const cell = planRun(s).cells[0]!;
+    expect(cellCostsFor(s, loadPriceBook())(cell, 100)).toEqual({});
+    const priced = cellCostsFor(s, book)(cell, 100);
+    // 2 nodes (1 shard, 1 replica) × $0.5 × hours, and 100 ops/s × 5 % updates = 5 writes/s of 1,000 B at $0.1/GB
+    const hpm = book.hoursPerMonth;
+    expect(priced.monthlyCostUsd).toBeCloseTo(2 * 0.5 * hpm + ((5 * 1000 * 3600 * hpm) / 1e9) * 0.1, 2);
   });
 
   it('fleetbench cost: a month of every node and of the data written at the write rate', () => {

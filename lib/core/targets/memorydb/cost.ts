@@ -115,7 +115,10 @@ export function memoryDbEstimate(
   return { items, unpriced };
 }
 
-/** A price of the book's `memorydb` entry, or an InputError naming the field and what the book has. */
+/** A price the book does not have: the cost is unknown, not zero (the cells' cost columns stay empty). */
+export class UnpricedError extends InputError {}
+
+/** A price of the book's `memorydb` entry, or an UnpricedError naming the field and what the book has. */
 function bookPrice(
   book: PriceBook,
   engine: 'valkey' | 'redis',
@@ -125,7 +128,7 @@ function bookPrice(
   const p = what === 'dataWrittenGb' ? prices?.dataWrittenGb : prices?.nodeHour[what.nodeType];
   if (p) return Q.of(p.usd);
   const known = Object.keys(prices?.nodeHour ?? {});
-  throw new InputError([
+  throw new UnpricedError([
     what === 'dataWrittenGb'
       ? {
           path: 'target.engine',

@@ -9,11 +9,6 @@ import { memoryDbNodes } from './cost';
 import { memoryDbEndpointProperties, provisionMemoryDb } from './lifecycle';
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
 
-/** Why a memorydb target does not run in the local mode. */
-export const LOCAL_MEMORYDB_REFUSAL =
-  '"memorydb" is Amazon MemoryDB: the local mode does not create its cluster yet (no local MemoryDB port); to ' +
-  'benchmark the same Redis binding locally, use an external target with "protocol": "redis" on 127.0.0.1';
-
 export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   binding: () => 'redis',
   // the cluster endpoint is known once the cluster runs (endpointProperties); records are keyed by YCSB's key
@@ -31,7 +26,8 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
         `${at}: ${nodes} nodes in one MemoryDB cluster; the account's default quota is ${MEMORYDB_DEFAULT_NODES_QUOTA} nodes per cluster (NodesPerCluster): raise it first`,
       );
   },
-  localIssues: (_t, at) => [{ path: `${at}.kind`, message: LOCAL_MEMORYDB_REFUSAL }],
+  // locally on redis-server in cluster mode with TLS and the ACL user (lib/local/memorydb.ts)
+  localIssues: () => [],
   tableName: (_t, runScoped) => runScoped,
   loads: () => true,
   provision: (t, ctx) => provisionMemoryDb(t, ctx),

@@ -137,12 +137,19 @@ export async function memoryDbNotReady(
   return out;
 }
 
-/** The Redis binding's endpoint properties for a running cluster: its cluster endpoint, cluster mode, TLS. */
-export function memoryDbEndpointProperties(endpoint: { host: string; port: number }): Record<string, string> {
+/**
+ * The Redis binding's endpoint properties for a running cluster: its cluster endpoint, cluster mode, TLS (and the
+ * CA to trust when the cluster's is not a public one: the local stand-in's).
+ */
+export function memoryDbEndpointProperties(
+  endpoint: { host: string; port: number },
+  caFile?: string,
+): Record<string, string> {
   return {
     'redis.host': `${endpoint.host}:${endpoint.port}`,
     'redis.cluster': 'true',
     'redis.tls': 'true',
+    ...(caFile ? { 'redis.tls.caFile': caFile } : {}),
   };
 }
 
@@ -164,7 +171,7 @@ export async function memoryDbEndpoints(
     const s = await port.describeCluster(memoryDbResourceName(runId, t.id));
     if (s.status !== 'available' || !s.endpoint)
       throw new StepFailedError(step, `MemoryDB cluster ${s.name} of ${t.id} is ${s.status}, not available`);
-    out[t.id] = memoryDbEndpointProperties(s.endpoint);
+    out[t.id] = memoryDbEndpointProperties(s.endpoint, s.caFile);
   }
   return out;
 }

@@ -36,6 +36,8 @@ export interface MemoryDbClusterState {
   /** The cluster (configuration) endpoint, once MemoryDB reports it. */
   endpoint?: { host: string; port: number };
   tls?: boolean;
+  /** The CA to trust, when it is not a public one (the local stand-in's). */
+  caFile?: string;
   acl?: string;
   shards?: number;
   nodeType?: string;
