@@ -18,67 +18,80 @@ export interface MemoryDbAccessProps {
   readonly functions: TargetFunctions;
 }
 
+const runTagged = { Null: { [`aws:ResourceTag/${TAG_RUN_ID}`]: 'false' } };
+
+/** ARNs of the run's MemoryDB resources and of EC2 resources, in the stack's account and region. */
+function arns(stack: Stack) {
+  const arn = (resource: string, name: string) =>
+    stack.formatArn({ service: 'memorydb', resource, resourceName: name });
+  const run = `${MEMORYDB_NAME_PREFIX}*`;
+  return {
+    clusters: arn('cluster', run),
+    acls: arn('acl', run),
+    users: arn('user', run),
+    subnetGroups: arn('subnetgroup', run),
+    defaultParameterGroups: arn('parametergroup', 'default.*'),
+    ec2: (resource: string, name: string) =>
+      stack.formatArn({ service: 'ec2', resource, resourceName: name }),
+  };
+}
+
 export class MemoryDbAccess extends Construct {
   constructor(scope: Construct, id: string, props: MemoryDbAccessProps) {
     super(scope, id);
-    const stack = Stack.of(this);
     const { fleet, functions: f } = props;
-    const arn = (resource: string, name: string) =>
-      stack.formatArn({ service: 'memorydb', resource, resourceName: name });
-    const ec2 = (resource: string, name: string) =>
-      stack.formatArn({ service: 'ec2', resource, resourceName: name });
-    const run = `${MEMORYDB_NAME_PREFIX}*`;
-    const [clusters, acls, users, subnetGroups] = ['cluster', 'acl', 'user', 'subnetgroup'].map((r) =>
-      arn(r, run),
-    );
-    const runTagged = { Null: { [`aws:ResourceTag/${TAG_RUN_ID}`]: 'false' } };
-
     const env: Record<string, string> = {
       MEMORYDB_VPC_ID: fleet.vpc.vpcId,
       MEMORYDB_SUBNET_IDS: fleet.subnetIds.join(','),
       MEMORYDB_LOADER_SECURITY_GROUP_ID: fleet.securityGroup.securityGroupId,
     };
     for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
+    const a = arns(Stack.of(this));
+    this.grantCreation(f.provisionTarget, a, fleet);
+    this.grantReadAndRemoval(f, a);
+  }
 
+  /** ProvisionTarget: the pieces, the cluster over them, and the security group in the loaders' VPC. */
+  private grantCreation(
+    fn: TargetFunctions['provisionTarget'],
+    a: ReturnType<typeof arns>,
+    fleet: LoaderFleet,
+  ): void {
+    const { clusters, acls, users, subnetGroups, ec2 } = a;
     // ProvisionTarget: the pieces, each tagged at creation, then the cluster over them; the cluster takes the
     // engine's default parameter group (AWS's name, `default.memorydb-valkey7` and the like)
     grant(
-      f.provisionTarget,
+      fn,
       'CreateMemoryDbPieces',
       ['memorydb:CreateSubnetGroup', 'memorydb:CreateUser', 'memorydb:CreateAcl', 'memorydb:TagResource'],
       [subnetGroups, users, acls],
     );
     grant(
-      f.provisionTarget,
+      fn,
       'CreateMemoryDbCluster',
       ['memorydb:CreateCluster', 'memorydb:TagResource'],
-      [clusters, acls, subnetGroups, arn('parametergroup', 'default.*')],
+      [clusters, acls, subnetGroups, a.defaultParameterGroups],
     );
     // the first cluster of an account creates MemoryDB's service-linked role (it manages the nodes' interfaces)
     grant(
-      f.provisionTarget,
+      fn,
       'MemoryDbServiceLinkedRole',
       ['iam:CreateServiceLinkedRole'],
       [
-        `arn:${stack.partition}:iam::${stack.account}:role/aws-service-role/memorydb.amazonaws.com/AWSServiceRoleForMemoryDB`,
+        `arn:${Stack.of(this).partition}:iam::${Stack.of(this).account}:role/aws-service-role/memorydb.amazonaws.com/AWSServiceRoleForMemoryDB`,
       ],
       { StringEquals: { 'iam:AWSServiceName': 'memorydb.amazonaws.com' } },
     );
     grant(
-      f.provisionTarget,
+      fn,
       'DescribeMemoryDbNetwork',
       ['ec2:DescribeSubnets', 'ec2:DescribeVpcs', 'ec2:DescribeSecurityGroups'],
       ['*'],
     );
     // the security group: created in the loaders' VPC only, with the run tag, its rules only on run-tagged groups
+    grant(fn, 'CreateMemoryDbSecurityGroupInVpc', ['ec2:CreateSecurityGroup'], [ec2('vpc', fleet.vpc.vpcId)]);
     grant(
-      f.provisionTarget,
-      'CreateMemoryDbSecurityGroupInVpc',
-      ['ec2:CreateSecurityGroup'],
-      [ec2('vpc', fleet.vpc.vpcId)],
-    );
-    grant(
-      f.provisionTarget,
+      fn,
       'CreateRunTaggedMemoryDbSecurityGroup',
       ['ec2:CreateSecurityGroup'],
       [ec2('security-group', '*')],
@@ -86,23 +99,21 @@ export class MemoryDbAccess extends Construct {
         Null: { [`aws:RequestTag/${TAG_RUN_ID}`]: 'false' },
       },
     );
+    grant(fn, 'TagMemoryDbSecurityGroupOnCreate', ['ec2:CreateTags'], [ec2('security-group', '*')], {
+      StringEquals: { 'ec2:CreateAction': 'CreateSecurityGroup' },
+    });
     grant(
-      f.provisionTarget,
-      'TagMemoryDbSecurityGroupOnCreate',
-      ['ec2:CreateTags'],
-      [ec2('security-group', '*')],
-      {
-        StringEquals: { 'ec2:CreateAction': 'CreateSecurityGroup' },
-      },
-    );
-    grant(
-      f.provisionTarget,
+      fn,
       'MemoryDbSecurityGroupRules',
       ['ec2:AuthorizeSecurityGroupIngress', 'ec2:RevokeSecurityGroupEgress'],
       [ec2('security-group', '*')],
       runTagged,
     );
+  }
 
+  /** Every step that reads a cluster; Teardown, OnAbort, the janitor (and ProvisionTarget's rollback) delete. */
+  private grantReadAndRemoval(f: TargetFunctions, a: ReturnType<typeof arns>): void {
+    const { clusters, acls, users, subnetGroups, ec2 } = a;
     // every step that reads a cluster's state by name
     for (const fn of [f.provisionTarget, f.waitReady, f.startLoad, f.startCell])
       grant(

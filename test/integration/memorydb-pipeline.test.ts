@@ -305,6 +305,19 @@ describe('a MemoryDB run through the steps', () => {
   });
 });
 
+it('the teardown of a run without memorydb targets does not ask MemoryDB anything', async () => {
+  const ddbSpec = {
+    ...spec,
+    name: 'ddb-run',
+    targets: [{ id: 'ddb', kind: 'dynamodb', billing: { mode: 'on-demand' } }],
+  };
+  const run = await plan({ executionName: 'ddb-run-1', spec: ddbSpec }, { store, clock });
+  const before = twin.calls.length;
+  const down = await teardown({ run }, { store, tables, fleet, clock, memorydb, secrets });
+  expect(twin.calls.slice(before)).toEqual([]);
+  expect(down).toMatchObject({ deletedMemoryDbClusters: [], deletedMemoryDbSecrets: [] });
+});
+
 describe('MemoryDbClusterAdmin on moto', () => {
   it('a failure part-way undoes what it created (a subnet MemoryDB does not know)', async () => {
     const broken = new MemoryDbClusterAdmin(

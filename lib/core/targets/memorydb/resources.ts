@@ -99,8 +99,10 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
 
 /** The login secrets of a run's clusters: by the spec's targets, else by the clusters' target tags. */
 async function runSecretNames(runId: string, ports: LifecyclePorts): Promise<string[]> {
-  const ids = new Set((await specTargetIds(runId, ports)) ?? []);
-  if (ports.memorydb)
+  const fromSpec = await specTargetIds(runId, ports);
+  const ids = new Set(fromSpec ?? []);
+  // MemoryDB is asked only for runs that have (or may have, without their spec) memorydb targets
+  if (ports.memorydb && (fromSpec === null || fromSpec.length))
     for (const c of await ports.memorydb.listClusters({ runId }))
       if (c.tags[TAG_TARGET]) ids.add(c.tags[TAG_TARGET]);
   return [...ids].map((id) => memoryDbSecretName(runId, id));
