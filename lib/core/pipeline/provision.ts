@@ -69,8 +69,14 @@ export async function provisionTarget(
 ): Promise<ProvisionTargetResult> {
   const run = checkRun(runIn);
   const spec = await readSpec(deps.store, run.runId);
-  const { sleep, ...ports } = deps;
-  const ctx: ProvisionContext = { run, spec, ports, targetTags: runTags(run, 'target', spec.tags), sleep };
+  // not `{ sleep, ...ports } = deps`: a rest copy reads every getter of the Lambdas' ports, and `runs` throws
+  const ctx: ProvisionContext = {
+    run,
+    spec,
+    ports: deps,
+    targetTags: runTags(run, 'target', spec.tags),
+    sleep: deps.sleep,
+  };
   const results = await Promise.allSettled(spec.targets.map((t) => kindOf(t).provision?.(t, ctx) ?? {}));
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
   if (failures.length === 1) throw failures[0];
