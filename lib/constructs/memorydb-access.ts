@@ -58,19 +58,35 @@ export class MemoryDbAccess extends Construct {
     fleet: LoaderFleet,
   ): void {
     const { clusters, acls, users, subnetGroups, ec2 } = a;
-    // ProvisionTarget: the pieces, each tagged at creation, then the cluster over them; the cluster takes the
-    // engine's default parameter group (AWS's name, `default.memorydb-valkey7` and the like)
+    // the pieces, then the cluster over them, each only with the run tag in the request and tagged at creation.
+    // CreateUser and CreateSubnetGroup have no resource type, CreateAcl is on the users it names, CreateCluster on
+    // the ACL, subnet group and parameter group it names (the engine's default group, AWS's name) and only with
+    // TLS on; TagResource on the new resources
+    const withRunTag = { Null: { [`aws:RequestTag/${TAG_RUN_ID}`]: 'false' } };
     grant(
       fn,
-      'CreateMemoryDbPieces',
-      ['memorydb:CreateSubnetGroup', 'memorydb:CreateUser', 'memorydb:CreateAcl', 'memorydb:TagResource'],
-      [subnetGroups, users, acls],
+      'CreateMemoryDbUsersAndSubnetGroups',
+      ['memorydb:CreateUser', 'memorydb:CreateSubnetGroup'],
+      ['*'],
+      withRunTag,
     );
+    grant(fn, 'CreateMemoryDbAcl', ['memorydb:CreateAcl'], [users], withRunTag);
     grant(
       fn,
       'CreateMemoryDbCluster',
-      ['memorydb:CreateCluster', 'memorydb:TagResource'],
-      [clusters, acls, subnetGroups, a.defaultParameterGroups],
+      ['memorydb:CreateCluster'],
+      [acls, subnetGroups, a.defaultParameterGroups],
+      {
+        ...withRunTag,
+        Bool: { 'memorydb:TLSEnabled': 'true' },
+      },
+    );
+    grant(
+      fn,
+      'TagMemoryDbOnCreate',
+      ['memorydb:TagResource'],
+      [clusters, acls, users, subnetGroups],
+      withRunTag,
     );
     // the first cluster of an account creates MemoryDB's service-linked role (it manages the nodes' interfaces)
     grant(

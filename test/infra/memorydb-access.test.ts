@@ -68,14 +68,26 @@ const actionsOf = (s: Statement[]) => s.flatMap((x) => [x.Action].flat());
 const text = (x: unknown) => JSON.stringify(x);
 
 describe('step permissions', () => {
-  it('ProvisionTarget creates the pieces and the cluster on fleetbench-* names only, tagged at creation', () => {
+  it('ProvisionTarget creates the pieces and the cluster on fleetbench-* names, only with the run tag, TLS on', () => {
     const s = fnStatements('provisionTarget');
     const memorydb = s.filter((x) => actionsOf([x]).some((a) => a.startsWith('memorydb:')));
-    for (const x of memorydb)
-      for (const r of [x.Resource].flat())
-        expect(text(r)).toMatch(
-          /:memorydb:us-east-1:123456789012:((cluster|acl|user|subnetgroup)\/fleetbench-\*|parametergroup\/default\.\*)"/,
-        );
+    const withRunTag = { Null: { 'aws:RequestTag/fleetbench:run-id': 'false' } };
+    for (const x of memorydb) {
+      const creates = actionsOf([x]).some((a) => /:(Create|Tag)/.test(a));
+      // no resource type (CreateUser, CreateSubnetGroup): "*", allowed only with the run tag in the request
+      if (text(x.Resource) === '"*"')
+        expect(actionsOf([x]).sort()).toEqual(['memorydb:CreateSubnetGroup', 'memorydb:CreateUser']);
+      else
+        for (const r of [x.Resource].flat())
+          expect(text(r)).toMatch(
+            /:memorydb:us-east-1:123456789012:((cluster|acl|user|subnetgroup)\/fleetbench-\*|parametergroup\/default\.\*)"/,
+          );
+      if (creates) expect(x.Condition).toMatchObject(withRunTag);
+    }
+    expect(s.find((x) => x.Sid === 'CreateMemoryDbCluster')!.Condition).toEqual({
+      ...withRunTag,
+      Bool: { 'memorydb:TLSEnabled': 'true' },
+    });
     expect(actionsOf(memorydb)).toEqual(
       expect.arrayContaining([
         'memorydb:CreateCluster',
