@@ -11,6 +11,7 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, REGION } from './template';
 import { mapKeyspaces } from './keyspaces-iam';
 import { mapDax, mapDaxEc2, type SecurityGroupTags } from './iam-dax';
+import { mapMemoryDb } from './iam-memorydb';
 
 export interface ApiRequest {
   /** SigV4 credential scope service: s3, dynamodb, ec2, ssm, monitoring, states, sns, logs, secretsmanager */
@@ -106,6 +107,8 @@ export async function mapRequest(
   }
   const dax = mapDax(req);
   if (dax) return dax;
+  const memorydb = mapMemoryDb(req);
+  if (memorydb) return memorydb;
   const target = String(req.headers['x-amz-target'] ?? '');
   if (JSON_PREFIX[req.service] && target) {
     const op = target.split('.').pop()!;
