@@ -84,7 +84,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
-      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces); pricing:GetProducts of the price-book refresh (the Price List Query API has no resource types); secretsmanager:ListSecrets for the janitor, which lists fleetbench/ secrets to delete expired cassandra-ec2 logins (ListSecrets supports only "*" in the Service Authorization Reference; it returns names and tags, never values, and DeleteSecret stays limited to fleetbench/* secrets carrying a run tag).',
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces); memorydb:DescribeClusters without a cluster name (teardown and the janitor list the clusters to find those of a run by tag), memorydb:CreateUser and memorydb:CreateSubnetGroup (no resource type in the Service Authorization Reference; allowed only with the fleetbench:run-id request tag) and the EC2 Describe calls the creation of a MemoryDB cluster reads (subnets, VPCs, security groups); pricing:GetProducts of the price-book refresh (the Price List Query API has no resource types); secretsmanager:ListSecrets for the janitor, which lists fleetbench/ secrets to delete expired cassandra-ec2 logins (ListSecrets supports only "*" in the Service Authorization Reference; it returns names and tags, never values, and DeleteSecret stays limited to fleetbench/* secrets carrying a run tag).',
   },
   {
     pattern:
@@ -94,9 +94,21 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):(cluster|acl|user|subnetgroup)\/fleetbench-\*\]$/,
+    reason:
+      'MemoryDB clusters, ACLs, users and subnet groups are created per run and named fleetbench-<12 hex> (lib/core/targets/memorydb/names.ts): the grants are limited to that prefix.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):parametergroup\/default\.\*\]$/,
+    reason:
+      "CreateCluster names the engine's default parameter group (AWS's own, default.memorydb-<engine><major>), read only; no parameter group is created or changed.",
+  },
+  {
+    pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):security-group\/\*\]$/,
     reason:
-      "A run's DAX security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag; DAX's network interfaces (CreateCluster's dependent ec2:CreateNetworkInterface) may use groups of the loaders' VPC only (ec2:Vpc).",
+      "A run's DAX or MemoryDB security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag; DAX's network interfaces (CreateCluster's dependent ec2:CreateNetworkInterface) may use groups of the loaders' VPC only (ec2:Vpc).",
   },
   {
     pattern: /^AwsSolutions-EC23$/,

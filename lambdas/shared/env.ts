@@ -8,6 +8,7 @@ import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
+import { MemoryDbClusterAdmin } from '../../lib/aws/memorydb-admin';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
@@ -126,6 +127,18 @@ export function awsPorts(): Ports {
             },
           ),
       );
+    },
+    // MemoryDB clusters: only where the stack set their network (MemoryDbAccess construct)
+    get memorydb() {
+      if (!process.env.MEMORYDB_VPC_ID) return undefined;
+      return once('memorydb', () => {
+        const network = {
+          vpcId: requireEnv('MEMORYDB_VPC_ID'),
+          subnetIds: requireEnv('MEMORYDB_SUBNET_IDS').split(',').filter(Boolean),
+          loaderSecurityGroupId: requireEnv('MEMORYDB_LOADER_SECURITY_GROUP_ID'),
+        };
+        return new MemoryDbClusterAdmin({}, {}, network);
+      });
     },
     // cassandra-ec2 logins (lib/core/cql-auth.ts): ProvisionTarget creates them, StartLoad/StartCell describe
     // them, Teardown (OnAbort, the janitor's second pass) deletes them; each role is granted only its calls

@@ -12,3 +12,4 @@ export * from './preflight';
 export * from './keyspaces-access';
 export * from './price-book-refresh';
 export * from './dynamodb-access';
+export * from './memorydb-access';

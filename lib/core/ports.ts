@@ -14,15 +14,8 @@ import type { PriceListItem } from './cost/price-list';
 
 export type { ObjectStore } from './store';
 
-/** Tags as key → value. */
-export type Tags = Record<string, string>;
-
-/** Tag keys the pipeline puts on everything it creates (the janitor and teardown find things by them). */
-export const TAG_RUN_ID = 'fleetbench:run-id';
-/** Epoch seconds after which the janitor may delete the resource. */
-export const TAG_EXPIRES_AT = 'fleetbench:expires-at';
-export const TAG_SPEC = 'fleetbench:spec';
-export const TAG_ROLE = 'fleetbench:role';
+export { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from './common/tags';
+import type { Tags } from './common/tags';
 /** TAG_ROLE value of the loader instances (database nodes: NODE_ROLES in ./cluster). */
 export const LOADER_ROLE = 'loader';
 /** Prefix of every table the pipeline creates (the loader role's DynamoDB grant is scoped to it). */
@@ -391,6 +384,8 @@ export interface Ports {
   keyspaces?: KeyspacesAdmin;
   /** Secrets the run creates (cassandra-ec2 logins); without it, cassandra-ec2 nodes get no login secret. */
   secrets?: SecretAdmin;
+  /** Amazon MemoryDB clusters (memorydb targets); a run with such a target fails without it. */
+  memorydb?: import('./targets/memorydb/port').MemoryDbAdmin;
 }
 
 // ERRORS

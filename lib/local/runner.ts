@@ -32,6 +32,7 @@ import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { startLocalRedis, type LocalRedis } from './redis-server';
+import { LocalMemoryDb } from './memorydb';
 import { withResolvedBindings } from './binding-artifacts';
 import { tableName } from '../core/plan';
 import './promise-polyfill';
@@ -139,6 +140,7 @@ class LocalServices {
   cluster?: LocalCluster;
   redis?: LocalRedis;
   secrets?: LocalSecrets;
+  memorydb?: LocalMemoryDb;
 
   async start(
     o: LocalRunOptions,
@@ -156,7 +158,9 @@ class LocalServices {
     this.capacity = await startCapacityEmulator(o.spec, runId, this.ddb.endpoint, out);
     this.redis = await startLocalRedis(o.spec, out);
     const needs = localNeeds(o.spec.targets);
-    // the run's logins (cassandra-ec2), served to the agents as Secrets Manager
+    // MemoryDB clusters on redis-server (./memorydb.ts)
+    if (needs.has('memorydb')) this.memorydb = new LocalMemoryDb(out);
+    // the run's logins (cassandra-ec2, memorydb), served to the agents as Secrets Manager
     let secretsEndpoint: string | undefined;
     if (needs.has('secrets')) {
       this.secrets = new LocalSecrets();
@@ -195,6 +199,7 @@ class LocalServices {
       notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
       runs: { running: async () => [] },
       ...(this.secrets ? { secrets: this.secrets } : {}),
+      ...(this.memorydb ? { memorydb: this.memorydb } : {}),
       clock: systemClock,
       ...(this.cluster ? { cluster: this.cluster, probe: this.cluster } : {}),
     };
@@ -204,6 +209,7 @@ class LocalServices {
     await this.fleet?.killAll();
     await this.cluster?.killAll();
     await this.redis?.stop();
+    await this.memorydb?.stop();
     await this.secrets?.stop();
     await this.capacity?.stop();
     if (this.ddb !== o.dynamoDbLocal) await this.ddb?.stop();

@@ -34,6 +34,7 @@ import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';
 import { daxResourceName } from '../../lib/core/dax';
+import { memoryDbResourceName, memoryDbSecretName } from '../../lib/core/targets/memorydb/names';
 import { keyspaceName } from '../../lib/core/keyspaces';
 import { evaluate } from './iam';
 import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
@@ -1187,6 +1188,51 @@ test('CreateCluster refused: the run fails naming the refusal, and nothing of th
   expect((await runInstancesOf('twin-dax-2')).map((i) => i.state)).not.toContain('running');
   const teardown = (await twin.getJson('runs/twin-dax-2/teardown.json')) as { deletedDaxClusters: string[] };
   expect(teardown.deletedDaxClusters).toEqual([]);
+});
+
+// ---- MemoryDB (memorydb targets): moto's MemoryDB behind test/support/memorydb-twin.ts, mapped by ./iam-memorydb.ts ----
+
+test("a MemoryDB run: login, cluster and its pieces made under ProvisionTarget's role, waited for, all removed by the abort rule's teardown", async () => {
+  const mark = twin.gateway.calls.length;
+  const name = memoryDbResourceName('twin-mdb-1', 'mdb');
+  const s = spec('twin-mdb', {
+    targets: [{ id: 'mdb', kind: 'memorydb', nodeType: 'db.t4g.small', shards: 1, replicasPerShard: 0 }],
+  });
+  // the loaders would talk to the cluster's endpoint, which exists only in moto: stopped once it is ready
+  const r = await runUntilLoad(mark, s, 'twin-mdb-1');
+  const arn = (type: string) => `arn:aws:memorydb:${REGION}:${ACCOUNT}:${type}/${name}`;
+  // CreateCluster is authorized on the ACL, subnet group and parameter group it names, the cluster's tags by TagResource
+  expect(byPrincipal(mark, 'memorydb:CreateCluster')).toEqual([
+    ['PipelineProvisionTargetFn', arn('acl'), 'Allowed'],
+    ['PipelineProvisionTargetFn', arn('subnetgroup'), 'Allowed'],
+    [
+      'PipelineProvisionTargetFn',
+      `arn:aws:memorydb:${REGION}:${ACCOUNT}:parametergroup/default.memorydb-valkey7`,
+      'Allowed',
+    ],
+  ]);
+  expect(byPrincipal(mark, 'memorydb:TagResource')).toEqual(
+    expect.arrayContaining([['PipelineProvisionTargetFn', arn('cluster'), 'Allowed']]),
+  );
+  expect(byPrincipal(mark, 'memorydb:CreateAcl')).toEqual([
+    ['PipelineProvisionTargetFn', arn('user'), 'Allowed'],
+  ]);
+  expect(new Set(byPrincipal(mark, 'memorydb:DescribeClusters').map((c) => c[0]))).toEqual(
+    new Set(['PipelineProvisionTargetFn', 'PipelineWaitReadyFn']),
+  );
+  expect(twin.memorydb!.acls.get(name)).toEqual([name]);
+  const out = await abortRuleTeardown<{
+    deletedMemoryDbClusters: string[];
+    deletedMemoryDbSecrets: string[];
+  }>(r, 'twin-mdb-1');
+  expectNoDenials(mark);
+  expect(out.deletedMemoryDbClusters).toEqual([name]);
+  expect(out.deletedMemoryDbSecrets).toEqual([memoryDbSecretName('twin-mdb-1', 'mdb')]);
+  expect(byPrincipal(mark, 'memorydb:DeleteCluster')).toEqual([
+    ['PipelineOnAbortFn', arn('cluster'), 'Allowed'],
+  ]);
+  expect(twin.memorydb!.acls.has(name)).toBe(false);
+  expect(await daxSecurityGroups(name)).toEqual([]);
 });
 
 // ---- ConfigureCell and StartCell on Keyspaces and DAX (issue 26, item 5) ----

@@ -12,6 +12,7 @@ import { ACCOUNT, REGION } from './template';
 import { mapKeyspaces } from './keyspaces-iam';
 import { mapDax, mapDaxEc2, type SecurityGroupTags } from './iam-dax';
 import type { ApiRequest, IamCheck, Mapped } from './iam-request';
+import { mapMemoryDb } from './iam-memorydb';
 
 export type { ApiRequest, IamCheck, Mapped };
 
@@ -84,6 +85,8 @@ export async function mapRequest(
   }
   const dax = mapDax(req);
   if (dax) return dax;
+  const memorydb = mapMemoryDb(req);
+  if (memorydb) return memorydb;
   const target = String(req.headers['x-amz-target'] ?? '');
   if (JSON_PREFIX[req.service] && target) {
     const op = target.split('.').pop()!;

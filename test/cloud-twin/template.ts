@@ -203,10 +203,13 @@ export class Resolver {
 /** Policies attached to a role (AWS::IAM::Policy with the role in Roles, and inline Policies). */
 export function rolePolicies(t: Template, roleLogicalId: string): { name: string; doc: unknown }[] {
   const out: { name: string; doc: unknown }[] = [];
-  for (const [id, r] of resourcesOfType(t, 'AWS::IAM::Policy')) {
-    const roles = (r.Properties?.Roles ?? []) as { Ref?: string }[];
-    if (roles.some((x) => x.Ref === roleLogicalId)) out.push({ name: id, doc: r.Properties!.PolicyDocument });
-  }
+  // inline policies, and the managed policies CDK attaches when a role's statements overflow the inline limit
+  for (const type of ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'])
+    for (const [id, r] of resourcesOfType(t, type)) {
+      const roles = (r.Properties?.Roles ?? []) as { Ref?: string }[];
+      if (roles.some((x) => x.Ref === roleLogicalId))
+        out.push({ name: id, doc: r.Properties!.PolicyDocument });
+    }
   const role = t.Resources[roleLogicalId];
   for (const p of (role?.Properties?.Policies ?? []) as { PolicyName: string; PolicyDocument: unknown }[])
     out.push({ name: p.PolicyName, doc: p.PolicyDocument });

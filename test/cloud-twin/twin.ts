@@ -52,6 +52,7 @@ import { onTheLoader } from './loader-shell';
 import { startMoto, type MotoServer } from '../support/moto';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
+import { startMemoryDbTwin, type MemoryDbTwin } from '../support/memorydb-twin';
 import { Gateway, type Principal } from './gateway';
 import { evaluate } from './iam';
 import { SsmTwin } from './ssm-twin';
@@ -119,6 +120,8 @@ export class CloudTwin {
   readonly cassandra: TwinCassandraNodes;
   /** Amazon Keyspaces' API (no emulator serves it): the gateway sends the `cassandra` service here. */
   keyspaces?: KeyspacesTwin;
+  /** MemoryDB's ACL calls moto lacks, in front of moto (test/support/memorydb-twin.ts). */
+  memorydb?: MemoryDbTwin;
   /** The template's security groups: what instances may connect to (./network.ts). */
   readonly network: TwinNetwork;
   /** Every connection an instance opened (or was refused), in order. */
@@ -338,6 +341,8 @@ export class CloudTwin {
       await twin.createResources();
       twin.keyspaces = await startKeyspacesTwin();
       twin.gateway.upstreams.set('cassandra', Number(new URL(twin.keyspaces.endpoint).port));
+      twin.memorydb = await startMemoryDbTwin(moto.endpoint);
+      twin.gateway.upstreams.set('memorydb', Number(new URL(twin.memorydb.endpoint).port));
       await twin.gateway.start();
     } catch (err) {
       await twin.stop();
@@ -975,6 +980,7 @@ export class CloudTwin {
     for (const w of this.workers.values()) w.child.kill('SIGKILL');
     await this.gateway.stop().catch(() => undefined);
     await this.keyspaces?.stop();
+    await this.memorydb?.stop();
     await this.dax.stop().catch(() => undefined);
     await this.moto.stop();
     await this.ddbLocal.stop();

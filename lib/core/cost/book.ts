@@ -161,6 +161,16 @@ const bookSchema = z.strictObject({
     .optional(),
   /** Amazon Keyspaces, single-region (lib/core/cost/keyspaces.ts): same five lines as a DynamoDB table class. */
   keyspaces: dynamoClassSchema.optional(),
+  /** Amazon MemoryDB per engine (lib/core/targets/memorydb/cost.ts): node-hours by node type, data written per GB. */
+  memorydb: z
+    .partialRecord(
+      z.enum(['valkey', 'redis']),
+      z.strictObject({
+        nodeHour: z.record(z.string().regex(/^db\./, 'a node type'), priceSchema),
+        dataWrittenGb: priceSchema,
+      }),
+    )
+    .optional(),
 });
 
 export type Price = z.infer<typeof priceSchema>;

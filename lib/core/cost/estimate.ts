@@ -11,6 +11,7 @@ import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { daxBilledNodeHours, daxNodeHourPrice } from './dax';
+import { memoryDbEstimate } from '../targets/memorydb/cost';
 import { externalCharges, totalOf } from './monthly';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
@@ -415,6 +416,7 @@ const TARGET_ESTIMATES: { [K in TargetKind]: EstimateOf<K> } = {
   'cassandra-ec2': nodesEstimate,
   keyspaces: keyspacesEstimate,
   external: externalEstimate,
+  memorydb: memoryDbEstimate,
 };
 
 function targetEstimate<K extends TargetKind>(t: TargetOf<K>, i: number, r: RunSpan): TargetEstimate {

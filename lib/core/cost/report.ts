@@ -26,6 +26,7 @@ import {
   keyspacesCostReport,
   keyspacesRowBytes,
 } from './keyspaces';
+import { MemoryDbCostTarget, memoryDbMonthly } from '../targets/memorydb/cost';
 
 // ---- the input -------------------------------------------------------------------------------
 
@@ -93,7 +94,13 @@ const keyspacesTarget = z.looseObject({
 });
 
 export const CostInputSchema = z.strictObject({
-  target: z.discriminatedUnion('kind', [dynamoTarget, scyllaTarget, externalTarget, keyspacesTarget]),
+  target: z.discriminatedUnion('kind', [
+    dynamoTarget,
+    scyllaTarget,
+    externalTarget,
+    keyspacesTarget,
+    MemoryDbCostTarget,
+  ]),
   throughput: z.strictObject({ readsPerSec: nonNeg.default(0), writesPerSec: nonNeg.default(0) }),
   /** DynamoDB item size in bytes; else computed from `dataset` as YCSB writes it. */
   itemBytes: z.number().int().positive().optional(),
@@ -152,11 +159,11 @@ export interface DynamoCostReport extends TableCost {
 }
 
 export interface ClusterCostReport {
-  kind: 'scylla-ec2' | 'cassandra-ec2' | 'external';
+  kind: 'scylla-ec2' | 'cassandra-ec2' | 'external' | 'memorydb';
   priceBook: string;
   priceBookDate: string;
   hoursPerMonth: number;
-  target: { id?: string; kind: 'scylla-ec2' | 'cassandra-ec2' | 'external' };
+  target: { id?: string; kind: 'scylla-ec2' | 'cassandra-ec2' | 'external' | 'memorydb' };
   throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
   pricing: Record<string, number | string>;
   monthly: { total: number } & Record<string, number>;
@@ -358,6 +365,10 @@ const REPORTS: { [K in CostTarget['kind']]: ReportOf<K> } = {
   'scylla-ec2': nodesReport,
   'cassandra-ec2': nodesReport,
   external: externalReport,
+  memorydb: (t, input, book) => {
+    const m = memoryDbMonthly(t, { writesPerSec: input.throughput.writesPerSec, ...input }, book);
+    return linesReport(t, input, book, m.lines, m.pricing);
+  },
 };
 
 /** Every run-spec target kind has a cost input, and no other kind: `never` unless the two lists agree. */

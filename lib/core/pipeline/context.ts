@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { InputError } from '../errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
-import { NotFoundError, type ObjectStore } from '../store';
+import type { ObjectStore } from '../store';
 import type { RunContext } from './run-context';
 
 export { runTags, type RunContext } from './run-context';
@@ -29,22 +29,21 @@ export interface PhaseJob {
   done: boolean;
 }
 
-export const runKey = (runId: string, ...rest: string[]): string => ['runs', runId, ...rest].join('/');
-export const specKey = (runId: string): string => runKey(runId, 'spec.json');
-export const planKey = (runId: string): string => runKey(runId, 'plan.json');
-/** One cell's full plan (its YCSB properties), beside the run index. */
-export const cellPlanKey = (runId: string, index: number): string =>
-  runKey(runId, 'plan', `cell-${index}.json`);
-export const contextKey = (runId: string): string => runKey(runId, 'context.json');
-export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
-export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
-export const summaryKey = (runId: string): string => runKey(runId, 'summary.json');
-/** The run's HTML report (written by the Report step, and by the local mode whatever the outcome). */
-export const reportKey = (runId: string): string => runKey(runId, 'report.html');
-export const cellKey = (runId: string, cellId: string, ...rest: string[]): string =>
-  runKey(runId, 'cells', cellId, ...rest);
-export const loadKey = (runId: string, target: string, ...rest: string[]): string =>
-  runKey(runId, 'load', target, ...rest);
+export {
+  runKey,
+  specKey,
+  planKey,
+  cellPlanKey,
+  contextKey,
+  teardownKey,
+  failureKey,
+  summaryKey,
+  reportKey,
+  cellKey,
+  loadKey,
+  readOptional,
+} from './keys';
+import { cellPlanKey, planKey, specKey } from './keys';
 
 /**
  * A run id from an execution name: lower-case letters, digits and '-', at most 40 characters, so it
@@ -106,14 +105,4 @@ export function checkRun(run: unknown, field = 'run'): RunContext {
   if (!Array.isArray(r.tables)) issues.push({ path: `${field}.tables`, message: 'missing' });
   if (issues.length) throw new InputError(issues);
   return r as RunContext;
-}
-
-/** A run record that may not exist yet (teardown.json, failure.json): its JSON, or null. */
-export async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
-  try {
-    return await store.getJson(key);
-  } catch (err) {
-    if (err instanceof NotFoundError) return null;
-    throw err;
-  }
 }

@@ -7,6 +7,7 @@ import { billedMonthly, loadPriceBook, monthlyCost, type PriceBook } from '../co
 import type { CellSummary, Plan } from '../plan';
 import type { CellCosts } from '../results/rows';
 import type { RunSpec } from '../spec';
+import { UnpricedError } from '../targets/memorydb/cost';
 
 /**
  * Reads and writes per second of a cell at `opsPerSec`: a read-modify-write is one read and one
@@ -29,18 +30,23 @@ export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
   return (cell: CellSummary, achievedOpsPerSec: number): CellCosts => {
     const target = spec.targets.find((t) => t.id === cell.target);
     if (!target || !Number.isFinite(achievedOpsPerSec)) return {};
-    const report = monthlyCost(
-      {
-        target,
-        throughput: cellReadWriteRates(cell, achievedOpsPerSec),
-        dataset: {
-          recordCount: spec.dataset.recordCount,
-          fieldCount: spec.dataset.fieldCount,
-          fieldLength: spec.dataset.fieldLength,
-        },
+    const input = {
+      target,
+      throughput: cellReadWriteRates(cell, achievedOpsPerSec),
+      dataset: {
+        recordCount: spec.dataset.recordCount,
+        fieldCount: spec.dataset.fieldCount,
+        fieldLength: spec.dataset.fieldLength,
       },
-      book,
-    );
+    };
+    let report: ReturnType<typeof monthlyCost>;
+    try {
+      report = monthlyCost(input, book);
+    } catch (err) {
+      // a target the book does not price (memorydb until its prices are in a book): no cost, rather than $0
+      if (err instanceof UnpricedError) return {};
+      throw err;
+    }
     const billed = billedMonthly(report);
     return {
       monthlyCostProvisionedUsd: billed.provisioned,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { CASSANDRA_VERSION } from '../cassandra-version';
 // the loader agent's rule for a property name in a job, the one rule for a binding's properties too
 import { PROPERTY_NAME } from '../contract/job';
+import { memoryDbTargetSchema } from '../targets/memorydb/spec';
 
 const id = z
   .string()
@@ -30,6 +31,9 @@ export const DEFAULT_EXPECTED_LATENCY_MS = {
   // Amazon Keyspaces: "single-digit millisecond read and write performance" (the developer guide,
   // https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html); 8 ms, upper single digits
   keyspaces: 8,
+  // Amazon MemoryDB: "microsecond read and single-digit millisecond write latencies"
+  // (https://docs.aws.amazon.com/memorydb/latest/devguide/servicename-feature-overview.html); 2 ms, over TLS
+  memorydb: 2,
 } as const;
 
 const targetCommon = {
@@ -310,6 +314,7 @@ export const Target = z.discriminatedUnion('kind', [
   CassandraEc2Target,
   ExternalTarget,
   KeyspacesTarget,
+  memoryDbTargetSchema(targetCommon),
 ]);
 
 export const HotspotDistribution = z.strictObject({

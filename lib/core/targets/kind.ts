@@ -102,9 +102,9 @@ export interface AccountNeed {
 
 /**
  * What the local mode starts for a target: database nodes on loopback (Alternator over DynamoDB Local, or Apache
- * Cassandra), a stand-in for Secrets Manager (the run's logins).
+ * Cassandra), a stand-in for Secrets Manager (the run's logins), MemoryDB clusters on redis-server.
  */
-export type LocalNeed = 'nodes' | 'cassandra' | 'secrets';
+export type LocalNeed = 'nodes' | 'cassandra' | 'secrets' | 'memorydb';
 
 /** The capacity model the local mode's emulator applies to a table (DynamoDB's limits, scaled). */
 export interface LocalCapacity {

@@ -15,6 +15,7 @@ import { SCYLLA_EC2 } from './scylla-ec2/kind';
 import { CASSANDRA_EC2 } from './cassandra-ec2/kind';
 import { EXTERNAL } from './external/kind';
 import { KEYSPACES_KIND } from './keyspaces/kind';
+import { MEMORYDB } from './memorydb/kind';
 
 type Registry = { [K in Target['kind']]: TargetKind<Extract<Target, { kind: K }>> };
 
@@ -24,6 +25,7 @@ export const TARGET_KINDS: Registry = {
   'cassandra-ec2': CASSANDRA_EC2,
   external: EXTERNAL,
   keyspaces: KEYSPACES_KIND,
+  memorydb: MEMORYDB,
 };
 
 /** A target's kind declaration. */

@@ -1,0 +1,164 @@
+/**
+ * What Amazon MemoryDB targets need in the account: the step functions' permissions to create, watch and delete
+ * the per-run clusters with their ACL, user, subnet group and security group (all named `fleetbench-<12 hex>`:
+ * lib/core/targets/memorydb/names.ts), and the environment the MemoryDB port is built from
+ * (lambdas/shared/env.ts). The loaders need nothing more: they reach the cluster on 6379 through the run's
+ * security group and read the run's login secret under `fleetbench/` (LoaderFleet); the login secrets' own
+ * permissions are DbNodes' (the same `fleetbench/*` secrets). docs/memorydb.md gives the sources of every grant.
+ */
+import { Stack } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { grant, type TargetFunctions } from './grants';
+import { TAG_RUN_ID } from '../core/ports';
+import { MEMORYDB_NAME_PREFIX } from '../core/targets/memorydb/names';
+import type { LoaderFleet } from './loader-fleet';
+
+export interface MemoryDbAccessProps {
+  readonly fleet: LoaderFleet;
+  readonly functions: TargetFunctions;
+}
+
+const runTagged = { Null: { [`aws:ResourceTag/${TAG_RUN_ID}`]: 'false' } };
+
+/** ARNs of the run's MemoryDB resources and of EC2 resources, in the stack's account and region. */
+function arns(stack: Stack) {
+  const arn = (resource: string, name: string) =>
+    stack.formatArn({ service: 'memorydb', resource, resourceName: name });
+  const run = `${MEMORYDB_NAME_PREFIX}*`;
+  return {
+    clusters: arn('cluster', run),
+    acls: arn('acl', run),
+    users: arn('user', run),
+    subnetGroups: arn('subnetgroup', run),
+    defaultParameterGroups: arn('parametergroup', 'default.*'),
+    ec2: (resource: string, name: string) =>
+      stack.formatArn({ service: 'ec2', resource, resourceName: name }),
+  };
+}
+
+export class MemoryDbAccess extends Construct {
+  constructor(scope: Construct, id: string, props: MemoryDbAccessProps) {
+    super(scope, id);
+    const { fleet, functions: f } = props;
+    const env: Record<string, string> = {
+      MEMORYDB_VPC_ID: fleet.vpc.vpcId,
+      MEMORYDB_SUBNET_IDS: fleet.subnetIds.join(','),
+      MEMORYDB_LOADER_SECURITY_GROUP_ID: fleet.securityGroup.securityGroupId,
+    };
+    for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
+    const a = arns(Stack.of(this));
+    this.grantCreation(f.provisionTarget, a, fleet);
+    this.grantReadAndRemoval(f, a);
+  }
+
+  /** ProvisionTarget: the pieces, the cluster over them, and the security group in the loaders' VPC. */
+  private grantCreation(
+    fn: TargetFunctions['provisionTarget'],
+    a: ReturnType<typeof arns>,
+    fleet: LoaderFleet,
+  ): void {
+    const { clusters, acls, users, subnetGroups, ec2 } = a;
+    // the pieces, then the cluster over them, each only with the run tag in the request and tagged at creation.
+    // CreateUser and CreateSubnetGroup have no resource type, CreateAcl is on the users it names, CreateCluster on
+    // the ACL, subnet group and parameter group it names (the engine's default group, AWS's name) and only with
+    // TLS on; TagResource on the new resources
+    const withRunTag = { Null: { [`aws:RequestTag/${TAG_RUN_ID}`]: 'false' } };
+    grant(
+      fn,
+      'CreateMemoryDbUsersAndSubnetGroups',
+      ['memorydb:CreateUser', 'memorydb:CreateSubnetGroup'],
+      ['*'],
+      withRunTag,
+    );
+    grant(fn, 'CreateMemoryDbAcl', ['memorydb:CreateAcl'], [users], withRunTag);
+    grant(
+      fn,
+      'CreateMemoryDbCluster',
+      ['memorydb:CreateCluster'],
+      [acls, subnetGroups, a.defaultParameterGroups],
+      {
+        ...withRunTag,
+        Bool: { 'memorydb:TLSEnabled': 'true' },
+      },
+    );
+    grant(
+      fn,
+      'TagMemoryDbOnCreate',
+      ['memorydb:TagResource'],
+      [clusters, acls, users, subnetGroups],
+      withRunTag,
+    );
+    // the first cluster of an account creates MemoryDB's service-linked role (it manages the nodes' interfaces)
+    grant(
+      fn,
+      'MemoryDbServiceLinkedRole',
+      ['iam:CreateServiceLinkedRole'],
+      [
+        `arn:${Stack.of(this).partition}:iam::${Stack.of(this).account}:role/aws-service-role/memorydb.amazonaws.com/AWSServiceRoleForMemoryDB`,
+      ],
+      { StringEquals: { 'iam:AWSServiceName': 'memorydb.amazonaws.com' } },
+    );
+    grant(
+      fn,
+      'DescribeMemoryDbNetwork',
+      ['ec2:DescribeSubnets', 'ec2:DescribeVpcs', 'ec2:DescribeSecurityGroups'],
+      ['*'],
+    );
+    // the security group: created in the loaders' VPC only, with the run tag, its rules only on run-tagged groups
+    grant(fn, 'CreateMemoryDbSecurityGroupInVpc', ['ec2:CreateSecurityGroup'], [ec2('vpc', fleet.vpc.vpcId)]);
+    grant(
+      fn,
+      'CreateRunTaggedMemoryDbSecurityGroup',
+      ['ec2:CreateSecurityGroup'],
+      [ec2('security-group', '*')],
+      {
+        Null: { [`aws:RequestTag/${TAG_RUN_ID}`]: 'false' },
+      },
+    );
+    grant(fn, 'TagMemoryDbSecurityGroupOnCreate', ['ec2:CreateTags'], [ec2('security-group', '*')], {
+      StringEquals: { 'ec2:CreateAction': 'CreateSecurityGroup' },
+    });
+    grant(
+      fn,
+      'MemoryDbSecurityGroupRules',
+      ['ec2:AuthorizeSecurityGroupIngress', 'ec2:RevokeSecurityGroupEgress'],
+      [ec2('security-group', '*')],
+      runTagged,
+    );
+  }
+
+  /** Every step that reads a cluster; Teardown, OnAbort, the janitor (and ProvisionTarget's rollback) delete. */
+  private grantReadAndRemoval(f: TargetFunctions, a: ReturnType<typeof arns>): void {
+    const { clusters, acls, users, subnetGroups, ec2 } = a;
+    // every step that reads a cluster's state by name
+    for (const fn of [f.provisionTarget, f.waitReady, f.startLoad, f.startCell])
+      grant(
+        fn,
+        'DescribeRunMemoryDbClusters',
+        ['memorydb:DescribeClusters', 'memorydb:ListTags'],
+        [clusters],
+      );
+    // listing the account's clusters (DescribeClusters without a name is on "*") to find a run's by tag
+    for (const fn of [f.teardown, f.onAbort, f.janitor]) {
+      grant(fn, 'ListMemoryDbClusters', ['memorydb:DescribeClusters'], ['*']);
+      grant(fn, 'ReadMemoryDbClusterTags', ['memorydb:ListTags'], [clusters]);
+      grant(fn, 'DescribeMemoryDbSecurityGroups', ['ec2:DescribeSecurityGroups'], ['*']);
+    }
+    // ProvisionTarget's rollback of a failed creation, Teardown, the abort rule and the janitor
+    for (const fn of [f.provisionTarget, f.teardown, f.onAbort, f.janitor]) {
+      grant(
+        fn,
+        'DeleteMemoryDbPieces',
+        ['memorydb:DeleteCluster', 'memorydb:DeleteAcl', 'memorydb:DeleteUser', 'memorydb:DeleteSubnetGroup'],
+        [clusters, acls, users, subnetGroups],
+      );
+      grant(
+        fn,
+        'DeleteRunMemoryDbSecurityGroup',
+        ['ec2:DeleteSecurityGroup'],
+        [ec2('security-group', '*')],
+        runTagged,
+      );
+    }
+  }
+}

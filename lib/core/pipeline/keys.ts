@@ -1,0 +1,29 @@
+/** The object-store layout of a run (keys under `runs/<runId>/`), and reading a record that may not exist yet. */
+import { NotFoundError, type ObjectStore } from '../store';
+
+export const runKey = (runId: string, ...rest: string[]): string => ['runs', runId, ...rest].join('/');
+export const specKey = (runId: string): string => runKey(runId, 'spec.json');
+export const planKey = (runId: string): string => runKey(runId, 'plan.json');
+/** One cell's full plan (its YCSB properties), beside the run index. */
+export const cellPlanKey = (runId: string, index: number): string =>
+  runKey(runId, 'plan', `cell-${index}.json`);
+export const contextKey = (runId: string): string => runKey(runId, 'context.json');
+export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
+export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
+export const summaryKey = (runId: string): string => runKey(runId, 'summary.json');
+/** The run's HTML report (written by the Report step, and by the local mode whatever the outcome). */
+export const reportKey = (runId: string): string => runKey(runId, 'report.html');
+export const cellKey = (runId: string, cellId: string, ...rest: string[]): string =>
+  runKey(runId, 'cells', cellId, ...rest);
+export const loadKey = (runId: string, target: string, ...rest: string[]): string =>
+  runKey(runId, 'load', target, ...rest);
+
+/** A run record that may not exist yet (teardown.json, failure.json): its JSON, or null. */
+export async function readOptional(store: ObjectStore, key: string): Promise<unknown> {
+  try {
+    return await store.getJson(key);
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+}

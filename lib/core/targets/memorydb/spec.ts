@@ -1,0 +1,63 @@
+/**
+ * The spec schema of a memorydb target (Amazon MemoryDB, a durable Redis-compatible database): the cluster's
+ * node type, shards, replicas per shard and engine. TLS is always on (the run's ACL user authenticates over it);
+ * the schema has no switch for it. The common target fields (id, expectedLatencyMs) come from the spec schema
+ * (lib/core/spec/schema.ts), which builds this schema from them: this module imports nothing of it at run time.
+ */
+import { z } from 'zod';
+
+/**
+ * The engines and versions MemoryDB offers (https://docs.aws.amazon.com/memorydb/latest/devguide/engine-versions.html,
+ * read 2026-11): Valkey 7.2 (7.2.6) and Redis OSS 7.1, 7.0 and 6.2. CreateCluster takes the major.minor version;
+ * the default is Valkey. (MemoryDB 7.3 is the Multi-Region engine, not a single-Region cluster's.)
+ */
+export const MEMORYDB_ENGINES = {
+  valkey: ['7.2'],
+  redis: ['7.1', '7.0', '6.2'],
+} as const;
+export const MEMORYDB_DEFAULT_ENGINE = { engine: 'valkey', version: '7.2' } as const;
+
+/** MemoryDB's node types are db.<family>.<size> (db.r7g.large, db.t4g.small, db.r6gd.xlarge). */
+export const MEMORYDB_NODE_TYPE = /^db\.[a-z][a-z0-9]*\.[a-z0-9]+$/;
+
+/**
+ * MemoryDB's limits per cluster: a shard is 1 to 6 nodes (a primary and up to 5 replicas), a cluster up to 500
+ * nodes (https://docs.aws.amazon.com/memorydb/latest/devguide/shards.html and .../components.html).
+ */
+export const MEMORYDB_MAX_SHARDS = 500;
+export const MEMORYDB_MAX_REPLICAS = 5;
+export const MEMORYDB_MAX_NODES_PER_CLUSTER = 500;
+/** The account's default quota of nodes per cluster, adjustable (https://docs.aws.amazon.com/memorydb/latest/devguide/quota-limits.html). */
+export const MEMORYDB_DEFAULT_NODES_QUOTA = 90;
+
+const engineSchema = z
+  .strictObject({
+    engine: z.enum(['valkey', 'redis']).default(MEMORYDB_DEFAULT_ENGINE.engine),
+    version: z.string().default(MEMORYDB_DEFAULT_ENGINE.version),
+  })
+  .superRefine((e, ctx) => {
+    const offered: readonly string[] = MEMORYDB_ENGINES[e.engine];
+    if (!offered.includes(e.version))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['version'],
+        message: `expected a ${e.engine} version MemoryDB offers (${offered.join(', ')}), found "${e.version}"`,
+      });
+  });
+
+/** The memorydb target's schema over the spec's common target fields. */
+export function memoryDbTargetSchema<C extends z.ZodRawShape>(common: C) {
+  return z.strictObject({
+    ...common,
+    kind: z.literal('memorydb'),
+    /** e.g. db.r7g.large (priced by the price book's `memorydb` entries). */
+    nodeType: z
+      .string()
+      .regex(MEMORYDB_NODE_TYPE, 'a MemoryDB node type such as db.r7g.large')
+      .default('db.r7g.large'),
+    shards: z.number().int().min(1).max(MEMORYDB_MAX_SHARDS).default(1),
+    /** Replicas per shard: 0 is a single node per shard (no failover); MemoryDB allows up to 5. */
+    replicasPerShard: z.number().int().min(0).max(MEMORYDB_MAX_REPLICAS).default(1),
+    engine: engineSchema.default(MEMORYDB_DEFAULT_ENGINE),
+  });
+}
