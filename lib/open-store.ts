@@ -3,8 +3,8 @@
  * on the local disk (lib/local/fs-store.ts). It sits above both adapter layers so that neither imports
  * the other (lib/aws never imports lib/local).
  */
-import type { ObjectStore } from './core/store';
-import { parseStoreUri } from './core/store';
+import type { ObjectStore } from './core/common/store';
+import { parseStoreUri } from './core/common/store';
 import { S3Store, type S3StoreOptions } from './aws/s3-store';
 import { FsStore } from './local/fs-store';
 

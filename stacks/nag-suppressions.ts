@@ -90,7 +90,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
     pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:dax:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):cache\/fb-\*\]$/,
     reason:
-      'DAX clusters are created per run and named fb-<8 hex> (lib/core/dax.ts daxResourceName); the grants (cluster actions for the steps, item actions for the loaders) are limited to that prefix.',
+      'DAX clusters are created per run and named fb-<8 hex> (lib/core/targets/dynamodb/dax.ts daxResourceName); the grants (cluster actions for the steps, item actions for the loaders) are limited to that prefix.',
   },
   {
     pattern:

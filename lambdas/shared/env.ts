@@ -15,7 +15,7 @@ import { SecretsManagerSecrets } from '../../lib/aws/secrets';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
 import { SsmClusterProbe } from '../../lib/aws/ssm-cluster-probe';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
-import { systemClock, type Ports } from '../../lib/core/ports';
+import { systemClock, type Ports } from '../../lib/core/common/ports';
 
 export function requireEnv(name: string): string {
   const v = process.env[name];
@@ -140,7 +140,7 @@ export function awsPorts(): Ports {
         return new MemoryDbClusterAdmin({}, {}, network);
       });
     },
-    // cassandra-ec2 logins (lib/core/cql-auth.ts): ProvisionTarget creates them, StartLoad/StartCell describe
+    // cassandra-ec2 logins (lib/core/targets/cassandra-ec2/cql-auth.ts): ProvisionTarget creates them, StartLoad/StartCell describe
     // them, Teardown (OnAbort, the janitor's second pass) deletes them; each role is granted only its calls
     get secrets() {
       return once('secrets', () => new SecretsManagerSecrets());

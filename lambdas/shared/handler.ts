@@ -4,7 +4,7 @@
  * `InputError`, ...).
  */
 import type { Context } from 'aws-lambda';
-import type { Ports } from '../../lib/core/ports';
+import type { Ports } from '../../lib/core/common/ports';
 import { awsPorts } from './env';
 import { logger, metrics } from './powertools';
 

@@ -11,7 +11,7 @@ import {
   GetServiceQuotaCommand,
   ServiceQuotasClient,
 } from '@aws-sdk/client-service-quotas';
-import type { AccountQuotas, DynamoDbLimits } from '../core/ports';
+import type { AccountQuotas, DynamoDbLimits } from '../core/common/ports';
 
 export interface AwsAccountQuotasConfig {
   region?: string;

@@ -12,7 +12,7 @@ import {
   type ColumnInfo,
   type Row,
 } from '@aws-sdk/client-athena';
-import { CloudError, type ResultsQuery } from '../core/ports';
+import { CloudError, type ResultsQuery } from '../core/common/ports';
 import { sqlLiteral } from '../core/results/run-summary';
 import { translate } from './errors';
 

@@ -4,7 +4,7 @@ import {
   PutMetricDataCommand,
   type CloudWatchClientConfig,
 } from '@aws-sdk/client-cloudwatch';
-import type { MetricDatum, MetricsSink } from '../core/ports';
+import type { MetricDatum, MetricsSink } from '../core/common/ports';
 import { translate } from './errors';
 
 export const METRICS_NAMESPACE = 'Fleetbench';

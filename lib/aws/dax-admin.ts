@@ -1,7 +1,7 @@
 /**
  * DaxAdmin on DAX and EC2 (SDK v3): per run, a security group admitting the loaders only (DAX ports 8111 and
  * 9111), a subnet group over the loaders' subnets, a parameter group with the spec's cache TTLs, and the cluster;
- * all four share one name (lib/core/dax.ts). Teardown deletes the cluster, then (once DAX has removed it) the
+ * all four share one name (lib/core/targets/dynamodb/dax.ts). Teardown deletes the cluster, then (once DAX has removed it) the
  * parameter group, subnet group and security group.
  */
 import {
@@ -28,7 +28,13 @@ import {
   RevokeSecurityGroupEgressCommand,
   type EC2ClientConfig,
 } from '@aws-sdk/client-ec2';
-import { DAX_NAME_PATTERN, DAX_PORTS, daxEndpointUrl, daxNameProblems, daxTtlParameters } from '../core/dax';
+import {
+  DAX_NAME_PATTERN,
+  DAX_PORTS,
+  daxEndpointUrl,
+  daxNameProblems,
+  daxTtlParameters,
+} from '../core/targets/dynamodb/dax';
 import {
   ConflictError,
   TAG_RUN_ID,
@@ -37,7 +43,7 @@ import {
   type DaxClusterState,
   type DaxNetwork,
   type Tags,
-} from '../core/ports';
+} from '../core/common/ports';
 import { errorName, translate } from './errors';
 import { ownedByRun } from '../core/pipeline/ownership';
 

@@ -11,7 +11,7 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClientConfig,
 } from '@aws-sdk/client-dynamodb';
-import type { TableAdmin, TableDefinition, TableState, Tags } from '../core/ports';
+import type { TableAdmin, TableDefinition, TableState, Tags } from '../core/common/ports';
 import { errorName, translate } from './errors';
 
 export class DynamoDbTableAdmin implements TableAdmin {

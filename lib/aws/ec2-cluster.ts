@@ -16,9 +16,9 @@ import {
   type RunInstancesCommandInput,
   type Instance,
 } from '@aws-sdk/client-ec2';
-import { CASSANDRA_ROOT_VOLUME_GB } from '../core/cassandra-node';
-import { DB_NODE_ROLES, amiQuery, pickImage, type ClusterNode } from '../core/cluster';
-import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/ports';
+import { CASSANDRA_ROOT_VOLUME_GB } from '../core/targets/cassandra-ec2/node';
+import { DB_NODE_ROLES, amiQuery, pickImage, type ClusterNode } from '../core/targets/nodes/cluster';
+import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/common/ports';
 import { isArmInstanceType } from './ec2-fleet';
 import { describeRunInstances, instanceTags, terminateInstances, terminateLaunched } from './ec2-instances';
 import { translate } from './errors';

@@ -6,7 +6,7 @@ import {
   type FleetAdmin,
   type LaunchRequest,
   type LoaderInstance,
-} from '../core/ports';
+} from '../core/common/ports';
 import { describeRunInstances, instanceTags, terminateInstances, terminateLaunched } from './ec2-instances';
 import { translate } from './errors';
 

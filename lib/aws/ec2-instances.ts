@@ -10,7 +10,7 @@ import {
   type Filter,
   type Instance,
 } from '@aws-sdk/client-ec2';
-import { TAG_ROLE, TAG_RUN_ID } from '../core/ports';
+import { TAG_ROLE, TAG_RUN_ID } from '../core/common/ports';
 import { ownedInstanceIds } from '../core/pipeline/ownership';
 import { errorName, translate } from './errors';
 

@@ -2,7 +2,7 @@
  * MetricsSink as CloudWatch Embedded Metric Format: one JSON line on stdout per put, which Lambda's
  * log pipeline turns into metrics (no API call, no extra dimension such as Powertools' `service`).
  */
-import type { MetricDatum, MetricsSink } from '../core/ports';
+import type { MetricDatum, MetricsSink } from '../core/common/ports';
 import { METRICS_NAMESPACE } from './cloudwatch-metrics';
 
 export class EmfMetricsSink implements MetricsSink {

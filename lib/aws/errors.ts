@@ -1,5 +1,5 @@
 /** Translates SDK v3 errors into the project's errors (ports.ts). */
-import { CapacityError, CloudError, ConflictError } from '../core/ports';
+import { CapacityError, CloudError, ConflictError } from '../core/common/ports';
 
 const CAPACITY = new Set([
   'InsufficientInstanceCapacity',

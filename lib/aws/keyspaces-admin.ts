@@ -22,7 +22,7 @@ import {
   keyspacesNameProblems,
   ycsbColumns,
   type KeyspacesCapacity,
-} from '../core/keyspaces';
+} from '../core/targets/keyspaces/keyspace';
 import {
   CloudError,
   ConflictError,
@@ -31,7 +31,7 @@ import {
   type KeyspacesTableRequest,
   type KeyspacesTableState,
   type Tags,
-} from '../core/ports';
+} from '../core/common/ports';
 import { errorName, translate } from './errors';
 
 export class KeyspacesApiAdmin implements KeyspacesAdmin {

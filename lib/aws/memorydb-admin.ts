@@ -30,7 +30,7 @@ import {
   RevokeSecurityGroupEgressCommand,
   type EC2ClientConfig,
 } from '@aws-sdk/client-ec2';
-import { ConflictError, TAG_RUN_ID, type Tags } from '../core/ports';
+import { ConflictError, TAG_RUN_ID, type Tags } from '../core/common/ports';
 import { MEMORYDB_NAME_PATTERN, MEMORYDB_PORT } from '../core/targets/memorydb/names';
 import type {
   MemoryDbAdmin,

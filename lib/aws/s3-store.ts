@@ -24,7 +24,7 @@ import {
   parseJsonObject,
   parseStoreUri,
   MAX_LINK_SECONDS,
-} from '../core/store';
+} from '../core/common/store';
 
 export interface S3StoreOptions {
   /** A ready client (shared across stores); otherwise one is made from `clientConfig`. */

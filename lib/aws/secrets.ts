@@ -11,7 +11,7 @@ import {
   SecretsManagerClient,
   type SecretsManagerClientConfig,
 } from '@aws-sdk/client-secrets-manager';
-import { ConflictError, type SecretAdmin, type Tags } from '../core/ports';
+import { ConflictError, type SecretAdmin, type Tags } from '../core/common/ports';
 import { errorName, translate } from './errors';
 
 export class SecretsManagerSecrets implements SecretAdmin {

@@ -13,7 +13,7 @@ import {
   type HistoryEvent,
   type SFNClientConfig,
 } from '@aws-sdk/client-sfn';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { runIdFromExecutionName } from '../core/pipeline/context';
 import type { ExecutionEvent, ExecutionInfo } from '../core/pipeline/follow';
 import { errorName, translate } from './errors';

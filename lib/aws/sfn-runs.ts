@@ -5,7 +5,7 @@ import {
   SFNClient,
   type SFNClientConfig,
 } from '@aws-sdk/client-sfn';
-import type { RunRegistry, RunningExecution } from '../core/ports';
+import type { RunRegistry, RunningExecution } from '../core/common/ports';
 import { translate } from './errors';
 
 /** The state machine ARN of an execution ARN (`arn:…:execution:<machine>:<name>`). */

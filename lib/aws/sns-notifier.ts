@@ -1,5 +1,5 @@
 /** Notifier on SNS. */
-import type { Notifier } from '../core/ports';
+import type { Notifier } from '../core/common/ports';
 import { translate } from './errors';
 
 /** The SNS client is loaded lazily so modules that do not notify do not bundle it. */

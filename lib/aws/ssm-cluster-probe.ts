@@ -2,7 +2,7 @@
  * ClusterProbe on AWS: the nodes admit the loaders only, so the checks and the schema creation run
  * on one of the run's online loaders through the stack's probe document (SSM Run Command: a fixed script,
  * the action and values as parameters; lib/constructs/loader-fleet.ts), and this adapter waits (briefly)
- * for the output. Script and parameters: lib/core/cluster.ts.
+ * for the output. Script and parameters: lib/core/targets/nodes/cluster.ts.
  */
 import {
   GetCommandInvocationCommand,
@@ -17,8 +17,8 @@ import {
   schemaScript,
   type ProbeAction,
   type SchemaRequest,
-} from '../core/cluster';
-import type { ClusterProbe, CommandRunner, EndpointHealth, FleetAdmin } from '../core/ports';
+} from '../core/targets/nodes/cluster';
+import type { ClusterProbe, CommandRunner, EndpointHealth, FleetAdmin } from '../core/common/ports';
 import { errorName, translate } from './errors';
 
 export interface SsmClusterProbeOptions {

@@ -7,7 +7,7 @@ import {
   SendCommandCommand,
   type SSMClientConfig,
 } from '@aws-sdk/client-ssm';
-import type { CommandRunner, Invocation, InvocationStatus, SendRequest } from '../core/ports';
+import type { CommandRunner, Invocation, InvocationStatus, SendRequest } from '../core/common/ports';
 import { translate } from './errors';
 
 const STATUSES: Record<string, InvocationStatus> = {

@@ -4,7 +4,7 @@ import {
   DescribeStacksCommand,
   type CloudFormationClientConfig,
 } from '@aws-sdk/client-cloudformation';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { translate } from './errors';
 
 /** The outputs FleetbenchStack declares (stacks/fleetbench-stack.ts). */

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { CASSANDRA_VERSION, cassandraAssetName } from '../core/cassandra-node';
+import { CASSANDRA_VERSION, cassandraAssetName } from '../core/targets/cassandra-ec2/node';
 import { LoaderBuildError, repoRoot, runMaven, type MavenOptions } from './maven';
 
 export function cassandraAssetPath(root: string = repoRoot(), version: string = CASSANDRA_VERSION): string {

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Help } from 'commander';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { awsProblem } from './aws-problem';
 
 /** Exit codes: 0 success, 2 invalid input, 1 internal error (3: `compare --fail-on` threshold broken). */

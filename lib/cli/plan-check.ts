@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { estimateRunUsd, plan } from '../core/pipeline';
-import { systemClock } from '../core/ports';
+import { systemClock } from '../core/common/ports';
 import { FsStore } from '../local/fs-store';
 
 export async function checkAsPlanWould(

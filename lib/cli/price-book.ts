@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { isPriceBookFile, loadPriceBook, parsePriceBookText, type PriceBook } from '../core/cost/book';
 import { PRICES_PREFIX, chooseBook } from '../core/cost/book-choice';
 

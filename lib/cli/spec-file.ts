@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { parseSpecText, validateSpec, type Validated } from '../core/spec';
 
 /** Reads and validates a run spec file; every problem becomes an InputError. */

@@ -6,7 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { grant } from './grants';
-import { TAG_ROLE, TAG_RUN_ID } from '../core/ports';
+import { TAG_ROLE, TAG_RUN_ID } from '../core/common/ports';
 import { STEP_ENTRIES, TASK_STATES, type StepName, type TaskStateName } from '../core/pipeline/states';
 import { BenchmarkFunction } from './benchmark-function';
 import type { LoaderFleet } from './loader-fleet';

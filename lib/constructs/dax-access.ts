@@ -1,7 +1,7 @@
 /**
  * What DAX clusters (dynamodb targets with `dax`) need in the account: the DAX service role (assumed by
  * dax.amazonaws.com, the table actions DAX forwards on fleetbench-* tables), the step functions' permissions to
- * create, watch and delete the per-run clusters and their groups (cluster names `fb-<8 hex>`: lib/core/dax.ts),
+ * create, watch and delete the per-run clusters and their groups (cluster names `fb-<8 hex>`: lib/core/targets/dynamodb/dax.ts),
  * the loaders' data-plane actions on those clusters, and the environment the DAX port is built from
  * (lambdas/shared/env.ts). The per-run security group (the loaders only, 8111/9111) is created by the run
  * (lib/aws/dax-admin.ts); the loaders' own group allows all outbound already.
@@ -12,8 +12,8 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
-import { TABLE_PREFIX, TAG_RUN_ID } from '../core/ports';
-import { DAX_NAME_PREFIX } from '../core/dax';
+import { TABLE_PREFIX, TAG_RUN_ID } from '../core/common/ports';
+import { DAX_NAME_PREFIX } from '../core/targets/dynamodb/dax';
 import type { LoaderFleet } from './loader-fleet';
 
 /** Table actions DAX performs on the loaders' behalf (docs/dax-keyspaces.md, "The DAX service role"). */

@@ -15,8 +15,8 @@ import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
-import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/cluster';
-import { TAG_ROLE, TAG_RUN_ID } from '../core/ports';
+import { DB_NODE_ROLES, NODE_CLIENT_PORTS } from '../core/targets/nodes/cluster';
+import { TAG_ROLE, TAG_RUN_ID } from '../core/common/ports';
 import { SCYLLA_ROOT_VOLUME_GB } from '../core/spec';
 import type { LoaderFleet } from './loader-fleet';
 import { cassandraAssetPath } from '../build/cassandra-asset';
@@ -214,7 +214,7 @@ function grantNodeLifecycle(
 /** cassandra-ec2 logins: the steps' rights over the run's login secrets. */
 function grantRunLogins(stack: Stack, f: TargetFunctions): void {
   const add = grant;
-  // cassandra-ec2 logins (lib/core/cql-auth.ts): one secret per run and target, fleetbench/<run>/<target>-cql
+  // cassandra-ec2 logins (lib/core/targets/cassandra-ec2/cql-auth.ts): one secret per run and target, fleetbench/<run>/<target>-cql
   // (under the prefix the loader role reads). ProvisionTarget creates it only with the run tag in the request
   // (CreateSecret with tags needs TagResource too) and describes it to adopt it on a retry; StartLoad and
   // StartCell describe it (its ARN goes into the jobs); Teardown, the abort rule and the janitor's second pass
@@ -240,7 +240,7 @@ function grantRunLogins(stack: Stack, f: TargetFunctions): void {
     add(fn, 'DescribeRunLogins', ['secretsmanager:DescribeSecret'], loginSecrets);
   for (const fn of [f.teardown, f.onAbort, f.janitor])
     add(fn, 'DeleteRunLogins', ['secretsmanager:DeleteSecret'], loginSecrets, runTagged('aws:ResourceTag'));
-  // the janitor sweeps expired logins (lib/core/pipeline/login-secrets.ts): ListSecrets accepts only "*"
+  // the janitor sweeps expired logins (lib/core/targets/cassandra-ec2/login-sweep.ts): ListSecrets accepts only "*"
   add(f.janitor, 'ListRunLogins', ['secretsmanager:ListSecrets'], ['*']);
 }
 

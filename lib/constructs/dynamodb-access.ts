@@ -1,7 +1,7 @@
 /**
  * What DynamoDB tables (dynamodb targets) need in the account: IAM only. The pipeline steps that create, size,
  * wait for and delete a run's tables get the DynamoDB control-plane actions on `fleetbench-*` tables (the names
- * lib/core/ports.ts's TABLE_PREFIX starts), DescribeTable on any table (an `existingTable` is read, never
+ * lib/core/common/ports.ts's TABLE_PREFIX starts), DescribeTable on any table (an `existingTable` is read, never
  * changed) and ListTables (no resource type). The loaders' data-plane actions are the loader role's
  * (LoaderFleet); the janitor's are the janitor's; docs/iam.md has the whole picture.
  */
@@ -9,7 +9,7 @@ import { Stack } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
-import { TABLE_PREFIX } from '../core/ports';
+import { TABLE_PREFIX } from '../core/common/ports';
 
 export interface DynamoDbAccessProps {
   /** The step functions that create, wait for and delete tables. */

@@ -7,7 +7,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { grant } from './grants';
-import { TABLE_PREFIX, TAG_ROLE } from '../core/ports';
+import { TABLE_PREFIX, TAG_ROLE } from '../core/common/ports';
 import { BenchmarkFunction } from './benchmark-function';
 
 export interface JanitorProps {

@@ -2,7 +2,7 @@
  * What Amazon Keyspaces targets need in the account: IAM only (Keyspaces is serverless; the loaders reach
  * cassandra.<region>.amazonaws.com:9142 over TLS with SigV4). The pipeline steps that create, wait for and
  * delete a run's keyspace get the Keyspaces control-plane actions on `fb_*` keyspaces (the names
- * lib/core/keyspaces.ts gives: `fb_<run>_<target>_<hash>`), and `KEYSPACES_ADMIN=true`, which makes
+ * lib/core/targets/keyspaces/keyspace.ts gives: `fb_<run>_<target>_<hash>`), and `KEYSPACES_ADMIN=true`, which makes
  * lambdas/shared/env.ts build the Keyspaces port for them. The loader role may read and write the tables of
  * `fb_*` keyspaces and read the system tables the Cassandra driver reads on connect.
  *
@@ -14,8 +14,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
-import { TAG_RUN_ID } from '../core/ports';
-import { KEYSPACE_PREFIX } from '../core/keyspaces';
+import { TAG_RUN_ID } from '../core/common/ports';
+import { KEYSPACE_PREFIX } from '../core/targets/keyspaces/keyspace';
 
 export interface KeyspacesAccessProps {
   /** The loaders' role (LoaderFleet): CQL reads and writes on runs' keyspaces. */

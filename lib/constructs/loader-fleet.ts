@@ -8,13 +8,13 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { TABLE_PREFIX } from '../core/ports';
+import { TABLE_PREFIX } from '../core/common/ports';
 import {
   CREDENTIALS_SECRET_PREFIX,
   PROBE_ACTIONS,
   PROBE_PARAMETERS,
   probeDocumentScript,
-} from '../core/cluster';
+} from '../core/targets/nodes/cluster';
 import { PROJECT_ROOT } from './benchmark-function';
 
 /**

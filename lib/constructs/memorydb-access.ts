@@ -9,7 +9,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
-import { TAG_RUN_ID } from '../core/ports';
+import { TAG_RUN_ID } from '../core/common/ports';
 import { MEMORYDB_NAME_PREFIX } from '../core/targets/memorydb/names';
 import type { LoaderFleet } from './loader-fleet';
 

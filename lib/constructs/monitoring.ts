@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { TABLE_PREFIX } from '../core/ports';
+import { TABLE_PREFIX } from '../core/common/ports';
 
 /** The per-cell metrics (namespace Fleetbench, dimensions Target, Distribution, ReadRatio). */
 export const CELL_METRICS = [

@@ -1,6 +1,6 @@
 /**
  * What the Plan step needs to check a run against the account before anything is provisioned
- * (lib/core/preflight.ts): read access to Service Quotas, DynamoDB's limits and the region's AZs, and
+ * (lib/core/pipeline/preflight.ts): read access to Service Quotas, DynamoDB's limits and the region's AZs, and
  * how many AZs the stack's subnets span.
  */
 import * as iam from 'aws-cdk-lib/aws-iam';

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { InputError, type Issue } from '../core/errors';
+import { InputError, type Issue } from '../core/common/errors';
 import { parseSpecText, validateSpec, type RunSpec } from '../core/spec';
 
 export interface ScheduledSpec {

@@ -3,7 +3,7 @@
  * object-store reader the AggregateCell step uses on S3 (lib/core/results/input.ts).
  */
 import { promises as fs } from 'node:fs';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { readCell, type CellInput } from '../core/results/input';
 import { FsStore } from './fs-store';
 

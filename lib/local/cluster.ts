@@ -16,11 +16,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { withParameters } from '../core/cassandra-node';
-import { TAG_NODE_INDEX, TAG_TARGET, healthScript, parseHealth } from '../core/cluster';
-import { RELEASE_VERSION_QUERY } from '../core/cql-wire';
+import { withParameters } from '../core/targets/cassandra-ec2/node';
+import { TAG_NODE_INDEX, TAG_TARGET, healthScript, parseHealth } from '../core/targets/nodes/cluster';
+import { RELEASE_VERSION_QUERY } from '../core/targets/nodes/cql-wire';
 import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
-import { TAG_RUN_ID } from '../core/ports';
+import { TAG_RUN_ID } from '../core/common/ports';
 import {
   CapacityError,
   ConflictError,
@@ -30,10 +30,10 @@ import {
   type EndpointHealth,
   type NodeLaunchRequest,
   type SchemaRequest,
-} from '../core/ports';
+} from '../core/common/ports';
 import { CqlLoginError, cqlQuery } from './cql-client';
 import { secureCqlCluster } from './cql-login';
-import type { CqlLogin } from '../core/cql-auth';
+import type { CqlLogin } from '../core/targets/cassandra-ec2/cql-auth';
 import { DYNAMODB_LOCAL_CREDENTIALS, freeLoopbackPort } from './dynamodb-local';
 
 export const NODE_MAIN = path.join(__dirname, 'scylla-node.ts');

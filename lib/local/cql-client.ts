@@ -1,5 +1,5 @@
 /**
- * One CQL question over a socket (lib/core/cql-wire.ts frames): connect, STARTUP, QUERY, read the answer,
+ * One CQL question over a socket (lib/core/targets/nodes/cql-wire.ts frames): connect, STARTUP, QUERY, read the answer,
  * close (logging in first when the node asks, PasswordAuthenticator). The local mode's readiness probe and schema creation for cassandra-ec2 nodes; no driver.
  */
 import { connect } from 'node:net';
@@ -12,7 +12,7 @@ import {
   startupFrame,
   type ConsistencyName,
   type CqlResponse,
-} from '../core/cql-wire';
+} from '../core/targets/nodes/cql-wire';
 
 /** A node that asks for credentials refused the connection's (or none were given). */
 export class CqlLoginError extends Error {}

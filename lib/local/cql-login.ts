@@ -1,9 +1,13 @@
 /**
  * A run's login on Cassandra nodes with PasswordAuthenticator, over the local CQL client: the schema
- * step's first half (lib/core/cql-auth.ts), for the local mode and the tests on real nodes.
+ * step's first half (lib/core/targets/cassandra-ec2/cql-auth.ts), for the local mode and the tests on real nodes.
  */
-import { DEFAULT_SUPERUSER } from '../core/cql-wire';
-import { createRoleStatements, lockDefaultStatements, type CqlLogin } from '../core/cql-auth';
+import { DEFAULT_SUPERUSER } from '../core/targets/nodes/cql-wire';
+import {
+  createRoleStatements,
+  lockDefaultStatements,
+  type CqlLogin,
+} from '../core/targets/cassandra-ec2/cql-auth';
 import { CqlLoginError, cqlQuery } from './cql-client';
 
 type Endpoint = { host: string; port: number };

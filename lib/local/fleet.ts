@@ -18,7 +18,7 @@ import {
   type LaunchRequest,
   type LoaderInstance,
   type SendRequest,
-} from '../core/ports';
+} from '../core/common/ports';
 
 export const AGENT_MAIN = path.join(__dirname, '..', '..', 'loader', 'agent', 'src', 'main.ts');
 

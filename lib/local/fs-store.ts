@@ -14,7 +14,7 @@ import {
   joinKey,
   parseJsonObject,
   parseStoreUri,
-} from '../core/store';
+} from '../core/common/store';
 
 export class FsStore implements ObjectStore {
   readonly uri: string;

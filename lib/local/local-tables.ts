@@ -6,7 +6,7 @@
  * has no tags here: Teardown keeps it.
  */
 import { DynamoDbTableAdmin } from '../aws/dynamodb-tables';
-import type { TableDefinition, Tags } from '../core/ports';
+import type { TableDefinition, Tags } from '../core/common/ports';
 
 export class LocalTableAdmin extends DynamoDbTableAdmin {
   private readonly tags = new Map<string, Tags>();

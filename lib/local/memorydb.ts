@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConflictError, TAG_RUN_ID, type Tags } from '../core/ports';
+import { ConflictError, TAG_RUN_ID, type Tags } from '../core/common/ports';
 import type {
   MemoryDbAdmin,
   MemoryDbClusterRequest,

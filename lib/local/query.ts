@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, type DuckDBResultReader } from '@duckdb/node-api';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { DUCKDB_TYPES, TABLES, duckdbViewSql, type TableDef } from '../core/results/schema';
 
 function hasRows(dir: string): boolean {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError, type Issue } from '../core/errors';
+import { InputError, type Issue } from '../core/common/errors';
 import { externalTls } from '../core/plan/targets';
 import type { ExternalTarget, RunSpec } from '../core/spec/schema';
 

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { writeReport } from '../core/report/data';
-import type { ObjectStore } from '../core/store';
+import type { ObjectStore } from '../core/common/store';
 
 export { buildReportData, historyOf, reportCellOf, seriesOf } from '../core/report/data';
 

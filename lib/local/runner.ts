@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LocalTableAdmin } from './local-tables';
-import { InputError } from '../core/errors';
+import { InputError } from '../core/common/errors';
 import { kindOf, localIssues, localNeeds } from '../core/targets/registry';
 import {
   NON_FATAL_STATES,
@@ -18,7 +18,7 @@ import {
   teardown,
   type TaskStateName,
 } from '../core/pipeline';
-import { StepFailedError, systemClock, type Ports } from '../core/ports';
+import { StepFailedError, systemClock, type Ports } from '../core/common/ports';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
 import { localDefinition, taskStates } from './definition';

@@ -1,12 +1,12 @@
 /**
- * The run's secrets on this machine (cassandra-ec2 logins, lib/core/cql-auth.ts): the SecretAdmin port in
+ * The run's secrets on this machine (cassandra-ec2 logins, lib/core/targets/cassandra-ec2/cql-auth.ts): the SecretAdmin port in
  * memory, and Secrets Manager's GetSecretValue on a loopback port for the loader agents, which reach it as
  * they reach Secrets Manager (`FLEETBENCH_SECRETS_ENDPOINT`, the AWS SDK's JSON 1.1 protocol). The values
  * live only in this process and are gone when the run ends.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConflictError, type SecretAdmin, type Tags } from '../core/ports';
+import { ConflictError, type SecretAdmin, type Tags } from '../core/common/ports';
 
 interface Stored {
   arn: string;

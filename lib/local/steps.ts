@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { STEPS, plan, report, type PlanInput, type StepName } from '../core/pipeline';
-import type { Ports } from '../core/ports';
+import type { Ports } from '../core/common/ports';
 
 type Step = (event: never, p: Ports) => Promise<unknown>;
 

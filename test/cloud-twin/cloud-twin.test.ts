@@ -23,19 +23,23 @@ import {
   DescribeSecretCommand,
   GetSecretValueCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/ports';
+import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/common/ports';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { cassandraBootstrapScript, ec2NodeParams, scriptVariable } from '../../lib/core/cassandra-node';
-import { TAG_NODE_INDEX, parseHealth } from '../../lib/core/cluster';
+import {
+  cassandraBootstrapScript,
+  ec2NodeParams,
+  scriptVariable,
+} from '../../lib/core/targets/cassandra-ec2/node';
+import { TAG_NODE_INDEX, parseHealth } from '../../lib/core/targets/nodes/cluster';
 import { validateSpec } from '../../lib/core/spec';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';
 import { cassandraAssetPath } from '../../lib/build/cassandra-asset';
 import { cqlQuery } from '../../lib/local/cql-client';
 import { S3Store } from '../../lib/aws/s3-store';
 import { CloudTwin, accessKeyOf } from './twin';
-import { daxResourceName } from '../../lib/core/dax';
+import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import { memoryDbResourceName, memoryDbSecretName } from '../../lib/core/targets/memorydb/names';
-import { keyspaceName } from '../../lib/core/keyspaces';
+import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
 import { evaluate } from './iam';
 import { launchTemplateRole, resourcesOfType, rolePolicies } from './template';
 import { ACCOUNT, REGION } from './template';
@@ -521,7 +525,7 @@ test("the janitor (its rule's target) removes expired loaders, tables and login 
   const newLoader = await launch('twin-new', now + 3600);
   await table('fleetbench-twin-old', 'twin-old', now - 3600);
   await table('fleetbench-twin-new', 'twin-new', now + 3600);
-  // cassandra-ec2 logins (lib/core/cql-auth.ts): listed with ListSecrets, deleted under the template's grants
+  // cassandra-ec2 logins (lib/core/targets/cassandra-ec2/cql-auth.ts): listed with ListSecrets, deleted under the template's grants
   const login = async (runId: string, expiresAt: number) => {
     const Name = `fleetbench/${runId}/cass-cql`;
     await twin.clients.secrets.send(

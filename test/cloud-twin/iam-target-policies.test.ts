@@ -1,7 +1,7 @@
 /**
  * Every call the DAX and Keyspaces steps make, evaluated against the policies DaxAccess and KeyspacesAccess
- * synthesize (a small stack, resolved as CloudFormation would): the steps' own functions (provisionDax, daxProblems,
- * daxEndpoints, teardownDax, janitorDax and their Keyspaces counterparts) drive the real adapters against moto
+ * synthesize (a small stack, resolved as CloudFormation would): the steps' own functions (provisionDax, daxClustersNotReady,
+ * daxEndpoints, removeRunDax, sweepExpiredDax and their Keyspaces counterparts) drive the real adapters against moto
  * (DAX clusters, EC2 security groups; test/support/dax-twin.ts for the DAX groups moto lacks) and
  * test/support/keyspaces-twin.ts; each request is recorded as the SDK built it, mapped to IAM's checks by ./iam.ts
  * (whose DAX and Keyspaces tables cite the Service Authorization Reference and the API references) and evaluated
@@ -25,24 +25,24 @@ import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { DaxAccess } from '../../lib/constructs/dax-access';
 import { KeyspacesAccess } from '../../lib/constructs/keyspaces-access';
 import { LoaderFleet } from '../../lib/constructs/loader-fleet';
-import { daxResourceName } from '../../lib/core/dax';
-import { keyspaceName } from '../../lib/core/keyspaces';
+import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
+import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
 import {
   daxEndpoints,
-  daxProblems,
-  janitorDax,
+  daxClustersNotReady,
+  sweepExpiredDax,
   provisionDax,
-  teardownDax,
-} from '../../lib/core/pipeline/dax';
+  removeRunDax,
+} from '../../lib/core/targets/dynamodb/dax-lifecycle';
 import {
   configureKeyspacesCapacity,
-  deleteExpiredKeyspaces,
-  deleteRunKeyspaces,
-  keyspacesNotActive,
+  sweepExpiredKeyspaces,
+  removeRunKeyspaces,
+  keyspacesNotReady,
   provisionKeyspace,
-} from '../../lib/core/pipeline/keyspaces';
+} from '../../lib/core/targets/keyspaces/lifecycle';
 import type { RunContext } from '../../lib/core/pipeline';
-import { TAG_RUN_ID } from '../../lib/core/ports';
+import { TAG_RUN_ID } from '../../lib/core/common/ports';
 import { validateSpec } from '../../lib/core/spec';
 import type { DynamoDbTarget, KeyspacesTarget } from '../../lib/core/spec/schema';
 import { standInLoaderAssets } from '../support/loader-assets';
@@ -343,7 +343,7 @@ describe('DAX: the steps against the synthesized grants', () => {
     let problems = ['?'];
     const waits: ApiRequest[] = [];
     for (let i = 0; i < 10 && problems.length; i++)
-      waits.push(...(await callsOf(async () => (problems = await daxProblems(run, admin)))));
+      waits.push(...(await callsOf(async () => (problems = await daxClustersNotReady(run, admin)))));
     expect(problems).toEqual([]);
     expect(denied(await decide('waitReady', waits))).toEqual([]);
     for (const [step, phase] of [
@@ -365,7 +365,7 @@ describe('DAX: the steps against the synthesized grants', () => {
   });
 
   it('Teardown, the abort rule and the janitor: every call allowed; deleting another cluster is not', async () => {
-    const down = await callsOf(() => teardownDax(runId, run, admin));
+    const down = await callsOf(() => removeRunDax(runId, run, admin));
     const ops = new Set((await Promise.all(down.map((c) => mapRequest(c, lookups)))).map((m) => m.operation));
     // the groups go in the same pass when DAX has already removed the cluster (moto may have)
     expect([...ops]).toEqual(
@@ -386,7 +386,7 @@ describe('DAX: the steps against the synthesized grants', () => {
       ]);
     // once DAX has removed the cluster, its groups go (in that pass, or the janitor's)
     for (let i = 0; i < 10 && (await admin.describeCluster(name)).status !== 'MISSING'; i++);
-    const sweep = await callsOf(() => janitorDax(admin, () => true));
+    const sweep = await callsOf(() => sweepExpiredDax(admin, () => true));
     groups.push(...daxGroupCalls(sweep));
     expect(new Set(groups)).toEqual(
       new Set(['AmazonDAXV3.DeleteSubnetGroup', 'AmazonDAXV3.DeleteParameterGroup', 'DeleteSecurityGroup']),
@@ -437,10 +437,10 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
         // CreateKeyspace is asynchronous: GetKeyspace until it is there (the twin: 2 polls), its tags, then the table
         ['CreateKeyspace', 'GetKeyspace', 'GetKeyspace', 'GetKeyspace', 'ListTagsForResource', 'CreateTable'],
       ],
-      ['waitReady', await callsOf(() => keyspacesNotActive(run, admin)), ['GetTable']],
+      ['waitReady', await callsOf(() => keyspacesNotReady(run, admin)), ['GetTable']],
       [
         'teardown',
-        await callsOf(() => deleteRunKeyspaces(runId, { ...run, keyspaces: [] }, admin)),
+        await callsOf(() => removeRunKeyspaces(runId, { ...run, keyspaces: [] }, admin)),
         // found by the run tag, its own tag read again right before the delete
         ['ListKeyspaces', 'ListTagsForResource', 'GetKeyspace', 'ListTagsForResource', 'DeleteKeyspace'],
       ],
@@ -461,7 +461,7 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
     ]);
     byStep.push([
       'janitor',
-      await callsOf(() => deleteExpiredKeyspaces(admin, () => true)),
+      await callsOf(() => sweepExpiredKeyspaces(admin, () => true)),
       ['ListKeyspaces', 'ListTagsForResource', 'DeleteKeyspace'],
     ]);
     for (const [step, calls, ops] of byStep) {

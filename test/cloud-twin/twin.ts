@@ -43,8 +43,8 @@ import {
 import { NODE_MAIN } from '../../lib/local/cluster';
 import { ensureLoaderBuilt } from '../../lib/build/maven';
 import { buildAgent } from '../../loader/agent/build';
-import { DB_NODE_ROLES, NODE_ROLES } from '../../lib/core/cluster';
-import { TAG_ROLE } from '../../lib/core/ports';
+import { DB_NODE_ROLES, NODE_ROLES } from '../../lib/core/targets/nodes/cluster';
+import { TAG_ROLE } from '../../lib/core/common/ports';
 import { ensureCassandraAsset, localJava } from '../../lib/build/cassandra-asset';
 import { TwinCassandraNodes, type TwinNode } from './cassandra-nodes';
 import { freePort } from '../support/ports';
@@ -57,7 +57,7 @@ import { Gateway, type Principal } from './gateway';
 import { evaluate } from './iam';
 import { SsmTwin } from './ssm-twin';
 import { TwinNetwork, describe as describeDestination, type Destination } from './network';
-import { scriptVariable } from '../../lib/core/cassandra-node';
+import { scriptVariable } from '../../lib/core/targets/cassandra-ec2/node';
 import {
   ACCOUNT,
   REGION,

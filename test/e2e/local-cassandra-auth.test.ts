@@ -1,9 +1,9 @@
 /**
  * A run's login on a real Apache Cassandra 5.0.6 node with PasswordAuthenticator (issue 26, item 9), the
- * node started by the cassandra-ec2 bootstrap script (lib/core/cassandra-node.ts) on loopback by the local
+ * node started by the cassandra-ec2 bootstrap script (lib/core/targets/cassandra-ec2/node.ts) on loopback by the local
  * cluster, launched as ProvisionTarget launches the nodes of a run that made a login (PasswordAuthenticator):
  * a connection without credentials is refused; the WaitReady probe
- * reads the version with the default superuser; the run's role replaces it (lib/core/cql-auth.ts), after
+ * reads the version with the default superuser; the run's role replaces it (lib/core/targets/cassandra-ec2/cql-auth.ts), after
  * which the default login is refused, the probe still says "up", and the run's role creates the schema.
  * ~60 s on 2 shared cores (one JVM of 512 MB heap).
  */
@@ -13,10 +13,10 @@ import { ensureCassandraAsset, localJava } from '../../lib/build/cassandra-asset
 import { LocalCluster } from '../../lib/local/cluster';
 import { CqlLoginError, cqlQuery } from '../../lib/local/cql-client';
 import { secureCqlCluster } from '../../lib/local/cql-login';
-import { cqlSchemaStatements, healthScript, parseHealth } from '../../lib/core/cluster';
-import { generateCqlLogin } from '../../lib/core/cql-auth';
-import { DEFAULT_SUPERUSER, RELEASE_VERSION_QUERY } from '../../lib/core/cql-wire';
-import { CASSANDRA_VERSION, scriptVariable } from '../../lib/core/cassandra-node';
+import { cqlSchemaStatements, healthScript, parseHealth } from '../../lib/core/targets/nodes/cluster';
+import { generateCqlLogin } from '../../lib/core/targets/cassandra-ec2/cql-auth';
+import { DEFAULT_SUPERUSER, RELEASE_VERSION_QUERY } from '../../lib/core/targets/nodes/cql-wire';
+import { CASSANDRA_VERSION, scriptVariable } from '../../lib/core/targets/cassandra-ec2/node';
 import { nodeLaunchRequest } from '../../lib/core/pipeline/provision';
 import type { RunContext } from '../../lib/core/pipeline/context';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';

@@ -11,14 +11,18 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { cassandraBootstrapScript, ec2NodeParams, scriptVariable } from '../../lib/core/cassandra-node';
-import { CQL_KEYSPACE, CQL_TABLE, type SchemaRequest } from '../../lib/core/cluster';
+import {
+  cassandraBootstrapScript,
+  ec2NodeParams,
+  scriptVariable,
+} from '../../lib/core/targets/cassandra-ec2/node';
+import { CQL_KEYSPACE, CQL_TABLE, type SchemaRequest } from '../../lib/core/targets/nodes/cluster';
 import { validateSpec } from '../../lib/core/spec';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';
-import type { EndpointHealth } from '../../lib/core/ports';
+import type { EndpointHealth } from '../../lib/core/common/ports';
 import type { LocalCluster } from '../../lib/local/cluster';
 import { CqlLoginError, cqlQuery } from '../../lib/local/cql-client';
-import { RELEASE_VERSION_QUERY, type CqlResponse } from '../../lib/core/cql-wire';
+import { RELEASE_VERSION_QUERY, type CqlResponse } from '../../lib/core/targets/nodes/cql-wire';
 import { runLocal } from '../../lib/local/runner';
 import { pidAlive } from '../support/processes';
 

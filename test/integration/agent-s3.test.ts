@@ -5,7 +5,7 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Store } from '../../lib/aws/s3-store';
 import { openStore } from '../../lib/open-store';
-import { NotFoundError } from '../../lib/core/store';
+import { NotFoundError } from '../../lib/core/common/store';
 import { LoaderPaths, ensureLoaderBuilt } from '../../lib/build/maven';
 import { loadJob } from '../../loader/agent/src/job';
 import { runJob } from '../../loader/agent/src/run-job';

@@ -11,7 +11,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { S3Store } from '../../lib/aws/s3-store';
 import { openStore } from '../../lib/open-store';
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
-import { CloudError } from '../../lib/core/ports';
+import { CloudError } from '../../lib/core/common/ports';
 import { ensureLoaderBuilt, type LoaderPaths } from '../../lib/build/maven';
 import { loadJob } from '../../loader/agent/src/job';
 import { credentialEnv, runJob } from '../../loader/agent/src/run-job';

@@ -20,8 +20,8 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
-import { initialToken, scriptVariable } from '../../lib/core/cassandra-node';
-import { healthScript, parseHealth, type SchemaRequest } from '../../lib/core/cluster';
+import { initialToken, scriptVariable } from '../../lib/core/targets/cassandra-ec2/node';
+import { healthScript, parseHealth, type SchemaRequest } from '../../lib/core/targets/nodes/cluster';
 import {
   janitor,
   plan,
@@ -30,7 +30,7 @@ import {
   waitReady,
   type RunContext,
 } from '../../lib/core/pipeline';
-import { StepFailedError, type Clock, type ClusterProbe } from '../../lib/core/ports';
+import { StepFailedError, type Clock, type ClusterProbe } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startCqlStandIn, type CqlStandIn } from '../support/cql-stand-in';
 import { startMoto, type MotoServer } from '../support/moto';
@@ -259,7 +259,7 @@ describe('EC2 cluster adapter on moto: cassandra-ec2', () => {
 
 /**
  * WaitReady over nodes launched in moto, probed by the loaders' own script (bash, CQL frames over
- * /dev/tcp: lib/core/cluster.ts healthScript) run here, each node's private address mapped to a loopback
+ * /dev/tcp: lib/core/targets/nodes/cluster.ts healthScript) run here, each node's private address mapped to a loopback
  * port: a node that answers (test/support/cql-stand-in.ts, with a release_version) or a port nothing
  * listens on. Only the Run Command transport is left out (test/integration/aws-ssm-probe.test.ts has it).
  */

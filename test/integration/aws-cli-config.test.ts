@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { awsProblem } from '../../lib/cli/aws-problem';
-import { CloudError } from '../../lib/core/ports';
+import { CloudError } from '../../lib/core/common/ports';
 import { startMoto, type MotoServer } from '../support/moto';
 
 jest.setTimeout(120_000);

@@ -12,8 +12,13 @@ import {
 } from '@aws-sdk/client-ec2';
 import { CreateClusterCommand, DeleteClusterCommand } from '@aws-sdk/client-dax';
 import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
-import { daxResourceName } from '../../lib/core/dax';
-import { ConflictError, TAG_RUN_ID, type DaxClusterRequest, type DaxNetwork } from '../../lib/core/ports';
+import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
+import {
+  ConflictError,
+  TAG_RUN_ID,
+  type DaxClusterRequest,
+  type DaxNetwork,
+} from '../../lib/core/common/ports';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startMoto, type MotoServer } from '../support/moto';
 

@@ -4,8 +4,8 @@
  * answers and errors; Keyspaces itself was not run.
  */
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
-import { keyspaceName } from '../../lib/core/keyspaces';
-import { ConflictError, TAG_RUN_ID } from '../../lib/core/ports';
+import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
+import { ConflictError, TAG_RUN_ID } from '../../lib/core/common/ports';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 
 let twin: KeyspacesTwin;

@@ -17,7 +17,7 @@ import {
   waitReady,
   type RunContext,
 } from '../../lib/core/pipeline';
-import { CapacityError, TAG_RUN_ID, type Clock } from '../../lib/core/ports';
+import { CapacityError, TAG_RUN_ID, type Clock } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startMoto, type MotoServer } from '../support/moto';
 

@@ -28,7 +28,7 @@ import {
   teardown,
   type RunContext,
 } from '../../lib/core/pipeline';
-import type { Clock } from '../../lib/core/ports';
+import type { Clock } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startMoto, type MotoServer } from '../support/moto';
 

@@ -1,12 +1,12 @@
 /**
- * The Secrets Manager adapter as the SecretAdmin port (cassandra-ec2 logins, lib/core/cql-auth.ts) on
+ * The Secrets Manager adapter as the SecretAdmin port (cassandra-ec2 logins, lib/core/targets/cassandra-ec2/cql-auth.ts) on
  * moto: ProvisionTarget's create/adopt, teardown's tag-checked delete and the janitor's listing and sweep of
  * expired logins against the real API's answers.
  */
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
-import { deleteCqlLogin, provisionCqlLogin } from '../../lib/core/cql-auth';
+import { deleteCqlLogin, provisionCqlLogin } from '../../lib/core/targets/cassandra-ec2/cql-auth';
 import { janitor } from '../../lib/core/pipeline/teardown';
-import { ConflictError, StepFailedError, TAG_EXPIRES_AT, TAG_RUN_ID } from '../../lib/core/ports';
+import { ConflictError, StepFailedError, TAG_EXPIRES_AT, TAG_RUN_ID } from '../../lib/core/common/ports';
 import { startMoto, type MotoServer } from '../support/moto';
 
 jest.setTimeout(120_000);

@@ -1,11 +1,11 @@
 /**
- * Nodes with PasswordAuthenticator: the WaitReady probe (the bash script a loader runs, lib/core/cluster.ts
+ * Nodes with PasswordAuthenticator: the WaitReady probe (the bash script a loader runs, lib/core/targets/nodes/cluster.ts
  * healthScript) and the local mode's CQL client (lib/local/cql-client.ts) against loopback stand-ins that
  * ask for credentials as Apache Cassandra does (test/support/cql-stand-in.ts).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { healthScript, parseHealth, readCqlProbe } from '../../lib/core/cluster';
+import { healthScript, parseHealth, readCqlProbe } from '../../lib/core/targets/nodes/cluster';
 import {
   DEFAULT_SUPERUSER,
   OPCODE,
@@ -13,7 +13,7 @@ import {
   frame,
   parseFrame,
   RELEASE_VERSION_QUERY,
-} from '../../lib/core/cql-wire';
+} from '../../lib/core/targets/nodes/cql-wire';
 import { CqlLoginError, cqlQuery } from '../../lib/local/cql-client';
 import { startCqlStandIn, type CqlStandIn } from '../support/cql-stand-in';
 

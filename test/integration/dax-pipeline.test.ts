@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
-import { daxResourceName } from '../../lib/core/dax';
+import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import {
   janitor,
   plan,
@@ -37,7 +37,12 @@ import {
   maxReadyChecks,
   phaseTimes,
 } from '../../lib/core/pipeline/timing';
-import { StepFailedError, TAG_RUN_ID, type CommandRunner, type FleetAdmin } from '../../lib/core/ports';
+import {
+  StepFailedError,
+  TAG_RUN_ID,
+  type CommandRunner,
+  type FleetAdmin,
+} from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startMoto, type MotoServer } from '../support/moto';

@@ -23,7 +23,7 @@ import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { S3Store } from '../../lib/aws/s3-store';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
-import { daxResourceName } from '../../lib/core/dax';
+import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import {
   janitor,
   plan,
@@ -38,7 +38,7 @@ import {
   TAG_RUN_ID,
   type FleetAdmin,
   type TableAdmin,
-} from '../../lib/core/ports';
+} from '../../lib/core/common/ports';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { startMoto, type MotoServer } from '../support/moto';

@@ -12,7 +12,7 @@ import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client
 import { S3Store } from '../../lib/aws/s3-store';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
 import { detectRegressions } from '../../lib/core/pipeline/regressions';
-import type { Notifier, ObjectStore } from '../../lib/core/ports';
+import type { Notifier, ObjectStore } from '../../lib/core/common/ports';
 import { tableObjectKey } from '../../lib/core/results/rows';
 import { tableDef } from '../../lib/core/results/schema';
 import { FsStore } from '../../lib/local/fs-store';

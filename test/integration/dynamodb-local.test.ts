@@ -14,7 +14,7 @@ import {
   freeLoopbackPort,
   startDynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
-import { cassandraAssetName } from '../../lib/core/cassandra-node';
+import { cassandraAssetName } from '../../lib/core/targets/cassandra-ec2/node';
 import { resolveMavenJars, withResolvedBindings } from '../../lib/local/binding-artifacts';
 import { cassandraAssetPath, ensureCassandraAsset } from '../../lib/build/cassandra-asset';
 import { ensureLoaderBuilt, loaderPaths, staleReason, type LoaderPaths } from '../../lib/build/maven';

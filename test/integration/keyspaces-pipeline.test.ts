@@ -1,5 +1,5 @@
 /**
- * The pipeline's Keyspaces steps (lib/core/pipeline/keyspaces.ts, hooked into Plan, ProvisionTarget, WaitReady,
+ * The pipeline's Keyspaces steps (lib/core/targets/keyspaces/lifecycle.ts, hooked into Plan, ProvisionTarget, WaitReady,
  * Teardown and the Janitor) through the real adapter and SDK client against test/support/keyspaces-twin.ts: the
  * run's keyspace and table are created with the run's tags, a retry reuses them, a keyspace of another run is
  * refused, WaitReady waits for ACTIVE, Teardown deletes the keyspace (from the context, or by the run tag when
@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
-import { keyspaceName } from '../../lib/core/keyspaces';
-import { KEYSPACE_POLL_MS, KEYSPACE_READY_POLLS } from '../../lib/core/pipeline/keyspaces';
+import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
+import { KEYSPACE_POLL_MS, KEYSPACE_READY_POLLS } from '../../lib/core/targets/keyspaces/lifecycle';
 import {
   configureCell,
   janitor,
@@ -27,7 +27,7 @@ import {
   type CommandRunner,
   type FleetAdmin,
   type TableAdmin,
-} from '../../lib/core/ports';
+} from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 

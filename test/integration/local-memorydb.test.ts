@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as net from 'node:net';
 import { LocalMemoryDb } from '../../lib/local/memorydb';
-import { TAG_RUN_ID } from '../../lib/core/ports';
+import { TAG_RUN_ID } from '../../lib/core/common/ports';
 
 jest.setTimeout(60_000);
 

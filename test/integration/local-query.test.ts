@@ -5,7 +5,7 @@ import { NAMED_QUERIES } from '../../lib/core/pipeline';
 import { tableDef, type TableDef } from '../../lib/core/results/schema';
 import { tableObjectKey, toJsonLines, validateRow, type Row } from '../../lib/core/results/rows';
 import { openLocalDb } from '../../lib/local/query';
-import { InputError } from '../../lib/core/errors';
+import { InputError } from '../../lib/core/common/errors';
 
 /** A row with every column of the table: nulls where allowed, zeros/empties otherwise, then `values`. */
 function row(t: TableDef, values: Row): Row {

@@ -3,7 +3,7 @@
  * client (lib/aws/secrets.ts, as on AWS) is what the run created; other ids are refused.
  */
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
-import { ConflictError } from '../../lib/core/ports';
+import { ConflictError } from '../../lib/core/common/ports';
 import { LocalSecrets } from '../../lib/local/secrets';
 
 it('serves GetSecretValue by ARN or name to the AWS SDK; create refuses a name twice; delete removes', async () => {

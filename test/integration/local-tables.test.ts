@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
-import type { FleetAdmin } from '../../lib/core/ports';
+import type { FleetAdmin } from '../../lib/core/common/ports';
 import {
   DYNAMODB_LOCAL_CREDENTIALS,
   startDynamoDbLocal,

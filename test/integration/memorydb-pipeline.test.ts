@@ -35,7 +35,7 @@ import {
   TAG_RUN_ID,
   type CommandRunner,
   type FleetAdmin,
-} from '../../lib/core/ports';
+} from '../../lib/core/common/ports';
 import { memoryDbResourceName, memoryDbSecretName } from '../../lib/core/targets/memorydb/names';
 import { memoryDbReady, memoryDbRuntime } from '../../lib/core/targets/memorydb/lifecycle';
 import type { MemoryDbTarget } from '../../lib/core/targets/memorydb/target';

@@ -6,7 +6,7 @@
 import { AwsPriceList } from '../../lib/aws/pricing';
 import { loadPriceBook, type PriceBook } from '../../lib/core/cost/book';
 import { Q } from '../../lib/core/cost/decimal';
-import { InputError } from '../../lib/core/errors';
+import { InputError } from '../../lib/core/common/errors';
 import { refreshPriceBook } from '../../lib/core/cost/refresh';
 import {
   fixtureItems,

@@ -15,7 +15,7 @@ import {
   reportKey,
   type RunContext,
 } from '../../lib/core/pipeline';
-import type { Clock } from '../../lib/core/ports';
+import type { Clock } from '../../lib/core/common/ports';
 import { reportLink } from '../../lib/core/report/data';
 import type { Comparison } from '../../lib/core/report/compare';
 import { startMoto, type MotoServer } from '../support/moto';

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { aggregateCellStep, plan, readPlan } from '../../lib/core/pipeline';
-import type { Clock } from '../../lib/core/ports';
+import type { Clock } from '../../lib/core/common/ports';
 import { writeReport } from '../../lib/core/report/data';
 import { parseIntervalLog } from '../../lib/core/hdr/log';
 import { FsStore } from '../../lib/local/fs-store';

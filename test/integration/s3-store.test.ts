@@ -6,7 +6,7 @@ import { aggregateCell } from '../../lib/core/results/aggregate';
 import { readCell } from '../../lib/core/results/input';
 import { readCellDir } from '../../lib/local/cell-dir';
 import { S3Store } from '../../lib/aws/s3-store';
-import { NotFoundError, StoreError } from '../../lib/core/store';
+import { NotFoundError, StoreError } from '../../lib/core/common/store';
 import { MOTO_INSTALL_HINT, MotoServer, startMoto } from '../support/moto';
 import { storeContract } from '../unit/agent/store-contract';
 

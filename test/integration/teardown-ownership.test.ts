@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
-import { TAG_RUN_ID, type FleetAdmin, type TableAdmin } from '../../lib/core/ports';
+import { TAG_RUN_ID, type FleetAdmin, type TableAdmin } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { startMoto, type MotoServer } from '../support/moto';

@@ -13,7 +13,7 @@ import {
   OPCODE,
   RELEASE_VERSION_QUERY,
   frame,
-} from '../../lib/core/cql-wire';
+} from '../../lib/core/targets/nodes/cql-wire';
 
 const response = (stream: number, opcode: number, body: Buffer): Buffer => frame(stream, opcode, body, true);
 

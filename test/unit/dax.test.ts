@@ -4,7 +4,7 @@ import {
   daxNameProblems,
   daxResourceName,
   daxTtlParameters,
-} from '../../lib/core/dax';
+} from '../../lib/core/targets/dynamodb/dax';
 
 describe('DAX names, TTL parameters and endpoint', () => {
   it('the resource name is stable, per run and target, and valid for DAX (≤ 20 characters)', () => {

@@ -1,11 +1,11 @@
 /**
- * The one vCPU parser (lib/core/instance-types.ts) against the vCPU counts of the EC2 instance type
+ * The one vCPU parser (lib/core/common/instance-types.ts) against the vCPU counts of the EC2 instance type
  * specifications (https://docs.aws.amazon.com/ec2/latest/instancetypes/): the union of what the plan's CPU
  * sizing, preflight and the Cassandra node's memory accepted before, and what none of them could tell.
  */
-import { instanceMemoryMib } from '../../lib/core/cassandra-node';
-import { vcpusOf } from '../../lib/core/instance-types';
-import { accountNeeds } from '../../lib/core/preflight';
+import { instanceMemoryMib } from '../../lib/core/targets/cassandra-ec2/node';
+import { vcpusOf } from '../../lib/core/common/instance-types';
+import { accountNeeds } from '../../lib/core/pipeline/preflight';
 import { planRun } from '../../lib/core/plan';
 import { cpuSizing } from '../../lib/core/plan/sizing';
 import { validateSpec } from '../../lib/core/spec';

@@ -3,7 +3,7 @@ import {
   keyspaceName,
   keyspacesNameProblems,
   ycsbColumns,
-} from '../../lib/core/keyspaces';
+} from '../../lib/core/targets/keyspaces/keyspace';
 
 describe('Keyspaces names, columns and capacity', () => {
   it('keyspace names are valid CQL names of at most 48 characters, stable per run and target', () => {

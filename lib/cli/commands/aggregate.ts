@@ -4,7 +4,7 @@
  * per-operation latency (µs), throughput, status counts, good ops/s, attainment and what is missing.
  */
 import { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { readCellDir } from '../../local/cell-dir';
 import { aggregateCell, CellAggregate } from '../../core/results/aggregate';
 

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { S3Store } from '../../aws/s3-store';
 import { AthenaResults } from '../../aws/athena-results';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { contextKey, type RunContext } from '../../core/pipeline/context';
 import {
   COMPARE_METRICS,
@@ -19,7 +19,7 @@ import {
   type RunSide,
 } from '../../core/report/compare';
 import { sideFromQuery, sideFromStore } from '../../core/report/compare-data';
-import { NotFoundError, type ObjectStore } from '../../core/store';
+import { NotFoundError, type ObjectStore } from '../../core/common/store';
 import { fmtNum } from '../../core/report/svg';
 import { FsStore } from '../../local/fs-store';
 import { clientConfig, stackOutputs } from '../aws-stack';

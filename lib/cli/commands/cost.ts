@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import {
   type CostReport,
   type DynamoCostReport,
@@ -15,7 +15,7 @@ import {
   headlineTotals,
   monthlyCost,
 } from '../../core/cost';
-import type { KeyspacesCostReport } from '../../core/cost/keyspaces';
+import type { KeyspacesCostReport } from '../../core/targets/keyspaces/cost';
 import { resolvePriceBook } from '../price-book';
 
 interface CostOptions {

@@ -3,7 +3,7 @@
  * the metric's series per target × cell, run by run, with Hunter-style markers where a change began.
  */
 import { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { METRICS, analyzeSeries, buildSeries, metricDef } from '../../core/regression';
 import { DEFAULT_RESULTS_DIR } from './query';
 import { historyDir, loadTables } from './regressions';

@@ -4,7 +4,7 @@
  * each mode synthesizes and the price book (see lib/core/cost/idle.ts).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { formatIdleCost } from '../../core/cost';
 import { IDLE_MODES, idleCostOf, type IdleMode } from '../../../stacks/idle-cost';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { planRun, type Plan } from '../../core/plan';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { budgetIssues } from '../../core/cost/estimate';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';

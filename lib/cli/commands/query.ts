@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { NAMED_QUERIES } from '../../core/pipeline';
 import { openLocalDb } from '../../local/query';
 import { table } from '../table';

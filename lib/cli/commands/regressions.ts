@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { fromJsonLines, type LocatedRow } from '../../core/results/rows';
 import { DEFAULT_RESULTS_DIR } from './query';
 import {

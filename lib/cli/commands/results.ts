@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { AthenaResults } from '../../aws/athena-results';
 import { S3Store } from '../../aws/s3-store';
 import { headlineOf } from '../../core/contract/headline';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { contextKey, type RunContext } from '../../core/pipeline';
 import {
   RUN_CELLS_SQL,
@@ -15,7 +15,7 @@ import {
   runLine,
   summaryRows,
 } from '../../core/results/run-summary';
-import { NotFoundError } from '../../core/store';
+import { NotFoundError } from '../../core/common/store';
 import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
 import { table } from '../table';
 

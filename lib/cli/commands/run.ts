@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
 import { headlineOf } from '../../core/contract/headline';
 import { SUMMARY_HEADERS, summaryRows } from '../../core/results/run-summary';

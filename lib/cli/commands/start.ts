@@ -11,7 +11,7 @@ import { S3Store } from '../../aws/s3-store';
 import { withResolvedBindings } from '../../local/binding-artifacts';
 import type { Command } from 'commander';
 import { SfnExecutions } from '../../aws/sfn-executions';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import {
   MAX_INPUT_BYTES,
   ProgressPrinter,

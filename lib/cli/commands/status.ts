@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { S3Store } from '../../aws/s3-store';
 import { SfnExecutions } from '../../aws/sfn-executions';
 import { reportLink } from '../../core/report/data';
-import { InputError } from '../../core/errors';
+import { InputError } from '../../core/common/errors';
 import { executionState, runIdFromExecutionName, type ExecutionInfo } from '../../core/pipeline';
 import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
 

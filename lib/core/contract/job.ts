@@ -9,7 +9,7 @@
  * the checks that need its disk (property files).
  */
 import { z } from 'zod';
-import type { Issue } from '../errors';
+import type { Issue } from '../common/errors';
 import { BINDINGS, BINDING_IDS } from './bindings';
 import { zodErrorIssues } from '../spec/errors';
 

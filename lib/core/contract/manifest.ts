@@ -10,7 +10,7 @@
  * agent's manifest still reads.
  */
 import { z } from 'zod';
-import { InputError, type Issue } from '../errors';
+import { InputError, type Issue } from '../common/errors';
 import { zodErrorIssues } from '../spec/errors';
 
 // zod 4: .int() accepts safe integers only

@@ -19,7 +19,7 @@
  * YCSB (test/oracle/gen-ycsb-repeated-return.sh). fleetbench's own bindings name their statuses apart from
  * YCSB 0.17.0's (THROTTLED, TIMEOUT), so their summaries do not repeat a line today; a user's jar may.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 
 export interface OpSummary {
   /** `[X], Operations`: latency samples of X (successful operations only for base ops) */

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { InputError, Issue } from '../errors';
+import { InputError, Issue } from '../common/errors';
 import { Q } from './decimal';
 // The built-in books are imported, not read from disk at run time: the Lambda bundles (esbuild)
 // carry these modules but no books/ directory next to them. A new book is added here too.
@@ -152,14 +152,14 @@ const bookSchema = z.strictObject({
     .optional(),
   /** Loader CPU per operation for sizing fleets by CPU; absent: fleets are sized for concurrency only. */
   loaderCpu: loaderCpuSchema.optional(),
-  /** DAX node-hours by node type (lib/core/cost/dax.ts). */
+  /** DAX node-hours by node type (lib/core/targets/dynamodb/dax-cost.ts). */
   dax: z
     .record(
       z.string().regex(/^dax\.[a-z0-9]+\.[a-z0-9]+$/, 'expected a DAX node type like dax.r5.large'),
       priceSchema,
     )
     .optional(),
-  /** Amazon Keyspaces, single-region (lib/core/cost/keyspaces.ts): same five lines as a DynamoDB table class. */
+  /** Amazon Keyspaces, single-region (lib/core/targets/keyspaces/cost.ts): same five lines as a DynamoDB table class. */
   keyspaces: dynamoClassSchema.optional(),
   /** Amazon MemoryDB per engine (lib/core/targets/memorydb/cost.ts): node-hours by node type, data written per GB. */
   memorydb: z

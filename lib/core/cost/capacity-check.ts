@@ -3,7 +3,7 @@
  * its target throughput is an error naming the cell, the units needed and the units provisioned —
  * or a warning when the target sets `allowOverdrive` (throttling studies).
  */
-import type { Issue } from '../errors';
+import type { Issue } from '../common/errors';
 import type { RunSpec } from '../spec/schema';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
 

@@ -3,7 +3,7 @@
  * operation consumes. Source: AWS DynamoDB Developer Guide, "Capacity unit consumption"
  * (CapacityUnitCalculations.html) and the provisioned/on-demand pricing pages; 1 KB = 1,024 bytes.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { Q } from './decimal';
 
 /** Bytes one write unit covers (1 KB). */

@@ -4,13 +4,13 @@
  * node-hours of EC2-hosted targets, and the pipeline's own overhead. Assumptions are constants
  * below and are described in docs/cost-model.md. Exact arithmetic; items rounded to cents.
  */
-import { cassandraEbsGbPerNode } from '../cassandra-node';
-import type { Issue } from '../errors';
+import { cassandraEbsGbPerNode } from '../targets/cassandra-ec2/node';
+import type { Issue } from '../common/errors';
 import type { RunSpec } from '../spec/schema';
 import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
 import { BYTES_PER_GB, storageGbForItems } from './capacity';
 import { Q } from './decimal';
-import { daxBilledNodeHours, daxNodeHourPrice } from './dax';
+import { daxBilledNodeHours, daxNodeHourPrice } from '../targets/dynamodb/dax-cost';
 import { memoryDbEstimate } from '../targets/memorydb/cost';
 import { externalCharges, totalOf } from './monthly';
 import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
@@ -31,7 +31,7 @@ import {
   keyspacesRowBytes,
   keyspacesStorageGb,
   keyspacesWriteUnits,
-} from './keyspaces';
+} from '../targets/keyspaces/cost';
 
 /** The parts of a plan the estimate reads (structurally lib/core/plan's Plan). */
 export interface PlanLike {

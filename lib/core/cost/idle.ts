@@ -5,7 +5,7 @@
  * endpoints, custom metrics published only during runs) is billed per use and costs nothing idle;
  * log and object storage grows with past runs and is not an idle charge of the stack itself.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { usd, type Price, type PriceBook } from './book';
 import { Q, sum } from './decimal';
 

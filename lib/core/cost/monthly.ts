@@ -2,7 +2,7 @@
  * Monthly cost arithmetic, exact (see decimal.ts). Every function returns exact amounts in USD;
  * rounding to cents happens once, when a figure is reported.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { DynamoClassPrices, PriceBook, usd } from './book';
 import { Q, sum } from './decimal';
 import { unitsToServe } from './capacity';

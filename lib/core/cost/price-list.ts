@@ -6,7 +6,7 @@
  * Pure: the calls are lib/aws/pricing.ts's.
  */
 import { z } from 'zod';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 
 const dimensionSchema = z.object({
   rateCode: z.string().min(1),

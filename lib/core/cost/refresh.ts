@@ -5,12 +5,12 @@
  * gives them. A price the model needs and the API does not give is an error naming it; a missing optional
  * section (Standard-IA, Keyspaces, DAX) is left out with a note. Pure: the calls go through `PriceListPort`.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { parsePriceBook, type Price, type PriceBook, type PriceBookData } from './book';
-import type { PriceListPort, PriceQuery } from '../ports';
+import type { PriceListPort, PriceQuery } from '../common/ports';
 import { firstPaidTier, shiftDecimal, type PriceListItem } from './price-list';
 
-export type { PriceListPort, PriceQuery } from '../ports';
+export type { PriceListPort, PriceQuery } from '../common/ports';
 
 /** The Price List Query API answers in these regions only (its endpoints: api.pricing.<region>.amazonaws.com). */
 export const PRICE_LIST_API_REGIONS = ['us-east-1', 'eu-central-1', 'ap-south-1'] as const;

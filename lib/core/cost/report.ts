@@ -3,9 +3,9 @@
  * `fleetbench cost` command prints. Target fields follow the run spec's names (lib/core/spec),
  * declared here structurally so the cost model needs only the fields it prices.
  */
-import { cassandraEbsGbPerNode } from '../cassandra-node';
+import { cassandraEbsGbPerNode } from '../targets/cassandra-ec2/node';
 import { z } from 'zod';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { zodErrorIssues } from '../spec/errors';
 import { PriceBook, dynamoPrices, ec2HourlyPrice, usd } from './book';
 import {
@@ -16,7 +16,7 @@ import {
   ycsbItemBytes,
 } from './capacity';
 import { Q } from './decimal';
-import { daxMonthly, daxNodeHourPrice } from './dax';
+import { daxMonthly, daxNodeHourPrice } from '../targets/dynamodb/dax-cost';
 import { costPerOps, ec2Cluster, externalCharges, type ExternalPrice, roundLines, totalOf } from './monthly';
 import { ExternalPriceModel, type TargetKind } from '../spec/schema';
 import { type TableCost, fine, money, tableCost } from './table-report';
@@ -25,7 +25,7 @@ import {
   KEYSPACES_ROW_METADATA_BYTES,
   keyspacesCostReport,
   keyspacesRowBytes,
-} from './keyspaces';
+} from '../targets/keyspaces/cost';
 import { MemoryDbCostTarget, memoryDbMonthly } from '../targets/memorydb/cost';
 
 // ---- the input -------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ const externalTarget = z.looseObject({
   ]),
 });
 
-/** Amazon Keyspaces (lib/core/cost/keyspaces.ts): priced like a DynamoDB table, in Keyspaces' row size and units. */
+/** Amazon Keyspaces (lib/core/targets/keyspaces/cost.ts): priced like a DynamoDB table, in Keyspaces' row size and units. */
 const keyspacesTarget = z.looseObject({
   id: z.string().optional(),
   kind: z.literal('keyspaces'),
@@ -264,7 +264,7 @@ function dynamoReport(t: CostTargetOf<'dynamodb'>, input: ParsedInput, book: Pri
   return report;
 }
 
-/** An Amazon Keyspaces table: by its encoded row size (lib/core/cost/keyspaces.ts). */
+/** An Amazon Keyspaces table: by its encoded row size (lib/core/targets/keyspaces/cost.ts). */
 function keyspacesReport(t: CostTargetOf<'keyspaces'>, input: ParsedInput, book: PriceBook): CostReport {
   const d = input.dataset;
   if (input.itemBytes === undefined && !d)

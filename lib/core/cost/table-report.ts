@@ -2,7 +2,7 @@
  * The cost of a table billed per capacity unit and per request unit — DynamoDB, and Amazon Keyspaces, whose
  * arithmetic is DynamoDB's with its own prices: capacity provisioned for the throughput, as configured, on-demand,
  * and per million and per billion operations. One shape and one builder for both services; each gives its units
- * per operation, its storage and its prices (lib/core/cost/report.ts, lib/core/cost/keyspaces.ts).
+ * per operation, its storage and its prices (lib/core/cost/report.ts, lib/core/targets/keyspaces/cost.ts).
  */
 import type { DynamoClassPrices, PriceBook } from './book';
 import { Q } from './decimal';

@@ -14,7 +14,7 @@
  * `(long)((timestamp + baseTime) * 1000.0)` ms since the epoch. Any line that is not a comment, the legend
  * or a well-formed interval is an InputError naming `file:line`.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { HistogramDecodeError, V2Decoder, DecodedCounts } from './decode';
 
 export interface IntervalLine {

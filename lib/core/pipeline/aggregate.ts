@@ -6,9 +6,9 @@
  * the decoder, one object at a time, with nothing written to disk.
  */
 import type { CellSummary } from '../plan';
-import type { MetricDatum, MetricsSink, ObjectStore } from '../ports';
+import type { MetricDatum, MetricsSink, ObjectStore } from '../common/ports';
 import { headlineOf, type CellHeadline } from '../contract/headline';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { aggregateCell as mergeCell } from '../results/aggregate';
 import { readCell } from '../results/input';
 import {

@@ -4,9 +4,9 @@
  * the loaders run the bytes that were there when the run was planned (not a jar replaced in between).
  */
 import { createHash } from 'node:crypto';
-import { InputError, type Issue } from '../errors';
+import { InputError, type Issue } from '../common/errors';
 import type { Plan } from '../plan';
-import type { ObjectStore } from '../ports';
+import type { ObjectStore } from '../common/ports';
 
 /** Reads one jar by its URI (the results store's s3:// or file:// URIs; a local run's file:// jars). */
 export type JarReader = (uri: string) => Promise<Buffer>;

@@ -4,10 +4,10 @@
  * in the object store and the state only holds the run id, counts and pointers.
  */
 import { createHash } from 'node:crypto';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
-import type { ObjectStore } from '../store';
+import type { ObjectStore } from '../common/store';
 import type { RunContext } from './run-context';
 
 export { runTags, type RunContext } from './run-context';

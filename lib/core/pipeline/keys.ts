@@ -1,5 +1,5 @@
 /** The object-store layout of a run (keys under `runs/<runId>/`), and reading a record that may not exist yet. */
-import { NotFoundError, type ObjectStore } from '../store';
+import { NotFoundError, type ObjectStore } from '../common/store';
 
 export const runKey = (runId: string, ...rest: string[]): string => ['runs', runId, ...rest].join('/');
 export const specKey = (runId: string): string => runKey(runId, 'spec.json');

@@ -7,7 +7,7 @@
  * older than LATE_ARRIVAL_AFTER_MS, and runs that run's teardown again. A run without either record is
  * going (or its Plan never wrote anything): left to the first pass's expires-at.
  */
-import { TAG_RUN_ID, type ObjectStore } from '../ports';
+import { TAG_RUN_ID, type ObjectStore } from '../common/ports';
 import type { LifecyclePorts } from '../resources/resource-type';
 import { RESOURCE_TYPES } from '../targets/registry';
 import { failureKey, readOptional, teardownKey } from './context';

@@ -5,7 +5,7 @@
  * another run (or a preloaded table given as `existingTable`) may hold that name, and such a resource is kept
  * and reported, never deleted.
  */
-import { TAG_RUN_ID, type Tags } from '../ports';
+import { TAG_RUN_ID, type Tags } from '../common/ports';
 
 /** Whether the tags (null: the resource does not exist) carry this run's id. */
 export function ownedByRun(tags: Tags | null | undefined, runId: string): boolean {

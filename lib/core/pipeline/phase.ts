@@ -13,8 +13,8 @@ import {
   type KeyspacesAdmin,
   type ObjectStore,
   type TableAdmin,
-} from '../ports';
-import { InputError } from '../errors';
+} from '../common/ports';
+import { InputError } from '../common/errors';
 import type { JobCredentials, JobInput } from '../contract/job';
 import { BINDINGS } from '../contract/bindings';
 import {

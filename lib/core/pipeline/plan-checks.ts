@@ -6,8 +6,8 @@
  *   (buildJobs), so whatever the agent would refuse fails here and not at StartLoad after nodes and loaders were
  *   launched. Node targets' addresses are known only once their nodes run: stand-ins (TEST-NET-1, RFC 5737) here.
  */
-import type { Issue } from '../errors';
-import { clientPort, isDbNodeTarget } from '../cluster';
+import type { Issue } from '../common/errors';
+import { clientPort, isDbNodeTarget } from '../targets/nodes/cluster';
 import { parseJob } from '../contract/job';
 import { runtimeEndpointProperties, type Plan } from '../plan';
 import type { RunSpec } from '../spec';

@@ -4,12 +4,12 @@
  * previous run of the same schedule is still going, then write spec.json, plan.json and
  * context.json to the object store and return the small RunContext.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import { cellCount } from '../spec/grid-size';
-import { type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../ports';
-import { accountNeeds, preflight } from '../preflight';
+import { type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../common/ports';
+import { accountNeeds, preflight } from './preflight';
 import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { historyBudget, phaseTimes } from './timing';
 import { plannedJobIssues } from './plan-checks';

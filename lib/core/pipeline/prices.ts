@@ -4,11 +4,11 @@
  * built-in one), says which and warns when it is stale or another region's, and keeps a copy with the run
  * (`runs/<runId>/price-book.json`) so the cells' costs and the report use the same book.
  */
-import { NotFoundError } from '../store';
+import { NotFoundError } from '../common/store';
 import { loadPriceBook, parsePriceBook, type PriceBook } from '../cost/book';
 import { PRICES_PREFIX, chooseBook, priceBookKey } from '../cost/book-choice';
 import { refreshPriceBook } from '../cost/refresh';
-import type { Clock, ObjectStore, PriceListPort } from '../ports';
+import type { Clock, ObjectStore, PriceListPort } from '../common/ports';
 
 /** The copy of the book a run was planned with. */
 export function runPriceBookKey(runId: string): string {

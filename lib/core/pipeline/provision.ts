@@ -3,7 +3,13 @@
  * Both provisioning steps are idempotent: a retry after a partial success finishes the job instead
  * of failing on what the first attempt created.
  */
-import { LOADER_ROLE, StepFailedError, type Clock, type CommandRunner, type FleetAdmin } from '../ports';
+import {
+  LOADER_ROLE,
+  StepFailedError,
+  type Clock,
+  type CommandRunner,
+  type FleetAdmin,
+} from '../common/ports';
 import { checkRun, readSpec, runTags } from './context';
 import { kindOf } from '../targets/registry';
 import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';

@@ -10,7 +10,7 @@
  * confirmed regression is alerted once — also when a later detection places the same step a run or two
  * away (within minSegment − 1 runs of an alerted one of the same series and kind).
  */
-import type { MetricsSink, Notifier, ObjectStore, Clock } from '../ports';
+import type { MetricsSink, Notifier, ObjectStore, Clock } from '../common/ports';
 import {
   analyzeAll,
   buildSeries,

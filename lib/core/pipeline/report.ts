@@ -3,9 +3,9 @@
  * (`runs/<runId>/report.html`, the same renderer as the local mode) and a notification with a link to it
  * (presigned on S3). Cells without a result (never aggregated) count as incomplete.
  */
-import { MAX_LINK_SECONDS, NotFoundError } from '../store';
+import { MAX_LINK_SECONDS, NotFoundError } from '../common/store';
 import { writeReport } from '../report/data';
-import type { Clock, Notifier, ObjectStore } from '../ports';
+import type { Clock, Notifier, ObjectStore } from '../common/ports';
 import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
 import { cellKey, checkRun, readPlan, summaryKey } from './context';

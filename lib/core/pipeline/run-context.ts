@@ -2,7 +2,7 @@
  * The run context: the small JSON the state machine carries between steps (./context.ts has the store layout and
  * its readers), and the tags every resource of the run carries. A leaf module: the target kinds read it.
  */
-import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from '../ports';
+import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from '../common/ports';
 import type { RunDaxCluster, RunKeyspace } from './run-resources';
 
 /** What Plan returns; every later step receives it as `run`. */
@@ -25,7 +25,7 @@ export interface RunContext {
   clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
   /** Amazon Keyspaces keyspaces and tables the run creates (keyspaces targets; ./keyspaces.ts). */
   keyspaces?: RunKeyspace[];
-  /** DAX clusters in front of dynamodb targets (lib/core/pipeline/dax.ts); absent when there are none. */
+  /** DAX clusters in front of dynamodb targets (lib/core/targets/dynamodb/dax-lifecycle.ts); absent when there are none. */
   dax?: RunDaxCluster[];
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;

@@ -3,7 +3,7 @@
  * local mode (lib/local/steps.ts) both call these, so a Task does the same thing in both places.
  * Plan and Report take deployment-specific options and are wired where they run.
  */
-import type { Ports } from '../ports';
+import type { Ports } from '../common/ports';
 import { aggregateCellStep } from './aggregate';
 import type { PhaseJob } from './context';
 import { checkPhase, configureCell, startPhase, type StartInput } from './phase';

@@ -3,8 +3,8 @@
  * Teardown is idempotent: it finds the run's loaders by tag and its tables by the run context (or,
  * when Plan never finished, by the run tag), removes what is there and records what it did.
  */
-import { TAG_EXPIRES_AT, type Ports } from '../ports';
-import { InputError } from '../errors';
+import { TAG_EXPIRES_AT, type Ports } from '../common/ports';
+import { InputError } from '../common/errors';
 import {
   contextKey,
   failureKey,
@@ -227,8 +227,12 @@ export async function janitor(
       errors.push(`${type.activity}: ${(err as Error).message}`);
     }
   }
-  // (the ports as given, not spread: the Lambda's ports build lazily, and a spread would build every one of them)
-  const late = deps.store ? await lateArrivals(deps as LateArrivalDeps, teardown) : undefined;
+  // The ports as given, not spread (the Lambda's ports build lazily: a spread would build every one of them),
+  // without the notifier: the janitor has no topic, and its second pass records what it removed (teardown.json)
+  const quiet = new Proxy(deps, {
+    get: (target, key) => (key === 'notifier' ? undefined : Reflect.get(target, key, target)),
+  }) as LateArrivalDeps;
+  const late = deps.store ? await lateArrivals(quiet, teardown) : undefined;
   errors.push(...(late?.errors ?? []));
   if (errors.length) throw new Error(`janitor incomplete: ${errors.join('; ')}`);
   return { ...(late ? { lateArrivals: late.tornDownAgain } : {}), ...result };

@@ -15,7 +15,7 @@ import { sizeTarget, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
 import { distributionSlug, pct } from './grid';
 import { loadPriceBook, type PriceBook } from '../cost/book';
-import { TABLE_PREFIX } from '../ports';
+import { TABLE_PREFIX } from '../common/ports';
 import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
 import { kindOf, loadsData } from '../targets/registry';

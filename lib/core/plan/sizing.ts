@@ -20,7 +20,7 @@ import { LOADER_CPU_SUSPECT_PCT } from '../results/loader-cpu';
 import type { BindingId } from '../contract/bindings';
 import { bindingIdOf } from './targets';
 import type { CpuSizing, TargetSizing } from './sizing-types';
-import { vcpusOf } from '../instance-types';
+import { vcpusOf } from '../common/instance-types';
 
 /** Highest planned CPU utilisation of a loader, as a fraction of its vCPUs. */
 export const MAX_LOADER_CPU = LOADER_CPU_SUSPECT_PCT / 100;

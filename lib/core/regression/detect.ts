@@ -22,7 +22,7 @@
  * `method: 'permutation'` runs E-Divisive over the whole series with MongoDB's permutation test instead
  * (Hunter's `orig_edivisive`; seeded, so deterministic), then the same merge on magnitude and segments.
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { eDivisive } from './edivisive';
 import { PermutationTester, TTestTester } from './testers';
 import { Comparison, compareSplit, forwardChange, magnitude } from './stats';

@@ -10,8 +10,8 @@
  * of the spec. Written by the DetectRegressions step; read by it and by `fleetbench regressions`.
  */
 import { z } from 'zod';
-import { InputError } from '../errors';
-import type { ObjectStore } from '../ports';
+import { InputError } from '../common/errors';
+import type { ObjectStore } from '../common/ports';
 import { mean, sampleStd } from './stats';
 import { CellsRow, METRICS } from './metrics';
 

@@ -6,7 +6,7 @@
  * In an A/A run (repeated cells, `<cell>.aa<k>`) the first repeat is the cell's point, the others are
  * left out.
  */
-import { InputError, Issue } from '../errors';
+import { InputError, Issue } from '../common/errors';
 import { CellsRow, Direction, METRICS, MetricDef } from './metrics';
 import { parseAaCellId } from './noise';
 

@@ -8,9 +8,9 @@ import { cellKey, readPlan } from '../pipeline/context';
 import type { CellResult } from '../pipeline/aggregate';
 import { headlineOf } from '../contract/headline';
 import { parseCellBuckets, type CellBuckets } from '../results/buckets';
-import { NotFoundError, type ObjectStore } from '../store';
-import type { ResultsQuery } from '../ports';
-import { InputError } from '../errors';
+import { NotFoundError, type ObjectStore } from '../common/store';
+import type { ResultsQuery } from '../common/ports';
+import { InputError } from '../common/errors';
 import type { RunSide, SideCell } from './compare';
 
 const missing = (err: unknown): null => {

@@ -15,7 +15,7 @@ import { Histogram, type SparseHistogram } from '../hdr/histogram';
 import { Prng } from '../regression/prng';
 import type { CellHeadline } from '../contract/headline';
 import type { CellBuckets } from '../results/buckets';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 
 export type Verdict = 'better' | 'worse' | 'no significant difference';
 export type CompareMetric = 'throughput' | 'p50' | 'p99' | 'p999' | 'cost';

@@ -17,11 +17,11 @@ import { renderReport } from './html';
 import { fromJsonLines, tableObjectKey, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
-import { NotFoundError, type ObjectStore } from '../store';
+import { NotFoundError, type ObjectStore } from '../common/store';
 import { bookRegion, type PriceBook } from '../cost/book';
 import { priceBookLine, priceBookWarnings } from '../cost/book-choice';
 import { runPriceBook } from '../pipeline/prices';
-import { daxMonthly } from '../cost/dax';
+import { daxMonthly } from '../targets/dynamodb/dax-cost';
 import type { RunSpec } from '../spec';
 import type { ReportDax } from './html';
 

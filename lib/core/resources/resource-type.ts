@@ -5,7 +5,7 @@
  * record fields that report it. The steps loop over RESOURCE_TYPES (./registry.ts) and never name a type;
  * every delete goes through the ownership rule (lib/core/pipeline/ownership.ts).
  */
-import type { Ports, Tags } from '../ports';
+import type { Ports, Tags } from '../common/ports';
 import type { RunContext } from '../pipeline/run-context';
 import type { OwnedRemoval } from '../pipeline/ownership';
 

@@ -28,7 +28,7 @@
  * partial last bucket is not divided by the full bucket length), count ÷ those seconds, p50, p99, max (null
  * when the bucket holds no operation).
  */
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import { Histogram, type SparseHistogram } from '../hdr/histogram';
 import { V2Decoder, type DecodedCounts } from '../hdr/decode';
 import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';

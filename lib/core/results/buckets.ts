@@ -4,7 +4,7 @@
  * percentile spectrum draws. One schema, read by the report, the comparison and the CLI alike.
  */
 import { z } from 'zod';
-import { InputError } from '../errors';
+import { InputError } from '../common/errors';
 import type { CellAggregate } from './aggregate';
 
 const sparse = z

@@ -15,8 +15,8 @@
  */
 import { parseManifest, type ProcessManifest } from '../contract/manifest';
 import { parseSummary, type YcsbSummary } from '../contract/summary';
-import { InputError } from '../errors';
-import type { ObjectStore } from '../store';
+import { InputError } from '../common/errors';
+import type { ObjectStore } from '../common/store';
 
 /** What the cell reader needs of the store: list once, then read objects. */
 export type CellSource = Pick<ObjectStore, 'uri' | 'list' | 'get' | 'uriOf'>;

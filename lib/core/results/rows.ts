@@ -7,7 +7,7 @@ import { FAMILIES, FAMILY_STATS, STATUS_COLUMNS, TableDef, tableDef } from './sc
 import { loaderCpuColumns } from './loader-cpu';
 import { costPerOps } from '../cost/monthly';
 import { Q } from '../cost/decimal';
-import { InputError, type Issue } from '../errors';
+import { InputError, type Issue } from '../common/errors';
 
 export type Row = Record<string, string | number | boolean | null>;
 

@@ -4,7 +4,7 @@
  * run spec, a loader job, a process manifest, a cost input) reports its problems through here.
  */
 import { z } from 'zod';
-import type { Issue } from '../errors';
+import type { Issue } from '../common/errors';
 
 type ZodIssue = z.core.$ZodIssue & { input?: unknown };
 

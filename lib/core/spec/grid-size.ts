@@ -11,7 +11,7 @@
  * can reasonably make (a 1,000-step staircase over a few targets and distributions) while validation and planning
  * stay well under a second and a few tens of MB.
  */
-import type { Issue } from '../errors';
+import type { Issue } from '../common/errors';
 import type { RunSpec } from './schema';
 
 export const MAX_CELLS = 10_000;

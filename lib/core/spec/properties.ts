@@ -4,9 +4,9 @@
  * AGENT_OWNED_PROPERTIES), so a spec the agent would refuse at StartLoad fails at validate; and refused when they
  * carry what belongs in Secrets Manager.
  */
-import type { Issue } from '../errors';
+import type { Issue } from '../common/errors';
 import { AGENT_OWNED_PROPERTIES, PROPERTY_NAME } from '../contract/job';
-import { CREDENTIALS_SECRET_PREFIX } from '../cluster';
+import { CREDENTIALS_SECRET_PREFIX } from '../targets/nodes/cluster';
 import { jsonPath } from './errors';
 import type { RunSpec } from './schema';
 

@@ -6,7 +6,7 @@
  * ids, YCSB's int range, ...) live in `./semantic.ts`.
  */
 import { z } from 'zod';
-import { CASSANDRA_VERSION } from '../cassandra-version';
+import { CASSANDRA_VERSION } from '../targets/cassandra-ec2/version';
 // the loader agent's rule for a property name in a job, the one rule for a binding's properties too
 import { PROPERTY_NAME } from '../contract/job';
 import { memoryDbTargetSchema } from '../targets/memorydb/spec';
@@ -57,7 +57,7 @@ export const DynamoDbBilling = z.discriminatedUnion('mode', [
 
 /**
  * DAX (DynamoDB Accelerator) in front of a `dynamodb` target: the run creates a cluster in the loaders' VPC and
- * the loaders reach the table through it (lib/core/dax.ts, docs/dax-keyspaces.md). The cache TTLs are the
+ * the loaders reach the table through it (lib/core/targets/dynamodb/dax.ts, docs/dax-keyspaces.md). The cache TTLs are the
  * cluster parameter group's `record-ttl-millis` and `query-ttl-millis` (DAX's default: 5 minutes).
  */
 export const DaxSettings = z.strictObject({
@@ -187,7 +187,7 @@ export const CassandraEc2Target = z.strictObject({
   ...targetCommon,
   kind: z.literal('cassandra-ec2'),
   nodes: positiveInt.max(100).default(3),
-  /** Its memory sets the heap by Cassandra's own rule (lib/core/cassandra-node.ts, cassandraHeapMb). */
+  /** Its memory sets the heap by Cassandra's own rule (lib/core/targets/cassandra-ec2/node.ts, cassandraHeapMb). */
   instanceType: ec2InstanceType.default('i4i.2xlarge'),
   /** Apache Cassandra version: the Maven Central artifact version the node asset ships. */
   version: z.enum(CASSANDRA_VERSIONS).default(CASSANDRA_VERSIONS[0]),
@@ -205,7 +205,7 @@ export const CassandraEc2Target = z.strictObject({
 });
 
 /**
- * Amazon Keyspaces (for Apache Cassandra): the run creates its own keyspace and table (lib/core/keyspaces.ts) and
+ * Amazon Keyspaces (for Apache Cassandra): the run creates its own keyspace and table (lib/core/targets/keyspaces/keyspace.ts) and
  * the loaders speak CQL with SigV4 and TLS (the CQL binding's `cql.service=keyspaces` mode). Writes are always
  * LOCAL_QUORUM (the only level Keyspaces accepts for writes); reads LOCAL_QUORUM or LOCAL_ONE
  * (https://docs.aws.amazon.com/keyspaces/latest/devguide/consistency.html).

@@ -7,9 +7,9 @@
  * value of 0-256 Unicode characters, of letters, digits, spaces and `_ . : / = + - @` (DynamoDB: without `@`); the
  * `aws:` prefix is reserved, for keys and values; at most 50 tags per resource.
  */
-import type { Issue } from '../errors';
-import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC } from '../ports';
-import { TAG_NODE_INDEX, TAG_TARGET } from '../cluster';
+import type { Issue } from '../common/errors';
+import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC } from '../common/ports';
+import { TAG_NODE_INDEX, TAG_TARGET } from '../targets/nodes/cluster';
 import { jsonPath } from './errors';
 import type { RunSpec } from './schema';
 

@@ -2,7 +2,7 @@
  * Validation of a run spec: structure (zod), then rules that need the whole document. Every
  * problem is reported at once as `<json path>: <expected, found>`; warnings do not stop a run.
  */
-import { InputError, type Issue } from '../errors';
+import { InputError, type Issue } from '../common/errors';
 import { MANAGED_PROPERTIES, YCSB_INT_MAX, sizeTarget } from '../plan';
 import { cellGrid } from '../plan/grid';
 import { capacityChecks } from '../cost/capacity-check';

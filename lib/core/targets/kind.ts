@@ -5,8 +5,8 @@
  * lib/core/resources). The registry (./registry.ts) maps every kind of the spec schema to its declaration: a
  * kind without one fails to compile, and the steps loop over the registry without naming a kind.
  */
-import type { Issue } from '../errors';
-import type { Ports, Tags } from '../ports';
+import type { Issue } from '../common/errors';
+import type { Ports, Tags } from '../common/ports';
 import type { RunContext } from '../pipeline/run-context';
 import type { RunSpec, Target } from '../spec/schema';
 import type { BindingId } from '../contract/bindings';

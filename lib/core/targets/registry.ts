@@ -5,7 +5,7 @@
  * Adding a kind is its folder plus one line here.
  */
 import type { Target } from '../spec/schema';
-import type { Issue } from '../errors';
+import type { Issue } from '../common/errors';
 import type { ResourceType } from '../resources/resource-type';
 import { LOADERS } from '../resources/loaders';
 import type { ContextEntries, DeployEnv, Findings, LocalNeed, TargetKind } from './kind';

@@ -5,8 +5,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { InputError, type Issue } from '../../../lib/core/errors';
-import { ObjectStore, parseStoreUri, splitObjectUri } from '../../../lib/core/store';
+import { InputError, type Issue } from '../../../lib/core/common/errors';
+import { ObjectStore, parseStoreUri, splitObjectUri } from '../../../lib/core/common/store';
 import { parseJob, type Job } from '../../../lib/core/contract/job';
 
 export type { Job, JobInput } from '../../../lib/core/contract/job';

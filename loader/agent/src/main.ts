@@ -14,7 +14,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { openStore } from '../../../lib/open-store';
 import { CloudWatchMetricsSink } from '../../../lib/aws/cloudwatch-metrics';
 import { SecretsManagerSecrets } from '../../../lib/aws/secrets';

@@ -4,7 +4,7 @@
  * agent reports the worst of them (`p99MaxUs`), which bounds the merged p99 from above. Exact
  * merged percentiles come later from the HDR logs (the aggregator), never from these lines.
  */
-import type { MetricDatum } from '../../../lib/core/ports';
+import type { MetricDatum } from '../../../lib/core/common/ports';
 import type { StatusLine } from './ycsb-output';
 
 export interface ProgressContext {

@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsStore } from '../../../lib/local/fs-store';
 import { openStore } from '../../../lib/open-store';
-import { InputError } from '../../../lib/core/errors';
-import { parseStoreUri, splitObjectUri } from '../../../lib/core/store';
+import { InputError } from '../../../lib/core/common/errors';
+import { parseStoreUri, splitObjectUri } from '../../../lib/core/common/store';
 import { storeContract } from './store-contract';
 
 const dirs: string[] = [];

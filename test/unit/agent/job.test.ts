@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { loadJob, validateJob } from '../../../loader/agent/src/job';
 import { BINDINGS } from '../../../lib/core/contract/bindings';
 import { openStore } from '../../../lib/open-store';

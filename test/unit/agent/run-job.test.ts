@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { FsStore } from '../../../lib/local/fs-store';
 import { runJob } from '../../../loader/agent/src/run-job';
 import { parseManifest } from '../../../lib/core/contract/manifest';

@@ -1,6 +1,6 @@
 /** Behaviour every ObjectStore must have; run against the filesystem store and S3 (moto). */
-import { InputError } from '../../../lib/core/errors';
-import { NotFoundError, ObjectStore } from '../../../lib/core/store';
+import { InputError } from '../../../lib/core/common/errors';
+import { NotFoundError, ObjectStore } from '../../../lib/core/common/store';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

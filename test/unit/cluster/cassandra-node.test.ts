@@ -16,9 +16,9 @@ import {
   scriptVariable,
   withParameters,
   type CassandraNodeParams,
-} from '../../../lib/core/cassandra-node';
-import { cassandraJobProperties } from '../../../lib/core/cluster';
-import { parseFrame, queryFrame, startupFrame } from '../../../lib/core/cql-wire';
+} from '../../../lib/core/targets/cassandra-ec2/node';
+import { cassandraJobProperties } from '../../../lib/core/targets/nodes/cluster';
+import { parseFrame, queryFrame, startupFrame } from '../../../lib/core/targets/nodes/cql-wire';
 import { headlineTotals, loadPriceBook, monthlyCost } from '../../../lib/core/cost';
 import { validateSpec } from '../../../lib/core/spec';
 import { CASSANDRA_VERSIONS, type CassandraEc2Target } from '../../../lib/core/spec/schema';

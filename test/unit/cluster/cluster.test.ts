@@ -20,7 +20,7 @@ import {
   schemaRequest,
   schemaScript,
   scyllaJobProperties,
-} from '../../../lib/core/cluster';
+} from '../../../lib/core/targets/nodes/cluster';
 import { validateSpec, type ScyllaEc2Target } from '../../../lib/core/spec';
 import { freePort } from '../../support/moto';
 

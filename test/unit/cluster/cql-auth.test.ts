@@ -1,4 +1,4 @@
-/** cassandra-ec2 logins (lib/core/cql-auth.ts): the run's tagged secret, its statements, its teardown. */
+/** cassandra-ec2 logins (lib/core/targets/cassandra-ec2/cql-auth.ts): the run's tagged secret, its statements, its teardown. */
 import {
   cqlLoginSecretName,
   createRoleStatements,
@@ -6,8 +6,8 @@ import {
   generateCqlLogin,
   lockDefaultStatements,
   provisionCqlLogin,
-} from '../../../lib/core/cql-auth';
-import { ConflictError, StepFailedError, type SecretAdmin, type Tags } from '../../../lib/core/ports';
+} from '../../../lib/core/targets/cassandra-ec2/cql-auth';
+import { ConflictError, StepFailedError, type SecretAdmin, type Tags } from '../../../lib/core/common/ports';
 
 /** Secrets Manager as far as the port goes: names are unique, ARNs get a random suffix. */
 function memorySecrets() {

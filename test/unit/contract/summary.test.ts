@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { operationCounts, parseSummary, returnCounts } from '../../../lib/core/contract/summary';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { opTotals } from '../../../loader/agent/src/ycsb-output';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');

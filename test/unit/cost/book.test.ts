@@ -10,7 +10,7 @@ import {
   parsePriceBook,
 } from '../../../lib/core/cost/book';
 import { readPriceBook, resolvePriceBook } from '../../../lib/cli/price-book';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 
 const EXAMPLE_TYPES = [
   'c5.2xlarge',

@@ -4,10 +4,10 @@
  * book's prices shown next to each figure; none is computed by the code under test.
  */
 import { loadPriceBook } from '../../../lib/core/cost/book';
-import { daxForDuration, daxMonthly } from '../../../lib/core/cost/dax';
-import { keyspacesReadUnits, keyspacesWriteUnits } from '../../../lib/core/cost/keyspaces';
+import { daxForDuration, daxMonthly } from '../../../lib/core/targets/dynamodb/dax-cost';
+import { keyspacesReadUnits, keyspacesWriteUnits } from '../../../lib/core/targets/keyspaces/cost';
 import { monthlyCost, type CostReport } from '../../../lib/core/cost/report';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 
 const nov = loadPriceBook('2024-11');
 const seed = loadPriceBook('2023-seed');

@@ -11,7 +11,7 @@ import { capacityChecks } from '../../../lib/core/cost/capacity-check';
 import { budgetIssues, estimateRunCost } from '../../../lib/core/cost/estimate';
 import { planRun } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 
 const nov = loadPriceBook('2024-11');
 const seed = loadPriceBook('2023-seed');

@@ -14,7 +14,7 @@ import {
   roundLines,
 } from '../../../lib/core/cost/monthly';
 import { ClusterCostReport, DynamoCostReport, monthlyCost } from '../../../lib/core/cost/report';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 
 const seed = loadPriceBook('2023-seed');
 const nov = loadPriceBook('2024-11');

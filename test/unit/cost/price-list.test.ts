@@ -2,7 +2,7 @@
  * The Price List parser and the refresh's matching rules, on products shaped as GetProducts returns them
  * (test/fixtures/price-list/README.md): each PriceList entry a JSON string; tiers by beginRange/endRange.
  */
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { firstPaidTier, parsePriceListItem, shiftDecimal } from '../../../lib/core/cost/price-list';
 import { priceListEndpointRegion, usagetypeMatches } from '../../../lib/core/cost/refresh';
 import { bookRegion, loadPriceBook } from '../../../lib/core/cost/book';

@@ -1,5 +1,5 @@
 /** The `dax` field of a dynamodb target: its shape, the price book's node types, and the JSON Schema. */
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { runSpecJsonSchema, validateSpec } from '../../../lib/core/spec';
 import { baseSpec, withValue } from '../spec/fixtures';
 

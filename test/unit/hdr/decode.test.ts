@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Histogram } from '../../../lib/core/hdr/histogram';
 import { V2Decoder } from '../../../lib/core/hdr/decode';
 import { decodeInterval, parseIntervalLog } from '../../../lib/core/hdr/log';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { runOracle } from '../../oracle/oracle';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/ycsb');

@@ -7,8 +7,8 @@
  * million WRU, $0.125 per million RRU, $0.00065 per WCU-hour, $0.00013 per RCU-hour, $0.25 per GB-month).
  */
 import { loadPriceBook, monthlyCost } from '../../../lib/core/cost';
-import { keyspacesRowBytes } from '../../../lib/core/cost/keyspaces';
-import { InputError } from '../../../lib/core/errors';
+import { keyspacesRowBytes } from '../../../lib/core/targets/keyspaces/cost';
+import { InputError } from '../../../lib/core/common/errors';
 import { cellCostsFor } from '../../../lib/core/pipeline/costing';
 import { planRun } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';

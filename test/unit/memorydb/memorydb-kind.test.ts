@@ -3,7 +3,7 @@
  * the names of its resources (MemoryDB's naming rules), the endpoint properties the Redis binding gets, the local
  * mode's refusal, and its cost: node-hours and data written from the price book, or listed as unpriced.
  */
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { loadPriceBook, type PriceBook } from '../../../lib/core/cost/book';
 import { estimateRunCost } from '../../../lib/core/cost/estimate';
 import { monthlyCost } from '../../../lib/core/cost/report';

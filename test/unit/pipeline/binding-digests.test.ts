@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { addJarDigests, storeJarReader } from '../../../lib/core/pipeline/binding-digests';
 import type { Plan } from '../../../lib/core/plan';
 import { FsStore } from '../../../lib/local/fs-store';

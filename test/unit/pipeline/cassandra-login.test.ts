@@ -7,9 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { plan, provisionTarget, startPhase, teardown } from '../../../lib/core/pipeline';
-import type { ClusterAdmin, ClusterNode, NodeLaunchRequest, TableAdmin } from '../../../lib/core/ports';
-import { scriptVariable } from '../../../lib/core/cassandra-node';
-import { schemaScript } from '../../../lib/core/cluster';
+import type {
+  ClusterAdmin,
+  ClusterNode,
+  NodeLaunchRequest,
+  TableAdmin,
+} from '../../../lib/core/common/ports';
+import { scriptVariable } from '../../../lib/core/targets/cassandra-ec2/node';
+import { schemaScript } from '../../../lib/core/targets/nodes/cluster';
 import { FsStore } from '../../../lib/local/fs-store';
 import { LocalSecrets } from '../../../lib/local/secrets';
 

@@ -15,7 +15,7 @@ import {
   type DaxAdmin,
   type FleetAdmin,
   type TableAdmin,
-} from '../../../lib/core/ports';
+} from '../../../lib/core/common/ports';
 import { FsStore } from '../../../lib/local/fs-store';
 
 const MIN = 60_000;

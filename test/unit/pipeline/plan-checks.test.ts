@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { estimateRunUsd, plan } from '../../../lib/core/pipeline';
 import { plannedJobIssues } from '../../../lib/core/pipeline/plan-checks';
 import type { RunContext } from '../../../lib/core/pipeline/context';

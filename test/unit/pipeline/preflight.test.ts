@@ -1,5 +1,5 @@
 /**
- * Preflight (lib/core/preflight.ts) and the Plan step's use of it, on AWS's documented default quotas:
+ * Preflight (lib/core/pipeline/preflight.ts) and the Plan step's use of it, on AWS's documented default quotas:
  * DynamoDB 40,000 read and write units per table and 80,000 per account
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html), and 5 vCPUs of
  * Running On-Demand Standard instances, the value AWS's CLI reference shows for a new account
@@ -8,17 +8,17 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { plan } from '../../../lib/core/pipeline';
 import { planRun } from '../../../lib/core/plan';
-import type { AccountQuotas } from '../../../lib/core/ports';
+import type { AccountQuotas } from '../../../lib/core/common/ports';
 import {
   SSM_MAX_EXECUTION_TIMEOUT_SECONDS,
   accountNeeds,
   checkAccount,
   preflight,
   vcpuQuotaOf,
-} from '../../../lib/core/preflight';
+} from '../../../lib/core/pipeline/preflight';
 import { validateSpec } from '../../../lib/core/spec';
 import { FsStore } from '../../../lib/local/fs-store';
 

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { detectRegressions, type DetectRegressionsResult } from '../../../lib/core/pipeline/regressions';
-import type { MetricDatum } from '../../../lib/core/ports';
+import type { MetricDatum } from '../../../lib/core/common/ports';
 import { tableObjectKey, validateRow, type Row } from '../../../lib/core/results/rows';
 import { tableDef } from '../../../lib/core/results/schema';
 import { FsStore } from '../../../lib/local/fs-store';

@@ -6,9 +6,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { TAG_NODE_INDEX } from '../../../lib/core/cluster';
+import { TAG_NODE_INDEX } from '../../../lib/core/targets/nodes/cluster';
 import { plan, provisionTarget, SEED_POLL_MS, SEED_RUNNING_POLLS } from '../../../lib/core/pipeline';
-import type { ClusterAdmin, ClusterNode, NodeLaunchRequest, TableAdmin } from '../../../lib/core/ports';
+import type {
+  ClusterAdmin,
+  ClusterNode,
+  NodeLaunchRequest,
+  TableAdmin,
+} from '../../../lib/core/common/ports';
 import { FsStore } from '../../../lib/local/fs-store';
 
 const spec = {

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { BINDINGS } from '../../../lib/core/contract/bindings';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { buildJobs, estimateRunUsd, plan, type RunContext } from '../../../lib/core/pipeline';
 import { planIndex, planRun, runtimeEndpointProperties } from '../../../lib/core/plan';
 import type { Target } from '../../../lib/core/spec/schema';

@@ -3,7 +3,7 @@
  *   CPU-ms per op = cpuMsPerThousandOps / 1000 × perVcpuFactor; vCPUs busy = ops/s × CPU-ms per op / 1000;
  *   CPU loaders = ceil(vCPUs busy / (0.70 × vCPUs per loader)); loaders = max(concurrency, CPU).
  */
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { loadPriceBook, parsePriceBook } from '../../../lib/core/cost/book';
 import { planRun } from '../../../lib/core/plan';
 import { cpuSizing, sizeTarget } from '../../../lib/core/plan/sizing';
@@ -110,7 +110,7 @@ describe('sizing by CPU', () => {
     );
     const m5 = sizeTarget(spec({ instanceType: 'm5.2xlarge' }), spec().targets[0]!, 50_000, book);
     expect(m5.cpuNote).toMatch(/no loader CPU factor for instance family "m5"/);
-    // m2.xlarge: a previous-generation type whose vCPUs its size does not tell (lib/core/instance-types.ts)
+    // m2.xlarge: a previous-generation type whose vCPUs its size does not tell (lib/core/common/instance-types.ts)
     const m2 = sizeTarget(spec({ instanceType: 'm2.xlarge' }), spec().targets[0]!, 50_000, book);
     expect(m2.cpuNote).toMatch(/vCPUs of "m2.xlarge" are not known/);
     expect(sizeTarget(spec(), spec().targets[0]!, 50_000, { id: 'bare' }).cpu).toBeNull();

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { BINDINGS } from '../../../lib/core/contract/bindings';
 import { estimateRunUsd, plan } from '../../../lib/core/pipeline';
 import { FsStore } from '../../../lib/local/fs-store';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { cellProcesses, loadProcesses, planRun } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
 import { credentialEnv } from '../../../loader/agent/src/run-job';

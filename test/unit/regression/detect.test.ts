@@ -1,4 +1,4 @@
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import {
   ChangePoint,
   detectChangePoints,

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { planRun } from '../../../lib/core/plan';
 import { renderReport } from '../../../lib/core/report/html';
 import {

@@ -1,4 +1,4 @@
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { analyzeSeries } from '../../../lib/core/regression/analyze';
 import { newestPointGuard } from '../../../lib/core/regression/guard';
 import { METRICS, isRegression } from '../../../lib/core/regression/metrics';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { parseManifest } from '../../../lib/core/contract/manifest';
 import { readCellDir } from '../../../lib/local/cell-dir';
 import { aggregateCell } from '../../../lib/core/results/aggregate';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
 let tmp: string;

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { aggregateCell } from '../../../lib/core/results/aggregate';
 import { buildCellRow } from '../../../lib/core/results/rows';
 import { judgeCell, parseLoaderCpuJson, type ManifestCpu } from '../../../lib/core/results/loader-cpu';

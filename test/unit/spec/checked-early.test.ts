@@ -2,7 +2,7 @@
  * What the loader agent, AWS or Maven would refuse later, after nodes and loaders were paid for, is refused by
  * `validate` (issue 26, items 7, 9, 10 and 11), naming the JSON path and what was expected.
  */
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { validateSpec } from '../../../lib/core/spec';
 import { MAX_CELLS, cellCount } from '../../../lib/core/spec/grid-size';
 import { MAX_SPEC_TAGS } from '../../../lib/core/spec/tags';

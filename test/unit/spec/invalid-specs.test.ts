@@ -1,4 +1,4 @@
-import { InputError } from '../../../lib/core/errors';
+import { InputError } from '../../../lib/core/common/errors';
 import { validateSpec } from '../../../lib/core/spec';
 import { baseSpec, withValue } from './fixtures';
 

@@ -1,7 +1,7 @@
 /** Apache Cassandra nodes the run launches on EC2 (CQL, with a generated login) as a target kind (../kind.ts). */
 import type { CassandraEc2Target } from '../../spec/schema';
-import { CQL_TABLE, NODE_CLIENT_PORTS, cassandraJobProperties } from '../../cluster';
-import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from '../../cassandra-node';
+import { CQL_TABLE, NODE_CLIENT_PORTS, cassandraJobProperties } from '../nodes/cluster';
+import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from './node';
 import type { TargetKind } from '../kind';
 import { provisionNodes } from '../nodes/provision';
 import { nodesReady, nodesRuntime } from '../nodes/steps';

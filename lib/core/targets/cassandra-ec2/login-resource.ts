@@ -1,12 +1,12 @@
 /**
- * The login secrets of the run's cassandra-ec2 clusters (lib/core/cql-auth.ts) as a resource type
+ * The login secrets of the run's cassandra-ec2 clusters (lib/core/targets/cassandra-ec2/cql-auth.ts) as a resource type
  * (lib/core/resources): named from the context's clusters, each deleted only when it carries the run's tag
  * (DescribeSecret, then DeleteSecret by the ARN it answered).
  */
-import { cqlLoginSecretName } from '../../cql-auth';
+import { cqlLoginSecretName } from './cql-auth';
 import { removeOwned } from '../../pipeline/ownership';
 import type { ResourceType } from '../../resources/resource-type';
-import { sweepExpiredLoginSecrets } from '../../pipeline/login-secrets';
+import { sweepExpiredLoginSecrets } from './login-sweep';
 
 export const LOGIN_SECRETS: ResourceType = {
   id: 'login-secret',

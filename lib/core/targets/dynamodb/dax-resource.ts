@@ -3,7 +3,7 @@
  * resource type (lib/core/resources). Deleting a cluster takes minutes: its groups are left pending for the
  * Janitor when the cluster is still deleting.
  */
-import { janitorDax, teardownDax } from '../../pipeline/dax';
+import { sweepExpiredDax, removeRunDax } from './dax-lifecycle';
 import type { ResourceType } from '../../resources/resource-type';
 
 export const DAX_CLUSTERS: ResourceType = {
@@ -19,7 +19,7 @@ export const DAX_CLUSTERS: ResourceType = {
   mayExist: (run) => !run || Boolean(run.dax?.length),
   namedIn: (run) => (run.dax ?? []).map((c) => c.name),
   async removeForRun(runId, run, { dax }) {
-    const r = await teardownDax(runId, run, dax!);
+    const r = await removeRunDax(runId, run, dax!);
     return {
       removed: r.deletedDaxClusters,
       kept: r.keptDaxClusters,
@@ -29,7 +29,7 @@ export const DAX_CLUSTERS: ResourceType = {
         : [],
     };
   },
-  sweepExpired: async ({ dax }, expired) => ({ removed: await janitorDax(dax!, expired) }),
+  sweepExpired: async ({ dax }, expired) => ({ removed: await sweepExpiredDax(dax!, expired) }),
   async liveByRun({ dax }) {
     return (await dax!.listClusters({}))
       .filter((c) => c.status !== 'deleting')

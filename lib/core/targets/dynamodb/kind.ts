@@ -1,7 +1,7 @@
 /** Amazon DynamoDB tables (optionally behind DAX) as a target kind (../kind.ts). */
 import type { DynamoDbTarget } from '../../spec/schema';
-import { TABLE_PREFIX } from '../../ports';
-import { daxResourceName, daxSpecFindings } from '../../dax';
+import { TABLE_PREFIX } from '../../common/ports';
+import { daxResourceName, daxSpecFindings } from './dax';
 import type { TargetKind } from '../kind';
 import { provisionDynamoDb } from './provision';
 import { configureDynamoDb, dynamoDbReady, dynamoDbRuntime } from './steps';

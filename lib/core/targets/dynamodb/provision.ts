@@ -4,9 +4,9 @@
  * the DAX role).
  */
 import type { DynamoDbTarget } from '../../spec/schema';
-import { ConflictError, StepFailedError, type TableDefinition, type Tags } from '../../ports';
+import { ConflictError, StepFailedError, type TableDefinition, type Tags } from '../../common/ports';
 import { ownedByRun } from '../../pipeline/ownership';
-import { provisionDax } from '../../pipeline/dax';
+import { provisionDax } from './dax-lifecycle';
 import { runTags, type RunContext } from '../../pipeline/run-context';
 import type { ProvisionContext, Provisioned } from '../kind';
 

@@ -4,8 +4,8 @@
  * phase or by hand) and StartLoad/StartCell (the DAX endpoint, known once the cluster runs).
  */
 import type { DynamoDbTarget } from '../../spec/schema';
-import { StepFailedError, type TableAdmin } from '../../ports';
-import { daxClusterProblems, daxEndpoint } from '../../pipeline/dax';
+import { StepFailedError, type TableAdmin } from '../../common/ports';
+import { daxNotReady, daxEndpoint } from './dax-lifecycle';
 import type { ReadyCheck, Runtime, StepContext } from '../kind';
 
 function tablesOf({ ports, step }: StepContext): TableAdmin {
@@ -24,7 +24,7 @@ export async function dynamoDbReady(t: DynamoDbTarget, ctx: StepContext): Promis
     if (s.status === 'ACTIVE') tablesActive++;
     else problems.push(`${table.name} is ${s.status}`);
   }
-  problems.push(...(await daxClusterProblems(run, t.id, ports.dax)));
+  problems.push(...(await daxNotReady(run, t.id, ports.dax)));
   return { problems, counts: { tablesActive } };
 }
 

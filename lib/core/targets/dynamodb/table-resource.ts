@@ -2,7 +2,7 @@
  * The run's DynamoDB tables as a resource type (lib/core/resources): those the context says the run created
  * (or, when Plan did not finish, those carrying the run tag); an `existingTable` is never deleted.
  */
-import { TABLE_PREFIX, TAG_RUN_ID } from '../../ports';
+import { TABLE_PREFIX, TAG_RUN_ID } from '../../common/ports';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 import type { ResourceType } from '../../resources/resource-type';
 

@@ -3,7 +3,7 @@
  * Coordinates must name one fixed release, and a jar's URI no `.`/`..` segment (its object would not be the one the
  * prefix check in Plan admitted).
  */
-import type { Issue } from '../../errors';
+import type { Issue } from '../../common/errors';
 import type { ExternalTarget } from '../../spec/schema';
 
 /**

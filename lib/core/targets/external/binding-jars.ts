@@ -2,8 +2,8 @@
  * A custom binding's s3:// jars on AWS, parsed (bucket and key, `.`/`..` segments refused) and compared with the
  * results bucket's `bindings/` prefix, which is all the loader role may read.
  */
-import { InputError, type Issue } from '../../errors';
-import { parseStoreUri } from '../../store';
+import { InputError, type Issue } from '../../common/errors';
+import { parseStoreUri } from '../../common/store';
 
 /** Problems of a binding's jars (`at`: the target's JSON path) on a store at `storeUri` (s3:// stores only). */
 export function bindingJarIssues(jars: readonly string[], at: string, storeUri: string): Issue[] {

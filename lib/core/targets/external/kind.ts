@@ -9,8 +9,8 @@ import {
   CQL_KEYSPACE,
   CREDENTIALS_SECRET_PREFIX,
   readableByLoaders,
-} from '../../cluster';
-import type { Issue } from '../../errors';
+} from '../nodes/cluster';
+import type { Issue } from '../../common/errors';
 import type { TargetKind } from '../kind';
 import { externalSpecChecks } from './spec-checks';
 import { bindingJarIssues } from './binding-jars';

@@ -2,8 +2,7 @@
  * The run's Amazon Keyspaces keyspaces (with their tables) as a resource type (lib/core/resources): those the
  * context names and any carrying the run tag.
  */
-import { TAG_RUN_ID } from '../../ports';
-import { deleteRunKeyspaces } from '../../pipeline/keyspaces';
+import { removeRunKeyspaces, sweepExpiredKeyspaces } from './lifecycle';
 import type { ResourceType } from '../../resources/resource-type';
 
 export const KEYSPACES: ResourceType = {
@@ -18,14 +17,10 @@ export const KEYSPACES: ResourceType = {
   available: (ports) => ports.keyspaces !== undefined,
   mayExist: (run) => !run || Boolean(run.keyspaces?.length),
   namedIn: (run) => (run.keyspaces ?? []).map((k) => k.keyspace),
-  removeForRun: (runId, run, { keyspaces }) => deleteRunKeyspaces(runId, run, keyspaces!),
-  async sweepExpired({ keyspaces }, expired) {
-    const deleted: string[] = [];
-    for (const k of await keyspaces!.listKeyspaces({}))
-      if (k.tags[TAG_RUN_ID] && expired(k.tags) && (await keyspaces!.deleteKeyspace(k.name)))
-        deleted.push(k.name);
-    return { removed: { deletedKeyspaces: deleted } };
-  },
+  removeForRun: (runId, run, { keyspaces }) => removeRunKeyspaces(runId, run, keyspaces!),
+  sweepExpired: async ({ keyspaces }, expired) => ({
+    removed: { deletedKeyspaces: await sweepExpiredKeyspaces(keyspaces!, expired) },
+  }),
   async liveByRun({ keyspaces }) {
     return (await keyspaces!.listKeyspaces({})).map((k) => ({ tags: k.tags, label: `keyspace ${k.name}` }));
   },

@@ -1,10 +1,10 @@
 /** Amazon Keyspaces (for Apache Cassandra) as a target kind (../kind.ts). */
 import type { KeyspacesTarget } from '../../spec/schema';
-import { keyspaceName, keyspacesJobProperties } from '../../keyspaces';
+import { keyspaceName, keyspacesJobProperties } from './keyspace';
 import { keyspacesTargetChecks } from './spec-checks';
-import { CQL_TABLE } from '../../cluster';
+import { CQL_TABLE } from '../nodes/cluster';
 import type { TargetKind } from '../kind';
-import { configureKeyspacesCapacity, keyspaceNotActive, provisionKeyspace } from '../../pipeline/keyspaces';
+import { configureKeyspacesCapacity, keyspaceNotReady, provisionKeyspace } from './lifecycle';
 import { KEYSPACES } from './keyspace-resource';
 
 /** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
@@ -40,7 +40,7 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
     const table = await provisionKeyspace(run, spec, t, { tags: targetTags, admin: ports.keyspaces, sleep });
     return table ? { created: [table] } : {};
   },
-  notReady: async (t, { run, ports }) => ({ problems: await keyspaceNotActive(run, t.id, ports.keyspaces) }),
+  notReady: async (t, { run, ports }) => ({ problems: await keyspaceNotReady(run, t.id, ports.keyspaces) }),
   configureCell: (t, { run, ports, sleep }) => configureKeyspacesCapacity(run, t, ports.keyspaces, sleep),
   resources: [KEYSPACES],
 };

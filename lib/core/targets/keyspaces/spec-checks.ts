@@ -2,7 +2,7 @@
  * Rules of an Amazon Keyspaces target that need the whole spec (the structure is KeyspacesTarget in
  * lib/core/spec/schema.ts).
  */
-import type { Issue } from '../../errors';
+import type { Issue } from '../../common/errors';
 import type { RunSpec } from '../../spec/schema';
 
 /**

@@ -5,7 +5,7 @@
  * the price leaves the line unpriced (listed, kept out of the total) rather than guessing it.
  */
 import { z } from 'zod';
-import { InputError } from '../../errors';
+import { InputError } from '../../common/errors';
 import type { Price, PriceBook } from '../../cost/book';
 import { Q } from '../../cost/decimal';
 import type { CellLike } from '../../cost/workload-units';

@@ -6,7 +6,7 @@
  * the target id (./names.ts): no context field is needed to find them again.
  */
 import { randomBytes } from 'node:crypto';
-import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from '../../ports';
+import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from '../../common/ports';
 import { ownedByRun } from '../../pipeline/ownership';
 import type { RunSpec } from '../../spec/schema';
 import type { ProvisionContext, Provisioned, ReadyCheck, Runtime, StepContext } from '../kind';

@@ -5,7 +5,7 @@
  * reads the resource's own run tag first (lib/core/pipeline/ownership.ts). Deleting a cluster takes minutes: its
  * supporting pieces are left pending for the Janitor while it is still deleting, as DAX's are.
  */
-import { TAG_RUN_ID, type Tags } from '../../ports';
+import { TAG_RUN_ID, type Tags } from '../../common/ports';
 import { readOptional, specKey } from '../../pipeline/keys';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 import type { RunSpec } from '../../spec/schema';

@@ -3,8 +3,8 @@
  * (the seed) first, the others once it runs; a cassandra-ec2 target's login secret before its nodes (they start
  * with PasswordAuthenticator). Idempotent: nodes are found again by their tags.
  */
-import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../../cassandra-node';
-import { cqlLoginSecretName, provisionCqlLogin } from '../../cql-auth';
+import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cassandra-ec2/node';
+import { cqlLoginSecretName, provisionCqlLogin } from '../cassandra-ec2/cql-auth';
 import {
   NODE_ROLES,
   TAG_NODE_INDEX,
@@ -13,8 +13,8 @@ import {
   targetNodes,
   type ClusterNode,
   type DbNodeTarget,
-} from '../../cluster';
-import { StepFailedError, type ClusterAdmin, type NodeLaunchRequest, type Tags } from '../../ports';
+} from './cluster';
+import { StepFailedError, type ClusterAdmin, type NodeLaunchRequest, type Tags } from '../../common/ports';
 import { runTags, type RunContext } from '../../pipeline/run-context';
 import { realSleep } from '../../pipeline/sleep';
 import type { ProvisionContext, Provisioned } from '../kind';

@@ -4,9 +4,9 @@
  * once the whole run is ready) and StartLoad/StartCell (the endpoints of the running nodes, and the login secret
  * of a cassandra-ec2 target by reference: the loaders fetch it at job start).
  */
-import { nodeApi, nodeEndpoints, schemaRequest, targetNodes, type DbNodeTarget } from '../../cluster';
-import { cqlLoginSecretName } from '../../cql-auth';
-import { StepFailedError, type EndpointHealth } from '../../ports';
+import { nodeApi, nodeEndpoints, schemaRequest, targetNodes, type DbNodeTarget } from './cluster';
+import { cqlLoginSecretName } from '../cassandra-ec2/cql-auth';
+import { StepFailedError, type EndpointHealth } from '../../common/ports';
 import { ownedByRun } from '../../pipeline/ownership';
 import type { ReadyCheck, Runtime, StepContext } from '../kind';
 

@@ -6,7 +6,7 @@ import {
   NODE_CLIENT_PORTS,
   scyllaJobProperties,
   scyllaSettings,
-} from '../../cluster';
+} from '../nodes/cluster';
 import type { TargetKind } from '../kind';
 import { provisionNodes } from '../nodes/provision';
 import { nodesReady, nodesRuntime } from '../nodes/steps';

@@ -17,8 +17,8 @@ import {
   queryFrame,
   startupFrame,
 } from './cql-wire';
-import { cqlLoginSecretName } from './cql-secret-name';
-import type { CassandraEc2Target, ExternalTarget, ScyllaEc2Target } from './spec/schema';
+import { cqlLoginSecretName } from '../cassandra-ec2/cql-secret-name';
+import type { CassandraEc2Target, ExternalTarget, ScyllaEc2Target } from '../../spec/schema';
 
 /** A target whose database runs on EC2 nodes fleetbench launches. */
 export type DbNodeTarget = ScyllaEc2Target | CassandraEc2Target;
@@ -293,7 +293,7 @@ export type SchemaRequest =
       replicationFactor: number;
       fieldCount: number;
       /**
-       * cassandra-ec2: the name of the run's login secret (lib/core/cql-auth.ts); the schema step creates
+       * cassandra-ec2: the name of the run's login secret (lib/core/targets/cassandra-ec2/cql-auth.ts); the schema step creates
        * the role from it on a node that asks for credentials, then logs in with it.
        */
       login?: string;

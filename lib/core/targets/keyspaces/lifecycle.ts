@@ -6,16 +6,22 @@
  * (Janitor). Each step calls one function here; the KeyspacesAdmin port does the work
  * (lib/aws/keyspaces-admin.ts on AWS).
  */
-import { ConflictError, StepFailedError, TAG_RUN_ID, type KeyspacesAdmin, type Tags } from '../ports';
-import type { KeyspacesTarget, RunSpec } from '../spec/schema';
-import type { RunContext } from './run-context';
-import type { RunKeyspace } from './run-resources';
-import { ownedByRun, removeOwned, type OwnedRemoval } from './ownership';
+import {
+  ConflictError,
+  StepFailedError,
+  TAG_RUN_ID,
+  type KeyspacesAdmin,
+  type Tags,
+} from '../../common/ports';
+import type { KeyspacesTarget, RunSpec } from '../../spec/schema';
+import type { RunContext } from '../../pipeline/run-context';
+import type { RunKeyspace } from '../../pipeline/run-resources';
+import { ownedByRun, removeOwned, type OwnedRemoval } from '../../pipeline/ownership';
 
 /** A Keyspaces target's keyspace and table, as the run context records them. */
 export type { RunKeyspace };
 
-/** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/keyspaces.ts) and table of each keyspaces target. */
+/** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/targets/keyspaces/keyspace.ts) and table of each keyspaces target. */
 function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin {
   if (!admin)
     throw new StepFailedError(
@@ -28,8 +34,8 @@ function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin
 /** ProvisionTarget waits for a new keyspace at most KEYSPACE_READY_POLLS × KEYSPACE_POLL_MS. */
 export const KEYSPACE_READY_POLLS = 15;
 export const KEYSPACE_POLL_MS = 2000;
-export { realSleep } from './sleep';
-import { realSleep } from './sleep';
+export { realSleep } from '../../pipeline/sleep';
+import { realSleep } from '../../pipeline/sleep';
 
 /**
  * Polls `read` (first at once, then every KEYSPACE_POLL_MS) until `ready` holds, at most KEYSPACE_READY_POLLS
@@ -108,7 +114,7 @@ export async function provisionKeyspace(
 }
 
 /** WaitReady: a line when the target's Keyspaces table is not ACTIVE yet (empty: it is). */
-export async function keyspaceNotActive(
+export async function keyspaceNotReady(
   run: RunContext,
   targetId: string,
   admin: KeyspacesAdmin | undefined,
@@ -120,12 +126,12 @@ export async function keyspaceNotActive(
 }
 
 /** WaitReady: one line per run table that is not ACTIVE yet (empty: all are). */
-export async function keyspacesNotActive(
+export async function keyspacesNotReady(
   run: RunContext,
   admin: KeyspacesAdmin | undefined,
 ): Promise<string[]> {
   const problems: string[] = [];
-  for (const k of run.keyspaces ?? []) problems.push(...(await keyspaceNotActive(run, k.target, admin)));
+  for (const k of run.keyspaces ?? []) problems.push(...(await keyspaceNotReady(run, k.target, admin)));
   return problems;
 }
 
@@ -184,7 +190,7 @@ async function awaitTableActive(
  * the run tag (Plan may not have finished, or a retry may have created one), each only when its own tag, read
  * right before, is this run's (lib/core/pipeline/ownership.ts); a keyspace of that name without it is kept.
  */
-export async function deleteRunKeyspaces(
+export async function removeRunKeyspaces(
   runId: string,
   run: RunContext | null,
   admin: KeyspacesAdmin,
@@ -198,7 +204,7 @@ export async function deleteRunKeyspaces(
 }
 
 /** Janitor: deletes keyspaces of any run whose expiry tag has passed. */
-export async function deleteExpiredKeyspaces(
+export async function sweepExpiredKeyspaces(
   admin: KeyspacesAdmin,
   expired: (tags: Tags) => boolean,
 ): Promise<string[]> {

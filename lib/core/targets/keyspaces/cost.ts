@@ -9,11 +9,11 @@
  * half of that; larger rows take more units. The row size is Keyspaces' encoded row size
  * (https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html), which the caller gives.
  */
-import { InputError } from '../errors';
-import { DynamoClassPrices, PriceBook } from './book';
-import { BYTES_PER_GB, YCSB_DEFAULT_KEY_BYTES } from './capacity';
-import { Q } from './decimal';
-import { type TableCost, tableCost } from './table-report';
+import { InputError } from '../../common/errors';
+import { DynamoClassPrices, PriceBook } from '../../cost/book';
+import { BYTES_PER_GB, YCSB_DEFAULT_KEY_BYTES } from '../../cost/capacity';
+import { Q } from '../../cost/decimal';
+import { type TableCost, tableCost } from '../../cost/table-report';
 
 export type KeyspacesReadConsistency = 'LOCAL_QUORUM' | 'LOCAL_ONE' | 'ONE';
 

@@ -5,12 +5,12 @@
  * one line each naming the quota or setting and the number needed vs available. Used by the Plan step
  * before anything is provisioned and by `fleetbench doctor`.
  */
-import type { Plan } from './plan';
-import type { RunSpec } from './spec';
-import type { AccountQuotas, DynamoDbLimits } from './ports';
-import { loadTimes, cellTimes } from './pipeline/timing';
-import { vcpusOf } from './instance-types';
-import { kindOf } from './targets/registry';
+import type { Plan } from '../plan';
+import type { RunSpec } from '../spec';
+import type { AccountQuotas, DynamoDbLimits } from '../common/ports';
+import { loadTimes, cellTimes } from './timing';
+import { vcpusOf } from '../common/instance-types';
+import { kindOf } from '../targets/registry';
 
 /** Run Command's largest executionTimeout (https://docs.aws.amazon.com/systems-manager/latest/userguide/running-commands.html). */
 export const SSM_MAX_EXECUTION_TIMEOUT_SECONDS = 172_800;

@@ -9,11 +9,11 @@
  * GetTable reports when the table is ACTIVE (CQL DDL on Keyspaces is asynchronous too, and is seen through
  * system_schema_mcs). The CQL the binding runs is the same either way.
  */
-import { CQL_KEY_COLUMN } from './cluster';
-import { fnv1a } from './dax';
-import type { KeyspacesTarget, RunSpec } from './spec/schema';
-import type { TargetSizing } from './plan/sizing-types';
-import { DEFAULT_EXPECTED_LATENCY_MS } from './spec/schema';
+import { CQL_KEY_COLUMN } from '../nodes/cluster';
+import { fnv1a } from '../dynamodb/dax';
+import type { KeyspacesTarget, RunSpec } from '../../spec/schema';
+import type { TargetSizing } from '../../plan/sizing-types';
+import { DEFAULT_EXPECTED_LATENCY_MS } from '../../spec/schema';
 
 /** Keyspace and table names: 1-48 characters, a letter first, then letters, digits or underscores. */
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,47}$/;

@@ -1,12 +1,12 @@
 /**
- * The janitor's sweep of cassandra-ec2 login secrets (lib/core/cql-auth.ts) whose run is over: Teardown deletes
+ * The janitor's sweep of cassandra-ec2 login secrets (lib/core/targets/cassandra-ec2/cql-auth.ts) whose run is over: Teardown deletes
  * a run's logins by name, but a run whose teardown never ran (or failed) leaves them behind. A secret is deleted
  * only when its own tags, read in the listing, carry a `fleetbench:run-id`, its name is that run's login name
  * (`fleetbench/<run>/<target>-cql`) and its `fleetbench:expires-at` has passed: an external target's credentials
  * under the same `fleetbench/` prefix (no run tag, or another name) are never touched.
  */
-import { TAG_RUN_ID, type SecretAdmin, type Tags } from '../ports';
-import { isCqlLoginSecretOf } from '../cql-auth';
+import { TAG_RUN_ID, type SecretAdmin, type Tags } from '../../common/ports';
+import { isCqlLoginSecretOf } from './cql-auth';
 
 /** The prefix every run's login secret is named under (and the loaders' external credentials too). */
 export const LOGIN_SECRET_PREFIX = 'fleetbench/';

@@ -4,9 +4,9 @@
  * AmazonDAX: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-understanding-billing.html#bp-understanding-billing.dax). It is added
  * to the table's own cost: reads DAX serves from cache cost no table read units, misses and every write do.
  */
-import { InputError } from '../errors';
-import { PriceBook, usd } from './book';
-import { Q } from './decimal';
+import { InputError } from '../../common/errors';
+import { PriceBook, usd } from '../../cost/book';
+import { Q } from '../../cost/decimal';
 
 export interface DaxCluster {
   nodeType: string;

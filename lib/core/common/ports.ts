@@ -6,16 +6,16 @@
  *
  * No AWS SDK import here or anywhere in `lib/core/**`.
  */
-import type { ClusterNode, DbNodeKind, SchemaRequest } from './cluster';
-import type { DaxCacheTtls } from './dax';
-import type { KeyspacesCapacity } from './keyspaces';
+import type { ClusterNode, DbNodeKind, SchemaRequest } from '../targets/nodes/cluster';
+import type { DaxCacheTtls } from '../targets/dynamodb/dax';
+import type { KeyspacesCapacity } from '../targets/keyspaces/keyspace';
 import type { ObjectStore } from './store';
-import type { PriceListItem } from './cost/price-list';
+import type { PriceListItem } from '../cost/price-list';
 
 export type { ObjectStore } from './store';
 
-export { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from './common/tags';
-import type { Tags } from './common/tags';
+export { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from './tags';
+import type { Tags } from './tags';
 /** TAG_ROLE value of the loader instances (database nodes: NODE_ROLES in ./cluster). */
 export const LOADER_ROLE = 'loader';
 /** Prefix of every table the pipeline creates (the loader role's DynamoDB grant is scoped to it). */
@@ -91,7 +91,7 @@ export interface FleetAdmin {
 // DATABASE CLUSTERS (scylla-ec2)
 // ==============================
 
-export type { ClusterNode, SchemaRequest } from './cluster';
+export type { ClusterNode, SchemaRequest } from '../targets/nodes/cluster';
 
 export interface NodeLaunchRequest {
   runId: string;
@@ -154,7 +154,7 @@ export interface ClusterProbe {
 // ========================================
 
 export interface DaxClusterRequest {
-  /** Cluster, subnet group, parameter group and security group name (lib/core/dax.ts daxResourceName). */
+  /** Cluster, subnet group, parameter group and security group name (lib/core/targets/dynamodb/dax.ts daxResourceName). */
   name: string;
   /** e.g. dax.r5.large, dax.t3.small */
   nodeType: string;
@@ -240,7 +240,7 @@ export interface KeyspacesTableState {
 }
 
 /**
- * Secrets the run creates (cassandra-ec2 logins, lib/core/cql-auth.ts): Secrets Manager on AWS, a
+ * Secrets the run creates (cassandra-ec2 logins, lib/core/targets/cassandra-ec2/cql-auth.ts): Secrets Manager on AWS, a
  * directory locally.
  */
 export interface SecretAdmin {
@@ -351,7 +351,7 @@ export interface DynamoDbLimits {
   accountMaxWriteCapacityUnits: number;
 }
 
-/** What the account may run: read by the preflight checks (lib/core/preflight.ts). */
+/** What the account may run: read by the preflight checks (lib/core/pipeline/preflight.ts). */
 export interface AccountQuotas {
   /** null when they cannot be read (denied, unsupported). */
   dynamoDbLimits(): Promise<DynamoDbLimits | null>;
@@ -385,7 +385,7 @@ export interface Ports {
   /** Secrets the run creates (cassandra-ec2 logins); without it, cassandra-ec2 nodes get no login secret. */
   secrets?: SecretAdmin;
   /** Amazon MemoryDB clusters (memorydb targets); a run with such a target fails without it. */
-  memorydb?: import('./targets/memorydb/port').MemoryDbAdmin;
+  memorydb?: import('../targets/memorydb/port').MemoryDbAdmin;
 }
 
 // ERRORS

@@ -9,8 +9,8 @@
  * Pure: the secret's I/O is the SecretAdmin port's.
  */
 import { randomBytes } from 'node:crypto';
-import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from './ports';
-import { ownedByRun } from './pipeline/ownership';
+import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from '../../common/ports';
+import { ownedByRun } from '../../pipeline/ownership';
 import { cqlLoginSecretName } from './cql-secret-name';
 
 export { cqlLoginSecretName };

@@ -7,9 +7,9 @@
  * a cluster name has 1-20 characters, letters, digits or hyphens, starts with a letter, no trailing hyphen and
  * no two consecutive hyphens; ReplicationFactor (nodes) is 1-11 (AWS recommends at least 3 for production).
  */
-import { loadPriceBook, type PriceBook } from './cost/book';
-import type { Issue } from './errors';
-import type { DynamoDbTarget } from './spec/schema';
+import { loadPriceBook, type PriceBook } from '../../cost/book';
+import type { Issue } from '../../common/errors';
+import type { DynamoDbTarget } from '../../spec/schema';
 
 /** DAX's default item and query cache TTL: 5 minutes (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DAX.cluster-management.html#DAX.cluster-management.custom-settings.ttl). */
 export const DAX_DEFAULT_TTL_MS = 300_000;

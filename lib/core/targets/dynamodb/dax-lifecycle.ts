@@ -9,12 +9,12 @@
  * tagged with the run and its expires-at, and the Janitor deletes them (listSupporting → deleteSupporting) once
  * they have expired and their cluster is gone. Security, subnet and parameter groups cost nothing meanwhile.
  */
-import { daxClusterShape } from '../dax';
-import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../ports';
-import type { DynamoDbTarget } from '../spec/schema';
-import type { RunContext } from './run-context';
-import type { RunDaxCluster } from './run-resources';
-import { ownedByRun, removeOwned } from './ownership';
+import { daxClusterShape } from './dax';
+import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../../common/ports';
+import type { DynamoDbTarget } from '../../spec/schema';
+import type { RunContext } from '../../pipeline/run-context';
+import type { RunDaxCluster } from '../../pipeline/run-resources';
+import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 
 /** A run's DAX cluster of a target, as the run context keeps it. */
 export type { RunDaxCluster };
@@ -58,7 +58,7 @@ export async function provisionDax(
 }
 
 /** WaitReady: what keeps the DAX cluster in front of a target from being ready (empty: `available` with an endpoint). */
-export async function daxClusterProblems(
+export async function daxNotReady(
   run: RunContext,
   targetId: string,
   daxIn: DaxAdmin | undefined,
@@ -74,9 +74,9 @@ export async function daxClusterProblems(
 }
 
 /** WaitReady: what keeps the run's DAX clusters from being ready (empty: all `available` with an endpoint). */
-export async function daxProblems(run: RunContext, daxIn: DaxAdmin | undefined): Promise<string[]> {
+export async function daxClustersNotReady(run: RunContext, daxIn: DaxAdmin | undefined): Promise<string[]> {
   const problems: string[] = [];
-  for (const c of run.dax ?? []) problems.push(...(await daxClusterProblems(run, c.target, daxIn)));
+  for (const c of run.dax ?? []) problems.push(...(await daxNotReady(run, c.target, daxIn)));
   return problems;
 }
 
@@ -136,7 +136,7 @@ export interface DaxTeardown {
  * is already gone. Groups are the run's when their security group carries the run's tag (DAX does not tag subnet
  * and parameter groups); a cluster or group of that name that is not the run's is kept.
  */
-export async function teardownDax(
+export async function removeRunDax(
   runId: string,
   run: RunContext | null,
   dax: DaxAdmin,
@@ -183,7 +183,7 @@ export async function teardownDax(
  * Janitor: deletes expired DAX clusters of any run, and the expired supporting groups whose cluster is gone
  * (deleteSupporting refuses while the cluster exists: such groups are tried again on the next pass).
  */
-export async function janitorDax(
+export async function sweepExpiredDax(
   dax: DaxAdmin,
   expired: (tags: Tags) => boolean,
 ): Promise<{ deletedDaxClusters: string[]; deletedDaxGroups: string[] }> {
