@@ -88,7 +88,7 @@ export interface FleetAdmin {
   terminate(ids: string[]): Promise<void>;
 }
 
-// DATABASE CLUSTERS (scylla-ec2)
+// DATABASE NODES (scylla-ec2, cassandra-ec2)
 // ==============================
 
 export type { ClusterNode, SchemaRequest } from '../targets/nodes/cluster';
@@ -375,7 +375,7 @@ export interface Ports {
   clock: Clock;
   /** The account's quotas, checked by Plan before anything is provisioned (none locally: nothing is limited). */
   quotas?: AccountQuotas;
-  /** ScyllaDB nodes (scylla-ec2 targets); a run with such a target fails without it. */
+  /** Database nodes on EC2 (scylla-ec2, cassandra-ec2 targets); a run with such a target fails without it. */
   cluster?: ClusterAdmin;
   probe?: ClusterProbe;
   /** DAX clusters (dynamodb targets with dax); a run with such a target fails without it. */

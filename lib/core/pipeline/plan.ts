@@ -47,7 +47,7 @@ export interface PlanDeps {
   region?: string;
   /** The account's quotas: the run is refused before anything is provisioned when it does not fit. */
   quotas?: AccountQuotas;
-  /** Availability zones the stack's subnets span (ScyllaDB replicas go one per AZ). */
+  /** Availability zones the stack's subnets span (a node cluster's replicas go one per AZ). */
   availabilityZones?: number | null;
   /**
    * The stack's loader network (LoaderFleet.network): `private` has no route to the internet (no NAT),

@@ -28,7 +28,7 @@ export {
 export interface ProvisionTargetResult {
   created: string[];
   existing: string[];
-  /** ScyllaDB nodes launched by this call (ids); a retry launches only the missing ones. */
+  /** Database nodes (scylla-ec2, cassandra-ec2) launched by this call (ids); a retry launches only the missing ones. */
   nodes?: string[];
   /** DAX clusters created (or found again, on a retry) for dynamodb targets with dax. */
   dax?: string[];
@@ -105,7 +105,7 @@ export interface ReadyState {
   waitSeconds: number;
   tablesActive: number;
   loadersOnline: number;
-  /** ScyllaDB nodes that answered on their client port (all clusters of the run). */
+  /** Database nodes that answered on their client port (all node clusters of the run). */
   nodesAnswering?: number;
 }
 

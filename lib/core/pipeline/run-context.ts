@@ -21,7 +21,7 @@ export interface RunContext {
   instanceType: string;
   /** Tables per target; `owned` tables are created and deleted by the run. */
   tables: { target: string; name: string; owned: boolean }[];
-  /** ScyllaDB clusters the run launches (scylla-ec2 targets); absent in contexts of older runs. */
+  /** Node clusters the run launches (scylla-ec2, cassandra-ec2 targets); absent in contexts of older runs. */
   clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
   /** Amazon Keyspaces keyspaces and tables the run creates (keyspaces targets; ./keyspaces.ts). */
   keyspaces?: RunKeyspace[];

@@ -133,7 +133,7 @@ export async function provisionCluster(
   }
   const rest = Array.from({ length: target.nodes }, (_, i) => i).filter((i) => i > 0 && !present.has(i));
   if (!rest.length) return launched.map((n) => n.id);
-  // the others join through node 0: they are launched once it runs (its ScyllaDB boots first), never
+  // the others join through node 0: they are launched once it runs (its database boots first), never
   // before; a seed that does not run in time fails the step (teardown removes it)
   for (let poll = 0; seed?.state !== 'running'; poll++) {
     if (poll >= SEED_RUNNING_POLLS || seed === undefined || /terminat|stop/.test(seed.state)) {
