@@ -171,12 +171,15 @@ export class DaxClusterAdmin implements DaxAdmin {
     }
   }
 
-  async deleteSupporting(name: string): Promise<boolean> {
+  async deleteSupporting(name: string, runId?: string): Promise<boolean> {
     const c = await this.describeCluster(name);
     if (c.status !== 'MISSING') return false;
+    // whose the groups are: the run tag on the security group of that name, read before anything is deleted
+    const groups = await this.securityGroupsNamed(name, runId);
+    if (runId !== undefined && !groups.length) return true; // none of this run's: another's groups stay
     await this.deleteParameterGroup(name);
     await this.deleteSubnetGroup(name);
-    await this.deleteSecurityGroup(name);
+    for (const id of groups) await this.deleteSecurityGroupId(id, name);
     return true;
   }
 
@@ -289,18 +292,21 @@ export class DaxClusterAdmin implements DaxAdmin {
   }
 
   /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */
-  private async deleteSecurityGroup(name: string): Promise<void> {
+  /** The ids of the security groups of that name carrying `runId`'s tag (any run's without it). */
+  private async securityGroupsNamed(name: string, runId: string | undefined): Promise<string[]> {
     const found = await this.call('EC2', `DescribeSecurityGroups ${name}`, () =>
       this.ec2.send(
         new DescribeSecurityGroupsCommand({
           Filters: [
             { Name: 'group-name', Values: [name] },
-            { Name: 'tag-key', Values: [TAG_RUN_ID] },
+            runId !== undefined
+              ? { Name: `tag:${TAG_RUN_ID}`, Values: [runId] }
+              : { Name: 'tag-key', Values: [TAG_RUN_ID] },
           ],
         }),
       ),
     );
-    for (const g of found.SecurityGroups ?? []) await this.deleteSecurityGroupId(g.GroupId!, name);
+    return (found.SecurityGroups ?? []).map((g) => g.GroupId!);
   }
 
   private deleteSecurityGroupId(id: string, name: string): Promise<unknown> {

@@ -100,7 +100,7 @@ async function waitFor(name: string, status: string) {
 }
 
 describe('DAX cluster adapter on moto', () => {
-  it('creates security group, subnet group, parameter group (TTLs) and cluster; deletes all four', async () => {
+  it('creates security group, subnet group, parameter group (TTLs) and cluster; deletes all four, the groups only for the run whose tag their security group carries', async () => {
     const req = request('run-dax-1');
     await admin.createCluster(req);
 
@@ -153,7 +153,12 @@ describe('DAX cluster adapter on moto', () => {
 
     expect(await admin.deleteCluster(req.name)).toBe(true);
     await waitFor(req.name, 'MISSING');
-    expect(await admin.deleteSupporting(req.name)).toBe(true);
+    // another run's teardown with the same name: the security group carries run-dax-1's tag, so nothing goes
+    expect(await admin.deleteSupporting(req.name, 'another-run')).toBe(true);
+    expect(twin.subnetGroups.has(req.name)).toBe(true);
+    expect(twin.parameterGroups.has(req.name)).toBe(true);
+    expect(await groupsNamed(req.name)).toHaveLength(1);
+    expect(await admin.deleteSupporting(req.name, 'run-dax-1')).toBe(true);
     expect(twin.subnetGroups.has(req.name)).toBe(false);
     expect(twin.parameterGroups.has(req.name)).toBe(false);
     expect(await groupsNamed(req.name)).toEqual([]);

@@ -207,9 +207,12 @@ export interface DaxAdmin {
   deleteCluster(name: string): Promise<boolean>;
   /**
    * Deletes the parameter group, subnet group and security group of that name once the cluster is gone;
-   * false while the cluster still exists (call again later). Missing pieces are not an error.
+   * false while the cluster still exists (call again later). Missing pieces are not an error. With `runId`
+   * (teardown), only when the security group of that name carries that run's tag (DAX takes no tags on subnet and
+   * parameter groups: the security group says whose they are); without it (the janitor's sweep of expired groups,
+   * found by listSupporting), when it carries any run's tag.
    */
-  deleteSupporting(name: string): Promise<boolean>;
+  deleteSupporting(name: string, runId?: string): Promise<boolean>;
   /** Clusters carrying the run tag (any fleetbench run when runId is omitted), with their tags: the janitor's view. */
   listClusters(filter: { runId?: string }): Promise<{ name: string; status: string; tags: Tags }[]>;
   /**

@@ -150,7 +150,7 @@ export async function removeRunDax(
   const stuckDaxClusters: string[] = [];
   const handled = new Set<string>();
   const deleteGroups = async (name: string) => {
-    if (groups.has(name) && !(await dax.deleteSupporting(name))) pendingDaxGroups.push(name);
+    if (groups.has(name) && !(await dax.deleteSupporting(name, runId))) pendingDaxGroups.push(name);
   };
   const clusters = await removeOwned(runId, 'DAX cluster', names, {
     tags: (name) => dax.clusterTags(name),
