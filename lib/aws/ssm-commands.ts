@@ -101,7 +101,7 @@ export class SsmCommandRunner implements CommandRunner {
               instanceId: inv.InstanceId ?? '?',
               status: STATUSES[inv.Status ?? 'Pending'] ?? 'InProgress',
               ...(plugin?.Output || inv.StatusDetails
-                ? { detail: (plugin?.Output ?? inv.StatusDetails ?? '').slice(-500) }
+                ? { detail: plugin?.Output ?? inv.StatusDetails ?? '' } // the step shortens it (failureExcerpt)
                 : {}),
             });
           }

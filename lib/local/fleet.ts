@@ -138,7 +138,8 @@ export class LocalFleet implements FleetAdmin, CommandRunner {
         if (inv.status === 'Cancelled') return;
         inv.status = code === 0 ? 'Success' : 'Failed';
         if (code !== 0)
-          inv.detail = `agent exited ${code ?? signal}: ${tail.trim().split('\n').slice(-3).join(' | ')}`;
+          // the whole stderr tail: the step keeps its first cause and its end (failureExcerpt)
+          inv.detail = `agent exited ${code ?? signal}: ${tail.trim()}`;
       });
       child.on('error', (err) => {
         inv.status = 'Failed';

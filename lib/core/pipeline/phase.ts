@@ -29,6 +29,7 @@ import {
 } from './context';
 import { loaderIds } from './provision';
 import { kindOf } from '../targets/registry';
+import { failureExcerpt } from '../common/excerpt';
 import type { StepContext } from '../targets/kind';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
@@ -224,7 +225,7 @@ export async function checkPhase(
       step,
       `the loader command failed on ${failed.length} of ${job.instances} loaders: ` +
         failed
-          .map((f) => `${f.instanceId} ${f.status}${f.detail ? ` (${f.detail.slice(-200)})` : ''}`)
+          .map((f) => `${f.instanceId} ${f.status}${f.detail ? ` (${failureExcerpt(f.detail, 300)})` : ''}`)
           .join('; '),
     );
   }
