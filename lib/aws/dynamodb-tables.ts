@@ -1,4 +1,4 @@
-/** TableAdmin on DynamoDB (SDK v3). Works against DynamoDB Local as well. */
+/** DynamoDbAdmin on DynamoDB (SDK v3). Works against DynamoDB Local as well. */
 import {
   CreateTableCommand,
   DeleteTableCommand,
@@ -11,10 +11,10 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClientConfig,
 } from '@aws-sdk/client-dynamodb';
-import type { TableAdmin, TableDefinition, TableState, Tags } from '../core/common/ports';
+import type { DynamoDbAdmin, TableDefinition, TableState, Tags } from '../core/common/ports';
 import { errorName, translate } from './errors';
 
-export class DynamoDbTableAdmin implements TableAdmin {
+export class DynamoDbTableAdmin implements DynamoDbAdmin {
   readonly client: DynamoDBClient;
   constructor(clientOrConfig: DynamoDBClient | DynamoDBClientConfig = {}) {
     this.client =

@@ -1,5 +1,5 @@
 /**
- * ClusterAdmin on EC2: database nodes launched from the stack's node launch template (IMDSv2,
+ * DbNodeAdmin on EC2: database nodes launched from the stack's node launch template (IMDSv2,
  * encrypted volumes, no SSH key, the nodes' security group), found again by the run tag and the node
  * roles, terminated by id.
  * - scylla-ec2: the official ScyllaDB AMI (looked up by owner and name for a version, or the given id)
@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { CASSANDRA_ROOT_VOLUME_GB } from '../core/targets/cassandra-ec2/node';
 import { DB_NODE_ROLES, amiQuery, pickImage, type ClusterNode } from '../core/targets/nodes/cluster';
-import { CapacityError, type ClusterAdmin, type NodeLaunchRequest } from '../core/common/ports';
+import { CapacityError, type DbNodeAdmin, type NodeLaunchRequest } from '../core/common/ports';
 import { isArmInstanceType } from './ec2-fleet';
 import { describeRunInstances, instanceTags, terminateInstances, terminateLaunched } from './ec2-instances';
 import { translate } from './errors';
@@ -44,7 +44,7 @@ export interface Ec2ClusterOptions {
 /** Device name of a cassandra-ec2 node's data volume (the bootstrap script mounts it). */
 export const CASSANDRA_DATA_DEVICE = '/dev/sdf';
 
-export class Ec2ClusterAdmin implements ClusterAdmin {
+export class Ec2ClusterAdmin implements DbNodeAdmin {
   readonly client: EC2Client;
   private readonly images = new Map<string, string>();
 

@@ -1,5 +1,5 @@
 /**
- * Database nodes on this machine for the local mode. Implements the same ClusterAdmin and ClusterProbe
+ * Database nodes on this machine for the local mode. Implements the same DbNodeAdmin and ClusterProbe
  * ports as EC2 (+ the probe over a loader), so ProvisionTarget, WaitReady and Teardown run unchanged.
  *
  * - scylla-ec2: each "node" is a child process (lib/local/scylla-node.ts) serving the node's Alternator
@@ -24,7 +24,7 @@ import { TAG_RUN_ID } from '../core/common/ports';
 import {
   CapacityError,
   ConflictError,
-  type ClusterAdmin,
+  type DbNodeAdmin,
   type ClusterNode,
   type ClusterProbe,
   type EndpointHealth,
@@ -58,7 +58,7 @@ export interface LocalClusterOptions {
   secrets?: { value(id: string): string | undefined };
 }
 
-export class LocalCluster implements ClusterAdmin, ClusterProbe {
+export class LocalCluster implements DbNodeAdmin, ClusterProbe {
   private readonly nodes: LocalNode[] = [];
   /** Every launch request (tests check the user data and tags the pipeline produced). */
   readonly launches: NodeLaunchRequest[] = [];

@@ -1,5 +1,5 @@
 /**
- * The local mode's TableAdmin: DynamoDB Local over the AWS adapter, with the tags kept here. DynamoDB Local
+ * The local mode's DynamoDbAdmin: DynamoDB Local over the AWS adapter, with the tags kept here. DynamoDB Local
  * accepts Tags on CreateTable and drops them, and answers ListTagsOfResource with "Tagging is not currently
  * supported in DynamoDB Local": Teardown reads a table's run tag before deleting it (lib/core/pipeline/ownership.ts),
  * so this process remembers the tags of the tables it created or tagged. A table it did not create (preloaded)

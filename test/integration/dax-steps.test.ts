@@ -37,7 +37,7 @@ import {
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
   type FleetAdmin,
-  type TableAdmin,
+  type DynamoDbAdmin,
 } from '../../lib/core/common/ports';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
@@ -63,7 +63,7 @@ const tables = {
   describeTable: async () => ({ status: 'ACTIVE' }),
   deleteTable: async () => false,
   tagTable: async () => undefined,
-} as unknown as TableAdmin;
+} as unknown as DynamoDbAdmin;
 
 const spec = {
   name: 'dax-steps',

@@ -26,7 +26,7 @@ import {
   TAG_RUN_ID,
   type CommandRunner,
   type FleetAdmin,
-  type TableAdmin,
+  type DynamoDbAdmin,
 } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
@@ -44,7 +44,7 @@ const noTables = {
   listTables: async () => [],
   describeTable: async () => ({ status: 'MISSING' }),
   deleteTable: async () => false,
-} as unknown as TableAdmin;
+} as unknown as DynamoDbAdmin;
 const commands = { online: async () => [] } as unknown as CommandRunner;
 /** ProvisionTarget's waits for the keyspace: the twin counts polls, not time. */
 const noSleep = async (): Promise<void> => undefined;

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { plan, provisionTarget, teardown, type RunContext } from '../../lib/core/pipeline';
-import { TAG_RUN_ID, type FleetAdmin, type TableAdmin } from '../../lib/core/common/ports';
+import { TAG_RUN_ID, type FleetAdmin, type DynamoDbAdmin } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { startMoto, type MotoServer } from '../support/moto';
@@ -135,7 +135,7 @@ describe('teardown deletes only what carries the run tag', () => {
   });
 
   it("keyspaces: (run x, target nightly-ks) and (run x-nightly, target ks) differ; neither teardown deletes the other's", async () => {
-    const noTables = { tableTags: async () => null } as unknown as TableAdmin;
+    const noTables = { tableTags: async () => null } as unknown as DynamoDbAdmin;
     const a = await planned(ksSpec('nightly-ks'), 'x');
     const b = await planned(ksSpec('ks'), 'x-nightly');
     const ksA = a.keyspaces![0]!.keyspace;
@@ -165,7 +165,7 @@ describe('teardown deletes only what carries the run tag', () => {
 describe("teardown's SNS message", () => {
   it('names every kind it removed (a teardown that deleted only keyspaces says so) and the teardown errors', async () => {
     const run = await planned(ksSpec('ks'), 'sns-1');
-    const noTables = { tableTags: async () => null } as unknown as TableAdmin;
+    const noTables = { tableTags: async () => null } as unknown as DynamoDbAdmin;
     await provisionTarget(run, { store, tables: noTables, keyspaces, sleep: async () => undefined });
     const messages: { subject: string; message: string }[] = [];
     const notifier = {
@@ -195,7 +195,7 @@ describe("teardown's SNS message", () => {
     const messages: string[] = [];
     const notifier = { publish: async (_s: string, message: string) => void messages.push(message) };
     // the keyspace is named in the context; Keyspaces is not reachable from this teardown
-    await teardown({ run }, { store, tables: {} as TableAdmin, fleet: noFleet, clock, notifier }).catch(
+    await teardown({ run }, { store, tables: {} as DynamoDbAdmin, fleet: noFleet, clock, notifier }).catch(
       () => undefined,
     );
     expect(messages).toHaveLength(1);

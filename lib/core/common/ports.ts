@@ -47,7 +47,8 @@ export interface TableState {
   wcu?: number;
 }
 
-export interface TableAdmin {
+/** Amazon DynamoDB tables (dynamodb targets; also the local mode's DynamoDB Local). */
+export interface DynamoDbAdmin {
   /** Creates the table; a table of that name that already exists is a ConflictError. */
   createTable(def: TableDefinition): Promise<void>;
   describeTable(name: string): Promise<TableState>;
@@ -113,7 +114,8 @@ export interface NodeLaunchRequest {
   dataVolumeGb?: number;
 }
 
-export interface ClusterAdmin {
+/** Database nodes on EC2 (scylla-ec2, cassandra-ec2 targets), found by their run tag. */
+export interface DbNodeAdmin {
   /**
    * Where cassandra-ec2 nodes fetch Apache Cassandra from (their bootstrap script's FB_ASSET): the stack's
    * asset `s3://bucket/key` on AWS, the built archive's path locally. Unset: no Cassandra nodes here.
@@ -369,7 +371,7 @@ export const systemClock: Clock = { nowMs: () => Date.now() };
 /** Everything a step may use. A step uses only the parts it needs; tests pass only those. */
 export interface Ports {
   store: ObjectStore;
-  tables: TableAdmin;
+  tables: DynamoDbAdmin;
   fleet: FleetAdmin;
   commands: CommandRunner;
   metrics: MetricsSink;
@@ -379,7 +381,7 @@ export interface Ports {
   /** The account's quotas, checked by Plan before anything is provisioned (none locally: nothing is limited). */
   quotas?: AccountQuotas;
   /** Database nodes on EC2 (scylla-ec2, cassandra-ec2 targets); a run with such a target fails without it. */
-  cluster?: ClusterAdmin;
+  cluster?: DbNodeAdmin;
   probe?: ClusterProbe;
   /** DAX clusters (dynamodb targets with dax); a run with such a target fails without it. */
   dax?: DaxAdmin;

@@ -12,7 +12,7 @@ import {
   type FleetAdmin,
   type KeyspacesAdmin,
   type ObjectStore,
-  type TableAdmin,
+  type DynamoDbAdmin,
 } from '../common/ports';
 import { InputError } from '../common/errors';
 import type { JobCredentials, JobInput } from '../contract/job';
@@ -251,7 +251,7 @@ export async function configureCell(
   input: { run: unknown; index: number },
   deps: {
     store: ObjectStore;
-    tables: TableAdmin;
+    tables: DynamoDbAdmin;
     keyspaces?: KeyspacesAdmin;
     /** Between polls of a Keyspaces table not ACTIVE yet (tests pass one that returns at once). */
     sleep?: (ms: number) => Promise<void>;

@@ -12,7 +12,7 @@ import {
   TAG_RUN_ID,
   type DaxAdmin,
   type FleetAdmin,
-  type TableAdmin,
+  type DynamoDbAdmin,
 } from '../../../lib/core/common/ports';
 import { FsStore } from '../../../lib/local/fs-store';
 
@@ -40,7 +40,7 @@ function world() {
     listTables: async () => [...tables].map(([name, t]) => ({ name, tags: t })),
     tableTags: async (name: string) => tables.get(name) ?? null,
     deleteTable: async (name: string) => tables.delete(name),
-  } as unknown as TableAdmin;
+  } as unknown as DynamoDbAdmin;
   const fleet = { list: async () => [], terminate: async () => undefined } as unknown as FleetAdmin;
   return { clusters, dax, tables, tableAdmin, fleet };
 }

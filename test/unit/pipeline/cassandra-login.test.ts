@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { plan, provisionTarget, startPhase, teardown } from '../../../lib/core/pipeline';
 import type {
-  ClusterAdmin,
+  DbNodeAdmin,
   ClusterNode,
   NodeLaunchRequest,
-  TableAdmin,
+  DynamoDbAdmin,
 } from '../../../lib/core/common/ports';
 import { scriptVariable } from '../../../lib/core/targets/cassandra-ec2/node';
 import { schemaScript } from '../../../lib/core/targets/nodes/cluster';
@@ -36,7 +36,7 @@ const spec = {
   loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 4 },
 };
 
-class RunningCluster implements ClusterAdmin {
+class RunningCluster implements DbNodeAdmin {
   readonly cassandraAsset = 's3://assets/fleetbench-cassandra-5.0.6.tar.gz';
   readonly nodes: ClusterNode[] = [];
   readonly authenticators: (string | undefined)[] = [];
@@ -72,7 +72,7 @@ it('ProvisionTarget creates the tagged login secret; the jobs name it; teardown 
   const run = await plan({ executionName: 'authed-1', spec }, { store, clock });
   const secrets = new LocalSecrets();
   const cluster = new RunningCluster();
-  const tables = {} as TableAdmin;
+  const tables = {} as DynamoDbAdmin;
 
   const result = await provisionTarget(run, { store, tables, cluster, secrets });
   expect(result.secrets).toEqual(['fleetbench/authed-1/cass-cql']);
@@ -125,9 +125,9 @@ it('teardown keeps a secret of the same name that another run tagged', async () 
     tags: { 'fleetbench:run-id': 'someone-else' },
   });
   const cluster = new RunningCluster();
-  await expect(provisionTarget(run, { store, tables: {} as TableAdmin, cluster, secrets })).rejects.toThrow(
-    /already exists and is not this run's/,
-  );
+  await expect(
+    provisionTarget(run, { store, tables: {} as DynamoDbAdmin, cluster, secrets }),
+  ).rejects.toThrow(/already exists and is not this run's/);
   const fleet = {
     launch: async () => [],
     list: async () => [],
@@ -138,7 +138,7 @@ it('teardown keeps a secret of the same name that another run tagged', async () 
   const notifier = { publish: async (_s: string, m: string) => void published.push(m) };
   const down = await teardown(
     { run, error: { Error: 'X' } },
-    { store, tables: {} as TableAdmin, fleet, clock, cluster, secrets, notifier },
+    { store, tables: {} as DynamoDbAdmin, fleet, clock, cluster, secrets, notifier },
   );
   expect(down.deletedSecrets).toEqual([]);
   expect(down.keptSecrets).toEqual(['fleetbench/authed-2/cass-cql']);
@@ -152,7 +152,7 @@ it('without a secrets port (no login to hand out) the nodes keep AllowAllAuthent
   const store = new FsStore(dir);
   const run = await plan({ executionName: 'authed-3', spec }, { store, clock: { nowMs: () => 0 } });
   const cluster = new RunningCluster();
-  const result = await provisionTarget(run, { store, tables: {} as TableAdmin, cluster });
+  const result = await provisionTarget(run, { store, tables: {} as DynamoDbAdmin, cluster });
   expect(result.secrets).toBeUndefined();
   expect(cluster.authenticators).toEqual(['AllowAllAuthenticator']);
 });

@@ -11,10 +11,10 @@ import { LATE_ARRIVAL_AFTER_MS, janitor, teardown } from '../../../lib/core/pipe
 import {
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
-  type ClusterAdmin,
+  type DbNodeAdmin,
   type DaxAdmin,
   type FleetAdmin,
-  type TableAdmin,
+  type DynamoDbAdmin,
 } from '../../../lib/core/common/ports';
 import { FsStore } from '../../../lib/local/fs-store';
 
@@ -36,12 +36,12 @@ function world() {
     list: async (f: { runId?: string }) =>
       [...nodes.values()].filter((n) => !f.runId || n.tags[TAG_RUN_ID] === f.runId),
     terminate: async (ids: string[]) => ids.forEach((id) => nodes.delete(id)),
-  } as unknown as ClusterAdmin;
+  } as unknown as DbNodeAdmin;
   const tables = {
     listTables: async () => [],
     tableTags: async () => null,
     deleteTable: async () => false,
-  } as unknown as TableAdmin;
+  } as unknown as DynamoDbAdmin;
   const dax = {
     listClusters: async (f: { runId?: string }) =>
       [...daxClusters.values()].filter((c) => !f.runId || c.tags[TAG_RUN_ID] === f.runId),

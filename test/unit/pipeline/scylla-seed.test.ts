@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import { TAG_NODE_INDEX } from '../../../lib/core/targets/nodes/cluster';
 import { plan, provisionTarget, SEED_POLL_MS, SEED_RUNNING_POLLS } from '../../../lib/core/pipeline';
 import type {
-  ClusterAdmin,
+  DbNodeAdmin,
   ClusterNode,
   NodeLaunchRequest,
-  TableAdmin,
+  DynamoDbAdmin,
 } from '../../../lib/core/common/ports';
 import { FsStore } from '../../../lib/local/fs-store';
 
@@ -25,7 +25,7 @@ const spec = {
 };
 
 /** EC2 as ProvisionTarget sees it: node 0 is pending for `pendingChecks` list() calls. */
-class SlowSeedCluster implements ClusterAdmin {
+class SlowSeedCluster implements DbNodeAdmin {
   readonly events: string[] = [];
   private readonly nodes: ClusterNode[] = [];
   private checks = 0;
@@ -55,7 +55,7 @@ class SlowSeedCluster implements ClusterAdmin {
   async terminate(): Promise<void> {}
 }
 
-const noTables = {} as TableAdmin;
+const noTables = {} as DynamoDbAdmin;
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-seed-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -99,7 +99,7 @@ it('a seed that never runs fails the step and launches no other node', async () 
 });
 
 /** EC2 on a clock 100× faster than real time: each seed runs 60 s (of that clock) after its launch. */
-class TimedSeedCluster implements ClusterAdmin {
+class TimedSeedCluster implements DbNodeAdmin {
   static readonly SCALE = 100;
   readonly launched: { target: string; index: number; atS: number }[] = [];
   private readonly nodes: (ClusterNode & { launchedAtMs: number })[] = [];

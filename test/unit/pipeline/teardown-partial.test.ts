@@ -10,9 +10,9 @@ import { janitor, teardown } from '../../../lib/core/pipeline';
 import {
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
-  type ClusterAdmin,
+  type DbNodeAdmin,
   type FleetAdmin,
-  type TableAdmin,
+  type DynamoDbAdmin,
 } from '../../../lib/core/common/ports';
 import { FsStore } from '../../../lib/local/fs-store';
 
@@ -36,12 +36,12 @@ function world(failLoaders: boolean) {
   const cluster = {
     list: async () => [...nodes.values()],
     terminate: async (ids: string[]) => ids.forEach((id) => nodes.delete(id)),
-  } as unknown as ClusterAdmin;
+  } as unknown as DbNodeAdmin;
   const tableAdmin = {
     listTables: async () => [...tables].map(([name, t]) => ({ name, tags: t })),
     tableTags: async (name: string) => tables.get(name) ?? null,
     deleteTable: async (name: string) => tables.delete(name),
-  } as unknown as TableAdmin;
+  } as unknown as DynamoDbAdmin;
   return { loaders, nodes, tables, fleet, cluster, tableAdmin };
 }
 

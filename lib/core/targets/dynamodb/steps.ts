@@ -4,11 +4,11 @@
  * phase or by hand) and StartLoad/StartCell (the DAX endpoint, known once the cluster runs).
  */
 import type { DynamoDbTarget } from '../../spec/schema';
-import { StepFailedError, type TableAdmin } from '../../common/ports';
+import { StepFailedError, type DynamoDbAdmin } from '../../common/ports';
 import { daxNotReady, daxEndpoint } from './dax-lifecycle';
 import type { ReadyCheck, Runtime, StepContext } from '../kind';
 
-function tablesOf({ ports, step }: StepContext): TableAdmin {
+function tablesOf({ ports, step }: StepContext): DynamoDbAdmin {
   if (!ports.tables)
     throw new StepFailedError(step, 'the run has DynamoDB tables and no table port is configured');
   return ports.tables;

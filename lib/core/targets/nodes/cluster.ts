@@ -5,7 +5,7 @@
  * user data and the official AMI lookup; Cassandra's bootstrap script is in ./cassandra-node.ts.
  *
  * No AWS SDK here: the EC2 adapter (lib/aws/ec2-cluster.ts) and the local stand-in
- * (lib/local/cluster.ts) implement the ClusterAdmin / ClusterProbe ports over this.
+ * (lib/local/cluster.ts) implement the DbNodeAdmin / ClusterProbe ports over this.
  */
 import {
   BAD_CREDENTIALS,

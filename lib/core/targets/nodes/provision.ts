@@ -14,7 +14,7 @@ import {
   type ClusterNode,
   type DbNodeTarget,
 } from './cluster';
-import { StepFailedError, type ClusterAdmin, type NodeLaunchRequest, type Tags } from '../../common/ports';
+import { StepFailedError, type DbNodeAdmin, type NodeLaunchRequest, type Tags } from '../../common/ports';
 import { runTags, type RunContext } from '../../pipeline/run-context';
 import { realSleep } from '../../pipeline/sleep';
 import type { ProvisionContext, Provisioned } from '../kind';
@@ -42,7 +42,7 @@ export function nodeLaunchRequest(args: {
   indexes: number[];
   /** Node 0's private IP; empty when launching node 0. */
   seeds: string[];
-  /** Where cassandra-ec2 nodes fetch Cassandra (ClusterAdmin.cassandraAsset). */
+  /** Where cassandra-ec2 nodes fetch Cassandra (DbNodeAdmin.cassandraAsset). */
   cassandraAsset?: string;
   /** cassandra-ec2: the run made a login for the target (its nodes ask for credentials). */
   login?: boolean;
@@ -100,7 +100,7 @@ export async function provisionCluster(
   run: RunContext,
   target: DbNodeTarget,
   userTags: Tags,
-  cluster: ClusterAdmin,
+  cluster: DbNodeAdmin,
   sleep: (ms: number) => Promise<void> = realSleep,
   login = false,
 ): Promise<string[]> {
