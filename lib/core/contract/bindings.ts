@@ -1,7 +1,7 @@
 /**
  * The YCSB bindings a loader can run, one descriptor each: the `DB` class (loader/ycsb-binding), the
  * fields of its credentials secret and the JVM environment variables they go to, and what its load
- * phase may use (batched inserts). The planner picks a binding per target (lib/core/plan/targets.ts), the job names it, the
+ * phase may use (batched inserts). The planner picks a binding per target (its kind's declaration, lib/core/targets/<kind>/kind.ts), the job names it, the
  * agent turns its secret into environment variables with it. A new binding is one entry here plus its
  * Java class.
  */

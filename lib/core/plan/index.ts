@@ -78,7 +78,7 @@ export interface Plan {
   /** Loader instances to launch: the most any target needs. */
   fleet: { instanceType: string; loaders: number; processesPerLoader: number; threadsPerProcess: number };
   tables: Record<string, string>;
-  /** Per target: the YCSB binding, its properties and credentials reference (lib/core/plan/targets.ts). */
+  /** Per target: the YCSB binding, its properties and credentials reference (its kind's declaration, read by lib/core/plan/targets.ts). */
   bindings: Record<string, TargetBinding>;
   warnings: string[];
   /** Seconds of benchmark time (cells only, excluding load and provisioning). */
