@@ -45,6 +45,17 @@ function issuesOf(f: () => unknown) {
   throw new Error('no InputError');
 }
 
+describe('WaitReady for a memorydb run', () => {
+  it('waits up to 40 minutes, polled every minute (the default 15 minutes would fail a normal creation)', async () => {
+    const { runReadyLimits, DEFAULT_READY_LIMITS, maxReadyChecks } =
+      await import('../../../lib/core/pipeline/timing');
+    expect(runReadyLimits(validateSpec(spec()).spec)).toEqual({ timeoutSeconds: 2400, pollSeconds: 60 });
+    expect(DEFAULT_READY_LIMITS.timeoutSeconds).toBe(900);
+    // the history budget still counts the most checks any limit allows (15 min / 20 s = 45)
+    expect(maxReadyChecks()).toBe(45);
+  });
+});
+
 describe('the memorydb spec', () => {
   it('defaults: one shard of db.r7g.large with one replica, Valkey 7.2', () => {
     expect(validateSpec(spec()).spec.targets[0]).toMatchObject({

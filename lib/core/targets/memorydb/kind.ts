@@ -3,12 +3,20 @@
  * in the loaders' network, TLS always on, with an ACL user whose login the run generates and keeps in Secrets
  * Manager; the loaders run the Redis binding in cluster mode against the cluster endpoint.
  */
-import type { TargetKind } from '../kind';
+import type { ReadyLimits, TargetKind } from '../kind';
 import { MEMORYDB_DEFAULT_NODES_QUOTA, MEMORYDB_MAX_NODES_PER_CLUSTER } from './spec';
 import type { MemoryDbTarget } from './target';
 import { memoryDbNodes } from './cost';
 import { memoryDbEndpointProperties, memoryDbReady, memoryDbRuntime, provisionMemoryDb } from './lifecycle';
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
+
+/**
+ * WaitReady's limits for a run with a MemoryDB cluster: the cluster stays `creating` for many minutes (AWS's
+ * getting-started guide has the user wait for `available`:
+ * https://docs.aws.amazon.com/memorydb/latest/devguide/getting-started.html#getting-started.createcluster), so the
+ * 40-minute deadline DAX has, polled every minute (the history budget counts it: lib/core/pipeline/timing.ts).
+ */
+export const MEMORYDB_READY_LIMITS: ReadyLimits = { timeoutSeconds: 40 * 60, pollSeconds: 60 };
 
 export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   binding: () => 'redis',
@@ -34,6 +42,7 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   loads: () => true,
   provision: (t, ctx) => provisionMemoryDb(t, ctx),
   notReady: memoryDbReady,
+  slowReady: { limits: MEMORYDB_READY_LIMITS, applies: () => true },
   runtime: memoryDbRuntime,
   resources: [MEMORYDB_LOGINS, MEMORYDB_CLUSTERS],
 };
