@@ -15,6 +15,7 @@ import type { ResourceType } from '../resources/resource-type';
 import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
+import type { KindRunCost } from '../cost/lines';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
 export interface PropertiesContext {
@@ -172,4 +173,6 @@ export interface TargetKind<T extends Target> {
   runtime?(t: T, ctx: StepContext): Promise<Runtime>;
   /** The cloud resources a run of this kind creates (in addition to the loaders). */
   resources: readonly ResourceType[];
+  /** What a run of the target costs: its lines of the run estimate (lib/core/targets/<kind>/cost.ts). */
+  runCost: KindRunCost<T>;
 }

@@ -10,10 +10,21 @@
  * (https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html), which the caller gives.
  */
 import { InputError } from '../../common/errors';
-import { DynamoClassPrices, PriceBook } from '../../cost/book';
+import { DynamoClassPrices, PriceBook, usd } from '../../cost/book';
 import { BYTES_PER_GB, YCSB_DEFAULT_KEY_BYTES } from '../../cost/capacity';
 import { Q } from '../../cost/decimal';
+import {
+  capacityLines,
+  cellRequestUnits,
+  requestLines,
+  round,
+  type KindRunCost,
+  type Line,
+  type RunSpan,
+  type TargetEstimate,
+} from '../../cost/lines';
 import { type TableCost, tableCost } from '../../cost/table-report';
+import type { KeyspacesTarget } from '../../spec/schema';
 
 export type KeyspacesReadConsistency = 'LOCAL_QUORUM' | 'LOCAL_ONE' | 'ONE';
 
@@ -137,3 +148,57 @@ export function keyspacesCostReport(args: {
     }),
   };
 }
+
+/**
+ * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
+ * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
+ */
+function keyspacesEstimate(t: KeyspacesTarget, _i: number, r: RunSpan): TargetEstimate {
+  const { spec, plan, runHours, book } = r;
+  const prices = keyspacesPrices(book);
+  const row = keyspacesRowBytes({
+    fieldCount: spec.dataset.fieldCount,
+    fieldLength: spec.dataset.fieldLength,
+  });
+  const wpw = keyspacesWriteUnits(row.requestBytes);
+  const rpr = keyspacesReadUnits(row.requestBytes, t.readConsistency);
+  const out: Line[] = [];
+  const of = { target: t.id };
+  if (t.capacity.mode === 'provisioned') {
+    out.push(...capacityLines('keyspaces-capacity', t.id, t.capacity, prices, runHours));
+  } else {
+    const units = cellRequestUnits(plan, t.id, {
+      itemBytes: row.requestBytes,
+      consistency: 'strong',
+      writeUnitsPerWrite: wpw,
+      readUnitsPerRead: rpr,
+    });
+    if (plan.load?.targets.includes(t.id))
+      units.writes = units.writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
+    out.push(
+      ...requestLines(
+        'keyspaces-requests',
+        t.id,
+        units,
+        {
+          writes: `write request units at the cells' target throughput and the load (${row.requestBytes} B rows)`,
+          reads: `read request units at the cells' target throughput (${t.readConsistency} reads)`,
+        },
+        prices,
+      ),
+    );
+  }
+  const gb = keyspacesStorageGb(spec.dataset.recordCount, row.storageBytes);
+  out.push({
+    kind: 'storage',
+    label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
+    ...of,
+    quantity: gb.mul(runHours).div(book.hoursPerMonth),
+    unit: 'GB-month',
+    unitUsd: usd(prices.storageGbMonth),
+  });
+  return { items: out };
+}
+
+/** The keyspaces kind's run cost. */
+export const KEYSPACES_RUN_COST: KindRunCost<KeyspacesTarget> = { estimate: keyspacesEstimate };

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { InputError } from '../../common/errors';
 import type { Price, PriceBook } from '../../cost/book';
 import { Q } from '../../cost/decimal';
+import type { KindRunCost, Line } from '../../cost/lines';
 import type { CellLike } from '../../cost/workload-units';
 import type { RunSpec } from '../../spec/schema';
 import {
@@ -58,16 +59,6 @@ export function runGbWritten(
   return bytes.div(1e9);
 }
 
-/** One estimate line, as the run's estimate keeps them (lib/core/cost/estimate.ts). */
-export interface MemoryDbLine {
-  kind: string;
-  label: string;
-  target: string;
-  quantity: Q;
-  unit: string;
-  unitUsd: Q;
-}
-
 /** The run's MemoryDB lines of a target (and what the book does not price). */
 export function memoryDbEstimate(
   t: MemoryDbTarget,
@@ -78,8 +69,8 @@ export function memoryDbEstimate(
     book: PriceBook;
     runSeconds: Q;
   },
-): { items: MemoryDbLine[]; unpriced: string[] } {
-  const items: MemoryDbLine[] = [];
+): { items: Line[]; unpriced: string[] } {
+  const items: Line[] = [];
   const unpriced: string[] = [];
   const prices = r.book.memorydb?.[t.engine.engine];
   const nodes = memoryDbNodes(t);
@@ -114,6 +105,9 @@ export function memoryDbEstimate(
     );
   return { items, unpriced };
 }
+
+/** The memorydb kind's run cost. */
+export const MEMORYDB_RUN_COST: KindRunCost<MemoryDbTarget> = { estimate: memoryDbEstimate };
 
 /** A price the book does not have: the cost is unknown, not zero (the cells' cost columns stay empty). */
 export class UnpricedError extends InputError {}

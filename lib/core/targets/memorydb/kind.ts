@@ -4,9 +4,10 @@
  * Manager; the loaders run the Redis binding in cluster mode against the cluster endpoint.
  */
 import type { TargetKind } from '../kind';
+
 import { MEMORYDB_DEFAULT_NODES_QUOTA, MEMORYDB_MAX_NODES_PER_CLUSTER } from './spec';
 import type { MemoryDbTarget } from './target';
-import { memoryDbNodes } from './cost';
+import { MEMORYDB_RUN_COST, memoryDbNodes } from './cost';
 import { memoryDbEndpointProperties, memoryDbReady, memoryDbRuntime, provisionMemoryDb } from './lifecycle';
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
 
@@ -36,4 +37,5 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   notReady: memoryDbReady,
   runtime: memoryDbRuntime,
   resources: [MEMORYDB_LOGINS, MEMORYDB_CLUSTERS],
+  runCost: MEMORYDB_RUN_COST,
 };
