@@ -16,6 +16,7 @@ import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
 import type { KindRunCost } from '../cost/lines';
+import type { KindMonthlyCost } from '../cost/report-parts';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
 export interface PropertiesContext {
@@ -175,4 +176,6 @@ export interface TargetKind<T extends Target> {
   resources: readonly ResourceType[];
   /** What a run of the target costs: its lines of the run estimate (lib/core/targets/<kind>/cost.ts). */
   runCost: KindRunCost<T>;
+  /** Its monthly cost at a throughput (`fleetbench cost`, the cells' cost columns): its cost input and report. */
+  monthlyCost: KindMonthlyCost;
 }

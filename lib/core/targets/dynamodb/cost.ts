@@ -1,9 +1,20 @@
 /**
  * What a run of a dynamodb target costs on AWS: the table's provisioned capacity for the run's hours (or, on
  * demand, request units at the cells' target throughput and the load's writes), DAX in front of it, the items
- * stored for the run; and how long the load takes under the table's capacity (docs/cost-model.md).
+ * stored for the run; and how long the load takes under the table's capacity (docs/cost-model.md). And its
+ * monthly cost at a throughput (`fleetbench cost`, the cells' cost columns), with the DAX cluster in front of it.
  */
+import { z } from 'zod';
 import { dynamoPrices, usd, type PriceBook } from '../../cost/book';
+import { type Consistency, readUnitsPerRead, writeUnitsPerWrite } from '../../cost/capacity';
+import {
+  type CostInputBase,
+  type KindMonthlyCost,
+  headOf,
+  itemBytesOf,
+  storageGbOf,
+} from '../../cost/report-parts';
+import { type TableCost, tableCost } from '../../cost/table-report';
 import { storageGbForItems } from '../../cost/capacity';
 import { Q } from '../../cost/decimal';
 import {
@@ -19,7 +30,7 @@ import {
 } from '../../cost/lines';
 import { dynamoOpUnits } from '../../cost/workload-units';
 import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
-import { daxBilledNodeHours, daxNodeHourPrice } from './dax-cost';
+import { daxBilledNodeHours, daxMonthly, daxNodeHourPrice } from './dax-cost';
 
 /** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
 function daxLine(
@@ -112,4 +123,109 @@ function dynamoDbLoadSeconds(t: DynamoDbTarget, spec: RunSpec, records: Q, rate:
 export const DYNAMODB_RUN_COST: KindRunCost<DynamoDbTarget> = {
   estimate: dynamoDbEstimate,
   loadSeconds: dynamoDbLoadSeconds,
+};
+
+// ---- the monthly cost ----
+
+/** A dynamodb target as `fleetbench cost` reads it. */
+const dynamoTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('dynamodb'),
+  billing: z
+    .discriminatedUnion('mode', [
+      z.looseObject({
+        mode: z.literal('provisioned'),
+        rcu: z.number().int().positive(),
+        wcu: z.number().int().positive(),
+      }),
+      z.looseObject({ mode: z.literal('on-demand') }),
+    ])
+    .optional(),
+  tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
+  consistentReads: z.boolean().default(false),
+  keyAttribute: z.string().min(1).default('p'),
+  /** A DAX cluster in front of the table (the run spec's `dax`): its node-hours are added to the table's cost. */
+  dax: z.looseObject({ nodeType: z.string().min(1), nodes: z.number().int().min(1).max(11) }).optional(),
+});
+
+/** The `fleetbench cost` report of a DynamoDB table. */
+export interface DynamoCostReport extends TableCost {
+  kind: 'dynamodb';
+  priceBook: string;
+  priceBookDate: string;
+  hoursPerMonth: number;
+  target: { id?: string; kind: 'dynamodb' };
+  itemBytes: number;
+  itemBytesFrom: 'itemBytes' | 'dataset';
+  readConsistency: Consistency;
+  transactional: boolean;
+  /**
+   * The DAX cluster in front of the table: `monthly` lines above are DynamoDB alone, `withDax` adds the cluster's
+   * node-hours (nodes × price × hoursPerMonth) to each total.
+   */
+  dax?: {
+    nodeType: string;
+    nodes: number;
+    usdPerNodeHour: number;
+    monthly: number;
+    withDax: { provisioned: number; onDemand: number };
+  };
+}
+
+/** A DynamoDB table: by its item size and read consistency, with the DAX cluster in front of it if any. */
+function dynamoReport(
+  t: z.output<typeof dynamoTarget>,
+  input: CostInputBase,
+  book: PriceBook,
+): DynamoCostReport {
+  const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+  const item = itemBytesOf(input, t.keyAttribute);
+  const consistency: Consistency = input.transactional
+    ? 'transactional'
+    : t.consistentReads
+      ? 'strong'
+      : 'eventual';
+  const report: DynamoCostReport = {
+    kind: 'dynamodb',
+    ...headOf(book),
+    target: { id: t.id, kind: 'dynamodb' },
+    itemBytes: item.bytes,
+    itemBytesFrom: item.from,
+    readConsistency: consistency,
+    transactional: input.transactional,
+    ...tableCost({
+      book,
+      prices,
+      throughput: input.throughput,
+      units: {
+        writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
+        readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
+      },
+      storageGb: storageGbOf(input, item.bytes),
+      configured: t.billing?.mode === 'provisioned' ? { wcu: t.billing.wcu, rcu: t.billing.rcu } : undefined,
+      utilization: input.utilization,
+      freeTier: input.freeTier,
+    }),
+  };
+  if (t.dax) {
+    const monthly = daxMonthly(book, t.dax, 'target.dax').toUsd();
+    const plus = (x: number) => Math.round((x + monthly) * 100) / 100;
+    report.dax = {
+      nodeType: t.dax.nodeType,
+      nodes: t.dax.nodes,
+      usdPerNodeHour: daxNodeHourPrice(book, t.dax.nodeType, 'target.dax.nodeType').toNumber(),
+      monthly,
+      withDax: {
+        provisioned: plus(report.monthly.provisioned.total),
+        onDemand: plus(report.monthly.onDemand.total),
+      },
+    };
+  }
+  return report;
+}
+
+/** The dynamodb kind's monthly cost. */
+export const DYNAMODB_MONTHLY_COST: KindMonthlyCost<typeof dynamoTarget> = {
+  input: dynamoTarget,
+  report: dynamoReport,
 };

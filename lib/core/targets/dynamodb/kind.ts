@@ -3,7 +3,7 @@ import type { DynamoDbTarget } from '../../spec/schema';
 import { TABLE_PREFIX } from '../../common/ports';
 import { daxResourceName, daxSpecFindings } from './dax';
 import type { TargetKind } from '../kind';
-import { DYNAMODB_RUN_COST } from './cost';
+import { DYNAMODB_MONTHLY_COST, DYNAMODB_RUN_COST } from './cost';
 import { provisionDynamoDb } from './provision';
 import { configureDynamoDb, dynamoDbReady, dynamoDbRuntime } from './steps';
 import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
@@ -77,4 +77,5 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   runtime: dynamoDbRuntime,
   resources: [DYNAMODB_TABLES, DAX_CLUSTERS],
   runCost: DYNAMODB_RUN_COST,
+  monthlyCost: DYNAMODB_MONTHLY_COST,
 };

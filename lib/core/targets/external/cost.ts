@@ -2,10 +2,18 @@
  * What a run of an external target costs: its given price model for the run's hours and the operations at the
  * cells' targets, attributed to it outside the AWS total (AWS does not bill it).
  */
+import { z } from 'zod';
+import type { PriceBook } from '../../cost/book';
 import { Q } from '../../cost/decimal';
+import {
+  type LinesCostReport,
+  type CostInputBase,
+  type KindMonthlyCost,
+  linesReport,
+} from '../../cost/report-parts';
 import type { KindRunCost, Line, RunSpan, TargetEstimate } from '../../cost/lines';
-import { externalCharges, totalOf } from '../../cost/monthly';
-import type { ExternalTarget } from '../../spec/schema';
+import { externalCharges, type ExternalPrice, totalOf } from '../../cost/monthly';
+import { ExternalPriceModel, type ExternalTarget } from '../../spec/schema';
 
 /** An external target's price model: attributed to it, outside the AWS total. */
 function externalEstimate(t: ExternalTarget, _i: number, r: RunSpan): TargetEstimate {
@@ -42,3 +50,35 @@ function externalEstimate(t: ExternalTarget, _i: number, r: RunSpan): TargetEsti
 
 /** The external kind's run cost. */
 export const EXTERNAL_RUN_COST: KindRunCost<ExternalTarget> = { estimate: externalEstimate };
+
+const nonNeg = z.number().nonnegative();
+
+/** An external target as `fleetbench cost` reads it. */
+const externalCostTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('external'),
+  price: z.union([
+    z.strictObject({ usdPerHour: nonNeg }),
+    z.strictObject({ usdPerMonth: nonNeg }),
+    ExternalPriceModel,
+  ]),
+});
+
+/** An external service at its given price: flat, or a DBaaS model's hourly parts, operations and storage. */
+function externalReport(
+  t: z.output<typeof externalCostTarget>,
+  input: CostInputBase,
+  book: PriceBook,
+): LinesCostReport {
+  const price = t.price as ExternalPrice;
+  const opsPerSec = Q.of(input.throughput.readsPerSec).add(input.throughput.writesPerSec);
+  const hoursPerMonth = book.hoursPerMonth;
+  const lines = externalCharges({ price, opsPerSec, hours: hoursPerMonth, hoursPerMonth });
+  return linesReport(t, { input, book, lines, pricing: { ...price } });
+}
+
+/** The external kind's monthly cost. */
+export const EXTERNAL_MONTHLY_COST: KindMonthlyCost<typeof externalCostTarget> = {
+  input: externalCostTarget,
+  report: externalReport,
+};

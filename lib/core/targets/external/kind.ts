@@ -12,7 +12,7 @@ import {
 } from '../nodes/cluster';
 import type { Issue } from '../../common/errors';
 import type { TargetKind } from '../kind';
-import { EXTERNAL_RUN_COST } from './cost';
+import { EXTERNAL_MONTHLY_COST, EXTERNAL_RUN_COST } from './cost';
 import { externalSpecChecks } from './spec-checks';
 import { bindingJarIssues } from './binding-jars';
 
@@ -114,4 +114,5 @@ export const EXTERNAL: TargetKind<ExternalTarget> = {
   loads: () => true,
   resources: [],
   runCost: EXTERNAL_RUN_COST,
+  monthlyCost: EXTERNAL_MONTHLY_COST,
 };

@@ -9,6 +9,7 @@
  * half of that; larger rows take more units. The row size is Keyspaces' encoded row size
  * (https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html), which the caller gives.
  */
+import { z } from 'zod';
 import { InputError } from '../../common/errors';
 import { DynamoClassPrices, PriceBook, usd } from '../../cost/book';
 import { BYTES_PER_GB, YCSB_DEFAULT_KEY_BYTES } from '../../cost/capacity';
@@ -23,6 +24,7 @@ import {
   type RunSpan,
   type TargetEstimate,
 } from '../../cost/lines';
+import { type CostInputBase, type KindMonthlyCost } from '../../cost/report-parts';
 import { type TableCost, tableCost } from '../../cost/table-report';
 import type { KeyspacesTarget } from '../../spec/schema';
 
@@ -202,3 +204,60 @@ function keyspacesEstimate(t: KeyspacesTarget, _i: number, r: RunSpan): TargetEs
 
 /** The keyspaces kind's run cost. */
 export const KEYSPACES_RUN_COST: KindRunCost<KeyspacesTarget> = { estimate: keyspacesEstimate };
+
+/** Amazon Keyspaces (lib/core/targets/keyspaces/cost.ts): priced like a DynamoDB table, in Keyspaces' row size and units. */
+const keyspacesCostTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('keyspaces'),
+  capacity: z
+    .discriminatedUnion('mode', [
+      z.looseObject({ mode: z.literal('on-demand') }),
+      z.looseObject({
+        mode: z.literal('provisioned'),
+        rcu: z.number().int().positive(),
+        wcu: z.number().int().positive(),
+      }),
+    ])
+    .optional(),
+  readConsistency: z.enum(['LOCAL_QUORUM', 'LOCAL_ONE']).default('LOCAL_QUORUM'),
+});
+
+/** An Amazon Keyspaces table: by its encoded row size (lib/core/targets/keyspaces/cost.ts). */
+function keyspacesReport(
+  t: z.output<typeof keyspacesCostTarget>,
+  input: CostInputBase,
+  book: PriceBook,
+): KeyspacesCostReport {
+  const d = input.dataset;
+  if (input.itemBytes === undefined && !d)
+    throw new InputError([
+      { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the row size from' },
+    ]);
+  // DynamoDB's: not to be taken off a Keyspaces bill
+  if (input.freeTier)
+    throw new InputError([
+      { path: 'freeTier', message: "DynamoDB's always-free tier does not apply to Amazon Keyspaces" },
+    ]);
+  if (input.transactional)
+    throw new InputError([{ path: 'transactional', message: 'Amazon Keyspaces has no transactions' }]);
+  // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
+  const rowBytes =
+    input.itemBytes !== undefined
+      ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + KEYSPACES_ROW_METADATA_BYTES }
+      : keyspacesRowBytes({ fieldCount: d!.fieldCount, fieldLength: d!.fieldLength, keyBytes: d!.keyBytes });
+  return keyspacesCostReport({
+    target: t,
+    throughput: input.throughput,
+    rowBytes,
+    rows: d?.recordCount,
+    storageGb: input.storageGb,
+    utilization: input.utilization,
+    book,
+  });
+}
+
+/** The keyspaces kind's monthly cost. */
+export const KEYSPACES_MONTHLY_COST: KindMonthlyCost<typeof keyspacesCostTarget> = {
+  input: keyspacesCostTarget,
+  report: keyspacesReport,
+};

@@ -4,7 +4,7 @@ import { keyspaceName, keyspacesJobProperties } from './keyspace';
 import { keyspacesTargetChecks } from './spec-checks';
 import { CQL_TABLE } from '../nodes/cluster';
 import type { TargetKind } from '../kind';
-import { KEYSPACES_RUN_COST } from './cost';
+import { KEYSPACES_MONTHLY_COST, KEYSPACES_RUN_COST } from './cost';
 import { configureKeyspacesCapacity, keyspaceNotReady, provisionKeyspace } from './lifecycle';
 import { KEYSPACES } from './keyspace-resource';
 
@@ -45,4 +45,5 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
   configureCell: (t, { run, ports, sleep }) => configureKeyspacesCapacity(run, t, ports.keyspaces, sleep),
   resources: [KEYSPACES],
   runCost: KEYSPACES_RUN_COST,
+  monthlyCost: KEYSPACES_MONTHLY_COST,
 };

@@ -5,10 +5,10 @@
  * the price leaves the line unpriced (listed, kept out of the total) rather than guessing it.
  */
 import { z } from 'zod';
-import { InputError } from '../../common/errors';
 import type { Price, PriceBook } from '../../cost/book';
 import { Q } from '../../cost/decimal';
 import type { KindRunCost, Line } from '../../cost/lines';
+import { type KindMonthlyCost, UnpricedError, linesReport } from '../../cost/report-parts';
 import type { CellLike } from '../../cost/workload-units';
 import type { RunSpec } from '../../spec/schema';
 import {
@@ -109,9 +109,6 @@ export function memoryDbEstimate(
 /** The memorydb kind's run cost. */
 export const MEMORYDB_RUN_COST: KindRunCost<MemoryDbTarget> = { estimate: memoryDbEstimate };
 
-/** A price the book does not have: the cost is unknown, not zero (the cells' cost columns stay empty). */
-export class UnpricedError extends InputError {}
-
 /** A price of the book's `memorydb` entry, or an UnpricedError naming the field and what the book has. */
 function bookPrice(
   book: PriceBook,
@@ -184,3 +181,12 @@ export const MemoryDbCostTarget = z.looseObject({
     .looseObject({ engine: z.enum(['valkey', 'redis']).default(MEMORYDB_DEFAULT_ENGINE.engine) })
     .default({ engine: MEMORYDB_DEFAULT_ENGINE.engine }),
 });
+
+/** The memorydb kind's monthly cost. */
+export const MEMORYDB_MONTHLY_COST: KindMonthlyCost<typeof MemoryDbCostTarget> = {
+  input: MemoryDbCostTarget,
+  report: (t, input, book) => {
+    const m = memoryDbMonthly(t, { writesPerSec: input.throughput.writesPerSec, ...input }, book);
+    return linesReport(t, { input, book, lines: m.lines, pricing: m.pricing });
+  },
+};
