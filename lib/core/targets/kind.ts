@@ -17,6 +17,7 @@ import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
 import type { KindRunCost } from '../cost/lines';
 import type { KindMonthlyCost } from '../cost/report-parts';
+import type { CellLike } from '../cost/workload-units';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
 export interface PropertiesContext {
@@ -178,4 +179,6 @@ export interface TargetKind<T extends Target> {
   runCost: KindRunCost<T>;
   /** Its monthly cost at a throughput (`fleetbench cost`, the cells' cost columns): its cost input and report. */
   monthlyCost: KindMonthlyCost;
+  /** Validation: the target against the cells planned for it (a table's capacity), added to `out`. */
+  cellChecks?(t: T, at: string, run: { spec: RunSpec; cells: readonly CellLike[] }, out: Findings): void;
 }

@@ -5,6 +5,7 @@
  */
 import { loadPriceBook } from '../../../lib/core/cost/book';
 import { Q } from '../../../lib/core/cost/decimal';
+import { capacityChecks } from '../../../lib/core/cost/capacity-check';
 import { estimateRunCost } from '../../../lib/core/cost/estimate';
 import type { KindRunCost } from '../../../lib/core/cost/lines';
 import { planRun } from '../../../lib/core/plan';
@@ -97,5 +98,23 @@ describe("the run estimate takes each target's lines from its kind", () => {
     // @ts-expect-error runCost is required of every kind
     const incomplete: TargetKind<ExternalTarget> = rest;
     expect(incomplete.runCost).toBeUndefined();
+  });
+});
+
+describe("validation's capacity check asks each target's kind", () => {
+  afterEach(() => {
+    delete TARGET_KINDS.external.cellChecks;
+  });
+
+  it("a kind's cell checks see the target, its path and the cells, and their findings are the check's", () => {
+    const cells = planRun(spec).cells;
+    TARGET_KINDS.external.cellChecks = (t, at, run, out) => {
+      out.issues.push({ path: `${at}.probe`, message: `${t.id}: ${run.cells.length} cell(s)` });
+      out.warnings.push(`${at}: ${run.spec.name}`);
+    };
+    expect(capacityChecks(spec, cells)).toEqual({
+      issues: [{ path: 'targets[0].probe', message: `ext: ${cells.length} cell(s)` }],
+      warnings: ['targets[0]: kinds'],
+    });
   });
 });
