@@ -1,7 +1,7 @@
 /**
  * The run estimate asks each target's kind for its lines (its `runCost` in the registry) and names no kind: a
  * kind's declaration alone decides its lines, its unpriced entries and how long its load takes. A kind whose
- * declaration lacks `runCost` does not compile.
+ * declaration lacks `runCost` does not compile. Validation's capacity check asks each kind alike (`cellChecks`).
  */
 import { loadPriceBook } from '../../../lib/core/cost/book';
 import { Q } from '../../../lib/core/cost/decimal';
