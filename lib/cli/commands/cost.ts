@@ -13,6 +13,7 @@ import {
   type PriceBook,
   builtInBookIds,
   headlineTotals,
+  isTableReport,
   monthlyCost,
 } from '../../core/cost';
 import type { KeyspacesCostReport } from '../../core/targets/keyspaces/cost';
@@ -96,7 +97,7 @@ const count = (x: number) => x.toLocaleString('en-US');
 /** A DynamoDB or Keyspaces table: the same lines, sized by the item (DynamoDB) or the encoded row (Keyspaces). */
 function renderTable(r: DynamoCostReport | KeyspacesCostReport): string[] {
   const size =
-    r.kind === 'dynamodb'
+    'itemBytes' in r
       ? `item ${r.itemBytes} B (${r.itemBytesFrom})`
       : `row ${r.rowBytes} B (Keyspaces' encoded size)`;
   const out = [
@@ -121,7 +122,7 @@ function renderTable(r: DynamoCostReport | KeyspacesCostReport): string[] {
     `  per million ops: provisioned ${perMillion(r.perMillionOps.provisioned)}, on-demand ${perMillion(r.perMillionOps.onDemand)}`,
     `  per billion ops: provisioned ${usd(r.perBillionOps.provisioned)}, on-demand ${usd(r.perBillionOps.onDemand)}`,
   );
-  if (r.kind === 'dynamodb' && r.dax)
+  if ('dax' in r && r.dax)
     out.push(
       `  DAX: ${r.dax.nodes} × ${r.dax.nodeType} at $${r.dax.usdPerNodeHour}/node-hour = ${usd(r.dax.monthly)}/month; ` +
         `DynamoDB alone vs with DAX: provisioned ${usd(r.monthly.provisioned.total)} → ${usd(r.dax.withDax.provisioned)}, ` +
@@ -136,7 +137,7 @@ function renderOne(r: CostReport): string {
     `${name} — price book ${r.priceBook} (${r.priceBookDate}), ${r.hoursPerMonth} h/month`,
     `throughput: ${count(r.throughput.readsPerSec)} reads/s + ${count(r.throughput.writesPerSec)} writes/s`,
   ];
-  if (r.kind === 'dynamodb' || r.kind === 'keyspaces') out.push(...renderTable(r));
+  if (isTableReport(r)) out.push(...renderTable(r));
   else {
     const parts = Object.entries(r.monthly)
       .filter(([k]) => k !== 'total')

@@ -1,79 +1,20 @@
 /**
  * What a run itself will cost on AWS, from the spec and its plan: loader instance-hours, DynamoDB
  * capacity for the run's duration (or request units at the target throughput), load writes,
- * node-hours of EC2-hosted targets, and the pipeline's own overhead. Assumptions are constants
- * below and are described in docs/cost-model.md. Exact arithmetic; items rounded to cents.
+ * node-hours of EC2-hosted targets, and the pipeline's own overhead. Each target kind gives its own lines
+ * (its `runCost`, lib/core/targets/<kind>/cost.ts); the assumptions are constants in ./lines.ts, described in
+ * docs/cost-model.md. Exact arithmetic; items rounded to cents.
  */
-import { cassandraEbsGbPerNode } from '../targets/cassandra-ec2/node';
 import type { Issue } from '../common/errors';
-import type { RunSpec } from '../spec/schema';
-import { PriceBook, dynamoPrices, usd, type DynamoClassPrices } from './book';
-import { BYTES_PER_GB, storageGbForItems } from './capacity';
+import { DEFAULT_EXPECTED_LATENCY_MS, type RunSpec } from '../spec/schema';
+import { PriceBook, usd } from './book';
+import { BYTES_PER_GB } from './capacity';
 import { Q } from './decimal';
-import { daxBilledNodeHours, daxNodeHourPrice } from '../targets/dynamodb/dax-cost';
-import { memoryDbEstimate } from '../targets/memorydb/cost';
-import { externalCharges, totalOf } from './monthly';
-import { CellLike, cellUnitsPerSec, dynamoOpUnits } from './workload-units';
-import { loadProcesses, type LoadProcessesInput } from '../plan/processes';
-import {
-  DEFAULT_EXPECTED_LATENCY_MS,
-  type CassandraEc2Target,
-  type DynamoDbTarget,
-  type ExternalTarget,
-  type KeyspacesTarget,
-  type ScyllaEc2Target,
-  type Target,
-  type TargetKind,
-} from '../spec/schema';
-import {
-  keyspacesPrices,
-  keyspacesReadUnits,
-  keyspacesRowBytes,
-  keyspacesStorageGb,
-  keyspacesWriteUnits,
-} from '../targets/keyspaces/cost';
+import { ESTIMATE_ASSUMPTIONS, round, type Line, type PlanLike, type RunSpan } from './lines';
+import { loadProcesses } from '../plan/processes';
+import { kindOf } from '../targets/registry';
 
-/** The parts of a plan the estimate reads (structurally lib/core/plan's Plan). */
-export interface PlanLike {
-  cells: readonly CellLike[];
-  load: (LoadProcessesInput & { targets: string[] }) | null;
-  fleet: { instanceType: string; loaders: number };
-  cellSeconds: number;
-}
-
-export const ESTIMATE_ASSUMPTIONS = {
-  /** Provisioning, waiting for readiness and teardown, once per run. */
-  setupAndTeardownSeconds: 900,
-  /** A DAX cluster is billed from its creation (10+ minutes before it is available) to its deletion. */
-  daxSetupSeconds: 1800,
-  /** Configure + dispatch + aggregate around each cell. */
-  perCellOverheadSeconds: 60,
-  /** A new on-demand table sustains 4,000 write units/s (AWS docs) and may double every 30 minutes. */
-  onDemandInitialWriteUnitsPerSec: 4000,
-  onDemandDoublingSeconds: 1800,
-  /** Default per-table throughput quota. */
-  tableQuotaUnitsPerSec: 40_000,
-  /** The state machine polls running work every 30 s (a Wait and a Task: 2 transitions). */
-  pollSeconds: 30,
-  fixedTransitions: 40,
-  transitionsPerCell: 15,
-  fixedLambdaInvocations: 20,
-  lambdaInvocationsPerCell: 5,
-  /** Small handlers: 256 MB for 1 s; the aggregator: 2 GB for 60 s per cell. */
-  smallLambdaGbSeconds: 0.25,
-  aggregatorGbSecondsPerCell: 120,
-  /** EMF metrics per cell (per operation: p50/p99/p99.9/throughput/errors). */
-  metricsPerCell: 20,
-  /** Objects per YCSB process per cell (HDR log, summary, stdout, stderr) and per cell (rows, manifest...). */
-  objectsPerProcess: 4,
-  objectsPerCell: 10,
-  /** Bytes of HDR log per process per status interval, kept one month. */
-  hdrBytesPerInterval: 4096,
-  athenaQueriesPerRun: 10,
-  /** Athena bills at least 10 MB per query. */
-  athenaMinBytesPerQuery: 10 * 1024 * 1024,
-} as const;
-
+export { ESTIMATE_ASSUMPTIONS, type PlanLike } from './lines';
 export interface EstimateItem {
   /** What the line is for: loaders, dynamodb-capacity, dynamodb-requests, dynamodb-load, dax, storage, nodes, external, pipeline. */
   kind: string;
@@ -101,21 +42,7 @@ export interface RunEstimate {
 
 const A = ESTIMATE_ASSUMPTIONS;
 
-interface Line {
-  kind: string;
-  label: string;
-  target?: string;
-  quantity: Q;
-  unit: string;
-  unitUsd: Q;
-}
-
-function round(q: Q, digits = 6): number {
-  const f = 10 ** digits;
-  return Math.round(q.toNumber() * f) / f;
-}
-
-/** Seconds to load `records` rows on one target, and the rate cap that applies. */
+/** Seconds to load `records` rows on one target: the load fleet's rate, or less where the target's kind caps it. */
 function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
   const target = spec.targets.find((t) => t.id === targetId);
   const records = Q.of(spec.dataset.recordCount);
@@ -125,303 +52,8 @@ function loadSeconds(spec: RunSpec, plan: PlanLike, targetId: string): Q {
   // Little's Law: the load fleet completes threads / latency inserts per second at most
   let rate = Q.of(threads).mul(1000).div(latencyMs);
   if (spec.dataset.loadTargetOpsPerSec) rate = rate.min(spec.dataset.loadTargetOpsPerSec);
-  if (target.kind !== 'dynamodb') return records.div(rate);
-  const wupw = dynamoOpUnits(spec, target).writeUnitsPerWrite;
-  if (target.billing.mode === 'provisioned') return records.div(rate.min(Q.of(target.billing.wcu).div(wupw)));
-  // on-demand: starts at the warm throughput (or 4,000 WRU/s) and may double every 30 minutes
-  let units = Q.of(target.warmThroughput?.writeUnitsPerSecond ?? A.onDemandInitialWriteUnitsPerSec);
-  let left = records;
-  let seconds = Q.ZERO;
-  for (let step = 0; step < 10_000 && left.cmp(0) > 0; step++) {
-    const r = rate.min(units.div(wupw));
-    const done = r.mul(A.onDemandDoublingSeconds);
-    if (done.cmp(left) >= 0) return seconds.add(left.div(r));
-    left = left.sub(done);
-    seconds = seconds.add(A.onDemandDoublingSeconds);
-    units = units.mul(2).min(target.billing.maxWriteRequestUnits ?? A.tableQuotaUnitsPerSec);
-  }
-  return seconds;
-}
-
-/** Provisioned capacity held for the run's hours (a DynamoDB or Keyspaces table: WCU and RCU lines). */
-function capacityLines(
-  kind: string,
-  target: string,
-  capacity: { wcu: number; rcu: number },
-  prices: DynamoClassPrices,
-  runHours: Q,
-): Line[] {
-  return (['wcu', 'rcu'] as const).map((unit) => ({
-    kind,
-    label: `${target}: ${capacity[unit].toLocaleString('en-US')} ${unit.toUpperCase()} provisioned for the run`,
-    target,
-    quantity: runHours.mul(capacity[unit]),
-    unit: `${unit.toUpperCase()}-hour`,
-    unitUsd: usd(unit === 'wcu' ? prices.wcuHour : prices.rcuHour),
-  }));
-}
-
-/** On-demand request units over the target's cells (their target throughput × duration). */
-function cellRequestUnits(plan: PlanLike, target: string, units: Parameters<typeof cellUnitsPerSec>[1]) {
-  let reads = Q.ZERO;
-  let writes = Q.ZERO;
-  for (const c of plan.cells) {
-    if (c.target !== target) continue;
-    const u = cellUnitsPerSec(c, units);
-    reads = reads.add(u.reads.mul(c.durationSeconds));
-    writes = writes.add(u.writes.mul(c.durationSeconds));
-  }
-  return { reads, writes };
-}
-
-/** Write and read request-unit lines at on-demand prices. */
-function requestLines(
-  kind: string,
-  target: string,
-  units: { writes: Q; reads: Q },
-  labels: { writes: string; reads: string },
-  prices: DynamoClassPrices,
-): Line[] {
-  return [
-    {
-      kind,
-      label: `${target}: ${labels.writes}`,
-      target,
-      quantity: units.writes,
-      unit: 'write request unit',
-      unitUsd: usd(prices.wruPerMillion).div(1_000_000),
-    },
-    {
-      kind,
-      label: `${target}: ${labels.reads}`,
-      target,
-      quantity: units.reads,
-      unit: 'read request unit',
-      unitUsd: usd(prices.rruPerMillion).div(1_000_000),
-    },
-  ];
-}
-
-/**
- * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
- * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
- */
-function keyspacesEstimate(t: KeyspacesTarget, _i: number, r: RunSpan): TargetEstimate {
-  const { spec, plan, runHours, book } = r;
-  const prices = keyspacesPrices(book);
-  const row = keyspacesRowBytes({
-    fieldCount: spec.dataset.fieldCount,
-    fieldLength: spec.dataset.fieldLength,
-  });
-  const wpw = keyspacesWriteUnits(row.requestBytes);
-  const rpr = keyspacesReadUnits(row.requestBytes, t.readConsistency);
-  const out: Line[] = [];
-  const of = { target: t.id };
-  if (t.capacity.mode === 'provisioned') {
-    out.push(...capacityLines('keyspaces-capacity', t.id, t.capacity, prices, runHours));
-  } else {
-    const units = cellRequestUnits(plan, t.id, {
-      itemBytes: row.requestBytes,
-      consistency: 'strong',
-      writeUnitsPerWrite: wpw,
-      readUnitsPerRead: rpr,
-    });
-    if (plan.load?.targets.includes(t.id))
-      units.writes = units.writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
-    out.push(
-      ...requestLines(
-        'keyspaces-requests',
-        t.id,
-        units,
-        {
-          writes: `write request units at the cells' target throughput and the load (${row.requestBytes} B rows)`,
-          reads: `read request units at the cells' target throughput (${t.readConsistency} reads)`,
-        },
-        prices,
-      ),
-    );
-  }
-  const gb = keyspacesStorageGb(spec.dataset.recordCount, row.storageBytes);
-  out.push({
-    kind: 'storage',
-    label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
-    ...of,
-    quantity: gb.mul(runHours).div(book.hoursPerMonth),
-    unit: 'GB-month',
-    unitUsd: usd(prices.storageGbMonth),
-  });
-  return { items: out };
-}
-
-/** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
-function daxLine(
-  target: string,
-  dax: { nodeType: string; nodes: number },
-  runSeconds: Q,
-  book: PriceBook,
-  path: string,
-): Line {
-  const nodeHours = daxBilledNodeHours(dax, runSeconds.add(A.daxSetupSeconds).toNumber(), path);
-  return {
-    kind: 'dax',
-    label: `${target}: DAX cluster of ${dax.nodes} × ${dax.nodeType} for the run (${nodeHours / dax.nodes} h billed per node)`,
-    target,
-    quantity: Q.of(nodeHours),
-    unit: 'node-hour',
-    unitUsd: daxNodeHourPrice(book, dax.nodeType, `${path}.nodeType`),
-  };
-}
-
-/** A target's part of the estimate: AWS charges, charges attributed to it outside AWS, what the book lacks. */
-interface TargetEstimate {
-  items?: Line[];
-  attributed?: Line[];
-  unpriced?: string[];
-}
-
-/** What a target's estimate lines need to know of the run. */
-interface RunSpan {
-  spec: RunSpec;
-  plan: PlanLike;
-  book: PriceBook;
-  runSeconds: Q;
-  runHours: Q;
-}
-
-/** A DynamoDB table for the run: capacity or requests, the load, DAX in front of it, the rows stored. */
-function dynamoDbEstimate(t: DynamoDbTarget, i: number, r: RunSpan): TargetEstimate {
-  const { spec, plan, book, runSeconds, runHours } = r;
-  const hpm = Q.of(book.hoursPerMonth);
-  const lines: Line[] = [];
-  const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
-  const units = dynamoOpUnits(spec, t);
-  const created = !t.existingTable;
-  if (t.billing.mode === 'provisioned') {
-    if (created) lines.push(...capacityLines('dynamodb-capacity', t.id, t.billing, prices, runHours));
-  } else {
-    lines.push(
-      ...requestLines(
-        'dynamodb-requests',
-        t.id,
-        cellRequestUnits(plan, t.id, units),
-        {
-          writes: "write request units at the cells' target throughput",
-          reads: `read request units at the cells' target throughput (${units.consistency} reads)`,
-        },
-        prices,
-      ),
-    );
-    if (plan.load?.targets.includes(t.id)) {
-      lines.push({
-        kind: 'dynamodb-load',
-        label: `${t.id}: loading ${spec.dataset.recordCount.toLocaleString('en-US')} items of ${units.itemBytes} B`,
-        target: t.id,
-        quantity: Q.of(spec.dataset.recordCount).mul(units.writeUnitsPerWrite),
-        unit: 'write request unit',
-        unitUsd: usd(prices.wruPerMillion).div(1_000_000),
-      });
-    }
-  }
-  if (t.dax) lines.push(daxLine(t.id, t.dax, runSeconds, book, `targets[${i}].dax`));
-  if (created) {
-    const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
-    lines.push({
-      kind: 'storage',
-      label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
-      target: t.id,
-      quantity: gb.mul(runHours).div(hpm),
-      unit: 'GB-month',
-      unitUsd: usd(prices.storageGbMonth),
-    });
-  }
-  return { items: lines };
-}
-
-/** Database nodes on EC2 (scylla-ec2, cassandra-ec2): instance-hours and their EBS volumes. */
-function nodesEstimate(t: ScyllaEc2Target | CassandraEc2Target, i: number, r: RunSpan): TargetEstimate {
-  const { book, runHours } = r;
-  const hpm = Q.of(book.hoursPerMonth);
-  const lines: Line[] = [];
-  const unpriced: string[] = [];
-  const p = book.ec2[t.instanceType];
-  // scylla-ec2: the root volume when the spec sizes it (data on the instance store); cassandra-ec2: the data volume
-  const ebsGb = t.kind === 'scylla-ec2' ? t.ebsGb : cassandraEbsGbPerNode(t);
-  if (p) {
-    lines.push({
-      kind: 'nodes',
-      label: `${t.id}: ${t.nodes} × ${t.instanceType} nodes for the run`,
-      target: t.id,
-      quantity: runHours.mul(t.nodes),
-      unit: 'instance-hour',
-      unitUsd: usd(p),
-    });
-  } else
-    unpriced.push(`targets[${i}].instanceType: no price for "${t.instanceType}" in price book "${book.id}"`);
-  if (ebsGb) {
-    lines.push({
-      kind: 'storage',
-      label: `${t.id}: ${t.nodes} × ${ebsGb} GB gp3`,
-      target: t.id,
-      quantity: Q.of(t.nodes).mul(ebsGb).mul(runHours).div(hpm),
-      unit: 'GB-month',
-      unitUsd: usd(book.ebs.gp3GbMonth),
-    });
-  }
-  return { items: lines, unpriced };
-}
-
-/** An external target's price model: attributed to it, outside the AWS total. */
-function externalEstimate(t: ExternalTarget, _i: number, r: RunSpan): TargetEstimate {
-  const { plan, book, runHours } = r;
-  const attributed: Line[] = [];
-  // the price's charges for one hour without operations (its hourly parts, its storage prorated), and the
-  // requests at each cell's target
-  const perHour = totalOf(
-    externalCharges({ price: t.price, opsPerSec: 0, hours: 1, hoursPerMonth: book.hoursPerMonth }),
-  );
-  if ('date' in t.price && t.price.usdPerMillionOps !== undefined) {
-    const ops = plan.cells
-      .filter((c) => c.target === t.id)
-      .reduce((a, c) => a.add(Q.of(c.targetOpsPerSec).mul(c.durationSeconds)), Q.ZERO);
-    attributed.push({
-      kind: 'external',
-      label: `${t.id}: operations at the cells' targets, at its given price per million`,
-      target: t.id,
-      quantity: ops.div(1_000_000),
-      unit: 'million operations',
-      unitUsd: Q.of(t.price.usdPerMillionOps),
-    });
-  }
-  attributed.push({
-    kind: 'external',
-    label: `${t.id}: external service at its given price for the run`,
-    target: t.id,
-    quantity: runHours,
-    unit: 'hour',
-    unitUsd: perHour,
-  });
-  return { attributed };
-}
-
-type TargetOf<K extends TargetKind> = Extract<Target, { kind: K }>;
-type EstimateOf<K extends TargetKind> = (t: TargetOf<K>, i: number, r: RunSpan) => TargetEstimate;
-
-/**
- * Each target kind's part of the estimate, looked up by kind: a new kind adds its entry here (the mapped type
- * refuses to compile without one).
- */
-const TARGET_ESTIMATES: { [K in TargetKind]: EstimateOf<K> } = {
-  dynamodb: dynamoDbEstimate,
-  'scylla-ec2': nodesEstimate,
-  'cassandra-ec2': nodesEstimate,
-  keyspaces: keyspacesEstimate,
-  external: externalEstimate,
-  memorydb: memoryDbEstimate,
-};
-
-function targetEstimate<K extends TargetKind>(t: TargetOf<K>, i: number, r: RunSpan): TargetEstimate {
-  const estimate: EstimateOf<K> = TARGET_ESTIMATES[t.kind as K];
-  return estimate(t, i, r);
+  const capped = kindOf(target).runCost.loadSeconds;
+  return capped ? capped(target, spec, records, rate) : records.div(rate);
 }
 
 /**
@@ -571,7 +203,7 @@ export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook):
 
   const span: RunSpan = { spec, plan, book, runSeconds, runHours };
   spec.targets.forEach((t, i) => {
-    const e = targetEstimate(t, i, span);
+    const e = kindOf(t).runCost.estimate(t, i, span);
     lines.push(...(e.items ?? []));
     attributed.push(...(e.attributed ?? []));
     unpriced.push(...(e.unpriced ?? []));

@@ -7,7 +7,7 @@ import { billedMonthly, loadPriceBook, monthlyCost, type PriceBook } from '../co
 import type { CellSummary, Plan } from '../plan';
 import type { CellCosts } from '../results/rows';
 import type { RunSpec } from '../spec';
-import { UnpricedError } from '../targets/memorydb/cost';
+import { UnpricedError } from '../cost/report-parts';
 
 /**
  * Reads and writes per second of a cell at `opsPerSec`: a read-modify-write is one read and one
@@ -43,7 +43,7 @@ export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
     try {
       report = monthlyCost(input, book);
     } catch (err) {
-      // a target the book does not price (memorydb until its prices are in a book): no cost, rather than $0
+      // a target the book does not price: no cost, rather than $0
       if (err instanceof UnpricedError) return {};
       throw err;
     }

@@ -15,6 +15,9 @@ import type { ResourceType } from '../resources/resource-type';
 import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
+import type { KindRunCost } from '../cost/lines';
+import type { KindMonthlyCost } from '../cost/report-parts';
+import type { CellLike } from '../cost/workload-units';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
 export interface PropertiesContext {
@@ -172,4 +175,10 @@ export interface TargetKind<T extends Target> {
   runtime?(t: T, ctx: StepContext): Promise<Runtime>;
   /** The cloud resources a run of this kind creates (in addition to the loaders). */
   resources: readonly ResourceType[];
+  /** What a run of the target costs: its lines of the run estimate (lib/core/targets/<kind>/cost.ts). */
+  runCost: KindRunCost<T>;
+  /** Its monthly cost at a throughput (`fleetbench cost`, the cells' cost columns): its cost input and report. */
+  monthlyCost: KindMonthlyCost;
+  /** Validation: the target against the cells planned for it (a table's capacity), added to `out`. */
+  cellChecks?(t: T, at: string, run: { spec: RunSpec; cells: readonly CellLike[] }, out: Findings): void;
 }

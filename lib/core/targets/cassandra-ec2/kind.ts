@@ -1,8 +1,9 @@
 /** Apache Cassandra nodes the run launches on EC2 (CQL, with a generated login) as a target kind (../kind.ts). */
 import type { CassandraEc2Target } from '../../spec/schema';
 import { CQL_TABLE, NODE_CLIENT_PORTS, cassandraJobProperties } from '../nodes/cluster';
-import { KNOWN_MEMORY_FAMILIES, instanceMemoryMib } from './node';
+import { KNOWN_MEMORY_FAMILIES, cassandraEbsGbPerNode, instanceMemoryMib } from './node';
 import type { TargetKind } from '../kind';
+import { NODES_MONTHLY_COST, nodesRunCost } from '../nodes/cost';
 import { provisionNodes } from '../nodes/provision';
 import { nodesReady, nodesRuntime } from '../nodes/steps';
 import { DATABASE_NODES } from '../nodes/node-resource';
@@ -48,4 +49,7 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   runtime: (t, ctx) =>
     nodesRuntime(t, ctx, { login: true, endpointProperties: (eps) => cassandraJobProperties(t, eps) }),
   resources: [DATABASE_NODES, LOGIN_SECRETS],
+  // EBS per node: the data volume
+  runCost: nodesRunCost<CassandraEc2Target>(cassandraEbsGbPerNode),
+  monthlyCost: NODES_MONTHLY_COST,
 };

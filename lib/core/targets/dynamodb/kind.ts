@@ -3,6 +3,8 @@ import type { DynamoDbTarget } from '../../spec/schema';
 import { TABLE_PREFIX } from '../../common/ports';
 import { daxResourceName, daxSpecFindings } from './dax';
 import type { TargetKind } from '../kind';
+import { DYNAMODB_MONTHLY_COST, DYNAMODB_RUN_COST } from './cost';
+import { dynamoDbCellChecks } from './capacity-check';
 import { provisionDynamoDb } from './provision';
 import { configureDynamoDb, dynamoDbReady, dynamoDbRuntime } from './steps';
 import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
@@ -75,4 +77,7 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   configureCell: configureDynamoDb,
   runtime: dynamoDbRuntime,
   resources: [DYNAMODB_TABLES, DAX_CLUSTERS],
+  runCost: DYNAMODB_RUN_COST,
+  monthlyCost: DYNAMODB_MONTHLY_COST,
+  cellChecks: dynamoDbCellChecks,
 };

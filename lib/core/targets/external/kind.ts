@@ -12,6 +12,7 @@ import {
 } from '../nodes/cluster';
 import type { Issue } from '../../common/errors';
 import type { TargetKind } from '../kind';
+import { EXTERNAL_MONTHLY_COST, EXTERNAL_RUN_COST } from './cost';
 import { externalSpecChecks } from './spec-checks';
 import { bindingJarIssues } from './binding-jars';
 
@@ -112,4 +113,6 @@ export const EXTERNAL: TargetKind<ExternalTarget> = {
   tableName: (t, runScoped) => t.table ?? (t.protocol === 'cql' ? CQL_TABLE : runScoped),
   loads: () => true,
   resources: [],
+  runCost: EXTERNAL_RUN_COST,
+  monthlyCost: EXTERNAL_MONTHLY_COST,
 };

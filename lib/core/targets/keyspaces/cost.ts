@@ -9,11 +9,24 @@
  * half of that; larger rows take more units. The row size is Keyspaces' encoded row size
  * (https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html), which the caller gives.
  */
+import { z } from 'zod';
 import { InputError } from '../../common/errors';
-import { DynamoClassPrices, PriceBook } from '../../cost/book';
+import { DynamoClassPrices, PriceBook, usd } from '../../cost/book';
 import { BYTES_PER_GB, YCSB_DEFAULT_KEY_BYTES } from '../../cost/capacity';
 import { Q } from '../../cost/decimal';
+import {
+  capacityLines,
+  cellRequestUnits,
+  requestLines,
+  round,
+  type KindRunCost,
+  type Line,
+  type RunSpan,
+  type TargetEstimate,
+} from '../../cost/lines';
+import { type CostInputBase, type KindMonthlyCost } from '../../cost/report-parts';
 import { type TableCost, tableCost } from '../../cost/table-report';
+import type { KeyspacesTarget } from '../../spec/schema';
 
 export type KeyspacesReadConsistency = 'LOCAL_QUORUM' | 'LOCAL_ONE' | 'ONE';
 
@@ -137,3 +150,114 @@ export function keyspacesCostReport(args: {
     }),
   };
 }
+
+/**
+ * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
+ * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
+ */
+function keyspacesEstimate(t: KeyspacesTarget, _i: number, r: RunSpan): TargetEstimate {
+  const { spec, plan, runHours, book } = r;
+  const prices = keyspacesPrices(book);
+  const row = keyspacesRowBytes({
+    fieldCount: spec.dataset.fieldCount,
+    fieldLength: spec.dataset.fieldLength,
+  });
+  const wpw = keyspacesWriteUnits(row.requestBytes);
+  const rpr = keyspacesReadUnits(row.requestBytes, t.readConsistency);
+  const out: Line[] = [];
+  const of = { target: t.id };
+  if (t.capacity.mode === 'provisioned') {
+    out.push(...capacityLines('keyspaces-capacity', t.id, t.capacity, prices, runHours));
+  } else {
+    const units = cellRequestUnits(plan, t.id, {
+      itemBytes: row.requestBytes,
+      consistency: 'strong',
+      writeUnitsPerWrite: wpw,
+      readUnitsPerRead: rpr,
+    });
+    if (plan.load?.targets.includes(t.id))
+      units.writes = units.writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
+    out.push(
+      ...requestLines(
+        'keyspaces-requests',
+        t.id,
+        units,
+        {
+          writes: `write request units at the cells' target throughput and the load (${row.requestBytes} B rows)`,
+          reads: `read request units at the cells' target throughput (${t.readConsistency} reads)`,
+        },
+        prices,
+      ),
+    );
+  }
+  const gb = keyspacesStorageGb(spec.dataset.recordCount, row.storageBytes);
+  out.push({
+    kind: 'storage',
+    label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
+    ...of,
+    quantity: gb.mul(runHours).div(book.hoursPerMonth),
+    unit: 'GB-month',
+    unitUsd: usd(prices.storageGbMonth),
+  });
+  return { items: out };
+}
+
+/** The keyspaces kind's run cost. */
+export const KEYSPACES_RUN_COST: KindRunCost<KeyspacesTarget> = { estimate: keyspacesEstimate };
+
+/** Amazon Keyspaces (lib/core/targets/keyspaces/cost.ts): priced like a DynamoDB table, in Keyspaces' row size and units. */
+const keyspacesCostTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('keyspaces'),
+  capacity: z
+    .discriminatedUnion('mode', [
+      z.looseObject({ mode: z.literal('on-demand') }),
+      z.looseObject({
+        mode: z.literal('provisioned'),
+        rcu: z.number().int().positive(),
+        wcu: z.number().int().positive(),
+      }),
+    ])
+    .optional(),
+  readConsistency: z.enum(['LOCAL_QUORUM', 'LOCAL_ONE']).default('LOCAL_QUORUM'),
+});
+
+/** An Amazon Keyspaces table: by its encoded row size (lib/core/targets/keyspaces/cost.ts). */
+function keyspacesReport(
+  t: z.output<typeof keyspacesCostTarget>,
+  input: CostInputBase,
+  book: PriceBook,
+): KeyspacesCostReport {
+  const d = input.dataset;
+  if (input.itemBytes === undefined && !d)
+    throw new InputError([
+      { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the row size from' },
+    ]);
+  // DynamoDB's: not to be taken off a Keyspaces bill
+  if (input.freeTier)
+    throw new InputError([
+      { path: 'freeTier', message: "DynamoDB's always-free tier does not apply to Amazon Keyspaces" },
+    ]);
+  if (input.transactional)
+    throw new InputError([{ path: 'transactional', message: 'Amazon Keyspaces has no transactions' }]);
+  // itemBytes, when given, is the encoded row size (request units); storage adds the row metadata
+  const rowBytes =
+    input.itemBytes !== undefined
+      ? { requestBytes: input.itemBytes, storageBytes: input.itemBytes + KEYSPACES_ROW_METADATA_BYTES }
+      : keyspacesRowBytes({ fieldCount: d!.fieldCount, fieldLength: d!.fieldLength, keyBytes: d!.keyBytes });
+  return keyspacesCostReport({
+    target: t,
+    throughput: input.throughput,
+    rowBytes,
+    rows: d?.recordCount,
+    storageGb: input.storageGb,
+    utilization: input.utilization,
+    book,
+  });
+}
+
+/** The keyspaces kind's monthly cost. */
+export const KEYSPACES_MONTHLY_COST: KindMonthlyCost<typeof keyspacesCostTarget> = {
+  input: keyspacesCostTarget,
+  report: keyspacesReport,
+};

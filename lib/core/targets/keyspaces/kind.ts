@@ -4,6 +4,7 @@ import { keyspaceName, keyspacesJobProperties } from './keyspace';
 import { keyspacesTargetChecks } from './spec-checks';
 import { CQL_TABLE } from '../nodes/cluster';
 import type { TargetKind } from '../kind';
+import { KEYSPACES_MONTHLY_COST, KEYSPACES_RUN_COST } from './cost';
 import { configureKeyspacesCapacity, keyspaceNotReady, provisionKeyspace } from './lifecycle';
 import { KEYSPACES } from './keyspace-resource';
 
@@ -43,4 +44,6 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
   notReady: async (t, { run, ports }) => ({ problems: await keyspaceNotReady(run, t.id, ports.keyspaces) }),
   configureCell: (t, { run, ports, sleep }) => configureKeyspacesCapacity(run, t, ports.keyspaces, sleep),
   resources: [KEYSPACES],
+  runCost: KEYSPACES_RUN_COST,
+  monthlyCost: KEYSPACES_MONTHLY_COST,
 };

@@ -5,9 +5,10 @@
  * the price leaves the line unpriced (listed, kept out of the total) rather than guessing it.
  */
 import { z } from 'zod';
-import { InputError } from '../../common/errors';
 import type { Price, PriceBook } from '../../cost/book';
 import { Q } from '../../cost/decimal';
+import type { KindRunCost, Line } from '../../cost/lines';
+import { type KindMonthlyCost, UnpricedError, linesReport } from '../../cost/report-parts';
 import type { CellLike } from '../../cost/workload-units';
 import type { RunSpec } from '../../spec/schema';
 import {
@@ -58,16 +59,6 @@ export function runGbWritten(
   return bytes.div(1e9);
 }
 
-/** One estimate line, as the run's estimate keeps them (lib/core/cost/estimate.ts). */
-export interface MemoryDbLine {
-  kind: string;
-  label: string;
-  target: string;
-  quantity: Q;
-  unit: string;
-  unitUsd: Q;
-}
-
 /** The run's MemoryDB lines of a target (and what the book does not price). */
 export function memoryDbEstimate(
   t: MemoryDbTarget,
@@ -78,8 +69,8 @@ export function memoryDbEstimate(
     book: PriceBook;
     runSeconds: Q;
   },
-): { items: MemoryDbLine[]; unpriced: string[] } {
-  const items: MemoryDbLine[] = [];
+): { items: Line[]; unpriced: string[] } {
+  const items: Line[] = [];
   const unpriced: string[] = [];
   const prices = r.book.memorydb?.[t.engine.engine];
   const nodes = memoryDbNodes(t);
@@ -115,8 +106,8 @@ export function memoryDbEstimate(
   return { items, unpriced };
 }
 
-/** A price the book does not have: the cost is unknown, not zero (the cells' cost columns stay empty). */
-export class UnpricedError extends InputError {}
+/** The memorydb kind's run cost. */
+export const MEMORYDB_RUN_COST: KindRunCost<MemoryDbTarget> = { estimate: memoryDbEstimate };
 
 /** A price of the book's `memorydb` entry, or an UnpricedError naming the field and what the book has. */
 function bookPrice(
@@ -190,3 +181,12 @@ export const MemoryDbCostTarget = z.looseObject({
     .looseObject({ engine: z.enum(['valkey', 'redis']).default(MEMORYDB_DEFAULT_ENGINE.engine) })
     .default({ engine: MEMORYDB_DEFAULT_ENGINE.engine }),
 });
+
+/** The memorydb kind's monthly cost. */
+export const MEMORYDB_MONTHLY_COST: KindMonthlyCost<typeof MemoryDbCostTarget> = {
+  input: MemoryDbCostTarget,
+  report: (t, input, book) => {
+    const m = memoryDbMonthly(t, { writesPerSec: input.throughput.writesPerSec, ...input }, book);
+    return linesReport(t, { input, book, lines: m.lines, pricing: m.pricing });
+  },
+};

@@ -6,7 +6,7 @@
 import type { ReadyLimits, TargetKind } from '../kind';
 import { MEMORYDB_DEFAULT_NODES_QUOTA, MEMORYDB_MAX_NODES_PER_CLUSTER } from './spec';
 import type { MemoryDbTarget } from './target';
-import { memoryDbNodes } from './cost';
+import { MEMORYDB_MONTHLY_COST, MEMORYDB_RUN_COST, memoryDbNodes } from './cost';
 import { memoryDbEndpointProperties, memoryDbReady, memoryDbRuntime, provisionMemoryDb } from './lifecycle';
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
 
@@ -45,4 +45,6 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   slowReady: { limits: MEMORYDB_READY_LIMITS, applies: () => true },
   runtime: memoryDbRuntime,
   resources: [MEMORYDB_LOGINS, MEMORYDB_CLUSTERS],
+  runCost: MEMORYDB_RUN_COST,
+  monthlyCost: MEMORYDB_MONTHLY_COST,
 };

@@ -8,6 +8,7 @@ import {
   scyllaSettings,
 } from '../nodes/cluster';
 import type { TargetKind } from '../kind';
+import { NODES_MONTHLY_COST, nodesRunCost } from '../nodes/cost';
 import { provisionNodes } from '../nodes/provision';
 import { nodesReady, nodesRuntime } from '../nodes/steps';
 import { DATABASE_NODES } from '../nodes/node-resource';
@@ -84,4 +85,7 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
   runtime: (t, ctx) =>
     nodesRuntime(t, ctx, { login: false, endpointProperties: (eps) => scyllaJobProperties(t, eps) }),
   resources: [DATABASE_NODES],
+  // EBS per node: the root volume when the spec sizes it (data on the instance store)
+  runCost: nodesRunCost<ScyllaEc2Target>((t) => t.ebsGb),
+  monthlyCost: NODES_MONTHLY_COST,
 };

@@ -1,0 +1,231 @@
+/**
+ * What a run of a dynamodb target costs on AWS: the table's provisioned capacity for the run's hours (or, on
+ * demand, request units at the cells' target throughput and the load's writes), DAX in front of it, the items
+ * stored for the run; and how long the load takes under the table's capacity (docs/cost-model.md). And its
+ * monthly cost at a throughput (`fleetbench cost`, the cells' cost columns), with the DAX cluster in front of it.
+ */
+import { z } from 'zod';
+import { dynamoPrices, usd, type PriceBook } from '../../cost/book';
+import { type Consistency, readUnitsPerRead, writeUnitsPerWrite } from '../../cost/capacity';
+import {
+  type CostInputBase,
+  type KindMonthlyCost,
+  headOf,
+  itemBytesOf,
+  storageGbOf,
+} from '../../cost/report-parts';
+import { type TableCost, tableCost } from '../../cost/table-report';
+import { storageGbForItems } from '../../cost/capacity';
+import { Q } from '../../cost/decimal';
+import {
+  ESTIMATE_ASSUMPTIONS as A,
+  capacityLines,
+  cellRequestUnits,
+  requestLines,
+  round,
+  type KindRunCost,
+  type Line,
+  type RunSpan,
+  type TargetEstimate,
+} from '../../cost/lines';
+import { dynamoOpUnits } from '../../cost/workload-units';
+import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
+import { daxBilledNodeHours, daxMonthly, daxNodeHourPrice } from './dax-cost';
+
+/** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
+function daxLine(
+  target: string,
+  dax: { nodeType: string; nodes: number },
+  r: { runSeconds: Q; book: PriceBook; path: string },
+): Line {
+  const nodeHours = daxBilledNodeHours(dax, r.runSeconds.add(A.daxSetupSeconds).toNumber(), r.path);
+  return {
+    kind: 'dax',
+    label: `${target}: DAX cluster of ${dax.nodes} × ${dax.nodeType} for the run (${nodeHours / dax.nodes} h billed per node)`,
+    target,
+    quantity: Q.of(nodeHours),
+    unit: 'node-hour',
+    unitUsd: daxNodeHourPrice(r.book, dax.nodeType, `${r.path}.nodeType`),
+  };
+}
+
+/** A DynamoDB table for the run: capacity or requests, the load, DAX in front of it, the rows stored. */
+function dynamoDbEstimate(t: DynamoDbTarget, i: number, r: RunSpan): TargetEstimate {
+  const { spec, plan, book, runSeconds, runHours } = r;
+  const hpm = Q.of(book.hoursPerMonth);
+  const lines: Line[] = [];
+  const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+  const units = dynamoOpUnits(spec, t);
+  const created = !t.existingTable;
+  if (t.billing.mode === 'provisioned') {
+    if (created) lines.push(...capacityLines('dynamodb-capacity', t.id, t.billing, prices, runHours));
+  } else {
+    lines.push(
+      ...requestLines(
+        'dynamodb-requests',
+        t.id,
+        cellRequestUnits(plan, t.id, units),
+        {
+          writes: "write request units at the cells' target throughput",
+          reads: `read request units at the cells' target throughput (${units.consistency} reads)`,
+        },
+        prices,
+      ),
+    );
+    if (plan.load?.targets.includes(t.id)) {
+      lines.push({
+        kind: 'dynamodb-load',
+        label: `${t.id}: loading ${spec.dataset.recordCount.toLocaleString('en-US')} items of ${units.itemBytes} B`,
+        target: t.id,
+        quantity: Q.of(spec.dataset.recordCount).mul(units.writeUnitsPerWrite),
+        unit: 'write request unit',
+        unitUsd: usd(prices.wruPerMillion).div(1_000_000),
+      });
+    }
+  }
+  if (t.dax) lines.push(daxLine(t.id, t.dax, { runSeconds, book, path: `targets[${i}].dax` }));
+  if (created) {
+    const gb = storageGbForItems(spec.dataset.recordCount, units.itemBytes);
+    lines.push({
+      kind: 'storage',
+      label: `${t.id}: ${round(gb, 3)} GB stored for the run`,
+      target: t.id,
+      quantity: gb.mul(runHours).div(hpm),
+      unit: 'GB-month',
+      unitUsd: usd(prices.storageGbMonth),
+    });
+  }
+  return { items: lines };
+}
+
+/**
+ * Seconds to load `records` items at `rate` items/s, capped by the table's write capacity: provisioned WCU, or
+ * on demand the warm throughput (or 4,000 WRU/s) doubling every 30 minutes up to the table's maximum.
+ */
+function dynamoDbLoadSeconds(t: DynamoDbTarget, spec: RunSpec, records: Q, rate: Q): Q {
+  const wupw = dynamoOpUnits(spec, t).writeUnitsPerWrite;
+  if (t.billing.mode === 'provisioned') return records.div(rate.min(Q.of(t.billing.wcu).div(wupw)));
+  let units = Q.of(t.warmThroughput?.writeUnitsPerSecond ?? A.onDemandInitialWriteUnitsPerSec);
+  let left = records;
+  let seconds = Q.ZERO;
+  for (let step = 0; step < 10_000 && left.cmp(0) > 0; step++) {
+    const r = rate.min(units.div(wupw));
+    const done = r.mul(A.onDemandDoublingSeconds);
+    if (done.cmp(left) >= 0) return seconds.add(left.div(r));
+    left = left.sub(done);
+    seconds = seconds.add(A.onDemandDoublingSeconds);
+    units = units.mul(2).min(t.billing.maxWriteRequestUnits ?? A.tableQuotaUnitsPerSec);
+  }
+  return seconds;
+}
+
+/** The dynamodb kind's run cost. */
+export const DYNAMODB_RUN_COST: KindRunCost<DynamoDbTarget> = {
+  estimate: dynamoDbEstimate,
+  loadSeconds: dynamoDbLoadSeconds,
+};
+
+// ---- the monthly cost ----
+
+/** A dynamodb target as `fleetbench cost` reads it. */
+const dynamoTarget = z.looseObject({
+  id: z.string().optional(),
+  kind: z.literal('dynamodb'),
+  billing: z
+    .discriminatedUnion('mode', [
+      z.looseObject({
+        mode: z.literal('provisioned'),
+        rcu: z.number().int().positive(),
+        wcu: z.number().int().positive(),
+      }),
+      z.looseObject({ mode: z.literal('on-demand') }),
+    ])
+    .optional(),
+  tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
+  consistentReads: z.boolean().default(false),
+  keyAttribute: z.string().min(1).default('p'),
+  /** A DAX cluster in front of the table (the run spec's `dax`): its node-hours are added to the table's cost. */
+  dax: z.looseObject({ nodeType: z.string().min(1), nodes: z.number().int().min(1).max(11) }).optional(),
+});
+
+/** The `fleetbench cost` report of a DynamoDB table. */
+export interface DynamoCostReport extends TableCost {
+  kind: 'dynamodb';
+  priceBook: string;
+  priceBookDate: string;
+  hoursPerMonth: number;
+  target: { id?: string; kind: 'dynamodb' };
+  itemBytes: number;
+  itemBytesFrom: 'itemBytes' | 'dataset';
+  readConsistency: Consistency;
+  transactional: boolean;
+  /**
+   * The DAX cluster in front of the table: `monthly` lines above are DynamoDB alone, `withDax` adds the cluster's
+   * node-hours (nodes × price × hoursPerMonth) to each total.
+   */
+  dax?: {
+    nodeType: string;
+    nodes: number;
+    usdPerNodeHour: number;
+    monthly: number;
+    withDax: { provisioned: number; onDemand: number };
+  };
+}
+
+/** A DynamoDB table: by its item size and read consistency, with the DAX cluster in front of it if any. */
+function dynamoReport(
+  t: z.output<typeof dynamoTarget>,
+  input: CostInputBase,
+  book: PriceBook,
+): DynamoCostReport {
+  const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
+  const item = itemBytesOf(input, t.keyAttribute);
+  const consistency: Consistency = input.transactional
+    ? 'transactional'
+    : t.consistentReads
+      ? 'strong'
+      : 'eventual';
+  const report: DynamoCostReport = {
+    kind: 'dynamodb',
+    ...headOf(book),
+    target: { id: t.id, kind: 'dynamodb' },
+    itemBytes: item.bytes,
+    itemBytesFrom: item.from,
+    readConsistency: consistency,
+    transactional: input.transactional,
+    ...tableCost({
+      book,
+      prices,
+      throughput: input.throughput,
+      units: {
+        writeUnitsPerWrite: writeUnitsPerWrite(item.bytes, { transactional: input.transactional }),
+        readUnitsPerRead: readUnitsPerRead(item.bytes, consistency),
+      },
+      storageGb: storageGbOf(input, item.bytes),
+      configured: t.billing?.mode === 'provisioned' ? { wcu: t.billing.wcu, rcu: t.billing.rcu } : undefined,
+      utilization: input.utilization,
+      freeTier: input.freeTier,
+    }),
+  };
+  if (t.dax) {
+    const monthly = daxMonthly(book, t.dax, 'target.dax').toUsd();
+    const plus = (x: number) => Math.round((x + monthly) * 100) / 100;
+    report.dax = {
+      nodeType: t.dax.nodeType,
+      nodes: t.dax.nodes,
+      usdPerNodeHour: daxNodeHourPrice(book, t.dax.nodeType, 'target.dax.nodeType').toNumber(),
+      monthly,
+      withDax: {
+        provisioned: plus(report.monthly.provisioned.total),
+        onDemand: plus(report.monthly.onDemand.total),
+      },
+    };
+  }
+  return report;
+}
+
+/** The dynamodb kind's monthly cost. */
+export const DYNAMODB_MONTHLY_COST: KindMonthlyCost<typeof dynamoTarget> = {
+  input: dynamoTarget,
+  report: dynamoReport,
+};
