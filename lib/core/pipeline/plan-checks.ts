@@ -14,6 +14,7 @@ import type { RunSpec } from '../spec';
 import { jsonPath } from '../spec/errors';
 import type { RunContext } from './context';
 import { buildJobs } from './phase';
+import { kindOf } from '../targets/registry';
 
 /** Stand-in endpoint properties of every node target (the nodes' addresses are known once they run). */
 function standInEndpoints(spec: RunSpec): Record<string, Record<string, string>> {
@@ -41,7 +42,8 @@ function specPath(spec: RunSpec, phase: 'load' | 'run', targetId: string, jobPat
     return jsonPath(['workload', 'extraProperties', name]);
   const i = spec.targets.findIndex((t) => t.id === targetId);
   const t = spec.targets[i];
-  if (t?.kind === 'external' && t.binding && Object.hasOwn(t.binding.properties, name))
+  const own = t ? kindOf(t).userBinding?.(t) : undefined;
+  if (own && Object.hasOwn(own.properties, name))
     return jsonPath(['targets', i, 'binding', 'properties', name]);
   return jobPath;
 }

@@ -134,7 +134,9 @@ export interface TargetKind<T extends Target> {
   /** Endpoint properties from the running nodes (kinds whose nodes the run launches). */
   endpointProperties?(t: T, endpoints: { host: string; port: number }[]): Record<string, string>;
   /** A user's own binding (its YCSB `DB` class and jars), when the target brings one. */
-  userBinding?(t: T): { dbClass: string; jars: readonly string[] } | undefined;
+  userBinding?(
+    t: T,
+  ): { dbClass: string; jars: readonly string[]; properties: Record<string, string> } | undefined;
   /** Where the loaders read the target's credentials (a secret's ARN, never its values). */
   credentialsSecretArn?(t: T): string | undefined;
   /** The target with the kind's defaults filled in (settings the schema cannot default alone). */
