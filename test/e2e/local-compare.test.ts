@@ -5,10 +5,11 @@
  * them from the results directory: the slowed run's P99 is significantly worse, by about the delay; the
  * unchanged run shows no significant difference; `--fail-on` sets the exit code.
  *
- * Sizes: 50 ops/s, 64 threads, 15 s with 3 s warm-up and 1-s status intervals (12 buckets per cell, ~600
- * operations). This machine is small and shared: unchanged runs measured intended P99s from 20 to 200 ms (one
- * stall moves a P99), so the delay is 500 ms, well above that spread; 64 threads keep the slowed run far from
- * saturation (64 / 0.52 s ≈ 120 ops/s), so the change is a shift of the latency, not queueing.
+ * Sizes: 200 ops/s, 256 threads, 20 s with 5 s warm-up and 1-s status intervals (15 buckets per cell, ~3,000
+ * operations: a P99 rests on ~30 operations, not the ~6 of a 600-operation cell, whose P99 one stall moved by
+ * 2.7× between two unchanged runs in CI). The delay is 500 ms, well above the spread of unchanged runs on this
+ * machine; 256 threads keep the slowed run far from saturation (256 / 0.52 s ≈ 490 ops/s), so the change is a
+ * shift of the latency, not queueing.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,14 +30,14 @@ function specOf(name: string, delayUs: number): RunSpec {
     dataset: { recordCount: 1000 },
     workload: {
       readProportions: [0.5],
-      targetOpsPerSec: [50],
+      targetOpsPerSec: [200],
       distributions: ['uniform'],
-      durationSeconds: 15,
-      warmupSeconds: 3,
+      durationSeconds: 20,
+      warmupSeconds: 5,
       statusIntervalSeconds: 1,
       ...(delayUs ? { extraProperties: { 'fleetbench.injectDelayUs': String(delayUs) } } : {}),
     },
-    loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 64 },
+    loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 256 },
   }).spec;
 }
 
@@ -95,7 +96,7 @@ describe('compare: two local runs, one slowed by fleetbench.injectDelayUs, one u
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const c = JSON.parse(r.stdout) as Comparison;
-    expect(c.cells.map((x) => x.cellId)).toEqual(['ddb.uniform.r50.t50']);
+    expect(c.cells.map((x) => x.cellId)).toEqual(['ddb.uniform.r50.t200']);
     const p99 = c.cells[0]!.metrics.find((m) => m.metric === 'p99')!;
     console.log(`slowed vs base: ${JSON.stringify(p99)}`);
     expect(p99.verdict).toBe('worse');
@@ -126,7 +127,7 @@ describe('compare: two local runs, one slowed by fleetbench.injectDelayUs, one u
     expect(compare(resultsDir, 'cmp-same', 'cmp-base', '--fail-on', 'p99:+10%').code).toBe(0);
     const gated = compare(resultsDir, 'cmp-slow', 'cmp-base', '--fail-on', 'p99:+10%');
     expect(gated.code).toBe(3);
-    expect(gated.stdout).toMatch(/^FAIL ddb\.uniform\.r50\.t50: p99 \+\d+\.\d% breaks p99:\+10%$/m);
+    expect(gated.stdout).toMatch(/^FAIL ddb\.uniform\.r50\.t200: p99 \+\d+\.\d% breaks p99:\+10%$/m);
     expect(gated.stdout).toMatch(/intended P99 \(µs\).*worse/);
   });
 
