@@ -107,15 +107,6 @@ export async function daxEndpoints(
   return out;
 }
 
-/** Merges per-target endpoint properties (cluster nodes, DAX) into one map. */
-export function mergeEndpoints(
-  ...maps: Record<string, Record<string, string>>[]
-): Record<string, Record<string, string>> {
-  const out: Record<string, Record<string, string>> = {};
-  for (const m of maps) for (const [t, p] of Object.entries(m)) out[t] = { ...out[t], ...p };
-  return out;
-}
-
 export interface DaxTeardown {
   /** Clusters whose deletion was started. */
   deletedDaxClusters: string[];

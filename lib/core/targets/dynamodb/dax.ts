@@ -126,22 +126,3 @@ export function daxClusterShape(dax: NonNullable<DynamoDbTarget['dax']>): {
     tls: dax.tls,
   };
 }
-
-/**
- * A local run cannot have DAX: a cluster runs only in a VPC of an AWS account and no emulator serves DAX's
- * protocol. One issue per DAX target, naming the field and what it needs.
- */
-export function daxLocalIssues(spec: { targets: readonly { kind: string; dax?: unknown }[] }): Issue[] {
-  return spec.targets.flatMap((t, i) =>
-    t.kind === 'dynamodb' && t.dax
-      ? [
-          {
-            path: `targets[${i}].dax`,
-            message:
-              "DAX runs only in a VPC of an AWS account (a cluster in the loaders' subnets) and nothing local stands " +
-              'in for it: run this spec on AWS (fleetbench start), or remove "dax" to run the table alone here',
-          },
-        ]
-      : [],
-  );
-}
