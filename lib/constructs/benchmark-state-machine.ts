@@ -30,6 +30,11 @@ type StepTask = (
 ) => tasks.LambdaInvoke;
 /** Adds the catch of every error into TeardownAfterFailure. */
 type CatchToTeardown = <S extends sfn.TaskStateBase | sfn.Parallel>(s: S) => S;
+/** The failure path: its first state (TeardownAfterFailure, which reads $.error) and the catch into it. */
+interface FailurePath {
+  catchToTeardown: CatchToTeardown;
+  teardownAfterFailure: sfn.State;
+}
 
 /**
  * The benchmark state machine (Standard): Plan → Provision (target ∥ fleet) → WaitReady → load
@@ -125,7 +130,8 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
       retryOnServiceExceptions: true,
     });
   const runPayload = { run: J.objectAt('$.run') };
-  const catchToTeardown = failurePath(scope, task);
+  const failure = failurePath(scope, task);
+  const { catchToTeardown } = failure;
 
   // `run` must exist before Plan: TeardownAfterFailure reads $.run when Plan fails. A literal null is
   // dropped when CDK renders Parameters, so it comes from an intrinsic.
@@ -143,7 +149,10 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
       '$.run',
     ),
   );
-  const keepRun = new sfn.Pass(scope, 'KeepRunOnly', { parameters: { 'run.$': '$.run', ready: {} } });
+  // `job` exists from here on: CellFailed reads $.job (a path that may be missing fails the state machine)
+  const keepRun = new sfn.Pass(scope, 'KeepRunOnly', {
+    parameters: { 'run.$': '$.run', ready: {}, job: {} },
+  });
 
   const provision = new sfn.Parallel(scope, 'Provision', { resultPath: '$.provisioned' });
   const provisionTarget = task('ProvisionTarget', runPayload, '$');
@@ -164,7 +173,7 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
   const readyWait = new sfn.Wait(scope, 'WaitBeforeReadyCheck', {
     time: sfn.WaitTime.secondsPath('$.ready.waitSeconds'),
   });
-  const initLoad = loopStates(scope, task, catchToTeardown);
+  const initLoad = loopStates(scope, task, failure);
 
   return init
     .next(planTask)
@@ -179,7 +188,7 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
 }
 
 /** The failure path: TeardownAfterFailure (retried, then RunFailed whatever it returns); the catch every Task gets. */
-function failurePath(scope: Construct, task: StepTask): CatchToTeardown {
+function failurePath(scope: Construct, task: StepTask): FailurePath {
   const failed = new sfn.Fail(scope, 'RunFailed', {
     errorPath: '$.error.Error',
     causePath: '$.error.Cause',
@@ -201,9 +210,12 @@ function failurePath(scope: Construct, task: StepTask): CatchToTeardown {
   });
   teardownAfterFailure.addCatch(failed, { resultPath: '$.teardownError' });
   teardownAfterFailure.next(failed);
-  return (s) => {
-    s.addCatch(teardownAfterFailure, { errors: ['States.ALL'], resultPath: '$.error' });
-    return s;
+  return {
+    teardownAfterFailure,
+    catchToTeardown: (s) => {
+      s.addCatch(teardownAfterFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+      return s;
+    },
   };
 }
 
@@ -212,7 +224,8 @@ function failurePath(scope: Construct, task: StepTask): CatchToTeardown {
  * StartCell → WaitCell → CheckCell … → AggregateCell per cell), then Report → DetectRegressions → Teardown → Done.
  * Returns the loops' first state.
  */
-function loopStates(scope: Construct, task: StepTask, catchToTeardown: CatchToTeardown): sfn.State {
+function loopStates(scope: Construct, task: StepTask, failure: FailurePath): sfn.State {
+  const { catchToTeardown } = failure;
   const runPayload = { run: J.objectAt('$.run') };
   // load loop
   const initLoad = new sfn.Pass(scope, 'InitLoad', {
@@ -232,21 +245,12 @@ function loopStates(scope: Construct, task: StepTask, catchToTeardown: CatchToTe
 
   // cell loop
   const initCells = new sfn.Pass(scope, 'InitCells', {
-    result: sfn.Result.fromObject({ index: 0 }),
+    result: sfn.Result.fromObject({ index: 0, attempt: 0 }),
     resultPath: '$.cursor',
   });
   const moreCells = new sfn.Choice(scope, 'MoreCells?');
-  const cellPayload = { run: J.objectAt('$.run'), index: J.numberAt('$.cursor.index') };
-  const configure = catchToTeardown(task('ConfigureCell', cellPayload, '$.configured'));
-  const startCell = catchToTeardown(task('StartCell', cellPayload, '$.job'));
-  const waitCell = new sfn.Wait(scope, 'WaitCell', { time: sfn.WaitTime.secondsPath('$.job.waitSeconds') });
-  const checkCell = catchToTeardown(task('CheckCell', { job: J.objectAt('$.job') }, '$.job'));
-  const aggregate = catchToTeardown(task('AggregateCell', cellPayload, '$.aggregated'));
-  const nextCell = new sfn.Pass(scope, 'NextCell', {
-    parameters: { 'index.$': 'States.MathAdd($.cursor.index, 1)' },
-    resultPath: '$.cursor',
-  });
-
+  const cells = cellStates(scope, task, failure);
+  const nextCell = cells.nextCell;
   const reportTask = catchToTeardown(task('Report', runPayload, '$.report'));
   const teardownTask = catchToTeardown(
     task(
@@ -258,17 +262,8 @@ function loopStates(scope: Construct, task: StepTask, catchToTeardown: CatchToTe
   const done = new sfn.Succeed(scope, 'Done');
 
   moreCells
-    .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.run.cellCount'), configure)
+    .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.run.cellCount'), cells.first)
     .otherwise(reportTask);
-  configure.next(startCell);
-  startCell.next(waitCell);
-  waitCell.next(checkCell);
-  checkCell.next(
-    new sfn.Choice(scope, 'CellDone?')
-      .when(sfn.Condition.booleanEquals('$.job.done', true), aggregate)
-      .otherwise(waitCell),
-  );
-  aggregate.next(nextCell);
   nextCell.next(moreCells);
   initCells.next(moreCells);
 
@@ -295,6 +290,93 @@ function loopStates(scope: Construct, task: StepTask, catchToTeardown: CatchToTe
   return initLoad;
 }
 
+/**
+ * One cell: ConfigureCell → StartCell → WaitCell → CheckCell … → AggregateCell → NextCell. A failure of any of them
+ * goes to CellFailed (lib/core/pipeline/cell-failure.ts), which says what the plan's policy makes of it: retry (the
+ * cursor's attempt + 1, after WaitLoaders has the run's loaders online again), skip (the cell recorded incomplete,
+ * on to the next) or stop (TeardownAfterFailure with the cell's error).
+ */
+function cellStates(
+  scope: Construct,
+  task: StepTask,
+  failure: FailurePath,
+): { first: sfn.State; nextCell: sfn.Pass } {
+  const { catchToTeardown, teardownAfterFailure } = failure;
+  const cellPayload = {
+    run: J.objectAt('$.run'),
+    index: J.numberAt('$.cursor.index'),
+    attempt: J.numberAt('$.cursor.attempt'),
+  };
+  const cellFailed = catchToTeardown(
+    task(
+      'CellFailed',
+      {
+        run: J.objectAt('$.run'),
+        cursor: J.objectAt('$.cursor'),
+        error: J.objectAt('$.cellError'),
+        job: J.objectAt('$.job'),
+      },
+      '$.cellFailure',
+    ),
+  );
+  const toCellFailed = <S extends sfn.TaskStateBase>(st: S): S => {
+    st.addCatch(cellFailed, { errors: ['States.ALL'], resultPath: '$.cellError' });
+    return st;
+  };
+  const configure = toCellFailed(task('ConfigureCell', cellPayload, '$.configured'));
+  const startCell = toCellFailed(task('StartCell', cellPayload, '$.job'));
+  const waitCell = new sfn.Wait(scope, 'WaitCell', { time: sfn.WaitTime.secondsPath('$.job.waitSeconds') });
+  const checkCell = toCellFailed(task('CheckCell', { job: J.objectAt('$.job') }, '$.job'));
+  const aggregate = toCellFailed(task('AggregateCell', cellPayload, '$.aggregated'));
+  const nextCell = new sfn.Pass(scope, 'NextCell', {
+    parameters: { 'index.$': 'States.MathAdd($.cursor.index, 1)', attempt: 0 },
+    resultPath: '$.cursor',
+  });
+  configure.next(startCell);
+  startCell.next(waitCell);
+  waitCell.next(checkCell);
+  checkCell.next(
+    new sfn.Choice(scope, 'CellDone?')
+      .when(sfn.Condition.booleanEquals('$.job.done', true), aggregate)
+      .otherwise(waitCell),
+  );
+  aggregate.next(nextCell);
+
+  // the failure policy's answer
+  const retryCell = new sfn.Pass(scope, 'RetryCell', {
+    parameters: { 'index.$': '$.cellFailure.index', 'attempt.$': '$.cellFailure.attempt' },
+    resultPath: '$.cursor',
+  });
+  const waitLoaders = catchToTeardown(
+    task(
+      'WaitLoaders',
+      { run: J.objectAt('$.run'), loaders: J.objectAt('$.cellFailure.loaders') },
+      '$.loadersReady',
+    ),
+  );
+  const loaderWait = new sfn.Wait(scope, 'WaitForLoaders', {
+    time: sfn.WaitTime.secondsPath('$.loadersReady.waitSeconds'),
+  });
+  const fatal = new sfn.Pass(scope, 'CellFailureIsFatal', {
+    parameters: { 'Error.$': '$.cellError.Error', 'Cause.$': '$.cellFailure.reason' },
+    resultPath: '$.error',
+  });
+  fatal.next(teardownAfterFailure);
+  retryCell.next(waitLoaders);
+  waitLoaders.next(
+    new sfn.Choice(scope, 'LoadersReady?')
+      .when(sfn.Condition.booleanEquals('$.loadersReady.ready', true), configure)
+      .otherwise(loaderWait.next(waitLoaders)),
+  );
+  cellFailed.next(
+    new sfn.Choice(scope, 'AfterCellFailure?')
+      .when(sfn.Condition.stringEquals('$.cellFailure.action', 'retry'), retryCell)
+      .when(sfn.Condition.stringEquals('$.cellFailure.action', 'skip'), nextCell)
+      .otherwise(fatal),
+  );
+  return { first: configure, nextCell };
+}
+
 /** What the step grants need: the construct's props, the state machine's name, the step functions. */
 interface GrantContext extends BenchmarkStateMachineProps {
   readonly stateMachineName: string;
@@ -309,6 +391,7 @@ function grantSteps(ctx: GrantContext): void {
   grantLoaderCommands(ctx);
   grantResults(ctx);
   grantTeardown(ctx);
+  grantCellFailure(ctx);
 }
 
 const runsRead = (bucket: s3.IBucket, fn: BenchmarkFunction) => bucket.grantRead(fn, 'runs/*');
@@ -345,12 +428,22 @@ function grantPlan({ resultsBucket: bucket, f, stateMachineName }: GrantContext)
   runsRead(bucket, f.provisionTarget);
 }
 
-/**
- * ProvisionFleet: from the loader templates, into the loaders' group; the instances and volumes it creates
- * must carry the loader role and a run id in the request (tag-on-create), so every loader is a run's.
- */
+/** ProvisionFleet and CellFailed launch loaders (grantLaunchLoaders); the steps that look at loaders describe them. */
 function grantProvisionFleet({ fleet, f }: GrantContext): void {
-  const stack = Stack.of(f.provisionFleet);
+  for (const fn of [f.provisionFleet, f.cellFailed]) grantLaunchLoaders(fleet, fn);
+  // Describe* of EC2 and SSM cannot be scoped to resources
+  for (const fn of [f.provisionFleet, f.waitReady, f.startCell, f.startLoad, f.cellFailed, f.waitLoaders]) {
+    grant(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
+  }
+}
+
+/**
+ * Launching loaders (ProvisionFleet, and CellFailed replacing lost ones by the same path): from the loader templates,
+ * into the loaders' group; the instances and volumes created must carry the loader role and a run id in the request
+ * (tag-on-create), so every loader is a run's.
+ */
+function grantLaunchLoaders(fleet: LoaderFleet, fn: BenchmarkFunction): void {
+  const stack = Stack.of(fn);
   const ec2Arn = (resource: string, name: string) =>
     stack.formatArn({ service: 'ec2', resource, resourceName: name });
   const loaderRequestTags = {
@@ -358,7 +451,7 @@ function grantProvisionFleet({ fleet, f }: GrantContext): void {
     StringLike: { [`aws:RequestTag/${TAG_RUN_ID}`]: '?*' },
   };
   grant(
-    f.provisionFleet,
+    fn,
     'RunLoaders',
     ['ec2:RunInstances'],
     [
@@ -371,31 +464,36 @@ function grantProvisionFleet({ fleet, f }: GrantContext): void {
     ],
   );
   grant(
-    f.provisionFleet,
+    fn,
     'RunTaggedLoaders',
     ['ec2:RunInstances'],
     [ec2Arn('instance', '*'), ec2Arn('volume', '*')],
     loaderRequestTags,
   );
-  grant(
-    f.provisionFleet,
-    'TagOnLaunch',
-    ['ec2:CreateTags'],
-    [ec2Arn('instance', '*'), ec2Arn('volume', '*')],
-    {
-      ...loaderRequestTags,
-      StringEquals: { ...loaderRequestTags.StringEquals, 'ec2:CreateAction': 'RunInstances' },
-    },
-  );
+  grant(fn, 'TagOnLaunch', ['ec2:CreateTags'], [ec2Arn('instance', '*'), ec2Arn('volume', '*')], {
+    ...loaderRequestTags,
+    StringEquals: { ...loaderRequestTags.StringEquals, 'ec2:CreateAction': 'RunInstances' },
+  });
   // the loader role goes to EC2 (the launch templates' instance profile) and nowhere else
-  grant(f.provisionFleet, 'PassLoaderRole', ['iam:PassRole'], [fleet.role.roleArn], {
+  grant(fn, 'PassLoaderRole', ['iam:PassRole'], [fleet.role.roleArn], {
     StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' },
   });
-  // rollback of a partial launch (Ec2FleetAdmin.launch)
-  grant(f.provisionFleet, 'RollBackLoaders', ['ec2:TerminateInstances'], [instanceArn(stack)], loaderTag);
-  // Describe* of EC2 and SSM cannot be scoped to resources
-  for (const fn of [f.provisionFleet, f.waitReady, f.startCell, f.startLoad]) {
-    grant(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
+  // rollback of a partial launch (Ec2FleetAdmin.launch); CellFailed: a lost loader of the run
+  grant(fn, 'RollBackLoaders', ['ec2:TerminateInstances'], [instanceArn(stack)], loaderTag);
+}
+
+/**
+ * CellFailed: the cell's records (runs/*, its `cells` row), the price book (runs/*), a failed cell's command
+ * cancelled, the loaders' SSM status; launching replacements is grantLaunchLoaders'. WaitLoaders: the loaders' status.
+ */
+function grantCellFailure({ resultsBucket: bucket, f }: GrantContext): void {
+  runsRead(bucket, f.cellFailed);
+  runsWrite(bucket, f.cellFailed);
+  bucket.grantPut(f.cellFailed, 'tables/cells/*');
+  // CancelCommand has no resource type (see grantLoaderCommands)
+  grant(f.cellFailed, 'CancelFailedCell', ['ssm:CancelCommand'], ['*']);
+  for (const fn of [f.cellFailed, f.waitLoaders]) {
+    grant(fn, 'LoadersOnline', ['ssm:DescribeInstanceInformation'], ['*']);
   }
 }
 

@@ -19,6 +19,7 @@ import {
   type TaskStateName,
 } from '../core/pipeline';
 import { StepFailedError, systemClock, type Ports } from '../core/common/ports';
+import type { CellFailedResult } from '../core/pipeline/cell-failure';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
 import { localDefinition, taskStates } from './definition';
@@ -68,6 +69,8 @@ export interface LocalRunResult {
   failedState?: string;
   /** Non-fatal states that failed (the run went on to teardown): state and message. */
   warnings?: string[];
+  /** Cells that failed, and what the failure policy did (retry, skip: recorded incomplete, stop). */
+  cellFailures?: string[];
   reportFile?: string;
   resultsDir: string;
 }
@@ -104,7 +107,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
 
   const services = new LocalServices();
-  const progress: RunProgress = { warnings: [] };
+  const progress: RunProgress = { warnings: [], cellFailures: [] };
   const finish = (status: LocalRunResult['status'], error?: string) =>
     finishRun({ store, resultsDir, runId, status, error, progress, out });
   try {
@@ -122,11 +125,16 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   }
 }
 
-/** What the run's Task states saw: the first fatal state that failed, non-fatal failures, the cell count. */
+/**
+ * What the run's Task states saw: the fatal state that failed the run (a cell's failure the policy absorbed, by a
+ * retry or by recording the cell incomplete, is not one), non-fatal failures, the cell count, the cells' failures.
+ */
 interface RunProgress {
   failedState?: string;
   warnings: string[];
   cells?: number;
+  /** CellFailed's answers, in order: `<cell id> attempt <n>: retry|skip|stop (reason)` */
+  cellFailures: string[];
 }
 
 /**
@@ -248,22 +256,36 @@ function taskHandlers(args: {
       const nonFatal = NON_FATAL_STATES.includes(state);
       if ([o.failAt ?? []].flat().includes(state)) {
         if (nonFatal) progress.warnings.push(`${state}: fault injected by the test`);
-        else progress.failedState ??= state;
+        else noteFailedState(state, progress);
         throw new StepFailedError(state, 'fault injected by the test');
       }
       try {
         const result = await LOCAL_STEPS[step](input as never, ports);
         if (state === 'Plan') progress.cells = (result as { cellCount: number }).cellCount;
+        if (state === 'CellFailed') noteCellFailure(result as CellFailedResult, progress, out);
         return result;
       } catch (err) {
         if (nonFatal) progress.warnings.push(`${state}: ${(err as Error).message}`);
-        else progress.failedState ??= state;
+        else noteFailedState(state, progress);
         out(`  [${state}] failed: ${(err as Error).message}`);
         throw err;
       }
     };
   }
   return handlers;
+}
+
+/** The state whose failure fails the run: the latest to fail (a failing teardown after it is not that state). */
+function noteFailedState(state: TaskStateName, progress: RunProgress): void {
+  if (state !== 'TeardownAfterFailure' || progress.failedState === undefined) progress.failedState = state;
+}
+
+/** A cell's failure the policy absorbed (retry, skip) no longer fails the run; it is listed in the result. */
+function noteCellFailure(r: CellFailedResult, progress: RunProgress, out: (l: string) => void): void {
+  const line = `${r.cellId} attempt ${r.attempt + (r.action === 'retry' ? 0 : 1)}: ${r.action} (${r.reason})`;
+  progress.cellFailures.push(line);
+  out(`  [CellFailed] ${line}`);
+  if (r.action !== 'stop') progress.failedState = undefined;
 }
 
 /** Runs the state machine locally; a failed or aborted run is torn down as the abort rule does on AWS. */
@@ -345,6 +367,7 @@ async function finishRun(args: {
     ...(error ? { error } : {}),
     ...(progress.failedState ? { failedState: progress.failedState } : {}),
     ...(progress.warnings.length ? { warnings: progress.warnings } : {}),
+    ...(progress.cellFailures.length ? { cellFailures: progress.cellFailures } : {}),
   };
   try {
     result.reportFile = await writeRunReport(store, resultsDir, runId, status);

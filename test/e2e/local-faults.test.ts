@@ -36,19 +36,35 @@ describe('every Task state of the definition has a local implementation', () => 
   });
 });
 
-// TeardownAfterFailure runs only after another failure: fail it together with a cell.
-const cases: [string, TaskStateName[]][] = (Object.keys(TASK_STATES) as TaskStateName[])
-  .filter((s) => s !== 'TeardownAfterFailure')
-  .map((s) => [s, [s]]);
-cases.push(['TeardownAfterFailure (after StartCell)', ['StartCell', 'TeardownAfterFailure']]);
+// TeardownAfterFailure, CellFailed and WaitLoaders run only after another failure: each fails together with a cell
+// (WaitLoaders only on a retry: a spec whose single cell is retried). The run fails in the state named last.
+const AFTER_A_FAILURE: TaskStateName[] = ['TeardownAfterFailure', 'CellFailed', 'WaitLoaders'];
+const cases: [string, TaskStateName[], TaskStateName, typeof spec][] = (
+  Object.keys(TASK_STATES) as TaskStateName[]
+)
+  .filter((s) => !AFTER_A_FAILURE.includes(s))
+  .map((s) => [s, [s], s, spec]);
+cases.push([
+  'TeardownAfterFailure (after StartCell)',
+  ['StartCell', 'TeardownAfterFailure'],
+  'StartCell',
+  spec,
+]);
+cases.push(['CellFailed (after StartCell)', ['StartCell', 'CellFailed'], 'CellFailed', spec]);
+cases.push([
+  'WaitLoaders (retrying StartCell)',
+  ['StartCell', 'WaitLoaders'],
+  'WaitLoaders',
+  { ...spec, onCellFailure: 'retry-then-continue' },
+]);
 
-describe.each(cases)('a failure in %s', (_name, failAt) => {
+describe.each(cases)('a failure in %s', (_name, failAt, failedState, runSpec) => {
   it('ends in teardown with nothing left running', async () => {
     const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-fault-'));
     let fleet: LocalFleet | undefined;
     const pids: number[] = [];
     const result = await runLocal({
-      spec,
+      spec: runSpec,
       resultsDir,
       runName: 'fault-run',
       failAt,
@@ -68,7 +84,7 @@ describe.each(cases)('a failure in %s', (_name, failAt) => {
     // a non-fatal state (regression detection) fails alone: the run goes on to the normal teardown
     const nonFatal = NON_FATAL_STATES.includes(failAt[0]!);
     expect(result.status).toBe(nonFatal ? 'SUCCEEDED' : 'FAILED');
-    expect(result.failedState).toBe(nonFatal ? undefined : failAt[0]);
+    expect(result.failedState).toBe(nonFatal ? undefined : failedState);
     if (nonFatal) expect(result.warnings).toEqual([`${failAt[0]}: fault injected by the test`]);
     // no agent or JVM survives
     expect(fleet?.runningPids() ?? []).toEqual([]);
@@ -79,16 +95,14 @@ describe.each(cases)('a failure in %s', (_name, failAt) => {
       readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'local-result.json'), 'utf8'),
     );
     expect(local).toMatchObject(
-      nonFatal
-        ? { status: 'SUCCEEDED', warnings: result.warnings }
-        : { status: 'FAILED', failedState: failAt[0] },
+      nonFatal ? { status: 'SUCCEEDED', warnings: result.warnings } : { status: 'FAILED', failedState },
     );
     // teardown ran (for TeardownAfterFailure: the runner's backstop, as the EventBridge rule on AWS)
     if (!nonFatal) {
       const failure = JSON.parse(
         readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'failure.json'), 'utf8'),
       );
-      expect(JSON.stringify(failure)).toContain(failAt[0]);
+      expect(JSON.stringify(failure)).toContain(failedState);
     }
     const teardown = JSON.parse(
       readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'teardown.json'), 'utf8'),

@@ -33,10 +33,9 @@ import {
 import {
   DAX_READY_POLL_SECONDS,
   DAX_READY_TIMEOUT_SECONDS,
-  READY_TIMEOUT_SECONDS,
-  maxReadyChecks,
   phaseTimes,
 } from '../../lib/core/pipeline/timing';
+import { READY_TIMEOUT_SECONDS, maxReadyChecks } from '../../lib/core/plan/history';
 import {
   StepFailedError,
   TAG_RUN_ID,
@@ -333,7 +332,7 @@ describe("ProvisionTarget's rollback of a DAX cluster it could not finish", () =
 
 describe('phaseTimes', () => {
   it('counts DAX’s ready deadline instead of the 15 minutes', () => {
-    const p = { load: undefined, cells: [] } as never;
+    const p = { load: undefined, cells: [], onCellFailure: { retries: 0 } } as never;
     const withDax = { targets: [{ kind: 'dynamodb', dax: {} }] } as never;
     const plainSpec = { targets: [{ kind: 'dynamodb' }] } as never;
     expect(phaseTimes(p, withDax).worstCaseSeconds).toBe(DAX_READY_TIMEOUT_SECONDS);

@@ -22,13 +22,15 @@ import {
 } from '../results/rows';
 import { tableDef } from '../results/schema';
 import { cellBucketsOf } from '../results/buckets';
-import { cellKey, checkRun, readPlan, readSpec, type RunContext } from './context';
+import { cellKey, cellRawKey, checkRun, readPlan, readSpec, type RunContext } from './context';
 import { cellCostsFor } from './costing';
 import { runPriceBook } from './prices';
 
 export interface CellResult {
   cellId: string;
   row: Row;
+  /** set by CellFailed when the cell failed (after its retry): the row measured nothing */
+  failed?: { reason: string; atMs: number };
 }
 
 export interface AggregateDeps {
@@ -65,14 +67,15 @@ export function cellMetrics(h: CellHeadline): { dimensions: Record<string, strin
 }
 
 export async function aggregateCellStep(
-  input: { run: unknown; index: number },
+  input: { run: unknown; index: number; attempt?: number },
   deps: AggregateDeps,
 ): Promise<{ index: number; next: number; cellId: string; incomplete: boolean }> {
   const run: RunContext = checkRun(input.run);
   const plan = await readPlan(deps.store, run.runId);
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
-  const rawPrefix = cellKey(run.runId, cell.id, 'raw');
+  // the attempt that ran to the end (a retried cell's first outputs stay where they were, unread)
+  const rawPrefix = cellRawKey(run.runId, cell.id, input.attempt ?? 0);
   const spec = await readSpec(deps.store, run.runId);
   // the series at the status interval's own length: one bucket per YCSB interval
   const seriesSeconds = spec.workload.statusIntervalSeconds;

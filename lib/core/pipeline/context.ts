@@ -40,6 +40,8 @@ export {
   summaryKey,
   reportKey,
   cellKey,
+  cellRawKey,
+  cellFailureKey,
   loadKey,
   readOptional,
 } from './keys';

@@ -15,6 +15,15 @@ export const summaryKey = (runId: string): string => runKey(runId, 'summary.json
 export const reportKey = (runId: string): string => runKey(runId, 'report.html');
 export const cellKey = (runId: string, cellId: string, ...rest: string[]): string =>
   runKey(runId, 'cells', cellId, ...rest);
+/**
+ * Where a cell's loaders write their raw outputs: `raw` on its first attempt, `retry-<n>/raw` on a retry, so an
+ * aggregate reads only the attempt that ran to the end (a failed attempt's outputs stay for diagnosis).
+ */
+export const cellRawKey = (runId: string, cellId: string, attempt = 0): string =>
+  attempt > 0 ? cellKey(runId, cellId, `retry-${attempt}`, 'raw') : cellKey(runId, cellId, 'raw');
+/** A cell's failure record per attempt (lib/core/pipeline/cell-failure.ts). */
+export const cellFailureKey = (runId: string, cellId: string, attempt: number): string =>
+  cellKey(runId, cellId, 'failures', `attempt-${attempt}.json`);
 export const loadKey = (runId: string, target: string, ...rest: string[]): string =>
   runKey(runId, 'load', target, ...rest);
 

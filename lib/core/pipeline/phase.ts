@@ -19,6 +19,7 @@ import type { JobCredentials, JobInput } from '../contract/job';
 import { BINDINGS } from '../contract/bindings';
 import {
   cellKey,
+  cellRawKey,
   checkRun,
   loadKey,
   readCellPlan,
@@ -56,6 +57,8 @@ export function buildJobs(args: {
   endpoints?: Record<string, Record<string, string>>;
   /** Credentials per target id the run made (cassandra-ec2 logins: runLoginCredentials). */
   credentials?: Record<string, JobCredentials>;
+  /** run: which attempt of the cell (0 first, 1 its retry): where its loaders write (cellRawKey) */
+  attempt?: number;
 }): { name: string; jobs: JobInput[]; expected: number; deadline: number } {
   const { run, plan, spec, phase, index } = args;
   const common = (targetId: string) => {
@@ -87,7 +90,7 @@ export function buildJobs(args: {
       throw new InputError([
         { path: 'cell.index', message: `no cell ${index} (the plan has ${plan.cells.length})` },
       ]);
-    const out = `${args.storeUri}/${phasePrefix(run.runId, 'run', cell.id)}/raw`;
+    const out = `${args.storeUri}/${cellRawKey(run.runId, cell.id, args.attempt ?? 0)}`;
     const jobs = perLoader(cellProcesses(cell), args.endpoints?.[cell.target] ?? {})
       .map((processes, l): JobInput => ({
         ...common(cell.target),
@@ -151,6 +154,8 @@ export interface StartInput {
   run: unknown;
   /** load: which load target; run: which cell */
   index: number;
+  /** run: which attempt of the cell (the state machine's cursor; 0 when absent) */
+  attempt?: number;
 }
 
 export async function startPhase(
@@ -176,6 +181,7 @@ export async function startPhase(
     storeUri: deps.store.uri,
     endpoints,
     credentials,
+    attempt: input.attempt ?? 0,
   });
   const ids = await loaderIds(deps.fleet, run.runId);
   if (ids.length < jobs.length) {

@@ -11,6 +11,16 @@ import { tableDef } from '../results/schema';
 import { cellKey, checkRun, readPlan, summaryKey } from './context';
 import type { CellResult } from './aggregate';
 import { headlineOf, noResultHeadline, type CellHeadline } from '../contract/headline';
+import { runEventsKey, type LoaderReplacement } from './loader-replacement';
+
+/** The run's loader replacements, oldest first. */
+async function loaderReplacements(store: ObjectStore, runId: string): Promise<LoaderReplacement[]> {
+  const keys = (await store.list(runEventsKey(runId))).filter((k) =>
+    /\/loader-replacement-\d+\.json$/.test(k),
+  );
+  const events = await Promise.all(keys.map(async (k) => (await store.getJson(k)) as LoaderReplacement));
+  return events.sort((a, b) => a.atMs - b.atMs);
+}
 
 export interface RunSummary {
   runId: string;
@@ -20,6 +30,8 @@ export interface RunSummary {
   endedAtMs: number;
   /** per planned cell, in plan order; a cell without a result is incomplete with null figures */
   cells: CellHeadline[];
+  /** lost loaders replaced before a cell's retry (lib/core/pipeline/loader-replacement.ts), in time order */
+  loaderReplacements: LoaderReplacement[];
 }
 
 export async function report(
@@ -75,6 +87,7 @@ export async function report(
       const r = rows[i];
       return r ? headlineOf(r) : noResultHeadline(c);
     }),
+    loaderReplacements: await loaderReplacements(deps.store, run.runId),
   };
   await deps.store.putJson(summaryKey(run.runId), summary);
   // The report is a view of what is stored: a renderer failure must not cost the run its notification.
@@ -101,6 +114,11 @@ export async function report(
       '',
       ...lines,
       '',
+      ...summary.loaderReplacements.map(
+        (r) =>
+          `Loaders replaced at ${new Date(r.atMs).toISOString()}: ${r.launched} launched for ` +
+          `${[...r.lost, ...(r.missing ? [`${r.missing} gone`] : [])].join(', ')} (up to $${r.worstCaseUsd.toFixed(2)}).`,
+      ),
       reportLine,
       `Summary: ${deps.store.uriOf(summaryKey(run.runId))}`,
     ].join('\n'),

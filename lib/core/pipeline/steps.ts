@@ -10,6 +10,7 @@ import { checkPhase, configureCell, startPhase, type StartInput } from './phase'
 import { detectRegressions } from './regressions';
 import { provisionFleet, provisionTarget, waitReady, type ReadyState } from './provision';
 import { teardown, type TeardownInput } from './teardown';
+import { cellFailed, waitLoaders, type CellFailedInput } from './cell-failure';
 
 export const STEPS = {
   provisionTarget: (e: { run: unknown }, p: Ports) => provisionTarget(e.run, p),
@@ -17,10 +18,12 @@ export const STEPS = {
   waitReady: (e: { run: unknown; ready?: Partial<ReadyState> | null }, p: Ports) => waitReady(e, p),
   startLoad: (e: StartInput, p: Ports) => startPhase('load', e, p),
   checkLoad: (e: { job: PhaseJob }, p: Ports) => checkPhase(e.job, p),
-  configureCell: (e: { run: unknown; index: number }, p: Ports) => configureCell(e, p),
+  configureCell: (e: { run: unknown; index: number; attempt?: number }, p: Ports) => configureCell(e, p),
   startCell: (e: StartInput, p: Ports) => startPhase('run', e, p),
   checkCell: (e: { job: PhaseJob }, p: Ports) => checkPhase(e.job, p),
-  aggregateCell: (e: { run: unknown; index: number }, p: Ports) => aggregateCellStep(e, p),
+  aggregateCell: (e: { run: unknown; index: number; attempt?: number }, p: Ports) => aggregateCellStep(e, p),
+  cellFailed: (e: CellFailedInput, p: Ports) => cellFailed(e, p),
+  waitLoaders: (e: { run: unknown; loaders: { deadlineMs: number } }, p: Ports) => waitLoaders(e, p),
   teardown: (e: TeardownInput, p: Ports) => teardown(e, p),
   detectRegressions: (e: { run: unknown }, p: Ports) => detectRegressions(e, p),
 };

@@ -9,34 +9,24 @@
  * - WaitReady polls every READY_POLL_SECONDS for at most READY_TIMEOUT_SECONDS (a run with a DAX cluster: every
  *   DAX_READY_POLL_SECONDS for at most DAX_READY_TIMEOUT_SECONDS), as readyLimits decides for both the step and
  *   the plan's worst case;
- * - Plan refuses plans whose worst case exceeds HISTORY_EVENT_LIMIT (80% of 25,000).
+ * - Plan refuses plans whose worst case exceeds the history limit (lib/core/plan/history.ts counts the events).
  */
 import type { Plan } from '../plan';
 import type { RunSpec } from '../spec';
-import { TARGET_KINDS, kindOf } from '../targets/registry';
+import { kindOf } from '../targets/registry';
+import { DEFAULT_READY_LIMITS, LOADER_REPLACEMENT_LIMITS, POLLS_AFTER_END } from '../plan/history';
 import type { ReadyLimits } from '../targets/kind';
 
-export const HISTORY_EVENT_LIMIT = 20_000;
 /** JVM start, connection set-up and output upload around YCSB's own maxexecutiontime. */
 export const STARTUP_SECONDS = 30;
 /** The agent's grace after the job's duration, then SIGTERM→SIGKILL, plus a margin for uploads. */
 export const GRACE_SECONDS = 60;
 export const KILL_AFTER_SECONDS = 10;
 export const DEADLINE_MARGIN_SECONDS = 60;
-/** Checks after the expected end, at most. */
-export const POLLS_AFTER_END = 4;
 export const MIN_POLL_SECONDS = 10;
-export const READY_POLL_SECONDS = 20;
-export const READY_TIMEOUT_SECONDS = 15 * 60;
 export { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from '../targets/dynamodb/ready';
 /** Assumed rate of one unthrottled YCSB load process (only sets the load phase's deadline). */
 export const ASSUMED_LOAD_OPS_PER_PROCESS = 1000;
-
-/** WaitReady's limits when no target needs longer. */
-export const DEFAULT_READY_LIMITS: ReadyLimits = {
-  timeoutSeconds: READY_TIMEOUT_SECONDS,
-  pollSeconds: READY_POLL_SECONDS,
-};
 
 /**
  * WaitReady's deadline and poll interval for a run: the longest any of its targets needs (each kind says; a DAX
@@ -48,47 +38,6 @@ export function runReadyLimits(spec: Pick<RunSpec, 'targets'>): ReadyLimits {
     return s?.applies(t) ? [s.limits] : [];
   });
   return [DEFAULT_READY_LIMITS, ...slow].reduce((a, b) => (b.timeoutSeconds > a.timeoutSeconds ? b : a));
-}
-
-/** The most ready checks a run can make (under any kind's limits): what the history budget counts. */
-export function maxReadyChecks(): number {
-  const limits = [
-    DEFAULT_READY_LIMITS,
-    ...Object.values(TARGET_KINDS).flatMap((k) => k.slowReady?.limits ?? []),
-  ];
-  return Math.max(...limits.map((l) => Math.ceil(l.timeoutSeconds / l.pollSeconds)));
-}
-
-/** Events one Lambda Task state adds (Entered, Scheduled, Started, Succeeded, Exited). */
-const TASK = 5;
-const CHOICE = 2;
-const WAIT = 2;
-
-/** The worst-case events of one phase: start, first wait, checks, (configure and aggregate for cells). */
-export function eventsPerPhase(kind: 'load' | 'run'): number {
-  const polls = 1 + POLLS_AFTER_END + 1;
-  const base = TASK + polls * (WAIT + TASK + CHOICE) + CHOICE;
-  return kind === 'run' ? base + 2 * TASK : base;
-}
-
-export function fixedEvents(): number {
-  const ready = maxReadyChecks() * (TASK + CHOICE + WAIT);
-  // start/end, Plan, Parallel with two branches, passes, Report, DetectRegressions, Teardown, Succeed
-  return 2 + TASK + (4 + 2 * TASK) + 3 * 2 + ready + 3 * TASK + 2;
-}
-
-/** The worst-case history events of a run of `cells` cells and `loads` loaded targets (the plan's, or counted). */
-export function historyBudget(counts: { cells: number; loads: number }): {
-  events: number;
-  perCell: number;
-  limit: number;
-} {
-  const perCell = eventsPerPhase('run');
-  return {
-    events: fixedEvents() + counts.loads * eventsPerPhase('load') + counts.cells * perCell,
-    perCell,
-    limit: HISTORY_EVENT_LIMIT,
-  };
 }
 
 /** Expected and deadline seconds of a run phase. */
@@ -105,11 +54,20 @@ export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: 
   return { expected, deadline: expected * 4 + 300 };
 }
 
-export function phaseTimes(plan: Pick<Plan, 'load' | 'cells'>, spec: RunSpec): { worstCaseSeconds: number } {
+/**
+ * The longest the run can take: every target's ready wait, load and cell to its deadline, and each retry the plan
+ * allows (the longest cell again, after replacement loaders waited on to their deadline).
+ */
+export function phaseTimes(
+  plan: Pick<Plan, 'load' | 'cells' | 'onCellFailure'>,
+  spec: RunSpec,
+): { worstCaseSeconds: number } {
   const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
-  const cells = plan.cells.reduce((s, c) => s + cellTimes(c.durationSeconds).deadline, 0);
+  const deadlines = plan.cells.map((c) => cellTimes(c.durationSeconds).deadline);
+  const cells = deadlines.reduce((s, d) => s + d, 0);
+  const retry = Math.max(0, ...deadlines) + LOADER_REPLACEMENT_LIMITS.timeoutSeconds;
   const ready = runReadyLimits(spec).timeoutSeconds;
-  return { worstCaseSeconds: ready + loads + cells };
+  return { worstCaseSeconds: ready + loads + cells + plan.onCellFailure.retries * retry };
 }
 
 /**

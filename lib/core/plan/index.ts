@@ -20,6 +20,7 @@ import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
 import { kindOf, loadsData } from '../targets/registry';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
+import { planCellFailure, type CellFailurePlan } from './cell-failure';
 import type { CellPrediction } from '../dynamodb-model/plan-cell';
 
 export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
@@ -85,6 +86,8 @@ export interface Plan {
   cellSeconds: number;
   /** What the run itself will cost on AWS, itemised (lib/core/cost/estimate.ts). */
   estimate: RunEstimate;
+  /** What a failed cell does, and what retries can cost at worst (./cell-failure.ts). */
+  onCellFailure: CellFailurePlan;
 }
 
 /** A cell as the run index lists it: everything but its YCSB properties (those are in its own object). */
@@ -164,7 +167,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
         `from recordcount, so processes insert (overwrite) the same keys; the insert count is right, the table grows less`,
     );
   }
-  const plan: Omit<Plan, 'estimate'> = {
+  const plan: Omit<Plan, 'estimate' | 'onCellFailure'> = {
     specName: spec.name,
     runId,
     cells,
@@ -181,9 +184,16 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     warnings,
     cellSeconds: cells.length * w.durationSeconds,
   };
-  const estimate = estimateRunCost(spec, plan, loadPriceBook(options.priceBook));
+  const book = loadPriceBook(options.priceBook);
+  const estimate = estimateRunCost(spec, plan, book);
   warnings.push(...estimate.unpriced);
-  return { ...plan, estimate };
+  const onCellFailure = planCellFailure(spec, plan, book, estimate);
+  if (spec.budget && estimate.totalUsd + onCellFailure.worstCase.extraUsd > spec.budget.maxUsd)
+    warnings.push(
+      `onCellFailure: retrying every cell once would add up to $${onCellFailure.worstCase.extraUsd.toFixed(2)}, ` +
+        `taking the run over budget.maxUsd ($${spec.budget.maxUsd}) at worst; set "onCellFailure": "stop" to cap it`,
+    );
+  return { ...plan, estimate, onCellFailure };
 }
 
 /** A target's cells: every distribution × operation mix × throughput step (× A/A repeats), in that order. */

@@ -112,6 +112,37 @@ export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCost
   return validateRow(tableDef('cells'), row);
 }
 
+/**
+ * The `cells` row of a cell that measured nothing (it failed, and its retry too): incomplete with the reason, no
+ * operation counted, every latency, rate and cost null where the column allows it and zero where it counts.
+ * Built from the table's columns, so a column added to the table is covered.
+ */
+export function unmeasuredCellRow(
+  meta: CellMeta,
+  cell: { targetOpsPerSec: number | null; atMs: number; reason: string },
+): Row {
+  const row: Row = {};
+  for (const c of tableDef('cells').columns) {
+    row[c.name] = c.nullable ? null : c.type === 'boolean' ? false : c.type === 'string' ? '' : 0;
+  }
+  Object.assign(row, {
+    ...partition(meta),
+    run_id: meta.runId,
+    cell_id: meta.cellId,
+    target_id: meta.targetId,
+    target_kind: meta.targetKind,
+    distribution: meta.distribution,
+    read_proportion: meta.readProportion,
+    update_proportion: meta.updateProportion,
+    target_ops_per_sec: cell.targetOpsPerSec,
+    window_start_ms: cell.atMs,
+    window_end_ms: cell.atMs,
+    incomplete: true,
+    incomplete_reason: cell.reason,
+  });
+  return validateRow(tableDef('cells'), row);
+}
+
 export function buildIntervalRows(meta: CellMeta, agg: CellAggregate): Row[] {
   const rows: Row[] = [];
   for (const b of agg.series) {

@@ -420,6 +420,10 @@ export const LocalOptions = z.strictObject({
   capacityScale: z.number().gt(0).max(1).default(1),
 });
 
+/** What the run does when a cell fails (lib/core/pipeline/cell-failure.ts). */
+export const CellFailurePolicy = z.enum(['retry-then-continue', 'stop']);
+export type CellFailurePolicy = z.output<typeof CellFailurePolicy>;
+
 export const RunSpecSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z
@@ -444,6 +448,11 @@ export const RunSpecSchema = z.strictObject({
   budget: Budget.optional(),
   schedule: Schedule.optional(),
   local: LocalOptions.optional(),
+  onCellFailure: CellFailurePolicy.optional().describe(
+    'What a failed cell does: "retry-then-continue" (the default for studies of more than one cell) runs it once more ' +
+      'with fresh YCSB processes (replacing lost loaders) and, failing again, records it incomplete and goes on; "stop" ' +
+      '(the default for one cell) ends the run, torn down.',
+  ),
   baseline: z
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'a run id (lower-case letters, digits and "-")')

@@ -1,0 +1,234 @@
+/**
+ * CellFailed: a cell's step failed (ConfigureCell, StartCell, CheckCell or AggregateCell: a JVM killed, a loader
+ * lost, a command undeliverable, a deadline passed). Under the plan's policy (lib/core/plan/cell-failure.ts):
+ * - `stop`: the run ends (torn down) with the cell's error;
+ * - `retry-then-continue`: the cell runs once more with fresh YCSB processes, lost loaders replaced first by the
+ *   same launch path and tags (ProvisionFleet's); failing again (or with no retry left in the history budget) it is
+ *   recorded incomplete with its reason (result.json, the `cells` row, the report and notification) and the run goes
+ *   on to the next cell, unless that makes MAX_CONSECUTIVE_FAILED_CELLS in a row: then the run ends.
+ * Every attempt's failure is kept at `runs/<id>/cells/<cell>/failures/attempt-<n>.json`.
+ */
+import { InputError } from '../common/errors';
+import {
+  StepFailedError,
+  type Clock,
+  type CommandRunner,
+  type FleetAdmin,
+  type ObjectStore,
+} from '../common/ports';
+import { NotFoundError } from '../common/store';
+import { tableDef } from '../results/schema';
+import { tableObjectKey, toJsonLines, unmeasuredCellRow } from '../results/rows';
+import type { CellSummary, PlanIndex } from '../plan';
+import type { CellFailurePlan } from '../plan/cell-failure';
+import { LOADER_REPLACEMENT_LIMITS } from '../plan/history';
+import {
+  cellFailureKey,
+  cellKey,
+  checkRun,
+  readPlan,
+  runKey,
+  type PhaseJob,
+  type RunContext,
+} from './context';
+import { failureExcerpt } from '../common/excerpt';
+import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
+import type { CellResult } from './aggregate';
+
+export interface CellFailedInput {
+  run: unknown;
+  /** the state machine's cursor: which cell, which attempt failed */
+  cursor: { index: number; attempt?: number };
+  /** the caught error ($.cellError: Error and Cause) */
+  error?: { Error?: string; Cause?: string } | null;
+  /** the last phase job ($.job), so a command still running for this cell is cancelled */
+  job?: Partial<PhaseJob> | null;
+}
+
+export interface CellFailedResult {
+  action: 'retry' | 'skip' | 'stop';
+  index: number;
+  /** the attempt the cell runs next (retry), or the one that failed */
+  attempt: number;
+  cellId: string;
+  reason: string;
+  /** retry: until when the replacement loaders are waited on, and how long to wait before the first look */
+  loaders: { deadlineMs: number; waitSeconds: number; replacement: LoaderReplacement | null };
+}
+
+/** What the run has spent on retries so far (`runs/<id>/retries.json`). */
+interface RetryLedger {
+  retries: number;
+  replacementUsd: number;
+}
+
+const ledgerKey = (runId: string) => runKey(runId, 'retries.json');
+
+/** The plan's policy; a plan written before the policy existed stops, as those runs did. */
+function policyOf(plan: PlanIndex): CellFailurePlan {
+  return (
+    plan.onCellFailure ?? {
+      policy: 'stop',
+      attempts: 1,
+      retries: 0,
+      stopAfterConsecutiveFailures: 1,
+      worstCase: { extraUsd: 0, extraHours: 0 },
+    }
+  );
+}
+
+/** The error of the failed step as one line (the Cause of a Lambda error is its JSON: its message is kept). */
+export function failureReason(error: CellFailedInput['error']): string {
+  const name = error?.Error ?? 'Error';
+  let cause = error?.Cause ?? '';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') cause = parsed.errorMessage;
+  } catch {
+    /* a plain message */
+  }
+  return failureExcerpt(`${name}: ${cause}`.trim(), 500);
+}
+
+export async function cellFailed(
+  input: CellFailedInput,
+  deps: { store: ObjectStore; commands: CommandRunner; fleet: FleetAdmin; clock: Clock },
+): Promise<CellFailedResult> {
+  const run = checkRun(input.run);
+  const index = input.cursor?.index;
+  const attempt = input.cursor?.attempt ?? 0;
+  const plan = await readPlan(deps.store, run.runId);
+  const cell = typeof index === 'number' ? plan.cells[index] : undefined;
+  if (!cell) throw new InputError([{ path: 'cursor.index', message: `no cell ${String(index)}` }]);
+  const now = deps.clock.nowMs();
+  const reason = failureReason(input.error);
+  // a command still running for this cell (a check that failed, not the command) must not run beside the retry
+  const job = input.job;
+  if (job?.phase === 'run' && job.index === index && job.commandIds?.length)
+    await deps.commands.cancel(job.commandIds).catch(() => undefined);
+  await deps.store.putJson(cellFailureKey(run.runId, cell.id, attempt), {
+    cellId: cell.id,
+    attempt,
+    atMs: now,
+    error: input.error ?? null,
+    reason,
+  });
+  const policy = policyOf(plan);
+  const ledger = await readLedger(deps.store, run.runId);
+  const base = { index: cell.index, cellId: cell.id, reason };
+  const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
+  if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
+  if (attempt + 1 < policy.attempts && ledger.retries < policy.retries) {
+    const replacement = await replaceLostLoaders(run, plan, { ...deps, spentUsd: ledger.replacementUsd });
+    await deps.store.putJson(ledgerKey(run.runId), {
+      retries: ledger.retries + 1,
+      replacementUsd: ledger.replacementUsd + (replacement?.worstCaseUsd ?? 0),
+    } satisfies RetryLedger);
+    return {
+      ...base,
+      action: 'retry',
+      attempt: attempt + 1,
+      loaders: {
+        deadlineMs: now + LOADER_REPLACEMENT_LIMITS.timeoutSeconds * 1000,
+        waitSeconds: replacement ? LOADER_REPLACEMENT_LIMITS.pollSeconds : 0,
+        replacement,
+      },
+    };
+  }
+  const why =
+    attempt + 1 < policy.attempts
+      ? `${reason} (not retried: the run's ${policy.retries} retries are spent)`
+      : `${reason} (failed ${attempt + 1} times)`;
+  await recordIncomplete(run, cell, { atMs: now, reason: why }, deps.store);
+  const inARow = await failedInARow(run, plan, cell.index, deps.store);
+  if (inARow >= policy.stopAfterConsecutiveFailures) {
+    return {
+      ...base,
+      reason: `${inARow} cells in a row failed, the last: ${why}`,
+      action: 'stop',
+      attempt,
+      loaders: noLoaders,
+    };
+  }
+  return { ...base, reason: why, action: 'skip', attempt, loaders: noLoaders };
+}
+
+async function readLedger(store: ObjectStore, runId: string): Promise<RetryLedger> {
+  try {
+    return (await store.getJson(ledgerKey(runId))) as RetryLedger;
+  } catch (err) {
+    if (err instanceof NotFoundError) return { retries: 0, replacementUsd: 0 };
+    throw err;
+  }
+}
+
+/** The cell's result: an unmeasured, incomplete row with the reason (result.json and the `cells` table). */
+async function recordIncomplete(
+  run: RunContext,
+  cell: CellSummary,
+  failure: { atMs: number; reason: string },
+  store: ObjectStore,
+): Promise<void> {
+  const meta = {
+    runId: run.runId,
+    specName: run.specName,
+    startedAtMs: run.startedAtMs,
+    cellId: cell.id,
+    targetId: cell.target,
+    targetKind: cell.targetKind,
+    distribution: cell.distributionLabel,
+    readProportion: cell.readProportion,
+    updateProportion: cell.updateProportion,
+  };
+  const row = unmeasuredCellRow(meta, { targetOpsPerSec: cell.targetOpsPerSec, ...failure });
+  const cells = tableDef('cells');
+  await store.put(tableObjectKey(cells, meta, `${run.runId}.${cell.id}`), toJsonLines(cells, [row]));
+  const result: CellResult = { cellId: cell.id, row, failed: { reason: failure.reason, atMs: failure.atMs } };
+  await store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
+}
+
+/** How many cells up to this one failed one after another (each recorded as failed by this step). */
+async function failedInARow(
+  run: RunContext,
+  plan: PlanIndex,
+  index: number,
+  store: ObjectStore,
+): Promise<number> {
+  let n = 0;
+  for (let i = index; i >= 0; i--) {
+    const c = plan.cells[i]!;
+    try {
+      const r = (await store.getJson(cellKey(run.runId, c.id, 'result.json'))) as CellResult;
+      if (!r.failed) break;
+      n++;
+    } catch (err) {
+      if (err instanceof NotFoundError) break;
+      throw err;
+    }
+  }
+  return n;
+}
+
+/**
+ * WaitLoaders: after a replacement, every loader of the run exists and is online in SSM; fails once the deadline
+ * CellFailed set has passed.
+ */
+export async function waitLoaders(
+  input: { run: unknown; loaders: { deadlineMs: number } },
+  deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
+): Promise<{ ready: boolean; waitSeconds: number; online: number }> {
+  const run = checkRun(input.run);
+  const ids = (await deps.fleet.list({ runId: run.runId }))
+    .filter((i) => i.state === 'pending' || i.state === 'running')
+    .map((i) => i.id);
+  const online = ids.length ? await deps.commands.online(ids) : [];
+  const ready = ids.length >= run.loaders && online.length >= run.loaders;
+  if (!ready && deps.clock.nowMs() >= input.loaders.deadlineMs) {
+    throw new StepFailedError(
+      'WaitLoaders',
+      `replacement loaders not online after ${LOADER_REPLACEMENT_LIMITS.timeoutSeconds} s: ` +
+        `${online.length} of ${run.loaders} online`,
+    );
+  }
+  return { ready, waitSeconds: LOADER_REPLACEMENT_LIMITS.pollSeconds, online: online.length };
+}

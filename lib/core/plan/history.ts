@@ -1,0 +1,85 @@
+/**
+ * The execution history a run can write, counted before it starts: Step Functions stops a Standard execution at
+ * 25,000 events (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html), and this pipeline keeps
+ * every run under HISTORY_EVENT_LIMIT without child executions. The Plan step refuses a grid whose worst case is
+ * above it, and a failed cell is retried only while the retries still fit (./cell-failure.ts).
+ */
+import type { ReadyLimits } from '../targets/kind';
+import { TARGET_KINDS } from '../targets/registry';
+
+export const HISTORY_EVENT_LIMIT = 20_000;
+/** Checks of a started phase after its expected end, at most (lib/core/pipeline/timing.ts nextWaitSeconds). */
+export const POLLS_AFTER_END = 4;
+export const READY_POLL_SECONDS = 20;
+export const READY_TIMEOUT_SECONDS = 15 * 60;
+
+/** WaitReady's limits when no target needs longer. */
+export const DEFAULT_READY_LIMITS: ReadyLimits = {
+  timeoutSeconds: READY_TIMEOUT_SECONDS,
+  pollSeconds: READY_POLL_SECONDS,
+};
+
+/**
+ * How long a retry waits for replacement loaders to come online in SSM (a fresh EC2 loader boots, installs Java and
+ * fetches the bundle: minutes), and how often it looks.
+ */
+export const LOADER_REPLACEMENT_LIMITS: ReadyLimits = { timeoutSeconds: 15 * 60, pollSeconds: 30 };
+
+/** The most ready checks a run can make (under any kind's limits): what the history budget counts. */
+export function maxReadyChecks(): number {
+  const limits = [
+    DEFAULT_READY_LIMITS,
+    ...Object.values(TARGET_KINDS).flatMap((k) => k.slowReady?.limits ?? []),
+  ];
+  return Math.max(...limits.map((l) => Math.ceil(l.timeoutSeconds / l.pollSeconds)));
+}
+
+/** Events one Lambda Task state adds (Entered, Scheduled, Started, Succeeded, Exited). */
+const TASK = 5;
+const CHOICE = 2;
+const WAIT = 2;
+const PASS = 2;
+
+/** The worst-case events of one phase: start, first wait, checks, (configure, its choice and aggregate for cells). */
+export function eventsPerPhase(kind: 'load' | 'run'): number {
+  const polls = 1 + POLLS_AFTER_END + 1;
+  const base = TASK + polls * (WAIT + TASK + CHOICE) + CHOICE;
+  return kind === 'run' ? base + 2 * TASK + CHOICE : base;
+}
+
+/** The events a retried cell adds at worst: CellFailed and its choice, the cursor, the loader wait loop, the cell again. */
+export function eventsPerRetry(): number {
+  const loaderChecks = Math.ceil(
+    LOADER_REPLACEMENT_LIMITS.timeoutSeconds / LOADER_REPLACEMENT_LIMITS.pollSeconds,
+  );
+  return TASK + CHOICE + PASS + loaderChecks * (TASK + CHOICE + WAIT) + eventsPerPhase('run');
+}
+
+export function fixedEvents(): number {
+  const ready = maxReadyChecks() * (TASK + CHOICE + WAIT);
+  // start/end, Plan, Parallel with two branches, passes, Report, DetectRegressions, Teardown, Succeed
+  return 2 + TASK + (4 + 2 * TASK) + 3 * PASS + ready + 3 * TASK + 2;
+}
+
+/** The worst-case history events of a run of `cells` cells and `loads` loaded targets (the plan's, or counted). */
+export function historyBudget(counts: { cells: number; loads: number }): {
+  events: number;
+  perCell: number;
+  limit: number;
+} {
+  const perCell = eventsPerPhase('run');
+  return {
+    events: fixedEvents() + counts.loads * eventsPerPhase('load') + counts.cells * perCell,
+    perCell,
+    limit: HISTORY_EVENT_LIMIT,
+  };
+}
+
+/**
+ * Retries the history leaves room for (each at its worst: replacement loaders waited on to the deadline, CellFailed
+ * after the last check), at most one per cell: a cell that fails when none is left is recorded incomplete at once.
+ */
+export function retryRoom(counts: { cells: number; loads: number }): number {
+  const b = historyBudget(counts);
+  return Math.max(0, Math.min(counts.cells, Math.floor((b.limit - b.events) / eventsPerRetry())));
+}
