@@ -146,7 +146,19 @@ export function renderPlan(plan: Plan): string {
     lines.push('Not billed by AWS (external services at the price the spec gives):');
     for (const it of e.attributed) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
   }
+  lines.push(cellFailureLine(plan.onCellFailure));
   return lines.join('\n') + '\n';
+}
+
+/** The failure policy and what its retries can add at worst (lib/core/plan/cell-failure.ts). */
+function cellFailureLine(f: Plan['onCellFailure']): string {
+  if (f.policy === 'stop') return 'On a cell failure: stop (the run ends, torn down; no retries)';
+  return (
+    `On a cell failure: ${f.policy} (a cell runs at most ${f.attempts} times; up to ${f.retries} retries and ` +
+    `${f.replacements} loader replacements fit the execution history; ${f.stopAfterConsecutiveFailures} failed cells ` +
+    `in a row stop the run). Worst case, every retry spent on the longest cells and every replacement waited on to ` +
+    `its deadline: +$${f.worstCase.extraUsd.toFixed(2)}, +${f.worstCase.extraHours} h`
+  );
 }
 
 export function formatDuration(seconds: number): string {

@@ -59,6 +59,7 @@ export interface CellFailedResult {
 /** What the run has spent on retries so far (`runs/<id>/retries.json`). */
 interface RetryLedger {
   retries: number;
+  replacements: number;
   replacementUsd: number;
 }
 
@@ -71,6 +72,7 @@ function policyOf(plan: PlanIndex): CellFailurePlan {
       policy: 'stop',
       attempts: 1,
       retries: 0,
+      replacements: 0,
       stopAfterConsecutiveFailures: 1,
       worstCase: { extraUsd: 0, extraHours: 0 },
     }
@@ -119,9 +121,14 @@ export async function cellFailed(
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
   if (attempt + 1 < policy.attempts && ledger.retries < policy.retries) {
-    const replacement = await replaceLostLoaders(run, plan, { ...deps, spentUsd: ledger.replacementUsd });
+    const replacement = await replaceLostLoaders(run, plan, {
+      ...deps,
+      spentUsd: ledger.replacementUsd,
+      left: policy.replacements - ledger.replacements,
+    });
     await deps.store.putJson(ledgerKey(run.runId), {
       retries: ledger.retries + 1,
+      replacements: ledger.replacements + (replacement ? 1 : 0),
       replacementUsd: ledger.replacementUsd + (replacement?.worstCaseUsd ?? 0),
     } satisfies RetryLedger);
     return {
@@ -130,7 +137,7 @@ export async function cellFailed(
       attempt: attempt + 1,
       loaders: {
         deadlineMs: now + LOADER_REPLACEMENT_LIMITS.timeoutSeconds * 1000,
-        waitSeconds: replacement ? LOADER_REPLACEMENT_LIMITS.pollSeconds : 0,
+        waitSeconds: replacement ? LOADER_REPLACEMENT_LIMITS.firstWaitSeconds : 0,
         replacement,
       },
     };
@@ -157,7 +164,7 @@ async function readLedger(store: ObjectStore, runId: string): Promise<RetryLedge
   try {
     return (await store.getJson(ledgerKey(runId))) as RetryLedger;
   } catch (err) {
-    if (err instanceof NotFoundError) return { retries: 0, replacementUsd: 0 };
+    if (err instanceof NotFoundError) return { retries: 0, replacements: 0, replacementUsd: 0 };
     throw err;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Lost loaders replaced before a cell's retry: a loader of the run that is gone (terminated, stopped) or no longer
  * answers Run Command (offline in SSM) is terminated when it is the run's (its run tag) and a new one launched by
- * ProvisionFleet's own path (launch template, subnets, the run's tags), as long as the budget allows. Each
+ * ProvisionFleet's own path (launch template, subnets, the run's tags), as long as the budget and the plan's count of
+ * replacements (the history budget's) allow; otherwise the run stops. Each
  * replacement is recorded at `runs/<id>/events/loader-replacement-<ms>.json` with its worst-case cost; the report
  * lists them.
  */
@@ -41,7 +42,16 @@ export const replacementEventKey = (runId: string, atMs: number): string =>
 export async function replaceLostLoaders(
   run: RunContext,
   plan: PlanIndex,
-  deps: { store: ObjectStore; fleet: FleetAdmin; commands: CommandRunner; clock: Clock; spentUsd: number },
+  deps: {
+    store: ObjectStore;
+    fleet: FleetAdmin;
+    commands: CommandRunner;
+    clock: Clock;
+    /** what earlier replacements of the run cost at worst */
+    spentUsd: number;
+    /** replacements the plan still allows (the history budget's) */
+    left: number;
+  },
 ): Promise<LoaderReplacement | null> {
   const instances = await deps.fleet.list({ runId: run.runId });
   const live = instances.filter((i) => i.state === 'pending' || i.state === 'running');
@@ -52,6 +62,13 @@ export async function replaceLostLoaders(
   if (!offline.length && !missing) return null;
   const lost = offline;
   const count = offline.length + missing;
+  const what = [...lost, ...(missing ? [`${missing} gone`] : [])].join(', ');
+  if (deps.left <= 0) {
+    throw new StepFailedError(
+      'CellFailed',
+      `${count} loader(s) lost (${what}) and the run's loader replacements are spent: the run stops`,
+    );
+  }
   const worstCaseUsd = await replacementUsd(run, count, deps.store);
   const spec = await readSpec(deps.store, run.runId);
   const cap = spec.budget?.maxUsd;
@@ -59,7 +76,7 @@ export async function replaceLostLoaders(
   if (cap !== undefined && planned + deps.spentUsd + worstCaseUsd > cap) {
     throw new StepFailedError(
       'CellFailed',
-      `${count} loader(s) lost (${[...lost, ...(missing ? [`${missing} gone`] : [])].join(', ')}); replacing them (up to $${worstCaseUsd.toFixed(2)}) ` +
+      `${count} loader(s) lost (${what}); replacing them (up to $${worstCaseUsd.toFixed(2)}) ` +
         `would take the run over budget.maxUsd ($${cap}): the run stops`,
     );
   }

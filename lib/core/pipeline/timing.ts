@@ -65,9 +65,11 @@ export function phaseTimes(
   const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
   const deadlines = plan.cells.map((c) => cellTimes(c.durationSeconds).deadline);
   const cells = deadlines.reduce((s, d) => s + d, 0);
-  const retry = Math.max(0, ...deadlines) + LOADER_REPLACEMENT_LIMITS.timeoutSeconds;
+  const f = plan.onCellFailure;
+  const retries =
+    f.retries * Math.max(0, ...deadlines) + f.replacements * LOADER_REPLACEMENT_LIMITS.timeoutSeconds;
   const ready = runReadyLimits(spec).timeoutSeconds;
-  return { worstCaseSeconds: ready + loads + cells + plan.onCellFailure.retries * retry };
+  return { worstCaseSeconds: ready + loads + cells + retries };
 }
 
 /**

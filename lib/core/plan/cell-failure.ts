@@ -6,7 +6,7 @@
 import type { CellFailurePolicy, RunSpec } from '../spec/schema';
 import type { PriceBook } from '../cost/book';
 import { estimateRunCost, type PlanLike, type RunEstimate } from '../cost/estimate';
-import { retryRoom } from './history';
+import { LOADER_REPLACEMENT_LIMITS, retryRoom } from './history';
 
 /** Runs of one cell at most under retry-then-continue: the first, and one retry with fresh YCSB processes. */
 export const CELL_ATTEMPTS = 2;
@@ -26,6 +26,8 @@ export interface CellFailurePlan {
    * failing when none is left is recorded incomplete at once
    */
   retries: number;
+  /** lost loaders replaced at most (each replacement happens in a retry) */
+  replacements: number;
   /** cells failing in a row (each after its retry) that end the run */
   stopAfterConsecutiveFailures: number;
   /** every cell failing once and running again: the extra cost and wall time at worst (0 under stop) */
@@ -39,7 +41,8 @@ export function cellFailurePolicy(spec: Pick<RunSpec, 'onCellFailure'>, cells: n
 
 /**
  * The plan's failure policy with its worst case: the run estimated again with every retry it allows spent on its
- * longest cells (their loaders, target capacity, requests and pipeline steps), less the estimate itself.
+ * longest cells and every replacement it allows waited on to its deadline (loaders, target capacity, requests and
+ * pipeline steps meanwhile), less the estimate itself.
  */
 export function planCellFailure(
   spec: RunSpec,
@@ -50,12 +53,14 @@ export function planCellFailure(
   const policy = cellFailurePolicy(spec, plan.cells.length);
   const attempts = policy === 'stop' ? 1 : CELL_ATTEMPTS;
   const loads = plan.load ? plan.load.targets.length : 0;
-  const retries = attempts === 1 ? 0 : retryRoom({ cells: plan.cells.length, loads });
+  const { retries, replacements } =
+    attempts === 1 ? { retries: 0, replacements: 0 } : retryRoom({ cells: plan.cells.length, loads });
   if (retries === 0)
     return {
       policy,
       attempts,
       retries,
+      replacements,
       stopAfterConsecutiveFailures: attempts === 1 ? 1 : MAX_CONSECUTIVE_FAILED_CELLS,
       worstCase: { extraUsd: 0, extraHours: 0 },
     };
@@ -66,7 +71,11 @@ export function planCellFailure(
     {
       ...plan,
       cells: [...plan.cells, ...again],
-      cellSeconds: plan.cellSeconds + again.reduce((s, c) => s + c.durationSeconds, 0),
+      // and every replacement's loaders waited on to the deadline, the rest of the run standing by
+      cellSeconds:
+        plan.cellSeconds +
+        again.reduce((s, c) => s + c.durationSeconds, 0) +
+        replacements * LOADER_REPLACEMENT_LIMITS.timeoutSeconds,
     },
     book,
   );
@@ -74,6 +83,7 @@ export function planCellFailure(
     policy,
     attempts,
     retries,
+    replacements,
     stopAfterConsecutiveFailures: MAX_CONSECUTIVE_FAILED_CELLS,
     worstCase: {
       extraUsd: Math.round((twice.totalUsd - estimate.totalUsd) * 100) / 100,

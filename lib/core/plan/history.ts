@@ -21,9 +21,12 @@ export const DEFAULT_READY_LIMITS: ReadyLimits = {
 
 /**
  * How long a retry waits for replacement loaders to come online in SSM (a fresh EC2 loader boots, installs Java and
- * fetches the bundle: minutes), and how often it looks.
+ * fetches the bundle: minutes): a first look after `firstWaitSeconds`, then one every `pollSeconds` until the deadline.
  */
-export const LOADER_REPLACEMENT_LIMITS: ReadyLimits = { timeoutSeconds: 15 * 60, pollSeconds: 30 };
+export const LOADER_REPLACEMENT_LIMITS = { timeoutSeconds: 15 * 60, pollSeconds: 60, firstWaitSeconds: 120 };
+
+/** Loader replacements a run may make at most (each is a wait loop in the history, and a sign of a sick fleet). */
+export const MAX_LOADER_REPLACEMENTS = 3;
 
 /** The most ready checks a run can make (under any kind's limits): what the history budget counts. */
 export function maxReadyChecks(): number {
@@ -47,12 +50,16 @@ export function eventsPerPhase(kind: 'load' | 'run'): number {
   return kind === 'run' ? base + 2 * TASK + CHOICE : base;
 }
 
-/** The events a retried cell adds at worst: CellFailed and its choice, the cursor, the loader wait loop, the cell again. */
+/** The events a retried cell adds: CellFailed and its choice, the cursor, one loader check and its choice, the cell again. */
 export function eventsPerRetry(): number {
-  const loaderChecks = Math.ceil(
-    LOADER_REPLACEMENT_LIMITS.timeoutSeconds / LOADER_REPLACEMENT_LIMITS.pollSeconds,
-  );
-  return TASK + CHOICE + PASS + loaderChecks * (TASK + CHOICE + WAIT) + eventsPerPhase('run');
+  return TASK + CHOICE + PASS + TASK + CHOICE + eventsPerPhase('run');
+}
+
+/** The events waiting for replacement loaders adds at worst: every check to the deadline, each with its wait. */
+export function eventsPerReplacement(): number {
+  const l = LOADER_REPLACEMENT_LIMITS;
+  const checks = 1 + Math.ceil((l.timeoutSeconds - l.firstWaitSeconds) / l.pollSeconds);
+  return checks * (TASK + CHOICE + WAIT);
 }
 
 export function fixedEvents(): number {
@@ -76,10 +83,24 @@ export function historyBudget(counts: { cells: number; loads: number }): {
 }
 
 /**
- * Retries the history leaves room for (each at its worst: replacement loaders waited on to the deadline, CellFailed
- * after the last check), at most one per cell: a cell that fails when none is left is recorded incomplete at once.
+ * Retries and loader replacements the history leaves room for, at their worst: replacements first (as many as fit
+ * with their retry, at most MAX_LOADER_REPLACEMENTS), then retries (at most one per cell). A cell failing when no
+ * retry is left is recorded incomplete at once; a loader lost when no replacement is left stops the run.
  */
-export function retryRoom(counts: { cells: number; loads: number }): number {
+export function retryRoom(counts: { cells: number; loads: number }): {
+  retries: number;
+  replacements: number;
+} {
   const b = historyBudget(counts);
-  return Math.max(0, Math.min(counts.cells, Math.floor((b.limit - b.events) / eventsPerRetry())));
+  const room = Math.max(0, b.limit - b.events);
+  const replacements = Math.min(
+    MAX_LOADER_REPLACEMENTS,
+    counts.cells,
+    Math.floor(room / (eventsPerRetry() + eventsPerReplacement())),
+  );
+  const retries = Math.min(
+    counts.cells,
+    Math.floor((room - replacements * eventsPerReplacement()) / eventsPerRetry()),
+  );
+  return { retries, replacements };
 }
