@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError, type Issue } from '../core/common/errors';
-import { externalTls } from '../core/plan/targets';
+import { externalTls } from '../core/targets/external/kind';
 import type { ExternalTarget, RunSpec } from '../core/spec/schema';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost):(\d{1,5})$/;

@@ -22,7 +22,7 @@ const DYNAMODB_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-]*$/u;
 
 /**
  * The most tags fleetbench puts on one resource besides the spec's: a database node carries the run id, the spec,
- * the expiry, the role, its target and node index (lib/core/pipeline/provision.ts, runTags and nodeTags) and an EC2
+ * the expiry, the role, its target and node index (runTags in lib/core/pipeline/run-context.ts, nodeTags in lib/core/targets/nodes/provision.ts) and an EC2
  * `Name` (lib/aws/ec2-cluster.ts).
  */
 export const FLEETBENCH_OWN_TAG_KEYS = [

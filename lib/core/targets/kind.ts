@@ -12,6 +12,7 @@ import type { RunSpec, Target } from '../spec/schema';
 import type { BindingId } from '../contract/bindings';
 import type { JobCredentials } from '../contract/job';
 import type { ResourceType } from '../resources/resource-type';
+import type { RunResource } from '../resources/run-resource';
 import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
@@ -115,11 +116,6 @@ export interface LocalCapacity {
   model: CellModel['table'];
 }
 
-/** What Plan records of a target in the run context (what the later steps and teardown find the resources by). */
-export type ContextEntries = {
-  [K in 'tables' | 'clusters' | 'keyspaces' | 'dax']?: NonNullable<RunContext[K]>[number];
-};
-
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
 export interface Findings {
   issues: Issue[];
@@ -163,8 +159,11 @@ export interface TargetKind<T extends Target> {
     t: T,
     cell: PlannedCell,
   ): { prediction?: CellPrediction; localPrediction?: CellPrediction };
-  /** Plan: the target's entries in the run context (`table`: the name the planner gave its table). */
-  contextEntries?(t: T, run: { runId: string; table: string }): ContextEntries;
+  /**
+   * Plan: the target's resources in the run context's list, each read by its resource type (`table`: the name the
+   * planner gave its table). What the later steps, Teardown and `resume` find the target's resources by.
+   */
+  contextEntries?(t: T, run: { runId: string; table: string }): RunResource[];
   /** ProvisionTarget: creates the target's resources (or adopts those tagged with this run, on a retry). */
   provision?(t: T, ctx: ProvisionContext): Promise<Provisioned>;
   /** WaitReady: whether the target is ready for the load and the cells. */

@@ -11,6 +11,7 @@ import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
 import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
+import { DAX_ENTRY, TABLE_ENTRY } from './entries';
 
 export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   binding: () => 'dynamodb',
@@ -64,10 +65,12 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
       : [],
   localCapacity: (spec, t, scale) => ({ keyAttribute: t.keyAttribute, model: tableModelOf(spec, t, scale) }),
   loads: (t) => !t.existingTable,
-  contextEntries: (t, { runId, table }) => ({
-    tables: { target: t.id, name: table, owned: !t.existingTable },
-    ...(t.dax ? { dax: { target: t.id, name: daxResourceName(runId, t.id) } } : {}),
-  }),
+  contextEntries: (t, { runId, table }) => [
+    { type: TABLE_ENTRY.shape.type.value, targetId: t.id, name: table, owned: !t.existingTable },
+    ...(t.dax
+      ? [{ type: DAX_ENTRY.shape.type.value, targetId: t.id, name: daxResourceName(runId, t.id) }]
+      : []),
+  ],
   provision: provisionDynamoDb,
   notReady: dynamoDbReady,
   slowReady: {
