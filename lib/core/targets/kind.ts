@@ -17,6 +17,7 @@ import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
 import type { KindRunCost } from '../cost/lines';
+import type { PriceBook } from '../cost/book';
 import type { KindMonthlyCost } from '../cost/report-parts';
 import type { CellLike } from '../cost/workload-units';
 
@@ -139,6 +140,23 @@ export interface TargetKind<T extends Target> {
   withDefaults?(t: T): T;
   /** The spec rules of the kind (beyond its schema), added to `out`. */
   specChecks?(t: T, at: string, spec: RunSpec, out: Findings): void;
+  /**
+   * Secrets written in plain text in the target (a user's binding properties, endpoints with credentials), each
+   * refused naming where it goes instead (lib/core/spec/secret-text.ts), added to `issues`.
+   */
+  secretChecks?(t: T, at: string, issues: Issue[]): void;
+  /**
+   * Characters a service of the target refuses in the tags the run puts on its resources (DynamoDB: no "@"), beyond
+   * AWS's own: `allowed` matches a key or value it accepts; `refusal` ends the message ("without "@": ...").
+   */
+  tagCharacters?(t: T): { allowed: RegExp; refusal: string } | undefined;
+  /** The cache the run puts in front of the target (a DAX cluster): its nodes and monthly cost with `book`. */
+  cache?(t: T, book: PriceBook): { nodeType: string; nodes: number; monthlyUsd: number } | undefined;
+  /**
+   * What the local mode serves on a standalone redis-server for the target (an external Redis target): its
+   * endpoints, and whether it asks for a Redis Cluster or TLS (the local mode refuses both).
+   */
+  localRedis?(t: T): { endpoints: readonly string[]; clusterOrTls: boolean } | undefined;
   /** What the AWS pipeline cannot deploy (Plan refuses it before anything is provisioned), added to `out`. */
   deployChecks?(t: T, at: string, env: DeployEnv, out: Findings): void;
   /** What the target asks of the account (`at`: its JSON path). */

@@ -12,6 +12,13 @@ import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 import { DAX_ENTRY, TABLE_ENTRY } from './entries';
+import { daxMonthly } from './dax-cost';
+
+/**
+ * DynamoDB's tag characters: AWS's without `@`
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TaggingRestrictions.html).
+ */
+const DYNAMODB_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-]*$/u;
 
 export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   binding: () => 'dynamodb',
@@ -38,6 +45,18 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
           `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
       });
   },
+  // the run tags the tables it creates (an existingTable is not tagged)
+  tagCharacters: (t) =>
+    t.existingTable
+      ? undefined
+      : {
+          allowed: DYNAMODB_TAG_CHARS,
+          refusal: 'without "@": the run tags its DynamoDB tables, and DynamoDB refuses it',
+        },
+  cache: (t, book) =>
+    t.dax
+      ? { nodeType: t.dax.nodeType, nodes: t.dax.nodes, monthlyUsd: daxMonthly(book, t.dax).toUsd() }
+      : undefined,
   tableName: (t, runScoped) => t.existingTable ?? runScoped,
   predict(spec, t, cell) {
     const prediction = predictPlannedCell(spec, t, cell);
