@@ -38,6 +38,14 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   ...new Set([LOADERS, ...Object.values(TARGET_KINDS).flatMap((k) => k.resources)]),
 ].sort((a, b) => a.order - b.order);
 
+/**
+ * The resource type of an entry of the run context's list (what removes, sweeps and lists it); undefined for a type
+ * this version does not know.
+ */
+export function resourceTypeOf(r: Pick<RunResource, 'type'>): ResourceType | undefined {
+  return RESOURCE_TYPES.find((t) => t.id === r.type);
+}
+
 /** Each target's kind rules beyond the schema (validate). */
 export function targetSpecFindings(spec: DeployEnv['spec']): Findings {
   const out: Findings = { issues: [], warnings: [] };

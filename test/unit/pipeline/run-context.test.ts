@@ -17,7 +17,7 @@ import {
   resourcesByTarget,
   targetResources,
 } from '../../../lib/core/resources/run-resource';
-import { RESOURCE_TYPES } from '../../../lib/core/targets/registry';
+import { RESOURCE_TYPES, resourceTypeOf } from '../../../lib/core/targets/registry';
 import { TABLE_ENTRY } from '../../../lib/core/targets/dynamodb/entries';
 import { FsStore } from '../../../lib/local/fs-store';
 
@@ -99,8 +99,10 @@ describe('readRunContext', () => {
   });
 
   it('names resource types the registry has (a renamed type id would orphan old runs)', () => {
-    const ids = new Set(RESOURCE_TYPES.map((t) => t.id));
-    for (const r of readRunContext(LEGACY).resources) expect(ids).toContain(r.type);
+    const ids = RESOURCE_TYPES.map((t) => t.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const r of readRunContext(LEGACY).resources) expect(resourceTypeOf(r)?.id).toBe(r.type);
+    expect(resourceTypeOf({ type: 'no-such-type' })).toBeUndefined();
   });
 
   it("lists what Plan lists today for the same spec, but the old login guess for scylla-ec2's cluster", async () => {
