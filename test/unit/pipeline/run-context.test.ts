@@ -20,6 +20,7 @@ import {
 import { RESOURCE_TYPES, resourceTypeOf } from '../../../lib/core/targets/registry';
 import { TABLE_ENTRY } from '../../../lib/core/targets/dynamodb/entries';
 import { FsStore } from '../../../lib/local/fs-store';
+import { memoryDbResourceName } from '../../../lib/core/targets/memorydb/names';
 
 const LEGACY = JSON.parse(
   readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'run-context', 'legacy-context.json'), 'utf8'),
@@ -303,6 +304,23 @@ describe('teardown of a run whose context is of the old shape', () => {
     expect(await tornDown({ given: LEGACY })).toEqual(expected);
     // the abort rule and the late-arrivals pass know the execution name only: the stored context.json
     expect(await tornDown({ stored: LEGACY })).toEqual(expected);
+  });
+
+  it('fails the teardown of a run whose context names MemoryDB resources where no MemoryDB port is deployed', async () => {
+    const spec = { ...LEGACY_SPEC, name: 'mdb', targets: [{ id: 'mdb', kind: 'memorydb' }] };
+    const run = await plan({ executionName: 'mdb-run-1', spec }, { store, clock });
+    const named = run.resources.map((r) => [r.type, r.name]);
+    expect(named).toEqual([
+      ['memorydb-login', 'fleetbench/mdb-run-1/mdb-memorydb'],
+      ['memorydb-cluster', memoryDbResourceName('mdb-run-1', 'mdb')],
+    ]);
+    const { ports } = account();
+    const e = (await teardown({ run }, { ...ports, store } as unknown as TeardownPorts).catch(
+      (x) => x,
+    )) as Error;
+    // they would stay: the teardown is retried, and its message names them
+    expect(e.message).toContain(`no MemoryDB port to delete ${memoryDbResourceName('mdb-run-1', 'mdb')}`);
+    expect(e.message).toContain('fleetbench/mdb-run-1/mdb-memorydb');
   });
 
   it('finds the DAX cluster and the keyspace by the old context alone, as by the new one', async () => {
