@@ -97,17 +97,18 @@ async function removeRunResources(
   const errors: string[] = [];
   const result: TeardownResult = { runId, terminated: [], deletedTables: [], keptTables: [], failed: false };
   for (const type of RESOURCE_TYPES) {
-    if (!type.available(deps)) {
-      const named = run ? type.namedIn(run) : [];
-      if (named.length)
-        errors.push(`${type.activity}: no ${type.service} port to delete ${named.join(', ')}`);
-      continue;
-    }
-    if (!type.mayExist(run)) {
-      recordRemoval(result, type, { removed: [], kept: [] });
-      continue;
-    }
+    // (a malformed entry of the context fails its type only: the others are still removed)
     try {
+      if (!type.available(deps)) {
+        const named = run ? type.namedIn(run) : [];
+        if (named.length)
+          errors.push(`${type.activity}: no ${type.service} port to delete ${named.join(', ')}`);
+        continue;
+      }
+      if (!type.mayExist(run)) {
+        recordRemoval(result, type, { removed: [], kept: [] });
+        continue;
+      }
       const removal = await type.removeForRun(runId, run, deps);
       recordRemoval(result, type, removal);
       errors.push(...removal.errors);

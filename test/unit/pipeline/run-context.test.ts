@@ -323,6 +323,30 @@ describe('teardown of a run whose context is of the old shape', () => {
     expect(e.message).toContain('fleetbench/mdb-run-1/mdb-memorydb');
   });
 
+  it('removes the rest when one entry is malformed, and fails naming it', async () => {
+    const today = await plan({ executionName: RUN, spec: LEGACY_SPEC }, { store, clock });
+    // the login's entry without its name: the login type (before DAX, tables and keyspaces) cannot read it
+    const broken = {
+      ...today,
+      resources: today.resources.map(({ name, ...r }) => (r.type === 'login-secret' ? r : { ...r, name })),
+    };
+    const at = broken.resources.findIndex((r) => r.type === 'login-secret');
+    const { ports, left } = account();
+    const e = (await teardown({ run: broken }, { ...ports, store } as unknown as TeardownPorts).catch(
+      (x) => x,
+    )) as Error;
+    expect(e.message).toContain(`deleting login secrets: run.resources[${at}] (login-secret): name: `);
+    expect(left()).toEqual({
+      tables: ['fleetbench-legacy.ddb.other-run', 'fleetbench-orders-copy'],
+      daxClusters: ['fb-0ther000'],
+      daxGroups: ['fb-0ther000'],
+      keyspaces: ['fb_other_run_ks_00000000'],
+      // the run's login stays (the janitor's expiry sweep takes it)
+      secrets: ['fleetbench/legacy-run-1/cass-cql', 'fleetbench/other-run/cass-cql'],
+      running: ['i-node-x-0', 'i-loader-x-0'],
+    });
+  });
+
   it('finds the DAX cluster and the keyspace by the old context alone, as by the new one', async () => {
     const today = await plan({ executionName: RUN, spec: LEGACY_SPEC }, { store, clock });
     const fromToday = await tornDown({ given: today, blind: true });
