@@ -10,25 +10,26 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError, type Issue } from '../core/common/errors';
-import { externalTls } from '../core/plan/targets';
-import type { ExternalTarget, RunSpec } from '../core/spec/schema';
+import { kindOf } from '../core/targets/registry';
+import type { RunSpec } from '../core/spec/schema';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost):(\d{1,5})$/;
 
-/** The external Redis targets of a spec, with their loopback ports; problems name the field. */
-function localRedisTargets(spec: RunSpec): { target: ExternalTarget; ports: number[] }[] {
+/** The targets served on redis-server (as their kinds say: `localRedis`), with their loopback ports; problems name the field. */
+function localRedisTargets(spec: RunSpec): { target: { id: string }; ports: number[] }[] {
   const issues: Issue[] = [];
-  const out: { target: ExternalTarget; ports: number[] }[] = [];
+  const out: { target: { id: string }; ports: number[] }[] = [];
   spec.targets.forEach((t, i) => {
-    if (t.kind !== 'external' || t.protocol !== 'redis') return;
-    if (t.redis?.cluster || externalTls(t))
+    const redis = kindOf(t).localRedis?.(t);
+    if (!redis) return;
+    if (redis.clusterOrTls)
       issues.push({
         path: `targets[${i}].redis`,
         message:
           'the local mode runs standalone Redis without TLS (set "redis": {"tls": false}); a cluster or TLS needs ' +
           'your own servers on AWS',
       });
-    const ports = t.endpoints.map((e, k) => {
+    const ports = redis.endpoints.map((e, k) => {
       const m = LOOPBACK.exec(e);
       if (!m)
         issues.push({

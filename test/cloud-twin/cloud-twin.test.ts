@@ -989,9 +989,9 @@ test('a keyspaces run: ProvisionTarget creates the keyspace and table under its 
   // the loaders' CQL would go to cassandra.us-east-1.amazonaws.com:9142 (SigV4, TLS), which is not here: the run
   // is stopped once the table is ACTIVE and the loaders online, and torn down by the abort rule's target
   const r = await runUntilLoad(mark, s, 'twin-ks-1');
-  const context = (await twin.getJson('runs/twin-ks-1/context.json')) as { keyspaces: unknown[] };
-  expect(context.keyspaces).toEqual([
-    { target: 'ks', keyspace: 'fb_twin_ks_1_ks_97f33285', table: 'usertable' },
+  const context = (await twin.getJson('runs/twin-ks-1/context.json')) as { resources: unknown[] };
+  expect(context.resources).toEqual([
+    { type: 'keyspace', targetId: 'ks', name: 'fb_twin_ks_1_ks_97f33285', table: 'usertable' },
   ]);
   const made = ks.keyspaces.get('fb_twin_ks_1_ks_97f33285')!;
   expect(Object.fromEntries(made.tags.map((t) => [t.key, t.value]))).toMatchObject({

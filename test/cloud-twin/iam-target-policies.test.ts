@@ -1,7 +1,7 @@
 /**
  * Every call the DAX and Keyspaces steps make, evaluated against the policies DaxAccess and KeyspacesAccess
- * synthesize (a small stack, resolved as CloudFormation would): the steps' own functions (provisionDax, daxClustersNotReady,
- * daxEndpoints, removeRunDax, sweepExpiredDax and their Keyspaces counterparts) drive the real adapters against moto
+ * synthesize (a small stack, resolved as CloudFormation would): the steps' own functions (provisionDax, the dynamodb
+ * kind's notReady and runtime hooks, removeRunDax, sweepExpiredDax and their Keyspaces counterparts) drive the real adapters against moto
  * (DAX clusters, EC2 security groups; test/support/dax-twin.ts for the DAX groups moto lacks) and
  * test/support/keyspaces-twin.ts; each request is recorded as the SDK built it, mapped to IAM's checks by ./iam.ts
  * (whose DAX and Keyspaces tables cite the Service Authorization Reference and the API references) and evaluated
@@ -27,21 +27,18 @@ import { KeyspacesAccess } from '../../lib/constructs/keyspaces-access';
 import { LoaderFleet } from '../../lib/constructs/loader-fleet';
 import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
-import {
-  daxEndpoints,
-  daxClustersNotReady,
-  sweepExpiredDax,
-  provisionDax,
-  removeRunDax,
-} from '../../lib/core/targets/dynamodb/dax-lifecycle';
+import { sweepExpiredDax, provisionDax, removeRunDax } from '../../lib/core/targets/dynamodb/dax-lifecycle';
 import {
   configureKeyspacesCapacity,
   sweepExpiredKeyspaces,
   removeRunKeyspaces,
-  keyspacesNotReady,
   provisionKeyspace,
 } from '../../lib/core/targets/keyspaces/lifecycle';
 import type { RunContext } from '../../lib/core/pipeline';
+import { DAX_ENTRY } from '../../lib/core/targets/dynamodb/entries';
+import { KEYSPACE_ENTRY } from '../../lib/core/targets/keyspaces/entries';
+import { kindOf } from '../../lib/core/targets/registry';
+import type { StepContext } from '../../lib/core/targets/kind';
 import { TAG_RUN_ID } from '../../lib/core/common/ports';
 import { validateSpec } from '../../lib/core/spec';
 import type { DynamoDbTarget, KeyspacesTarget } from '../../lib/core/spec/schema';
@@ -283,7 +280,14 @@ describe('DAX: the steps against the synthesized grants', () => {
     workload: { readProportions: [0.5], targetOpsPerSec: [10], durationSeconds: 60 },
     loaders: { count: 1 },
   });
-  const run = { runId, dax: [{ target: 'cached', name }] } as unknown as RunContext;
+  const run = {
+    runId,
+    resources: [{ type: DAX_ENTRY.shape.type.value, targetId: 'cached', name }],
+  } as unknown as RunContext;
+  const target = spec.targets[0] as DynamoDbTarget;
+  /** What the steps give the kind's hooks (the DAX port; no store or table is read here). */
+  const stepContext = (step: StepContext['step']) =>
+    ({ run, spec, step, ports: { dax: admin } }) as unknown as StepContext;
   const tags = { [TAG_RUN_ID]: runId, 'fleetbench:expires-at': '1' };
   let admin: DaxClusterAdmin;
 
@@ -343,14 +347,23 @@ describe('DAX: the steps against the synthesized grants', () => {
     let problems = ['?'];
     const waits: ApiRequest[] = [];
     for (let i = 0; i < 10 && problems.length; i++)
-      waits.push(...(await callsOf(async () => (problems = await daxClustersNotReady(run, admin)))));
+      waits.push(
+        ...(await callsOf(async () => {
+          problems = (await kindOf(target).notReady!(target, stepContext('WaitReady'))).problems;
+        })),
+      );
     expect(problems).toEqual([]);
     expect(denied(await decide('waitReady', waits))).toEqual([]);
     for (const [step, phase] of [
       ['startLoad', 'StartLoad'],
       ['startCell', 'StartCell'],
     ] as const) {
-      const calls = await callsOf(() => daxEndpoints(run, phase, admin));
+      let properties: Record<string, string> | undefined;
+      const calls = await callsOf(async () => {
+        properties = (await kindOf(target).runtime!(target, stepContext(phase))).properties;
+      });
+      // the binding's endpoint (DAX's discovery endpoint, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DAX.concepts.cluster.html)
+      expect(properties).toEqual({ 'dynamodb.daxEndpoint': expect.stringMatching(/^daxs?:\/\/[^:]+:\d+$/) });
       const d = await decide(step, calls);
       expect(d.map((x) => [x.check.action, x.allowed])).toEqual([['dax:DescribeClusters', true]]);
       expect(
@@ -416,7 +429,13 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
     workload: { readProportions: [0.5], targetOpsPerSec: [10], durationSeconds: 60 },
     loaders: { count: 1 },
   });
-  const run = { runId, keyspaces: [{ target: 'ks', keyspace, table: 'usertable' }] } as unknown as RunContext;
+  const run = {
+    runId,
+    resources: [
+      { type: KEYSPACE_ENTRY.shape.type.value, targetId: 'ks', name: keyspace, table: 'usertable' },
+    ],
+  } as unknown as RunContext;
+  const ksTarget = spec.targets[0] as KeyspacesTarget;
   const tags = { [TAG_RUN_ID]: runId, 'fleetbench:expires-at': '1' };
   let admin: KeyspacesApiAdmin;
 
@@ -437,10 +456,21 @@ describe('Keyspaces: the steps against the synthesized grants', () => {
         // CreateKeyspace is asynchronous: GetKeyspace until it is there (the twin: 2 polls), its tags, then the table
         ['CreateKeyspace', 'GetKeyspace', 'GetKeyspace', 'GetKeyspace', 'ListTagsForResource', 'CreateTable'],
       ],
-      ['waitReady', await callsOf(() => keyspacesNotReady(run, admin)), ['GetTable']],
+      [
+        'waitReady',
+        await callsOf(() =>
+          kindOf(ksTarget).notReady!(ksTarget, {
+            run,
+            spec,
+            step: 'WaitReady',
+            ports: { keyspaces: admin },
+          } as unknown as StepContext),
+        ),
+        ['GetTable'],
+      ],
       [
         'teardown',
-        await callsOf(() => removeRunKeyspaces(runId, { ...run, keyspaces: [] }, admin)),
+        await callsOf(() => removeRunKeyspaces(runId, { ...run, resources: [] }, admin)),
         // found by the run tag, its own tag read again right before the delete
         ['ListKeyspaces', 'ListTagsForResource', 'GetKeyspace', 'ListTagsForResource', 'DeleteKeyspace'],
       ],

@@ -17,7 +17,7 @@ import { cqlSchemaStatements, healthScript, parseHealth } from '../../lib/core/t
 import { generateCqlLogin } from '../../lib/core/targets/cassandra-ec2/cql-auth';
 import { DEFAULT_SUPERUSER, RELEASE_VERSION_QUERY } from '../../lib/core/targets/nodes/cql-wire';
 import { CASSANDRA_VERSION, scriptVariable } from '../../lib/core/targets/cassandra-ec2/node';
-import { nodeLaunchRequest } from '../../lib/core/pipeline/provision';
+import { nodeLaunchRequest } from '../../lib/core/targets/nodes/provision';
 import type { RunContext } from '../../lib/core/pipeline/context';
 import type { CassandraEc2Target } from '../../lib/core/spec/schema';
 

@@ -161,7 +161,10 @@ describe('EC2 cluster adapter on moto: cassandra-ec2', () => {
   it('ProvisionTarget launches 3 tagged nodes with the script, data volume and profile; teardown ends them', async () => {
     const clock = clockAt(Date.UTC(2026, 0, 1));
     const { run, store } = await planned('cass-aws-1', [cassandra], clock);
-    expect(run.clusters).toEqual([expect.objectContaining({ target: 'cass', nodes: 3, api: 'cql' })]);
+    expect(run.resources).toEqual([
+      expect.objectContaining({ type: 'database-node', targetId: 'cass', nodes: 3, api: 'cql' }),
+      { type: 'login-secret', targetId: 'cass', name: 'fleetbench/cass-aws-1/cass-cql' },
+    ]);
     const cluster = admin();
     const result = await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief });
     expect(result.nodes).toHaveLength(3);

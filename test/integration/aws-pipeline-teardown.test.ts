@@ -20,6 +20,7 @@ import {
 import { CapacityError, TAG_RUN_ID, type Clock } from '../../lib/core/common/ports';
 import { FsStore } from '../../lib/local/fs-store';
 import { startMoto, type MotoServer } from '../support/moto';
+import { tableOf } from '../support/run-resources';
 
 jest.setTimeout(60_000);
 
@@ -82,7 +83,7 @@ describe('pipeline on moto', () => {
     // Act
     const created = await provisionTarget(run, { store, tables: a.tables });
     const fleet = await provisionFleet(run, { fleet: a.fleet });
-    expect(created.created).toEqual([run.tables[0]!.name]);
+    expect(created.created).toEqual([tableOf(run)]);
     expect(fleet.instances).toBe(run.loaders);
     expect((await a.fleet.list({ runId: run.runId })).map((i) => i.tags[TAG_RUN_ID])).toEqual(
       Array(run.loaders).fill(run.runId),
@@ -102,9 +103,9 @@ describe('pipeline on moto', () => {
     );
     // Assess
     expect(result.terminated).toHaveLength(run.loaders);
-    expect(result.deletedTables).toEqual([run.tables[0]!.name]);
+    expect(result.deletedTables).toEqual([tableOf(run)]);
     expect(await a.fleet.list({ runId: run.runId })).toEqual([]);
-    expect((await a.tables.describeTable(run.tables[0]!.name)).status).toBe('MISSING');
+    expect((await a.tables.describeTable(tableOf(run))).status).toBe('MISSING');
     expect(await store.getJson(`runs/${run.runId}/failure.json`)).toMatchObject({ error: 'StepFailedError' });
     // teardown is idempotent
     const again = await teardown({ run }, { store, ...a, clock });
@@ -112,7 +113,7 @@ describe('pipeline on moto', () => {
     // the abort rule's pass on FAILED (status only, no error): the records keep the first pass's work
     await teardown({ run, status: 'FAILED' }, { store, ...a, clock });
     const record = (await store.getJson(`runs/${run.runId}/teardown.json`)) as Record<string, unknown>;
-    expect(record).toMatchObject({ passes: 3, failed: true, deletedTables: [run.tables[0]!.name] });
+    expect(record).toMatchObject({ passes: 3, failed: true, deletedTables: [tableOf(run)] });
     expect((record.terminated as string[]).sort()).toEqual([...result.terminated].sort());
     expect(await store.getJson(`runs/${run.runId}/failure.json`)).toMatchObject({
       status: 'FAILED',
@@ -129,7 +130,7 @@ describe('pipeline on moto', () => {
     await expect(provisionFleet(run, { fleet: a.fleet })).rejects.toThrow(/RunInstances/);
     // the abort rule only knows the execution name
     const result = await teardown({ executionName: 'refused-1', status: 'FAILED' }, { store, ...a, clock });
-    expect(result.deletedTables).toEqual([run.tables[0]!.name]);
+    expect(result.deletedTables).toEqual([tableOf(run)]);
     expect(await a.fleet.list({ runId: run.runId })).toEqual([]);
     expect(
       (await a.tables.listTables('fleetbench-')).filter((t) => t.tags[TAG_RUN_ID] === run.runId),

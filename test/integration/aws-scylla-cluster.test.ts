@@ -153,7 +153,9 @@ describe('EC2 cluster adapter on moto', () => {
   it('ProvisionTarget launches 3 tagged nodes over 3 subnets, seeded with node 0; teardown terminates them', async () => {
     const clock = clockAt(Date.UTC(2026, 0, 1));
     const { run, store } = await planned('scylla-aws-1', { scyllaVersion: '2025.1' }, clock);
-    expect(run.clusters).toEqual([{ target: 'scylla', nodes: 3, api: 'cql', table: 'usertable' }]);
+    expect(run.resources).toEqual([
+      { type: 'database-node', targetId: 'scylla', nodes: 3, api: 'cql', table: 'usertable' },
+    ]);
     const cluster = admin();
 
     const result = await provisionTarget(run, { store, tables: noTables, cluster, sleep: brief });

@@ -45,6 +45,7 @@ import {
 import { FsStore } from '../../lib/local/fs-store';
 import { startDaxTwin, type DaxTwin } from '../support/dax-twin';
 import { startMoto, type MotoServer } from '../support/moto';
+import { withRenamed } from '../support/run-resources';
 
 jest.setTimeout(90_000);
 
@@ -135,11 +136,13 @@ describe('a DAX run through the steps', () => {
 
   it('Plan records the cluster of the DAX target only, and allows WaitReady its longer deadline', async () => {
     run = await plan({ executionName: 'dax-run-1', spec }, { store, clock });
-    expect(run.dax).toEqual([{ target: 'cached', name }]);
+    expect(run.resources.filter((r) => r.type === 'dax-cluster')).toEqual([
+      { type: 'dax-cluster', targetId: 'cached', name },
+    ]);
     // the worst case (and so the janitor's expiry) counts DAX's ready time, not the 15 minutes of other runs
     const noDax = { ...spec, targets: spec.targets.map(({ dax: _d, ...t }: Record<string, unknown>) => t) };
     const without = await plan({ executionName: 'dax-run-0', spec: noDax }, { store, clock });
-    expect(without.dax).toBeUndefined();
+    expect(without.resources.map((r) => r.type)).toEqual(['dynamodb-table', 'dynamodb-table']);
     expect(run.expiresAt - without.expiresAt).toBe((DAX_READY_TIMEOUT_SECONDS - READY_TIMEOUT_SECONDS) * 1.5);
   });
 
@@ -171,13 +174,14 @@ describe('a DAX run through the steps', () => {
 
   it("a cluster of that name that is not this run's fails ProvisionTarget", async () => {
     const other = await plan({ executionName: 'dax-run-9', spec }, { store, clock });
-    const clash = { ...other, dax: [{ target: 'cached', name }] };
+    const clash = withRenamed(other, 'dax-cluster', name);
     await expect(provisionTarget(clash, { store, tables, dax })).rejects.toThrow(
       new StepFailedError('ProvisionTarget', `DAX cluster ${name} already exists and is not this run's`),
     );
     // its tables only: its ProvisionTarget failed before any DAX call (a teardown with a DAX port would poll the
     // twin, whose clusters advance by calls, and shift the next test's view of run 1's cluster)
-    await teardown({ run: { ...other, dax: [] } }, { store, tables, fleet, clock });
+    const tablesOnly = other.resources.filter((r) => r.type !== 'dax-cluster');
+    await teardown({ run: { ...other, resources: tablesOnly } }, { store, tables, fleet, clock });
   });
 
   it('WaitReady waits for the cluster to be available, polling every 60 s within 40 minutes', async () => {

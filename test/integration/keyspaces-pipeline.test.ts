@@ -81,8 +81,10 @@ async function planned(runId: string): Promise<RunContext> {
 describe('Keyspaces targets in the pipeline', () => {
   it('Plan records the keyspace; ProvisionTarget creates it and its table, tagged; a retry reuses them', async () => {
     const run = await planned('ksp-1');
-    expect(run.keyspaces).toEqual([{ target: 'ks', keyspace: ksOf('ksp-1'), table: 'usertable' }]);
-    expect(run.tables).toEqual([]);
+    // the keyspace only: no DynamoDB table
+    expect(run.resources).toEqual([
+      { type: 'keyspace', targetId: 'ks', name: ksOf('ksp-1'), table: 'usertable' },
+    ]);
     const deps = { store, tables: noTables, keyspaces: admin, sleep: noSleep };
     expect((await provisionTarget(run, deps)).created).toEqual([`${ksOf('ksp-1')}.usertable`]);
     const ks = twin.keyspaces.get(ksOf('ksp-1'))!;
@@ -118,7 +120,7 @@ describe('Keyspaces targets in the pipeline', () => {
     // the public network (the default) and an existing VPC plan it
     for (const network of ['public', 'existing'] as const)
       expect(
-        (await plan({ spec, executionName: `ksp-${network}` }, { store, clock, network })).keyspaces,
+        (await plan({ spec, executionName: `ksp-${network}` }, { store, clock, network })).resources,
       ).toHaveLength(1);
   });
 
@@ -216,7 +218,7 @@ describe('Keyspaces targets in the pipeline', () => {
   });
 
   it('Teardown of a run without Keyspaces targets makes no Keyspaces call', async () => {
-    const run = { ...(await planned('ksp-7')), keyspaces: [] };
+    const run = { ...(await planned('ksp-7')), resources: [] };
     await admin.createKeyspace('fb_ksp_7_ks', { [TAG_RUN_ID]: 'ksp-7' }); // would be found by tag if asked
     const before = twin.calls.length;
     const r = await teardown({ run }, { store, tables: noTables, fleet: noFleet, clock, keyspaces: admin });

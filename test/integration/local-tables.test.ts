@@ -58,11 +58,12 @@ it("Plan, ProvisionTarget and Teardown on DynamoDB Local: the run's table goes, 
     tableClass: 'STANDARD',
     tags: {},
   });
+  const table = run.resources.find((r) => r.type === 'dynamodb-table')!;
   const forced: RunContext = {
     ...run,
-    tables: [...run.tables, { ...run.tables[0]!, name: 'fleetbench-preloaded' }],
+    resources: [...run.resources, { ...table, name: 'fleetbench-preloaded' }],
   };
   const r = await teardown({ run: forced }, { store, tables, fleet, clock });
-  expect(r).toMatchObject({ deletedTables: [run.tables[0]!.name], keptTables: ['fleetbench-preloaded'] });
+  expect(r).toMatchObject({ deletedTables: [table.name], keptTables: ['fleetbench-preloaded'] });
   expect((await tables.describeTable('fleetbench-preloaded')).status).toBe('ACTIVE');
 });

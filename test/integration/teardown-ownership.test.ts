@@ -14,6 +14,9 @@ import { TAG_RUN_ID, type FleetAdmin, type DynamoDbAdmin } from '../../lib/core/
 import { FsStore } from '../../lib/local/fs-store';
 import { startKeyspacesTwin, type KeyspacesTwin } from '../support/keyspaces-twin';
 import { startMoto, type MotoServer } from '../support/moto';
+import { keyspaceOf, tableOf, withRenamed } from '../support/run-resources';
+import { TABLE_ENTRY } from '../../lib/core/targets/dynamodb/entries';
+import { KEYSPACE_ENTRY } from '../../lib/core/targets/keyspaces/entries';
 
 jest.setTimeout(60_000);
 
@@ -74,19 +77,19 @@ describe('teardown deletes only what carries the run tag', () => {
   it("spec shop: (target ddb-x, run nightly) and (target ddb, run x-nightly) get different tables; forced onto A's name, B deletes nothing of A's", async () => {
     const a = await planned(ddbSpec('shop', { id: 'ddb-x' }), 'nightly');
     const b = await planned(ddbSpec('shop', { id: 'ddb' }), 'x-nightly');
-    const tableA = a.tables[0]!.name;
+    const tableA = tableOf(a);
     expect(tableA).toBe('fleetbench-shop.ddb-x.nightly');
-    expect(b.tables[0]!.name).toBe('fleetbench-shop.ddb.x-nightly');
+    expect(tableOf(b)).toBe('fleetbench-shop.ddb.x-nightly');
     await provisionTarget(a, { store, tables });
     // both runs side by side: each teardown removes its own table only
     await provisionTarget(b, { store, tables });
     expect(await teardown({ run: b }, { store, tables, fleet: noFleet, clock })).toMatchObject({
-      deletedTables: [b.tables[0]!.name],
+      deletedTables: [tableOf(b)],
     });
     expect((await tables.describeTable(tableA)).status).toBe('ACTIVE');
 
     // B's context forced onto A's name (as the old naming made it): ProvisionTarget refuses, Teardown keeps it
-    const forced: RunContext = { ...b, tables: [{ ...b.tables[0]!, name: tableA }] };
+    const forced = withRenamed(b, TABLE_ENTRY.shape.type.value, tableA);
     await expect(provisionTarget(forced, { store, tables })).rejects.toThrow(
       `table ${tableA} already exists and is not this run's`,
     );
@@ -108,15 +111,15 @@ describe('teardown deletes only what carries the run tag', () => {
       tags: { owner: 'data-team' },
     });
     const run = await planned(ddbSpec('orders', { id: 'copy' }), 'v2');
-    expect(run.tables[0]!.name).not.toBe(preloaded);
+    expect(tableOf(run)).not.toBe(preloaded);
     await provisionTarget(run, { store, tables });
     expect((await teardown({ run }, { store, tables, fleet: noFleet, clock })).deletedTables).toEqual([
-      run.tables[0]!.name,
+      tableOf(run),
     ]);
     expect((await tables.describeTable(preloaded)).status).toBe('ACTIVE');
 
     // the old name forced into the context: refused, and kept (it has no run tag)
-    const forced: RunContext = { ...run, tables: [{ ...run.tables[0]!, name: preloaded }] };
+    const forced = withRenamed(run, TABLE_ENTRY.shape.type.value, preloaded);
     await expect(provisionTarget(forced, { store, tables })).rejects.toThrow(/is not this run's/);
     expect(
       await teardown({ run: forced, error: failure }, { store, tables, fleet: noFleet, clock }),
@@ -138,8 +141,8 @@ describe('teardown deletes only what carries the run tag', () => {
     const noTables = { tableTags: async () => null } as unknown as DynamoDbAdmin;
     const a = await planned(ksSpec('nightly-ks'), 'x');
     const b = await planned(ksSpec('ks'), 'x-nightly');
-    const ksA = a.keyspaces![0]!.keyspace;
-    const ksB = b.keyspaces![0]!.keyspace;
+    const ksA = keyspaceOf(a);
+    const ksB = keyspaceOf(b);
     expect(ksA).not.toBe(ksB);
     const deps = { store, tables: noTables, keyspaces, sleep: async () => undefined };
     await provisionTarget(a, deps);
@@ -149,7 +152,7 @@ describe('teardown deletes only what carries the run tag', () => {
     expect(ksTwin.keyspaces.has(ksA)).toBe(true);
 
     // B's context forced onto A's keyspace: ProvisionTarget refuses it, Teardown keeps it
-    const forced: RunContext = { ...b, keyspaces: [{ ...b.keyspaces![0]!, keyspace: ksA }] };
+    const forced = withRenamed(b, KEYSPACE_ENTRY.shape.type.value, ksA);
     await expect(provisionTarget(forced, deps)).rejects.toThrow(
       `keyspace ${ksA} already exists and is not this run's`,
     );
@@ -182,7 +185,7 @@ describe("teardown's SNS message", () => {
     ).catch((x: unknown) => x);
     expect((e as Error).message).toMatch(/terminating loaders: EC2 DescribeInstances: RequestLimitExceeded/);
     expect(messages).toHaveLength(1);
-    const ks = run.keyspaces![0]!.keyspace;
+    const ks = keyspaceOf(run);
     expect(messages[0]!.subject).toBe('fleetbench run sns-1: FAILED, teardown incomplete');
     expect(messages[0]!.message).toContain(`deleted 1 Keyspaces keyspace (${ks})`);
     expect(messages[0]!.message).toContain(
@@ -200,6 +203,6 @@ describe("teardown's SNS message", () => {
     );
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/Run sns-2 ended SUCCEEDED\.\nTeardown removed nothing\./);
-    expect(messages[0]).toContain(`no Keyspaces port to delete ${run.keyspaces![0]!.keyspace}`);
+    expect(messages[0]).toContain(`no Keyspaces port to delete ${keyspaceOf(run)}`);
   });
 });

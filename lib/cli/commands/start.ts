@@ -25,6 +25,7 @@ import { parseSpecText } from '../../core/spec';
 import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
 import { checkAsPlanWould } from '../plan-check';
 import { loadSpecFile, printWarnings } from '../spec-file';
+import { kindOf } from '../../core/targets/registry';
 
 /**
  * Every custom binding's jars under s3://<results bucket>/bindings/<sha-256 of the jar>/<name>: Maven
@@ -64,7 +65,7 @@ export function register(program: Command): void {
     const outputs = await stackOutputs(o);
     // a user's binding: its Maven coordinates resolved and its local jars uploaded where the loaders read them
     const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
-    const raw = spec.targets.some((t) => t.kind === 'external' && t.binding)
+    const raw = spec.targets.some((t) => kindOf(t).userBinding?.(t) !== undefined)
       ? await uploadBindings(parsed, outputs.get('ResultsBucket'), o)
       : parsed;
     const input = startInput(raw);

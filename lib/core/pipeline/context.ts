@@ -8,9 +8,9 @@ import { InputError } from '../common/errors';
 import { planIndex, type CellPlan, type Plan, type PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
 import type { ObjectStore } from '../common/store';
-import type { RunContext } from './run-context';
+import { readRunContext, type RunContext } from './run-context';
 
-export { runTags, type RunContext } from './run-context';
+export { runTags, readRunContext, type RunContext } from './run-context';
 
 /** A command in flight (load phase or one cell), as StartLoad/StartCell return it. */
 export interface PhaseJob {
@@ -95,16 +95,7 @@ export async function readSpec(store: ObjectStore, runId: string): Promise<RunSp
   return (await store.getJson(specKey(runId))) as RunSpec;
 }
 
-/** Validates the `run` object a step received (it comes from the state machine's state). */
+/** Validates the `run` object a step received (it comes from the state machine's state), or a stored context. */
 export function checkRun(run: unknown, field = 'run'): RunContext {
-  const r = run as Partial<RunContext> | undefined;
-  const issues: { path: string; message: string }[] = [];
-  if (!r || typeof r !== 'object') throw new InputError([{ path: field, message: 'missing run context' }]);
-  if (typeof r.runId !== 'string' || r.runId === '')
-    issues.push({ path: `${field}.runId`, message: 'missing' });
-  if (typeof r.storeUri !== 'string') issues.push({ path: `${field}.storeUri`, message: 'missing' });
-  if (typeof r.cellCount !== 'number') issues.push({ path: `${field}.cellCount`, message: 'missing' });
-  if (!Array.isArray(r.tables)) issues.push({ path: `${field}.tables`, message: 'missing' });
-  if (issues.length) throw new InputError(issues);
-  return r as RunContext;
+  return readRunContext(run, field);
 }

@@ -223,7 +223,7 @@ function runContext(args: {
     loadCount: p.load ? p.load.targets.length : 0,
     loaders: p.fleet.loaders,
     instanceType: p.fleet.instanceType,
-    ...contextEntries(spec.targets, { runId, tables: p.tables }),
+    resources: contextEntries(spec.targets, { runId, tables: p.tables }),
     // the janitor may clean up after 1.5 × the worst case, plus an hour
     expiresAt: Math.ceil(now / 1000 + times.worstCaseSeconds * 1.5 + 3600),
     ...(input.scheduleName ? { scheduleName: input.scheduleName } : {}),

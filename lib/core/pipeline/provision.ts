@@ -15,16 +15,6 @@ import { kindOf } from '../targets/registry';
 import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';
 import { runReadyLimits } from './timing';
 
-export { runTags } from './context';
-export { tableDefinition } from '../targets/dynamodb/provision';
-export {
-  SEED_POLL_MS,
-  SEED_RUNNING_POLLS,
-  nodeLaunchRequest,
-  nodeTags,
-  provisionCluster,
-} from '../targets/nodes/provision';
-
 export interface ProvisionTargetResult {
   created: string[];
   existing: string[];
@@ -151,12 +141,14 @@ export async function waitReady(
     throw new StepFailedError('WaitReady', `not ready after ${timeoutSeconds} s: ${problems.join('; ')}`);
   const count = (key: 'tablesActive' | 'nodesAnswering') =>
     checks.reduce((n, c) => n + (c.counts?.[key] ?? 0), 0);
+  // nodes answering: counted for runs with database nodes (the targets whose check counts them)
+  const withNodes = checks.some((c) => c.counts?.nodesAnswering !== undefined);
   return {
     ready,
     deadlineMs,
     waitSeconds: pollSeconds,
     tablesActive: count('tablesActive'),
     loadersOnline: online.length,
-    ...(run.clusters?.length ? { nodesAnswering: count('nodesAnswering') } : {}),
+    ...(withNodes ? { nodesAnswering: count('nodesAnswering') } : {}),
   };
 }

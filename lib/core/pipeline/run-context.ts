@@ -1,9 +1,12 @@
 /**
  * The run context: the small JSON the state machine carries between steps (./context.ts has the store layout and
- * its readers), and the tags every resource of the run carries. A leaf module: the target kinds read it.
+ * its readers), its one reader (readRunContext: the current shape, and the per-kind shape of older runs), and the
+ * tags every resource of the run carries. A leaf module: the target kinds read it.
  */
+import { InputError } from '../common/errors';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC, type Tags } from '../common/ports';
-import type { RunDaxCluster, RunKeyspace } from './run-resources';
+import { RUN_RESOURCES, type RunResource } from '../resources/run-resource';
+import { LEGACY_CONTEXT_FIELDS, LEGACY_FIELD_NAMES, legacyResources } from './legacy-context';
 
 /** What Plan returns; every later step receives it as `run`. */
 export interface RunContext {
@@ -19,14 +22,11 @@ export interface RunContext {
   loadCount: number;
   loaders: number;
   instanceType: string;
-  /** Tables per target; `owned` tables are created and deleted by the run. */
-  tables: { target: string; name: string; owned: boolean }[];
-  /** Node clusters the run launches (scylla-ec2, cassandra-ec2 targets); absent in contexts of older runs. */
-  clusters?: { target: string; nodes: number; api: 'alternator' | 'cql'; table: string }[];
-  /** Amazon Keyspaces keyspaces and tables the run creates (keyspaces targets; ./keyspaces.ts). */
-  keyspaces?: RunKeyspace[];
-  /** DAX clusters in front of dynamodb targets (lib/core/targets/dynamodb/dax-lifecycle.ts); absent when there are none. */
-  dax?: RunDaxCluster[];
+  /**
+   * The resources of the run's targets, as each kind lists them at Plan (lib/core/resources/run-resource.ts has the
+   * entry schema and the helpers: a type's entries, a target's resources).
+   */
+  resources: RunResource[];
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;
@@ -41,4 +41,48 @@ export function runTags(run: RunContext, role: string, extra: Tags = {}): Tags {
     [TAG_EXPIRES_AT]: String(run.expiresAt),
     [TAG_ROLE]: role,
   };
+}
+
+type Issues = { path: string; message: string }[];
+
+/** The resource list of a context: its own, or the one its per-kind fields stand for (older runs). */
+function resourcesOf(r: Record<string, unknown>, field: string, issues: Issues): RunResource[] {
+  const issue = (path: (PropertyKey | number)[], message: string) =>
+    issues.push({ path: [field, ...path.map(String)].join('.'), message });
+  if (r.resources !== undefined) {
+    const parsed = RUN_RESOURCES.safeParse(r.resources);
+    if (parsed.success) return parsed.data;
+    for (const q of parsed.error.issues) issue(['resources', ...q.path], q.message);
+    return [];
+  }
+  if (r.tables === undefined) {
+    issue(['resources'], "missing (the list of the run's resources)");
+    return [];
+  }
+  const legacy = LEGACY_CONTEXT_FIELDS.safeParse(r);
+  if (legacy.success) return legacyResources(String(r.runId), legacy.data);
+  for (const q of legacy.error.issues) issue(q.path, q.message);
+  return [];
+}
+
+/**
+ * The run context a step received (from the state machine's state) or read (context.json): checked, and a context
+ * of an older run (per-kind fields `tables`, `clusters`, `keyspaces`, `dax`) turned into the resource list
+ * (./legacy-context.ts). Bad input fails naming the field.
+ */
+export function readRunContext(run: unknown, field = 'run'): RunContext {
+  if (!run || typeof run !== 'object' || Array.isArray(run))
+    throw new InputError([{ path: field, message: 'missing run context' }]);
+  const r = run as Record<string, unknown>;
+  const issues: Issues = [];
+  if (typeof r.runId !== 'string' || r.runId === '')
+    issues.push({ path: `${field}.runId`, message: 'missing' });
+  if (typeof r.storeUri !== 'string') issues.push({ path: `${field}.storeUri`, message: 'missing' });
+  if (typeof r.cellCount !== 'number') issues.push({ path: `${field}.cellCount`, message: 'missing' });
+  const resources = resourcesOf(r, field, issues);
+  if (issues.length) throw new InputError(issues);
+  const rest = Object.fromEntries(
+    Object.entries(r).filter(([k]) => !(LEGACY_FIELD_NAMES as readonly string[]).includes(k)),
+  );
+  return { ...rest, resources } as unknown as RunContext;
 }

@@ -9,6 +9,7 @@ import {
   contextKey,
   failureKey,
   readOptional,
+  readRunContext,
   runIdFromExecutionName,
   teardownKey,
   type RunContext,
@@ -47,8 +48,7 @@ type TeardownDeps = LateArrivalDeps;
  */
 export async function teardown(input: TeardownInput, deps: TeardownDeps): Promise<TeardownResult> {
   const runId = runIdOf(input);
-  let run: RunContext | null = input.run ?? null;
-  if (!run) run = (await readOptional(deps.store, contextKey(runId))) as RunContext | null;
+  const run = await runContextOf(input, runId, deps);
   const { result, errors } = await removeRunResources(runId, run, deps);
   result.failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
@@ -61,6 +61,20 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   if (errors.length)
     throw new Error(`teardown of run ${runId} incomplete (it is retried): ${errors.join('; ')}`);
   return result;
+}
+
+/**
+ * The run's context: the one given, else the stored one (null when Plan never wrote it). Either may be of the
+ * per-kind shape of runs started before the resource list: readRunContext converts it.
+ */
+async function runContextOf(
+  input: TeardownInput,
+  runId: string,
+  deps: TeardownDeps,
+): Promise<RunContext | null> {
+  if (input.run) return readRunContext(input.run);
+  const stored = await readOptional(deps.store, contextKey(runId));
+  return stored === null ? null : readRunContext(stored, contextKey(runId));
 }
 
 function runIdOf(input: TeardownInput): string {
@@ -83,17 +97,18 @@ async function removeRunResources(
   const errors: string[] = [];
   const result: TeardownResult = { runId, terminated: [], deletedTables: [], keptTables: [], failed: false };
   for (const type of RESOURCE_TYPES) {
-    if (!type.available(deps)) {
-      const named = run ? type.namedIn(run) : [];
-      if (named.length)
-        errors.push(`${type.activity}: no ${type.service} port to delete ${named.join(', ')}`);
-      continue;
-    }
-    if (!type.mayExist(run)) {
-      recordRemoval(result, type, { removed: [], kept: [] });
-      continue;
-    }
+    // (a malformed entry of the context fails its type only: the others are still removed)
     try {
+      if (!type.available(deps)) {
+        const named = run ? type.namedIn(run) : [];
+        if (named.length)
+          errors.push(`${type.activity}: no ${type.service} port to delete ${named.join(', ')}`);
+        continue;
+      }
+      if (!type.mayExist(run)) {
+        recordRemoval(result, type, { removed: [], kept: [] });
+        continue;
+      }
       const removal = await type.removeForRun(runId, run, deps);
       recordRemoval(result, type, removal);
       errors.push(...removal.errors);

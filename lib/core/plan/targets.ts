@@ -9,8 +9,6 @@ import type { JobCredentials } from '../contract/job';
 import { kindOf } from '../targets/registry';
 import type { TargetSizing } from './sizing-types';
 
-export { externalTls } from '../targets/external/kind';
-
 /** What the plan keeps per target: the binding and its properties, set once. */
 export interface TargetBinding {
   binding: BindingId;

@@ -21,7 +21,7 @@ import { NotFoundError, type ObjectStore } from '../common/store';
 import { bookRegion, type PriceBook } from '../cost/book';
 import { priceBookLine, priceBookWarnings } from '../cost/book-choice';
 import { runPriceBook } from '../pipeline/prices';
-import { daxMonthly } from '../targets/dynamodb/dax-cost';
+import { kindOf } from '../targets/registry';
 import type { RunSpec } from '../spec';
 import type { ReportDax } from './html';
 
@@ -193,22 +193,16 @@ export const REPORT_COMPARE_BUDGET_MS = 60_000;
 /** Where the Report step writes the comparison with the spec's baseline (when it names one). */
 export const compareKey = (runId: string): string => runKey(runId, 'compare.json');
 
-/** The monthly cost of each DAX cluster of the spec, priced with the book the cells' costs use (the run's). */
+/**
+ * The monthly cost of each cache (DAX cluster) in front of a target of the spec, as its kind prices it with the book
+ * the cells' costs use (the run's).
+ */
 function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
   if (!spec) return [];
-  return spec.targets.flatMap((t) =>
-    t.kind === 'dynamodb' && t.dax
-      ? [
-          {
-            target: t.id,
-            nodeType: t.dax.nodeType,
-            nodes: t.dax.nodes,
-            monthlyUsd: daxMonthly(book, t.dax).toUsd(),
-            priceBook: book.id,
-          },
-        ]
-      : [],
-  );
+  return spec.targets.flatMap((t) => {
+    const cache = kindOf(t).cache?.(t, book);
+    return cache ? [{ target: t.id, ...cache, priceBook: book.id }] : [];
+  });
 }
 
 /**

@@ -12,17 +12,16 @@ import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID, TAG_SPEC } from '../common/ports'
 import { TAG_NODE_INDEX, TAG_TARGET } from '../targets/nodes/cluster';
 import { jsonPath } from './errors';
 import type { RunSpec } from './schema';
+import { kindOf } from '../targets/registry';
 
 export const AWS_MAX_TAGS_PER_RESOURCE = 50;
 export const AWS_TAG_KEY_MAX_CHARS = 128;
 export const AWS_TAG_VALUE_MAX_CHARS = 256;
 const AWS_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
-/** DynamoDB's tag characters: the same without `@`. */
-const DYNAMODB_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-]*$/u;
 
 /**
  * The most tags fleetbench puts on one resource besides the spec's: a database node carries the run id, the spec,
- * the expiry, the role, its target and node index (lib/core/pipeline/provision.ts, runTags and nodeTags) and an EC2
+ * the expiry, the role, its target and node index (runTags in lib/core/pipeline/run-context.ts, nodeTags in lib/core/targets/nodes/provision.ts) and an EC2
  * `Name` (lib/aws/ec2-cluster.ts).
  */
 export const FLEETBENCH_OWN_TAG_KEYS = [
@@ -43,12 +42,20 @@ const chars = (s: string): number => [...s].length;
 
 const shown = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0, 37)}...` : s);
 
-function tagTextProblem(what: 'key' | 'value', s: string, max: number, dynamodb: boolean): string | null {
+/** A service's narrower tag characters (a target kind's `tagCharacters`). */
+type TagRule = { allowed: RegExp; refusal: string };
+
+function tagTextProblem(
+  what: 'key' | 'value',
+  s: string,
+  max: number,
+  rules: readonly TagRule[],
+): string | null {
   if (chars(s) > max) return `expected a tag ${what} of at most ${max} Unicode characters, found ${chars(s)}`;
   if (!AWS_TAG_CHARS.test(s))
     return `expected a tag ${what} of letters, digits, spaces and _ . : / = + - @ (AWS's tag characters), found ${shown(s)}`;
-  if (dynamodb && !DYNAMODB_TAG_CHARS.test(s))
-    return `expected a tag ${what} without "@": the run tags its DynamoDB tables, and DynamoDB refuses it, found ${shown(s)}`;
+  const narrower = rules.find((r) => !r.allowed.test(s));
+  if (narrower) return `expected a tag ${what} ${narrower.refusal}, found ${shown(s)}`;
   if (what === 'value' && s.toLowerCase().startsWith('aws:'))
     return 'tag values starting with "aws:" are reserved by AWS';
   return null;
@@ -56,7 +63,12 @@ function tagTextProblem(what: 'key' | 'value', s: string, max: number, dynamodb:
 
 export function tagChecks(spec: RunSpec, issues: Issue[]): void {
   const keys = Object.keys(spec.tags);
-  const dynamodb = spec.targets.some((t) => t.kind === 'dynamodb' && !t.existingTable);
+  // the narrower characters of the services whose resources the run tags, once each
+  const rules = [
+    ...new Map(
+      spec.targets.flatMap((t) => kindOf(t).tagCharacters?.(t) ?? []).map((r) => [r.refusal, r]),
+    ).values(),
+  ];
   if (keys.length > MAX_SPEC_TAGS)
     issues.push({
       path: 'tags',
@@ -75,8 +87,8 @@ export function tagChecks(spec: RunSpec, issues: Issue[]): void {
         message: `"${key}" is one of fleetbench's own tags (${FLEETBENCH_OWN_TAG_KEYS.join(', ')}); choose another key`,
       });
     const problem =
-      tagTextProblem('key', key, AWS_TAG_KEY_MAX_CHARS, dynamodb) ??
-      tagTextProblem('value', spec.tags[key]!, AWS_TAG_VALUE_MAX_CHARS, dynamodb);
+      tagTextProblem('key', key, AWS_TAG_KEY_MAX_CHARS, rules) ??
+      tagTextProblem('value', spec.tags[key]!, AWS_TAG_VALUE_MAX_CHARS, rules);
     if (problem) issues.push({ path: at, message: problem });
   }
 }

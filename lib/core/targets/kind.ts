@@ -12,10 +12,12 @@ import type { RunSpec, Target } from '../spec/schema';
 import type { BindingId } from '../contract/bindings';
 import type { JobCredentials } from '../contract/job';
 import type { ResourceType } from '../resources/resource-type';
+import type { RunResource } from '../resources/run-resource';
 import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
 import type { KindRunCost } from '../cost/lines';
+import type { PriceBook } from '../cost/book';
 import type { KindMonthlyCost } from '../cost/report-parts';
 import type { CellLike } from '../cost/workload-units';
 
@@ -115,11 +117,6 @@ export interface LocalCapacity {
   model: CellModel['table'];
 }
 
-/** What Plan records of a target in the run context (what the later steps and teardown find the resources by). */
-export type ContextEntries = {
-  [K in 'tables' | 'clusters' | 'keyspaces' | 'dax']?: NonNullable<RunContext[K]>[number];
-};
-
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */
 export interface Findings {
   issues: Issue[];
@@ -143,6 +140,23 @@ export interface TargetKind<T extends Target> {
   withDefaults?(t: T): T;
   /** The spec rules of the kind (beyond its schema), added to `out`. */
   specChecks?(t: T, at: string, spec: RunSpec, out: Findings): void;
+  /**
+   * Secrets written in plain text in the target (a user's binding properties, endpoints with credentials), each
+   * refused naming where it goes instead (lib/core/spec/secret-text.ts), added to `issues`.
+   */
+  secretChecks?(t: T, at: string, issues: Issue[]): void;
+  /**
+   * Characters a service of the target refuses in the tags the run puts on its resources (DynamoDB: no "@"), beyond
+   * AWS's own: `allowed` matches a key or value it accepts; `refusal` ends the message ("without "@": ...").
+   */
+  tagCharacters?(t: T): { allowed: RegExp; refusal: string } | undefined;
+  /** The cache the run puts in front of the target (a DAX cluster): its nodes and monthly cost with `book`. */
+  cache?(t: T, book: PriceBook): { nodeType: string; nodes: number; monthlyUsd: number } | undefined;
+  /**
+   * What the local mode serves on a standalone redis-server for the target (an external Redis target): its
+   * endpoints, and whether it asks for a Redis Cluster or TLS (the local mode refuses both).
+   */
+  localRedis?(t: T): { endpoints: readonly string[]; clusterOrTls: boolean } | undefined;
   /** What the AWS pipeline cannot deploy (Plan refuses it before anything is provisioned), added to `out`. */
   deployChecks?(t: T, at: string, env: DeployEnv, out: Findings): void;
   /** What the target asks of the account (`at`: its JSON path). */
@@ -163,8 +177,11 @@ export interface TargetKind<T extends Target> {
     t: T,
     cell: PlannedCell,
   ): { prediction?: CellPrediction; localPrediction?: CellPrediction };
-  /** Plan: the target's entries in the run context (`table`: the name the planner gave its table). */
-  contextEntries?(t: T, run: { runId: string; table: string }): ContextEntries;
+  /**
+   * Plan: the target's resources in the run context's list, each read by its resource type (`table`: the name the
+   * planner gave its table). What the later steps, Teardown and `resume` find the target's resources by.
+   */
+  contextEntries?(t: T, run: { runId: string; table: string }): RunResource[];
   /** ProvisionTarget: creates the target's resources (or adopts those tagged with this run, on a retry). */
   provision?(t: T, ctx: ProvisionContext): Promise<Provisioned>;
   /** WaitReady: whether the target is ready for the load and the cells. */

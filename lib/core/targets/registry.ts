@@ -8,8 +8,8 @@ import type { Target } from '../spec/schema';
 import type { Issue } from '../common/errors';
 import type { ResourceType } from '../resources/resource-type';
 import { LOADERS } from '../resources/loaders';
-import type { ContextEntries, DeployEnv, Findings, LocalNeed, TargetKind } from './kind';
-import type { RunContext } from '../pipeline/run-context';
+import type { DeployEnv, Findings, LocalNeed, TargetKind } from './kind';
+import type { RunResource } from '../resources/run-resource';
 import { DYNAMODB } from './dynamodb/kind';
 import { SCYLLA_EC2 } from './scylla-ec2/kind';
 import { CASSANDRA_EC2 } from './cassandra-ec2/kind';
@@ -37,6 +37,14 @@ export function kindOf<T extends Target>(t: T): TargetKind<T> {
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   ...new Set([LOADERS, ...Object.values(TARGET_KINDS).flatMap((k) => k.resources)]),
 ].sort((a, b) => a.order - b.order);
+
+/**
+ * The resource type of an entry of the run context's list (what removes, sweeps and lists it); undefined for a type
+ * this version does not know.
+ */
+export function resourceTypeOf(r: Pick<RunResource, 'type'>): ResourceType | undefined {
+  return RESOURCE_TYPES.find((t) => t.id === r.type);
+}
 
 /** Each target's kind rules beyond the schema (validate). */
 export function targetSpecFindings(spec: DeployEnv['spec']): Findings {
@@ -72,22 +80,12 @@ export function localNeeds(targets: readonly Target[]): Set<LocalNeed> {
   return new Set(targets.flatMap((t) => kindOf(t).localNeeds ?? []));
 }
 
-type ContextLists = Required<{ [K in keyof ContextEntries]: NonNullable<ContextEntries[K]>[] }>;
-
-/** The run context's resource entries of every target, as each kind records them (Plan). */
+/** The run context's resources of every target, as each kind lists them, target by target (Plan). */
 export function contextEntries(
   targets: readonly Target[],
   run: { runId: string; tables: Record<string, string> },
-): Pick<RunContext, 'tables' | 'clusters' | 'keyspaces' | 'dax'> {
-  const lists: ContextLists = { tables: [], clusters: [], keyspaces: [], dax: [] };
-  for (const t of targets) {
-    const e = kindOf(t).contextEntries?.(t, { runId: run.runId, table: run.tables[t.id]! }) ?? {};
-    if (e.tables) lists.tables.push(e.tables);
-    if (e.clusters) lists.clusters.push(e.clusters);
-    if (e.keyspaces) lists.keyspaces.push(e.keyspaces);
-    if (e.dax) lists.dax.push(e.dax);
-  }
-  // (a context without DAX clusters has no `dax`: older runs' contexts read the same)
-  const { dax, ...rest } = lists;
-  return { ...rest, ...(dax.length ? { dax } : {}) };
+): RunResource[] {
+  return targets.flatMap(
+    (t) => kindOf(t).contextEntries?.(t, { runId: run.runId, table: run.tables[t.id]! }) ?? [],
+  );
 }

@@ -15,6 +15,7 @@ import { headlineOf } from '../../../lib/core/contract/headline';
 import { daxComparison, renderReport, type ReportData } from '../../../lib/core/report/html';
 import { validateSpec } from '../../../lib/core/spec';
 import { costDocument, renderCost } from '../../../lib/cli/commands/cost';
+import { kindOf } from '../../../lib/core/targets/registry';
 
 const book = loadPriceBook('2024-11');
 
@@ -96,6 +97,30 @@ describe('DAX cost', () => {
     const hours = Math.ceil((est.runHours * 3600 + ESTIMATE_ASSUMPTIONS.daxSetupSeconds) / 3600);
     expect(hours).toBe(1);
     expect(line).toMatchObject({ quantity: 1, unit: 'node-hour', unitUsd: 0.04, usd: 0.04, target: 'ddb' });
+  });
+
+  it("the report's DAX section prices the cluster through the dynamodb kind's cache hook: 3 × $0.269 × 730", () => {
+    const [withDax, plain] = validateSpec({
+      name: 'cache',
+      targets: [
+        {
+          id: 'ddb',
+          kind: 'dynamodb',
+          billing: { mode: 'on-demand' },
+          dax: { nodeType: 'dax.r5.large', nodes: 3 },
+        },
+        { id: 'plain', kind: 'dynamodb', billing: { mode: 'on-demand' } },
+      ],
+      dataset: { recordCount: 1000 },
+      workload: { readProportions: [1], targetOpsPerSec: [100], durationSeconds: 60 },
+      loaders: { count: 1 },
+    }).spec.targets;
+    expect(kindOf(withDax!).cache?.(withDax!, book)).toEqual({
+      nodeType: 'dax.r5.large',
+      nodes: 3,
+      monthlyUsd: 589.11,
+    });
+    expect(kindOf(plain!).cache?.(plain!, book)).toBeUndefined();
   });
 
   it('the HTML report compares DynamoDB alone with DynamoDB and DAX per cell', () => {

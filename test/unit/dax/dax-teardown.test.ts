@@ -88,8 +88,11 @@ describe('teardown with a DAX cluster still being created', () => {
       deleteSupporting: async (name: string) => (deleted.push(`groups ${name}`), true),
     } as unknown as DaxAdmin;
     const store = new FsStore(dir);
+    // a context of the per-kind shape older runs stored (Teardown reads it as the resource list)
     const run = {
       runId: RUN,
+      storeUri: store.uri,
+      cellCount: 1,
       tables: [],
       dax: [{ target: 'cached', name: 'fb-00000001' }],
     } as unknown as RunContext;

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TAG_NODE_INDEX } from '../../../lib/core/targets/nodes/cluster';
-import { plan, provisionTarget, SEED_POLL_MS, SEED_RUNNING_POLLS } from '../../../lib/core/pipeline';
+import { plan, provisionTarget } from '../../../lib/core/pipeline';
+import { SEED_POLL_MS, SEED_RUNNING_POLLS } from '../../../lib/core/targets/nodes/provision';
 import type {
   DbNodeAdmin,
   ClusterNode,

@@ -49,11 +49,17 @@ describe('Plan (the pipeline step)', () => {
   it('accepts scylla-ec2 and external targets and records the clusters to launch', async () => {
     const store = new FsStore(dir);
     const run = await plan({ executionName: 'mixed-1', spec: mixed }, { store, clock });
-    expect(run.clusters).toEqual([
-      { target: 'scylla', nodes: 3, api: 'cql', table: 'usertable' },
-      { target: 'alt', nodes: 3, api: 'alternator', table: 'fleetbench-mixed.alt.mixed-1' },
+    // the node clusters only: no DynamoDB tables, no login secrets (scylla-ec2 makes none), nothing for external
+    expect(run.resources).toEqual([
+      { type: 'database-node', targetId: 'scylla', nodes: 3, api: 'cql', table: 'usertable' },
+      {
+        type: 'database-node',
+        targetId: 'alt',
+        nodes: 3,
+        api: 'alternator',
+        table: 'fleetbench-mixed.alt.mixed-1',
+      },
     ]);
-    expect(run.tables).toEqual([]); // no DynamoDB tables
   });
 
   it('refuses a credentials secret the loaders may not read, naming the field', async () => {

@@ -8,6 +8,9 @@ import { provisionNodes } from '../nodes/provision';
 import { nodesReady, nodesRuntime } from '../nodes/steps';
 import { DATABASE_NODES } from '../nodes/node-resource';
 import { LOGIN_SECRETS } from './login-resource';
+import { NODE_CLUSTER_ENTRY } from '../nodes/entries';
+import { LOGIN_SECRET_ENTRY } from './entries';
+import { cqlLoginSecretName } from './cql-secret-name';
 
 export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   binding: () => 'cql',
@@ -43,7 +46,10 @@ export const CASSANDRA_EC2: TargetKind<CassandraEc2Target> = {
   tableName: () => CQL_TABLE,
   localNeeds: ['nodes', 'cassandra', 'secrets'],
   loads: () => true,
-  contextEntries: (t, { table }) => ({ clusters: { target: t.id, nodes: t.nodes, api: 'cql', table } }),
+  contextEntries: (t, { runId, table }) => [
+    { type: NODE_CLUSTER_ENTRY.shape.type.value, targetId: t.id, nodes: t.nodes, api: 'cql', table },
+    { type: LOGIN_SECRET_ENTRY.shape.type.value, targetId: t.id, name: cqlLoginSecretName(runId, t.id) },
+  ],
   provision: (t, ctx) => provisionNodes(t, ctx, { login: true }),
   notReady: (t, ctx) => nodesReady(t, ctx, { version: t.version }),
   runtime: (t, ctx) =>

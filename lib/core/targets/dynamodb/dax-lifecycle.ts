@@ -13,11 +13,9 @@ import { daxClusterShape } from './dax';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type DaxAdmin, type Tags } from '../../common/ports';
 import type { DynamoDbTarget } from '../../spec/schema';
 import type { RunContext } from '../../pipeline/run-context';
-import type { RunDaxCluster } from '../../pipeline/run-resources';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
-
-/** A run's DAX cluster of a target, as the run context keeps it. */
-export type { RunDaxCluster };
+import { entriesOf, entryOf } from '../../resources/run-resource';
+import { DAX_ENTRY } from './entries';
 
 function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {
   if (!dax) throw new StepFailedError(step, 'the run has a DAX cluster and no DAX port is configured');
@@ -34,7 +32,7 @@ export async function provisionDax(
   tags: Tags,
   daxIn: DaxAdmin | undefined,
 ): Promise<string | null> {
-  const c = run.dax?.find((x) => x.target === target.id);
+  const c = entryOf(run, DAX_ENTRY, target.id);
   if (!c || !target.dax) return null;
   const dax = needDax('ProvisionTarget', daxIn);
   // the adapter creates in its own network: the step only checks that it has one
@@ -63,21 +61,14 @@ export async function daxNotReady(
   targetId: string,
   daxIn: DaxAdmin | undefined,
 ): Promise<string[]> {
-  const c = run.dax?.find((x) => x.target === targetId);
+  const c = entryOf(run, DAX_ENTRY, targetId);
   if (!c) return [];
   const s = await needDax('WaitReady', daxIn).describeCluster(c.name);
   if (s.status === 'MISSING')
-    throw new StepFailedError('WaitReady', `DAX cluster ${c.name} of ${c.target} does not exist`);
+    throw new StepFailedError('WaitReady', `DAX cluster ${c.name} of ${c.targetId} does not exist`);
   if (s.status !== 'available' || !s.endpoint)
-    return [`DAX cluster ${c.name} of ${c.target} is ${s.status}${s.endpoint ? '' : ' (no endpoint yet)'}`];
+    return [`DAX cluster ${c.name} of ${c.targetId} is ${s.status}${s.endpoint ? '' : ' (no endpoint yet)'}`];
   return [];
-}
-
-/** WaitReady: what keeps the run's DAX clusters from being ready (empty: all `available` with an endpoint). */
-export async function daxClustersNotReady(run: RunContext, daxIn: DaxAdmin | undefined): Promise<string[]> {
-  const problems: string[] = [];
-  for (const c of run.dax ?? []) problems.push(...(await daxNotReady(run, c.target, daxIn)));
-  return problems;
 }
 
 /** StartLoad/StartCell: `dynamodb.daxEndpoint` of the DAX cluster in front of a target, from the running cluster. */
@@ -87,24 +78,13 @@ export async function daxEndpoint(
   step: 'StartLoad' | 'StartCell',
   daxIn: DaxAdmin | undefined,
 ): Promise<Record<string, string>> {
-  const c = run.dax?.find((x) => x.target === targetId);
+  const c = entryOf(run, DAX_ENTRY, targetId);
   if (!c) return {};
   const s = await needDax(step, daxIn).describeCluster(c.name);
   // without the endpoint the binding would talk to DynamoDB directly: never run a DAX target that way
   if (s.status !== 'available' || !s.endpoint)
-    throw new StepFailedError(step, `DAX cluster ${c.name} of ${c.target} is ${s.status}, not available`);
+    throw new StepFailedError(step, `DAX cluster ${c.name} of ${c.targetId} is ${s.status}, not available`);
   return { 'dynamodb.daxEndpoint': s.endpoint };
-}
-
-/** StartLoad/StartCell: `dynamodb.daxEndpoint` per DAX target, from the running cluster. */
-export async function daxEndpoints(
-  run: RunContext,
-  step: 'StartLoad' | 'StartCell',
-  daxIn: DaxAdmin | undefined,
-): Promise<Record<string, Record<string, string>>> {
-  const out: Record<string, Record<string, string>> = {};
-  for (const c of run.dax ?? []) out[c.target] = await daxEndpoint(run, c.target, step, daxIn);
-  return out;
 }
 
 export interface DaxTeardown {
@@ -132,7 +112,7 @@ export async function removeRunDax(
   run: RunContext | null,
   dax: DaxAdmin,
 ): Promise<DaxTeardown> {
-  const names = new Set<string>((run?.dax ?? []).map((c) => c.name));
+  const names = new Set<string>(entriesOf(run, DAX_ENTRY).map((c) => c.name));
   for (const c of await dax.listClusters({ runId })) names.add(c.name);
   const groups = new Set(
     (await dax.listSupporting({ runId })).filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name),

@@ -5,9 +5,11 @@
  */
 import { sweepExpiredDax, removeRunDax } from './dax-lifecycle';
 import type { ResourceType } from '../../resources/resource-type';
+import { entriesOf } from '../../resources/run-resource';
+import { DAX_ENTRY } from './entries';
 
 export const DAX_CLUSTERS: ResourceType = {
-  id: 'dax-cluster',
+  id: DAX_ENTRY.shape.type.value,
   order: 30,
   service: 'DAX',
   noun: 'DAX cluster',
@@ -16,8 +18,8 @@ export const DAX_CLUSTERS: ResourceType = {
   record: { removed: 'deletedDaxClusters', kept: 'keptDaxClusters', pending: 'pendingDaxGroups' },
   swept: ['deletedDaxClusters', 'deletedDaxGroups'],
   available: (ports) => ports.dax !== undefined,
-  mayExist: (run) => !run || Boolean(run.dax?.length),
-  namedIn: (run) => (run.dax ?? []).map((c) => c.name),
+  mayExist: (run) => !run || entriesOf(run, DAX_ENTRY).length > 0,
+  namedIn: (run) => entriesOf(run, DAX_ENTRY).map((c) => c.name),
   async removeForRun(runId, run, { dax }) {
     const r = await removeRunDax(runId, run, dax!);
     return {

@@ -11,6 +11,14 @@ import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
 import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
+import { DAX_ENTRY, TABLE_ENTRY } from './entries';
+import { daxMonthly } from './dax-cost';
+
+/**
+ * DynamoDB's tag characters: AWS's without `@`
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TaggingRestrictions.html).
+ */
+const DYNAMODB_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-]*$/u;
 
 export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   binding: () => 'dynamodb',
@@ -37,6 +45,18 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
           `(restore a backup of it as ${TABLE_PREFIX}${t.existingTable}, or let the run create and load the table)`,
       });
   },
+  // the run tags the tables it creates (an existingTable is not tagged)
+  tagCharacters: (t) =>
+    t.existingTable
+      ? undefined
+      : {
+          allowed: DYNAMODB_TAG_CHARS,
+          refusal: 'without "@": the run tags its DynamoDB tables, and DynamoDB refuses it',
+        },
+  cache: (t, book) =>
+    t.dax
+      ? { nodeType: t.dax.nodeType, nodes: t.dax.nodes, monthlyUsd: daxMonthly(book, t.dax).toUsd() }
+      : undefined,
   tableName: (t, runScoped) => t.existingTable ?? runScoped,
   predict(spec, t, cell) {
     const prediction = predictPlannedCell(spec, t, cell);
@@ -64,10 +84,12 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
       : [],
   localCapacity: (spec, t, scale) => ({ keyAttribute: t.keyAttribute, model: tableModelOf(spec, t, scale) }),
   loads: (t) => !t.existingTable,
-  contextEntries: (t, { runId, table }) => ({
-    tables: { target: t.id, name: table, owned: !t.existingTable },
-    ...(t.dax ? { dax: { target: t.id, name: daxResourceName(runId, t.id) } } : {}),
-  }),
+  contextEntries: (t, { runId, table }) => [
+    { type: TABLE_ENTRY.shape.type.value, targetId: t.id, name: table, owned: !t.existingTable },
+    ...(t.dax
+      ? [{ type: DAX_ENTRY.shape.type.value, targetId: t.id, name: daxResourceName(runId, t.id) }]
+      : []),
+  ],
   provision: provisionDynamoDb,
   notReady: dynamoDbReady,
   slowReady: {

@@ -8,6 +8,8 @@ import { ConflictError, StepFailedError, type TableDefinition, type Tags } from 
 import { ownedByRun } from '../../pipeline/ownership';
 import { provisionDax } from './dax-lifecycle';
 import { runTags, type RunContext } from '../../pipeline/run-context';
+import { entryOf } from '../../resources/run-resource';
+import { TABLE_ENTRY } from './entries';
 import type { ProvisionContext, Provisioned } from '../kind';
 
 export function tableDefinition(
@@ -40,7 +42,7 @@ export function tableDefinition(
 export async function provisionDynamoDb(t: DynamoDbTarget, ctx: ProvisionContext): Promise<Provisioned> {
   const { run, spec, ports } = ctx;
   const out: Provisioned = { created: [], existing: [] };
-  const table = run.tables.find((x) => x.target === t.id);
+  const table = entryOf(run, TABLE_ENTRY, t.id);
   if (table && !table.owned) {
     const state = await ports.tables.describeTable(table.name);
     if (state.status === 'MISSING')

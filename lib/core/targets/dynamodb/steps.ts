@@ -7,6 +7,8 @@ import type { DynamoDbTarget } from '../../spec/schema';
 import { StepFailedError, type DynamoDbAdmin } from '../../common/ports';
 import { daxNotReady, daxEndpoint } from './dax-lifecycle';
 import type { ReadyCheck, Runtime, StepContext } from '../kind';
+import { entryOf } from '../../resources/run-resource';
+import { TABLE_ENTRY } from './entries';
 
 function tablesOf({ ports, step }: StepContext): DynamoDbAdmin {
   if (!ports.tables)
@@ -18,7 +20,7 @@ export async function dynamoDbReady(t: DynamoDbTarget, ctx: StepContext): Promis
   const { run, ports } = ctx;
   const problems: string[] = [];
   let tablesActive = 0;
-  const table = run.tables.find((x) => x.target === t.id);
+  const table = entryOf(run, TABLE_ENTRY, t.id);
   if (table) {
     const s = await tablesOf(ctx).describeTable(table.name);
     if (s.status === 'ACTIVE') tablesActive++;
@@ -29,7 +31,7 @@ export async function dynamoDbReady(t: DynamoDbTarget, ctx: StepContext): Promis
 }
 
 export async function configureDynamoDb(t: DynamoDbTarget, ctx: StepContext): Promise<boolean> {
-  const table = ctx.run.tables.find((x) => x.target === t.id);
+  const table = entryOf(ctx.run, TABLE_ENTRY, t.id);
   if (!table) return false;
   const tables = tablesOf(ctx);
   const state = await tables.describeTable(table.name);

@@ -5,9 +5,11 @@
 import { TABLE_PREFIX, TAG_RUN_ID } from '../../common/ports';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 import type { ResourceType } from '../../resources/resource-type';
+import { entriesOf } from '../../resources/run-resource';
+import { TABLE_ENTRY } from './entries';
 
 export const DYNAMODB_TABLES: ResourceType = {
-  id: 'dynamodb-table',
+  id: TABLE_ENTRY.shape.type.value,
   order: 40,
   service: 'DynamoDB',
   noun: 'DynamoDB table',
@@ -22,7 +24,7 @@ export const DYNAMODB_TABLES: ResourceType = {
     const candidates = new Set<string>();
     const notOurs: string[] = [];
     if (run) {
-      for (const t of run.tables) {
+      for (const t of entriesOf(run, TABLE_ENTRY)) {
         if (t.owned) candidates.add(t.name);
         else notOurs.push(t.name); // existingTable: never deleted, whatever its tags
       }

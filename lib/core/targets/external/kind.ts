@@ -14,6 +14,7 @@ import type { Issue } from '../../common/errors';
 import type { TargetKind } from '../kind';
 import { EXTERNAL_MONTHLY_COST, EXTERNAL_RUN_COST } from './cost';
 import { externalSpecChecks } from './spec-checks';
+import { externalSecretChecks } from './secret-checks';
 import { bindingJarIssues } from './binding-jars';
 
 /** TLS to an external Redis or CQL target: on unless the spec sets it false. */
@@ -87,6 +88,11 @@ export const EXTERNAL: TargetKind<ExternalTarget> = {
   credentialsSecretArn: (t) => t.credentialsSecretArn,
   userBinding: (t) => t.binding,
   specChecks: externalSpecChecks,
+  secretChecks: externalSecretChecks,
+  localRedis: (t) =>
+    t.protocol === 'redis'
+      ? { endpoints: t.endpoints, clusterOrTls: Boolean(t.redis?.cluster) || externalTls(t) }
+      : undefined,
   deployChecks(t, at, { storeUri, network }, { issues, warnings }) {
     if (t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn))
       issues.push({

@@ -4,9 +4,11 @@
  */
 import { removeRunKeyspaces, sweepExpiredKeyspaces } from './lifecycle';
 import type { ResourceType } from '../../resources/resource-type';
+import { entriesOf } from '../../resources/run-resource';
+import { KEYSPACE_ENTRY } from './entries';
 
 export const KEYSPACES: ResourceType = {
-  id: 'keyspace',
+  id: KEYSPACE_ENTRY.shape.type.value,
   order: 50,
   service: 'Keyspaces',
   noun: 'Keyspaces keyspace',
@@ -15,8 +17,8 @@ export const KEYSPACES: ResourceType = {
   record: { removed: 'deletedKeyspaces', kept: 'keptKeyspaces' },
   swept: ['deletedKeyspaces'],
   available: (ports) => ports.keyspaces !== undefined,
-  mayExist: (run) => !run || Boolean(run.keyspaces?.length),
-  namedIn: (run) => (run.keyspaces ?? []).map((k) => k.keyspace),
+  mayExist: (run) => !run || entriesOf(run, KEYSPACE_ENTRY).length > 0,
+  namedIn: (run) => entriesOf(run, KEYSPACE_ENTRY).map((k) => k.name),
   removeForRun: (runId, run, { keyspaces }) => removeRunKeyspaces(runId, run, keyspaces!),
   sweepExpired: async ({ keyspaces }, expired) => ({
     removed: { deletedKeyspaces: await sweepExpiredKeyspaces(keyspaces!, expired) },

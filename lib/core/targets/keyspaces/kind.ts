@@ -7,6 +7,7 @@ import type { TargetKind } from '../kind';
 import { KEYSPACES_MONTHLY_COST, KEYSPACES_RUN_COST } from './cost';
 import { configureKeyspacesCapacity, keyspaceNotReady, provisionKeyspace } from './lifecycle';
 import { KEYSPACES } from './keyspace-resource';
+import { KEYSPACE_ENTRY } from './entries';
 
 /** Why a keyspaces target cannot run locally: no stand-in for the service exists here. */
 export const LOCAL_KEYSPACES_REFUSAL =
@@ -34,9 +35,9 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
   localIssues: (_t, at) => [{ path: `${at}.kind`, message: LOCAL_KEYSPACES_REFUSAL }],
   tableName: () => CQL_TABLE,
   loads: () => true,
-  contextEntries: (t, { runId, table }) => ({
-    keyspaces: { target: t.id, keyspace: keyspaceName(runId, t.id), table },
-  }),
+  contextEntries: (t, { runId, table }) => [
+    { type: KEYSPACE_ENTRY.shape.type.value, targetId: t.id, name: keyspaceName(runId, t.id), table },
+  ],
   async provision(t, { run, spec, ports, targetTags, sleep }) {
     const table = await provisionKeyspace(run, spec, t, { tags: targetTags, admin: ports.keyspaces, sleep });
     return table ? { created: [table] } : {};

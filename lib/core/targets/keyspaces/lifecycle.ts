@@ -15,13 +15,11 @@ import {
 } from '../../common/ports';
 import type { KeyspacesTarget, RunSpec } from '../../spec/schema';
 import type { RunContext } from '../../pipeline/run-context';
-import type { RunKeyspace } from '../../pipeline/run-resources';
+import { entriesOf, entryOf } from '../../resources/run-resource';
+import { KEYSPACE_ENTRY, type KeyspaceEntry } from './entries';
 import { ownedByRun, removeOwned, type OwnedRemoval } from '../../pipeline/ownership';
 
-/** A Keyspaces target's keyspace and table, as the run context records them. */
-export type { RunKeyspace };
-
-/** Plan: the keyspace (`fb_<run>_<target>_<hash>`: lib/core/targets/keyspaces/keyspace.ts) and table of each keyspaces target. */
+/** The Keyspaces port a step needs (the run has keyspaces targets). */
 function portOf(admin: KeyspacesAdmin | undefined, step: string): KeyspacesAdmin {
   if (!admin)
     throw new StepFailedError(
@@ -85,23 +83,20 @@ export async function provisionKeyspace(
   target: KeyspacesTarget,
   ports: { tags: Tags; admin: KeyspacesAdmin | undefined; sleep?: (ms: number) => Promise<void> },
 ): Promise<string | null> {
-  const k = run.keyspaces?.find((x) => x.target === target.id);
+  const k = entryOf(run, KEYSPACE_ENTRY, target.id);
   if (!k) return null;
   const ks = portOf(ports.admin, 'ProvisionTarget');
   const { tags } = ports;
   try {
-    await ks.createKeyspace(k.keyspace, tags);
+    await ks.createKeyspace(k.name, tags);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
   }
-  if (!ownedByRun(await awaitKeyspace(ks, k.keyspace, ports.sleep ?? realSleep), run.runId))
-    throw new StepFailedError(
-      'ProvisionTarget',
-      `keyspace ${k.keyspace} already exists and is not this run's`,
-    );
+  if (!ownedByRun(await awaitKeyspace(ks, k.name, ports.sleep ?? realSleep), run.runId))
+    throw new StepFailedError('ProvisionTarget', `keyspace ${k.name} already exists and is not this run's`);
   try {
     await ks.createTable({
-      keyspace: k.keyspace,
+      keyspace: k.name,
       table: k.table,
       fieldCount: spec.dataset.fieldCount,
       capacity: target.capacity,
@@ -110,7 +105,7 @@ export async function provisionKeyspace(
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err; // in our keyspace: created by an earlier attempt
   }
-  return `${k.keyspace}.${k.table}`;
+  return `${k.name}.${k.table}`;
 }
 
 /** WaitReady: a line when the target's Keyspaces table is not ACTIVE yet (empty: it is). */
@@ -119,20 +114,10 @@ export async function keyspaceNotReady(
   targetId: string,
   admin: KeyspacesAdmin | undefined,
 ): Promise<string[]> {
-  const k = run.keyspaces?.find((x) => x.target === targetId);
+  const k = entryOf(run, KEYSPACE_ENTRY, targetId);
   if (!k) return [];
-  const s = await portOf(admin, 'WaitReady').describeTable(k.keyspace, k.table);
-  return s.status === 'ACTIVE' ? [] : [`Keyspaces table ${k.keyspace}.${k.table} is ${s.status}`];
-}
-
-/** WaitReady: one line per run table that is not ACTIVE yet (empty: all are). */
-export async function keyspacesNotReady(
-  run: RunContext,
-  admin: KeyspacesAdmin | undefined,
-): Promise<string[]> {
-  const problems: string[] = [];
-  for (const k of run.keyspaces ?? []) problems.push(...(await keyspaceNotReady(run, k.target, admin)));
-  return problems;
+  const s = await portOf(admin, 'WaitReady').describeTable(k.name, k.table);
+  return s.status === 'ACTIVE' ? [] : [`Keyspaces table ${k.name}.${k.table} is ${s.status}`];
 }
 
 /**
@@ -146,19 +131,19 @@ export async function configureKeyspacesCapacity(
   admin: KeyspacesAdmin | undefined,
   sleep: (ms: number) => Promise<void> = realSleep,
 ): Promise<boolean> {
-  const k = run.keyspaces?.find((x) => x.target === target.id);
+  const k = entryOf(run, KEYSPACE_ENTRY, target.id);
   if (!k)
     throw new StepFailedError('ConfigureCell', `the run context has no keyspace for target ${target.id}`);
   const ks = portOf(admin, 'ConfigureCell');
-  const state = await ks.describeTable(k.keyspace, k.table);
+  const state = await ks.describeTable(k.name, k.table);
   if (state.status === 'MISSING' || state.status === 'DELETING')
-    throw new StepFailedError('ConfigureCell', `Keyspaces table ${k.keyspace}.${k.table} is ${state.status}`);
+    throw new StepFailedError('ConfigureCell', `Keyspaces table ${k.name}.${k.table} is ${state.status}`);
   const want = target.capacity;
   if (want.mode !== 'provisioned') return false;
   const have = state.capacity;
   if (have?.mode === 'provisioned' && have.rcu === want.rcu && have.wcu === want.wcu) return false;
   if (state.status !== 'ACTIVE') await awaitTableActive(ks, k, sleep);
-  await ks.updateCapacity(k.keyspace, k.table, want);
+  await ks.updateCapacity(k.name, k.table, want);
   return true;
 }
 
@@ -169,17 +154,17 @@ export async function configureKeyspacesCapacity(
  */
 async function awaitTableActive(
   ks: KeyspacesAdmin,
-  k: RunKeyspace,
+  k: KeyspaceEntry,
   sleep: (ms: number) => Promise<void>,
 ): Promise<void> {
   await pollKeyspaces(
-    () => ks.describeTable(k.keyspace, k.table),
+    () => ks.describeTable(k.name, k.table),
     { ready: (s) => s.status === 'ACTIVE', stop: (s) => s.status === 'MISSING' || s.status === 'DELETING' },
     sleep,
     {
       step: 'ConfigureCell',
       why: (s, sec) =>
-        `Keyspaces table ${k.keyspace}.${k.table} is ${s.status} ${sec} s on: its capacity can be set only when ` +
+        `Keyspaces table ${k.name}.${k.table} is ${s.status} ${sec} s on: its capacity can be set only when ` +
         'it is ACTIVE',
     },
   );
@@ -195,7 +180,7 @@ export async function removeRunKeyspaces(
   run: RunContext | null,
   admin: KeyspacesAdmin,
 ): Promise<OwnedRemoval> {
-  const names = new Set((run?.keyspaces ?? []).map((k) => k.keyspace));
+  const names = new Set(entriesOf(run, KEYSPACE_ENTRY).map((k) => k.name));
   for (const k of await admin.listKeyspaces({ runId })) names.add(k.name);
   return removeOwned(runId, 'keyspace', names, {
     tags: (name) => admin.keyspaceTags(name),

@@ -9,6 +9,8 @@ import type { MemoryDbTarget } from './target';
 import { MEMORYDB_MONTHLY_COST, MEMORYDB_RUN_COST, memoryDbNodes } from './cost';
 import { memoryDbEndpointProperties, memoryDbReady, memoryDbRuntime, provisionMemoryDb } from './lifecycle';
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
+import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
+import { memoryDbResourceName, memoryDbSecretName } from './names';
 
 /**
  * WaitReady's limits for a run with a MemoryDB cluster: the cluster stays `creating` for many minutes (AWS's
@@ -40,6 +42,14 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   localNeeds: ['memorydb', 'secrets'],
   tableName: (_t, runScoped) => runScoped,
   loads: () => true,
+  contextEntries: (t, { runId }) => [
+    { type: MEMORYDB_LOGIN_ENTRY.shape.type.value, targetId: t.id, name: memoryDbSecretName(runId, t.id) },
+    {
+      type: MEMORYDB_CLUSTER_ENTRY.shape.type.value,
+      targetId: t.id,
+      name: memoryDbResourceName(runId, t.id),
+    },
+  ],
   provision: (t, ctx) => provisionMemoryDb(t, ctx),
   notReady: memoryDbReady,
   slowReady: { limits: MEMORYDB_READY_LIMITS, applies: () => true },

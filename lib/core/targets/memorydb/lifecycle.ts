@@ -3,7 +3,7 @@
  * Manager, tagged with the run) and the cluster (in the loaders' network, TLS on, the ACL holding that user);
  * WaitReady asks what keeps the clusters from being ready; StartLoad/StartCell give the binding the cluster
  * endpoint (known only once the cluster runs) and the login by reference. The names follow from the run id and
- * the target id (./names.ts): no context field is needed to find them again.
+ * the target id (./names.ts); Plan lists them in the run context (./entries.ts) for Teardown and `resume`.
  */
 import { randomBytes } from 'node:crypto';
 import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags } from '../../common/ports';

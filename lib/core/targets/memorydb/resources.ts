@@ -1,7 +1,8 @@
 /**
  * A run's MemoryDB clusters (with their ACL, user, subnet group and security group) and their login secrets as
- * resource types (lib/core/resources). The names follow from the run's spec (./names.ts); without the spec, the
- * clusters are found by their run tag and the secrets by the clusters' `fleetbench:target` tag. Every delete
+ * resource types (lib/core/resources). The names are the run context's entries (./entries.ts) and follow from the
+ * run's spec (./names.ts: contexts of runs before the entries name none); without the spec, the clusters are found
+ * by their run tag and the secrets by the clusters' `fleetbench:target` tag. Every delete
  * reads the resource's own run tag first (lib/core/pipeline/ownership.ts). Deleting a cluster takes minutes: its
  * supporting pieces are left pending for the Janitor while it is still deleting, as DAX's are.
  */
@@ -10,6 +11,9 @@ import { readOptional, specKey } from '../../pipeline/keys';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 import type { RunSpec } from '../../spec/schema';
 import type { LifecyclePorts, Removal, ResourceType } from '../../resources/resource-type';
+import type { RunContext } from '../../pipeline/run-context';
+import { entriesOf } from '../../resources/run-resource';
+import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
 import type { MemoryDbAdmin } from './port';
 import { memoryDbResourceName, memoryDbSecretName } from './names';
 import { TAG_TARGET, memoryDbTargets } from './lifecycle';
@@ -20,19 +24,33 @@ async function specTargetIds(runId: string, ports: Pick<LifecyclePorts, 'store'>
   return spec?.targets ? memoryDbTargets(spec).map((t) => t.id) : null;
 }
 
-/** The run's cluster names: from the spec, and (whenever the spec names some, or is missing) by the run tag. */
-async function runClusterNames(runId: string, ports: LifecyclePorts): Promise<Set<string>> {
+/**
+ * The run's cluster names: the context's, from the spec, and (whenever the spec names some, or is missing) by the
+ * run tag.
+ */
+async function runClusterNames(
+  runId: string,
+  run: RunContext | null,
+  ports: LifecyclePorts,
+): Promise<Set<string>> {
   const ids = await specTargetIds(runId, ports);
-  const names = new Set((ids ?? []).map((id) => memoryDbResourceName(runId, id)));
+  const names = new Set([
+    ...entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name),
+    ...(ids ?? []).map((id) => memoryDbResourceName(runId, id)),
+  ]);
   if (ids === null || ids.length)
     for (const c of await ports.memorydb!.listClusters({ runId })) names.add(c.name);
   return names;
 }
 
 /** Teardown of the clusters: each deleted only when its own tag is the run's; its pieces once it is gone. */
-async function removeClusters(runId: string, ports: LifecyclePorts): Promise<Removal> {
+async function removeClusters(
+  runId: string,
+  run: RunContext | null,
+  ports: LifecyclePorts,
+): Promise<Removal> {
   const admin: MemoryDbAdmin = ports.memorydb!;
-  const names = await runClusterNames(runId, ports);
+  const names = await runClusterNames(runId, run, ports);
   const groups = new Set(
     names.size
       ? (await admin.listSupporting({ runId })).filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name)
@@ -60,7 +78,7 @@ async function removeClusters(runId: string, ports: LifecyclePorts): Promise<Rem
 }
 
 export const MEMORYDB_CLUSTERS: ResourceType = {
-  id: 'memorydb-cluster',
+  id: MEMORYDB_CLUSTER_ENTRY.shape.type.value,
   order: 35,
   service: 'MemoryDB',
   noun: 'MemoryDB cluster',
@@ -73,11 +91,11 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
   },
   swept: ['deletedMemoryDbClusters', 'deletedMemoryDbGroups'],
   available: (ports) => ports.memorydb !== undefined,
-  // the context has no MemoryDB entry (the names follow from the spec): removeForRun reads the spec first and
-  // calls MemoryDB only when the spec names a memorydb target or is missing
+  // contexts of runs before the entries name none (the names follow from the spec): removeForRun reads the spec
+  // first and calls MemoryDB only when the context or the spec names a memorydb target, or the spec is missing
   mayExist: () => true,
-  namedIn: () => [],
-  removeForRun: (runId, _run, ports) => removeClusters(runId, ports),
+  namedIn: (run) => entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name),
+  removeForRun: (runId, run, ports) => removeClusters(runId, run, ports),
   async sweepExpired({ memorydb }, expired) {
     const deletedMemoryDbClusters: string[] = [];
     for (const c of await memorydb!.listClusters({})) {
@@ -97,15 +115,20 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
   },
 };
 
-/** The login secrets of a run's clusters: by the spec's targets, else by the clusters' target tags. */
-async function runSecretNames(runId: string, ports: LifecyclePorts): Promise<string[]> {
+/** The login secrets of a run's clusters: the context's, by the spec's targets, else by the clusters' target tags. */
+async function runSecretNames(
+  runId: string,
+  run: RunContext | null,
+  ports: LifecyclePorts,
+): Promise<string[]> {
   const fromSpec = await specTargetIds(runId, ports);
   const ids = new Set(fromSpec ?? []);
   // MemoryDB is asked only for runs that have (or may have, without their spec) memorydb targets
   if (ports.memorydb && (fromSpec === null || fromSpec.length))
     for (const c of await ports.memorydb.listClusters({ runId }))
       if (c.tags[TAG_TARGET]) ids.add(c.tags[TAG_TARGET]);
-  return [...ids].map((id) => memoryDbSecretName(runId, id));
+  const named = entriesOf(run, MEMORYDB_LOGIN_ENTRY).map((s) => s.name);
+  return [...new Set([...named, ...[...ids].map((id) => memoryDbSecretName(runId, id))])];
 }
 
 async function deleteOwnedSecret(
@@ -120,7 +143,7 @@ async function deleteOwnedSecret(
 }
 
 export const MEMORYDB_LOGINS: ResourceType = {
-  id: 'memorydb-login',
+  id: MEMORYDB_LOGIN_ENTRY.shape.type.value,
   // before the clusters: a run without its spec finds the secrets by its clusters' tags
   order: 34,
   service: 'Secrets Manager',
@@ -132,10 +155,10 @@ export const MEMORYDB_LOGINS: ResourceType = {
   // a stack without the MemoryDB port made no cluster, and so no login
   available: (ports) => ports.secrets !== undefined && ports.memorydb !== undefined,
   mayExist: () => true,
-  namedIn: () => [],
-  async removeForRun(runId, _run, ports) {
+  namedIn: (run) => entriesOf(run, MEMORYDB_LOGIN_ENTRY).map((s) => s.name),
+  async removeForRun(runId, run, ports) {
     const arns = new Map<string, string>();
-    return removeOwned(runId, 'MemoryDB login secret', await runSecretNames(runId, ports), {
+    return removeOwned(runId, 'MemoryDB login secret', await runSecretNames(runId, run, ports), {
       tags: async (name) => {
         const s = await ports.secrets!.describeSecret(name);
         if (s) arns.set(name, s.arn);

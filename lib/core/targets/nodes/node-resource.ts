@@ -4,9 +4,10 @@
  */
 import { ownedInstanceIds } from '../../pipeline/ownership';
 import type { ResourceType } from '../../resources/resource-type';
+import { NODE_CLUSTER_ENTRY } from './entries';
 
 export const DATABASE_NODES: ResourceType = {
-  id: 'database-node',
+  id: NODE_CLUSTER_ENTRY.shape.type.value,
   order: 20,
   service: 'EC2',
   noun: 'database node',

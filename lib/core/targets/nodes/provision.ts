@@ -17,6 +17,8 @@ import {
 import { StepFailedError, type DbNodeAdmin, type NodeLaunchRequest, type Tags } from '../../common/ports';
 import { runTags, type RunContext } from '../../pipeline/run-context';
 import { realSleep } from '../../pipeline/sleep';
+import { entryOf } from '../../resources/run-resource';
+import { NODE_CLUSTER_ENTRY } from './entries';
 import type { ProvisionContext, Provisioned } from '../kind';
 
 /** ProvisionTarget waits for node 0 to run for at most SEED_RUNNING_POLLS × SEED_POLL_MS (its Lambda has 2 min). */
@@ -159,7 +161,7 @@ export async function provisionNodes(
   { login }: { login: boolean },
 ): Promise<Provisioned> {
   const { run, spec, ports } = ctx;
-  if (!run.clusters?.some((c) => c.target === t.id)) return {};
+  if (!entryOf(run, NODE_CLUSTER_ENTRY, t.id)) return {};
   if (!ports.cluster)
     throw new StepFailedError(
       'ProvisionTarget',

@@ -9,9 +9,11 @@ import { cqlLoginSecretName } from '../cassandra-ec2/cql-auth';
 import { StepFailedError, type EndpointHealth } from '../../common/ports';
 import { ownedByRun } from '../../pipeline/ownership';
 import type { ReadyCheck, Runtime, StepContext } from '../kind';
+import { entryOf } from '../../resources/run-resource';
+import { NODE_CLUSTER_ENTRY } from './entries';
 
 function clusterOf(t: DbNodeTarget, { run, ports, step }: StepContext) {
-  const c = run.clusters?.find((x) => x.target === t.id);
+  const c = entryOf(run, NODE_CLUSTER_ENTRY, t.id);
   if (!c) return null;
   if (!ports.cluster)
     throw new StepFailedError(step, `${t.id} has database nodes and no cluster port is configured`);

@@ -12,6 +12,7 @@ import { NODES_MONTHLY_COST, nodesRunCost } from '../nodes/cost';
 import { provisionNodes } from '../nodes/provision';
 import { nodesReady, nodesRuntime } from '../nodes/steps';
 import { DATABASE_NODES } from '../nodes/node-resource';
+import { NODE_CLUSTER_ENTRY } from '../nodes/entries';
 
 export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
   binding: (t) => (t.api === 'cql' ? 'cql' : 'dynamodb'),
@@ -77,9 +78,9 @@ export const SCYLLA_EC2: TargetKind<ScyllaEc2Target> = {
   tableName: (t, runScoped) => (t.api === 'cql' ? CQL_TABLE : runScoped),
   localNeeds: ['nodes'],
   loads: () => true,
-  contextEntries: (t, { table }) => ({
-    clusters: { target: t.id, nodes: t.nodes, api: t.api, table },
-  }),
+  contextEntries: (t, { table }) => [
+    { type: NODE_CLUSTER_ENTRY.shape.type.value, targetId: t.id, nodes: t.nodes, api: t.api, table },
+  ],
   provision: (t, ctx) => provisionNodes(t, ctx, { login: false }),
   notReady: (t, ctx) => nodesReady(t, ctx),
   runtime: (t, ctx) =>
