@@ -25,10 +25,19 @@ export function refreshCommand(region: string): string {
 const newestFirst = (a: PriceBook, b: PriceBook) =>
   a.date < b.date ? 1 : a.date > b.date ? -1 : b.id.localeCompare(a.id);
 
-/** The newest of `refreshed` and the built-in books for `region`, else the newest built-in book. */
-export function chooseBook(region: string, refreshed: PriceBook[] = []): PriceBook {
-  const all = [...refreshed, ...builtInPriceBooks()].sort(newestFirst);
-  return all.find((b) => bookRegion(b) === region) ?? builtInPriceBooks().sort(newestFirst)[0]!;
+/**
+ * The newest of `refreshed` and the built-in books for `region`, else the newest built-in book. `needs`
+ * narrows both to the books that have what the caller prices (idle-cost: a book's `idle` prices, which a
+ * refreshed book does not carry); without such a book, the newest built-in one.
+ */
+export function chooseBook(
+  region: string,
+  refreshed: PriceBook[] = [],
+  needs: (book: PriceBook) => boolean = () => true,
+): PriceBook {
+  const builtIn = builtInPriceBooks().sort(newestFirst);
+  const all = [...refreshed, ...builtIn].sort(newestFirst).filter(needs);
+  return all.find((b) => bookRegion(b) === region) ?? builtIn.find(needs) ?? builtIn[0]!;
 }
 
 /** The book's date as milliseconds (a "YYYY" or "YYYY-MM" date is its first day). */
