@@ -78,11 +78,11 @@ export function register(program: Command): void {
       ]);
     // the Plan step's checks, with the stack's region (a spec naming another one is refused here) and the
     // price book Plan will choose: the newest for the region among the bucket's refreshed books and the built-in
+    // (its stale/region warnings are Plan's to record with the run, as for every plan warning)
     const bucket = outputs.find('ResultsBucket');
     const prices = await choosePriceBook(outputs.region ?? spec.region, {
       ...(bucket ? { store: new S3Store(`s3://${bucket}`, { clientConfig: clientConfig(o) }) } : {}),
     });
-    printWarnings(prices.warnings);
     const runId = await checkAsPlanWould(raw, name, outputs.region, { priceBooks: prices.refreshed });
 
     const machine = outputs.get('StateMachineArn');
