@@ -4,7 +4,7 @@
  * the built-in ones; without one for the region, the newest built-in book. A book older than 90 days, or for
  * another region than the spec's, is used with a warning naming both and the command that fixes it.
  */
-import { bookRegion, builtInPriceBooks, type PriceBook } from './book';
+import { bookRegion, builtInPriceBooks, type Price, type PriceBook } from './book';
 
 /** A book older than this many days is stale. */
 export const STALE_AFTER_DAYS = 90;
@@ -67,4 +67,20 @@ export function priceBookWarnings(book: PriceBook, at: { region: string; nowMs: 
 /** One line naming the book: "price book aws-eu-west-1-2026-11-27 (2026-11-27, eu-west-1)". */
 export function priceBookLine(book: PriceBook): string {
   return `price book ${book.id} (${book.date}, ${bookRegion(book)})`;
+}
+
+/**
+ * Where one price of a book comes from, for a report: a refreshed book's Price List entry (service, SKU, offer
+ * version and effective date, as the API gave them), else what the entry cites (its source and note) — a built-in
+ * book's figure is only as good as that.
+ */
+export function priceSourceText(p: Price): string {
+  if (p.priceList) {
+    const l = p.priceList;
+    return (
+      `the AWS Price List Query API (${l.serviceCode}, SKU ${l.sku}, offer version ${l.offerVersion}, ` +
+      `effective ${l.effectiveDate.slice(0, 10)})`
+    );
+  }
+  return p.note ? `${p.source} (${p.note})` : p.source;
 }

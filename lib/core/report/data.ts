@@ -19,7 +19,7 @@ import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../common/store';
 import { bookRegion, type PriceBook } from '../cost/book';
-import { priceBookLine, priceBookWarnings } from '../cost/book-choice';
+import { priceBookLine, priceBookWarnings, priceSourceText } from '../cost/book-choice';
 import { runPriceBook } from '../pipeline/prices';
 import { daxMonthly } from '../targets/dynamodb/dax-cost';
 import type { RunSpec } from '../spec';
@@ -193,8 +193,15 @@ export const REPORT_COMPARE_BUDGET_MS = 60_000;
 /** Where the Report step writes the comparison with the spec's baseline (when it names one). */
 export const compareKey = (runId: string): string => runKey(runId, 'compare.json');
 
+/** A DAX node type's price in the book, with its date and source as the report states them. */
+function daxPriceOf(book: PriceBook, nodeType: string): Pick<ReportDax, 'price'> {
+  const p = book.dax?.[nodeType];
+  if (!p) return {};
+  return { price: { bookDate: book.date, usdPerNodeHour: Number(p.usd), source: priceSourceText(p) } };
+}
+
 /** The monthly cost of each DAX cluster of the spec, priced with the book the cells' costs use (the run's). */
-function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
+export function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
   if (!spec) return [];
   return spec.targets.flatMap((t) =>
     t.kind === 'dynamodb' && t.dax
@@ -205,6 +212,7 @@ function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
             nodes: t.dax.nodes,
             monthlyUsd: daxMonthly(book, t.dax).toUsd(),
             priceBook: book.id,
+            ...daxPriceOf(book, t.dax.nodeType),
           },
         ]
       : [],
