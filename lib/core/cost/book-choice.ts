@@ -84,3 +84,10 @@ export function priceSourceText(p: Price): string {
   }
   return p.note ? `${p.source} (${p.note})` : p.source;
 }
+
+/** Where a book's prices come from, in a few words: the Price List Query API (a refreshed book), else its title. */
+export function bookOriginText(book: Pick<PriceBook, 'title' | 'date' | 'dynamodb'>): string {
+  return book.dynamodb.standard.wcuHour.priceList
+    ? `list prices from the AWS Price List Query API, asked on ${book.date}`
+    : `"${book.title}", each price naming its own source in the book`;
+}

@@ -19,7 +19,7 @@ import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../common/store';
 import { bookRegion, type PriceBook } from '../cost/book';
-import { priceBookLine, priceBookWarnings, priceSourceText } from '../cost/book-choice';
+import { bookOriginText, priceBookLine, priceBookWarnings, priceSourceText } from '../cost/book-choice';
 import { runPriceBook } from '../pipeline/prices';
 import { daxMonthly } from '../targets/dynamodb/dax-cost';
 import type { RunSpec } from '../spec';
@@ -132,7 +132,7 @@ export async function buildReportData(
   // the book the run was planned with (its cells' costs too): named, and warned of when stale or another region's
   const book = await runPriceBook(store, runId);
   notes.unshift(
-    `Costs are priced with ${priceBookLine(book)}.`,
+    `Costs are priced with ${priceBookLine(book)}: ${bookOriginText(book)}.`,
     ...priceBookWarnings(book, { region: spec?.region ?? bookRegion(book), nowMs: run.startedAtMs }),
   );
   const dax = daxOf(spec, book);
