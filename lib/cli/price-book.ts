@@ -20,9 +20,8 @@ import {
 } from '../core/cost/book';
 import { PRICES_PREFIX, chooseBook, priceBookLine, priceBookWarnings } from '../core/cost/book-choice';
 import { storedPriceBooks } from '../core/pipeline/prices';
-import { S3Store } from '../aws/s3-store';
 import type { Command } from 'commander';
-import { clientConfig, stackOutputs, type AwsOptions } from './aws-stack';
+import type { AwsOptions } from './aws-stack';
 import { DEFAULT_RESULTS_DIR } from './commands/query';
 import { printWarnings } from './spec-file';
 
@@ -107,6 +106,9 @@ export async function choosePriceBook(region: string, o: BookChoiceOptions = {})
 
 /** The deployed stack's results bucket as a store, and the stack's region: where its refreshed books are. */
 export async function stackBookSource(o: AwsOptions): Promise<{ store: ObjectStore; region: string }> {
+  // the AWS SDK only when a stack is asked for: plan and cost without --stack load none of it
+  const { clientConfig, stackOutputs } = await import('./aws-stack');
+  const { S3Store } = await import('../aws/s3-store');
   const outputs = await stackOutputs(o);
   const store = new S3Store(`s3://${outputs.get('ResultsBucket')}`, { clientConfig: clientConfig(o) });
   return { store, region: outputs.region ?? defaultPricesRegion() };
