@@ -5,7 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
-import { idleCost, loadPriceBook, type IdleCost, type TemplateLike } from '../lib/core/cost';
+import { idleCost, loadPriceBook, type IdleCost, type PriceBook, type TemplateLike } from '../lib/core/cost';
 import { FleetbenchStack } from './fleetbench-stack';
 
 export type IdleMode = NetworkMode | 'existing-vpc';
@@ -39,6 +39,6 @@ export function synthStack(mode: IdleMode): { stack: FleetbenchStack; template: 
   }
 }
 
-export function idleCostOf(mode: IdleMode, priceBook?: string): IdleCost {
+export function idleCostOf(mode: IdleMode, priceBook?: string | PriceBook): IdleCost {
   return idleCost(synthTemplate(mode), loadPriceBook(priceBook));
 }

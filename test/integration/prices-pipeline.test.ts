@@ -82,7 +82,7 @@ test('Plan with a refreshed eu-west-1 book prices the run with it, keeps it with
   expect((await runPriceBook(store, ctx.runId)).region).toBe('eu-west-1');
   const report = await buildReportData(store, ctx.runId, 'SUCCEEDED');
   expect(report.notes![0]).toBe(
-    'Costs are priced with price book aws-eu-west-1-2026-11-27 (2026-11-27, eu-west-1).',
+    'Costs are priced with price book aws-eu-west-1-2026-11-27 (2026-11-27, eu-west-1): list prices from the AWS Price List Query API, asked on 2026-11-27.',
   );
 });
 
@@ -99,7 +99,7 @@ test('Plan with only the built-in book for an eu-west-1 spec warns, naming both 
   );
   const report = await buildReportData(store, ctx.runId, 'SUCCEEDED');
   expect(report.notes!.slice(0, 2)).toEqual([
-    'Costs are priced with price book 2024-11 (2024-11-01, us-east-1).',
+    'Costs are priced with price book 2024-11 (2024-11-01, us-east-1): "us-east-1 list prices after the November 2024 DynamoDB on-demand price cut", each price naming its own source in the book.',
     region,
   ]);
 });

@@ -17,10 +17,9 @@ import {
   monthlyCost,
 } from '../../core/cost';
 import type { KeyspacesCostReport } from '../../core/targets/keyspaces/cost';
-import { resolvePriceBook } from '../price-book';
+import { addBookOptions, bookForCommand, type BookCommandOptions } from '../price-book';
 
-interface CostOptions {
-  prices?: string;
+interface CostOptions extends BookCommandOptions {
   json?: boolean;
 }
 
@@ -163,24 +162,23 @@ export function renderCost(doc: CostReport | CostDocument): string {
 }
 
 export function register(program: Command): void {
-  program
-    .command('cost')
-    .description(
-      'Monthly cost of a target at a throughput (DynamoDB and Keyspaces provisioned and on-demand, EC2 clusters, external services).',
-    )
-    .argument(
-      '<input>',
-      'cost input JSON file: {target, throughput, itemBytes|dataset, storageGb}, or an array of them',
-    )
-    .option(
-      '--prices <book>',
-      `price book id (${builtInBookIds().join(', ')}) or path to a book JSON file; default: the newest`,
-    )
-    .option('--json', 'print JSON')
-    .action((input: string, opts: CostOptions) => {
-      const book = resolvePriceBook(opts.prices);
-      const doc = costDocument(readJson(input), book, input);
-      if (opts.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-      else process.stdout.write(renderCost(doc));
-    });
+  addBookOptions(
+    program
+      .command('cost')
+      .description(
+        'Monthly cost of a target at a throughput (DynamoDB and Keyspaces provisioned and on-demand, EC2 clusters, external services).',
+      )
+      .argument(
+        '<input>',
+        'cost input JSON file: {target, throughput, itemBytes|dataset, storageGb}, or an array of them',
+      )
+      .option('--json', 'print JSON'),
+    `price book id (${builtInBookIds().join(', ')}) or path to a book JSON file; default: the newest for the region`,
+  ).action(async (input: string, opts: CostOptions) => {
+    const data = readJson(input);
+    const { book } = await bookForCommand(opts);
+    const doc = costDocument(data, book, input);
+    if (opts.json) process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+    else process.stdout.write(renderCost(doc));
+  });
 }

@@ -4,9 +4,7 @@ import { InputError } from '../../core/common/errors';
 import { budgetIssues } from '../../core/cost/estimate';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
-import { planPriceBook } from '../price-book';
-import { priceBookLine, priceBookWarnings } from '../../core/cost/book-choice';
-import { isBuiltInBook } from '../../core/cost/book';
+import { choosePriceBook } from '../price-book';
 import { DEFAULT_RESULTS_DIR } from './query';
 
 export function register(program: Command): void {
@@ -25,28 +23,24 @@ export function register(program: Command): void {
       'local results directory whose prices/<region>/ holds refreshed books',
       DEFAULT_RESULTS_DIR,
     )
-    .action((file: string, opts: { json?: boolean; runId: string; prices?: string; results: string }) => {
-      const { spec, warnings } = loadSpecFile(file);
-      const book = planPriceBook(spec.region, opts);
-      const plan = planRun(spec, { runId: opts.runId, priceBook: book });
-      // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2)
-      const overBudget = budgetIssues(spec, plan.estimate);
-      if (overBudget.length) throw new InputError(overBudget);
-      const allWarnings = [
-        ...warnings,
-        ...plan.warnings,
-        ...priceBookWarnings(book, { region: spec.region, nowMs: Date.now() }),
-      ];
-      if (opts.json) {
-        process.stdout.write(JSON.stringify({ ...plan, warnings: allWarnings }, null, 2) + '\n');
-        return;
-      }
-      printWarnings(allWarnings);
-      process.stdout.write(renderPlan(plan));
-      process.stdout.write(
-        `Prices: ${priceBookLine(book)}${isBuiltInBook(book) ? ', built in' : `, read from ${book.file}`}\n`,
-      );
-    });
+    .action(
+      async (file: string, opts: { json?: boolean; runId: string; prices?: string; results: string }) => {
+        const { spec, warnings } = loadSpecFile(file);
+        const chosen = await choosePriceBook(spec.region, opts);
+        const plan = planRun(spec, { runId: opts.runId, priceBook: chosen.book });
+        // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2)
+        const overBudget = budgetIssues(spec, plan.estimate);
+        if (overBudget.length) throw new InputError(overBudget);
+        const allWarnings = [...warnings, ...plan.warnings, ...chosen.warnings];
+        if (opts.json) {
+          process.stdout.write(JSON.stringify({ ...plan, warnings: allWarnings }, null, 2) + '\n');
+          return;
+        }
+        printWarnings(allWarnings);
+        process.stdout.write(renderPlan(plan));
+        process.stdout.write(`${chosen.line}\n`);
+      },
+    );
 }
 
 export function renderPlan(plan: Plan): string {

@@ -6,6 +6,7 @@ import { loadPriceBook } from '../../core/cost/book';
 import { priceBookKey } from '../../core/cost/book-choice';
 import { refreshPriceBook } from '../../core/cost/refresh';
 import { DEFAULT_RESULTS_DIR } from './query';
+import { defaultPricesRegion } from '../price-book';
 
 /** `fleetbench prices refresh`: a dated, sourced book for one region from the AWS Price List Query API. */
 export function register(program: Command): void {
@@ -20,7 +21,7 @@ export function register(program: Command): void {
     .option('--results <dir>', 'local results directory', DEFAULT_RESULTS_DIR)
     .option('--endpoint <url>', 'a Price List API endpoint instead of AWS’s (a local stand-in)')
     .action(async (opts: { region?: string; out?: string; results: string; endpoint?: string }) => {
-      const region = opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+      const region = opts.region ?? defaultPricesRegion();
       const api = new AwsPriceList({
         pricesRegion: region,
         ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),

@@ -26,6 +26,7 @@ import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../a
 import { checkAsPlanWould } from '../plan-check';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { kindOf } from '../../core/targets/registry';
+import { choosePriceBook } from '../price-book';
 
 /**
  * Every custom binding's jars under s3://<results bucket>/bindings/<sha-256 of the jar>/<name>: Maven
@@ -76,8 +77,14 @@ export function register(program: Command): void {
           message: `the execution input would be ${Buffer.byteLength(input)} bytes; Step Functions takes at most ${MAX_INPUT_BYTES}`,
         },
       ]);
-    // the Plan step's checks, with the stack's region (a spec naming another one is refused here)
-    const runId = await checkAsPlanWould(raw, name, outputs.region);
+    // the Plan step's checks, with the stack's region (a spec naming another one is refused here) and the
+    // price book Plan will choose: the newest for the region among the bucket's refreshed books and the built-in
+    // (its stale/region warnings are Plan's to record with the run, as for every plan warning)
+    const bucket = outputs.find('ResultsBucket');
+    const prices = await choosePriceBook(outputs.region ?? spec.region, {
+      ...(bucket ? { store: new S3Store(`s3://${bucket}`, { clientConfig: clientConfig(o) }) } : {}),
+    });
+    const runId = await checkAsPlanWould(raw, name, outputs.region, { priceBooks: prices.refreshed });
 
     const machine = outputs.get('StateMachineArn');
     const executions = new SfnExecutions(clientConfig(o));

@@ -4,7 +4,7 @@
  * the built-in ones; without one for the region, the newest built-in book. A book older than 90 days, or for
  * another region than the spec's, is used with a warning naming both and the command that fixes it.
  */
-import { bookRegion, builtInPriceBooks, type PriceBook } from './book';
+import { bookRegion, builtInPriceBooks, type Price, type PriceBook } from './book';
 
 /** A book older than this many days is stale. */
 export const STALE_AFTER_DAYS = 90;
@@ -25,10 +25,19 @@ export function refreshCommand(region: string): string {
 const newestFirst = (a: PriceBook, b: PriceBook) =>
   a.date < b.date ? 1 : a.date > b.date ? -1 : b.id.localeCompare(a.id);
 
-/** The newest of `refreshed` and the built-in books for `region`, else the newest built-in book. */
-export function chooseBook(region: string, refreshed: PriceBook[] = []): PriceBook {
-  const all = [...refreshed, ...builtInPriceBooks()].sort(newestFirst);
-  return all.find((b) => bookRegion(b) === region) ?? builtInPriceBooks().sort(newestFirst)[0]!;
+/**
+ * The newest of `refreshed` and the built-in books for `region`, else the newest built-in book. `needs`
+ * narrows both to the books that have what the caller prices (idle-cost: a book's `idle` prices, which a
+ * refreshed book does not carry); without such a book, the newest built-in one.
+ */
+export function chooseBook(
+  region: string,
+  refreshed: PriceBook[] = [],
+  needs: (book: PriceBook) => boolean = () => true,
+): PriceBook {
+  const builtIn = builtInPriceBooks().sort(newestFirst);
+  const all = [...refreshed, ...builtIn].sort(newestFirst).filter(needs);
+  return all.find((b) => bookRegion(b) === region) ?? builtIn.find(needs) ?? builtIn[0]!;
 }
 
 /** The book's date as milliseconds (a "YYYY" or "YYYY-MM" date is its first day). */
@@ -58,4 +67,27 @@ export function priceBookWarnings(book: PriceBook, at: { region: string; nowMs: 
 /** One line naming the book: "price book aws-eu-west-1-2026-11-27 (2026-11-27, eu-west-1)". */
 export function priceBookLine(book: PriceBook): string {
   return `price book ${book.id} (${book.date}, ${bookRegion(book)})`;
+}
+
+/**
+ * Where one price of a book comes from, for a report: a refreshed book's Price List entry (service, SKU, offer
+ * version and effective date, as the API gave them), else what the entry cites (its source and note) — a built-in
+ * book's figure is only as good as that.
+ */
+export function priceSourceText(p: Price): string {
+  if (p.priceList) {
+    const l = p.priceList;
+    return (
+      `the AWS Price List Query API (${l.serviceCode}, SKU ${l.sku}, offer version ${l.offerVersion}, ` +
+      `effective ${l.effectiveDate.slice(0, 10)})`
+    );
+  }
+  return p.note ? `${p.source} (${p.note})` : p.source;
+}
+
+/** Where a book's prices come from, in a few words: the Price List Query API (a refreshed book), else its title. */
+export function bookOriginText(book: Pick<PriceBook, 'title' | 'date' | 'dynamodb'>): string {
+  return book.dynamodb.standard.wcuHour.priceList
+    ? `list prices from the AWS Price List Query API, asked on ${book.date}`
+    : `"${book.title}", each price naming its own source in the book`;
 }

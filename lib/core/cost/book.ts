@@ -167,7 +167,8 @@ const bookSchema = z.strictObject({
       z.enum(['valkey', 'redis']),
       z.strictObject({
         nodeHour: z.record(z.string().regex(/^db\./, 'a node type'), priceSchema),
-        dataWrittenGb: priceSchema,
+        /** Absent when the Price List gave none the refresh could use: the data written stays unpriced. */
+        dataWrittenGb: priceSchema.optional(),
       }),
     )
     .optional(),

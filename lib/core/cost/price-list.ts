@@ -141,3 +141,11 @@ export function shiftDecimal(value: string, exp: number): string {
 export function firstPaidTier(item: PriceListItem): PriceTier | undefined {
   return item.tiers.find((t) => /[1-9]/.test(t.usd));
 }
+
+/** A region's usage-type prefix: "EU-" (eu-west-1) or letters and a digit ("USE1-", "EUC1-", "APN1-"). */
+const REGION_PREFIX = /^(?:EU|(?:US|EU|AP|CA|SA|ME|AF|IL|UG|MX)[A-Z]\d)-(.*)$/;
+
+/** A usage type without its region prefix ("EU-NodeUsage:db.r7g.large" → "NodeUsage:db.r7g.large"). */
+export function withoutRegionPrefix(usagetype: string): string {
+  return REGION_PREFIX.exec(usagetype)?.[1] ?? usagetype;
+}

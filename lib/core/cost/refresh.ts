@@ -3,12 +3,15 @@
  * the AWS Price List Query API (GetProducts, filtered by region and product attributes), and a dated book
  * made of the answers. Each price keeps its SKU, effective date and offer version, and its tiers as the API
  * gives them. A price the model needs and the API does not give is an error naming it; a missing optional
- * section (Standard-IA, Keyspaces, DAX) is left out with a note. Pure: the calls go through `PriceListPort`.
+ * section (Standard-IA, Keyspaces, DAX) is left out with a note; MemoryDB's prices are every node type and
+ * data-written price the API gives per engine (refresh-memorydb.ts), each one it lacks left out with a note.
+ * Pure: the calls go through `PriceListPort`.
  */
 import { InputError } from '../common/errors';
 import { parsePriceBook, type Price, type PriceBook, type PriceBookData } from './book';
 import type { PriceListPort, PriceQuery } from '../common/ports';
-import { firstPaidTier, shiftDecimal, type PriceListItem } from './price-list';
+import { firstPaidTier, shiftDecimal, withoutRegionPrefix, type PriceListItem } from './price-list';
+import { memoryDbPicks, memoryDbQuery } from './refresh-memorydb';
 
 export type { PriceListPort, PriceQuery } from '../common/ports';
 
@@ -140,15 +143,10 @@ export function queryKey(q: PriceQuery): string {
   return JSON.stringify([q.serviceCode, Object.entries(q.filters).sort(([a], [b]) => a.localeCompare(b))]);
 }
 
-/** A region's usage-type prefix: "EU-" (eu-west-1) or letters and a digit ("USE1-", "EUC1-", "APN1-"). */
-const REGION_PREFIX = /^(?:EU|(?:US|EU|AP|CA|SA|ME|AF|IL|UG|MX)[A-Z]\d)-(.*)$/;
-
 /** A usage type with or without its region prefix is the line's ("IA-", "MCS-" are not region prefixes). */
 export function usagetypeMatches(actual: string | undefined, wanted: string): boolean {
   if (actual === undefined) return false;
-  if (actual === wanted) return true;
-  const m = REGION_PREFIX.exec(actual);
-  return m !== null && m[1] === wanted;
+  return actual === wanted || withoutRegionPrefix(actual) === wanted;
 }
 
 function entryOf(line: PriceLine, item: PriceListItem, region: string): Price {
@@ -218,9 +216,9 @@ export async function refreshPriceBook(prices: PriceListPort, input: RefreshInpu
     daxNodeTypes: Object.keys(base.dax ?? {}),
   });
   const answers = new Map<string, PriceListItem[]>();
-  for (const l of lines) {
-    const key = queryKey(l.query);
-    if (!answers.has(key)) answers.set(key, await prices.getProducts(l.query));
+  for (const q of [...lines.map((l) => l.query), memoryDbQuery(region)]) {
+    const key = queryKey(q);
+    if (!answers.has(key)) answers.set(key, await prices.getProducts(q));
   }
   return bookFromAnswers(lines, answers, input);
 }
@@ -251,6 +249,18 @@ export function bookFromAnswers(
       })),
     );
   for (const section of dropped.keys()) setPath(data, section.split('.'), undefined);
+  // MemoryDB: every node type and data-written price the API gives, per engine (refresh-memorydb.ts)
+  const memorydb = memoryDbPicks(answers.get(queryKey(memoryDbQuery(region))) ?? []);
+  for (const p of memorydb.picks) {
+    const line = {
+      field: p.field,
+      query: memoryDbQuery(region),
+      usagetype: p.usagetype,
+      exp: 0,
+      unit: p.unit,
+    };
+    setPath(data, p.field, entryOf(line, p.item, region));
+  }
   const dynamodb = data.dynamodb as Record<string, unknown>;
   if (dynamodb.standardIa === undefined) delete dynamodb.standardIa;
   const book: PriceBookData = {
@@ -264,6 +274,7 @@ export function bookFromAnswers(
       `Made by \`fleetbench prices refresh --region ${region}\` on ${new Date(nowMs).toISOString()} from the Price List Query API (GetProducts, On-Demand terms); each price names its SKU, effective date and offer version.`,
       `Hours per month, the DynamoDB free tier's summary and the loader CPU figures are carried over from book ${base.id}; the API's own free tiers are the zero-priced tiers of each price.`,
       ...[...dropped].map(([section, why]) => `No ${section} prices: ${why}.`),
+      ...memorydb.notes,
     ],
     dynamodb: {
       ...(dynamodb as Pick<PriceBookData['dynamodb'], 'standard' | 'standardIa'>),
@@ -280,6 +291,7 @@ export function bookFromAnswers(
       ? { keyspaces: data.keyspaces as PriceBookData['keyspaces'] }
       : {}),
     ...(data.dax && !dropped.has('dax') ? { dax: data.dax as PriceBookData['dax'] } : {}),
+    ...(data.memorydb ? { memorydb: data.memorydb as PriceBookData['memorydb'] } : {}),
   };
   return parsePriceBook(JSON.parse(JSON.stringify(book)), `${id}.json`);
 }

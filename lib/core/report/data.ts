@@ -19,7 +19,7 @@ import { tableDef } from '../results/schema';
 import { parseLoaderCpuJson } from '../results/loader-cpu';
 import { NotFoundError, type ObjectStore } from '../common/store';
 import { bookRegion, type PriceBook } from '../cost/book';
-import { priceBookLine, priceBookWarnings } from '../cost/book-choice';
+import { bookOriginText, priceBookLine, priceBookWarnings, priceSourceText } from '../cost/book-choice';
 import { runPriceBook } from '../pipeline/prices';
 import { kindOf } from '../targets/registry';
 import type { RunSpec } from '../spec';
@@ -132,7 +132,7 @@ export async function buildReportData(
   // the book the run was planned with (its cells' costs too): named, and warned of when stale or another region's
   const book = await runPriceBook(store, runId);
   notes.unshift(
-    `Costs are priced with ${priceBookLine(book)}.`,
+    `Costs are priced with ${priceBookLine(book)}: ${bookOriginText(book)}.`,
     ...priceBookWarnings(book, { region: spec?.region ?? bookRegion(book), nowMs: run.startedAtMs }),
   );
   const dax = daxOf(spec, book);
@@ -193,15 +193,22 @@ export const REPORT_COMPARE_BUDGET_MS = 60_000;
 /** Where the Report step writes the comparison with the spec's baseline (when it names one). */
 export const compareKey = (runId: string): string => runKey(runId, 'compare.json');
 
+/** A cache node type's price in the book (DAX's section), with its date and source as the report states them. */
+function daxPriceOf(book: PriceBook, nodeType: string): Pick<ReportDax, 'price'> {
+  const p = book.dax?.[nodeType];
+  if (!p) return {};
+  return { price: { bookDate: book.date, usdPerNodeHour: Number(p.usd), source: priceSourceText(p) } };
+}
+
 /**
  * The monthly cost of each cache (DAX cluster) in front of a target of the spec, as its kind prices it with the book
- * the cells' costs use (the run's).
+ * the cells' costs use (the run's), with the node price's date and source.
  */
-function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
+export function daxOf(spec: RunSpec | null, book: PriceBook): ReportDax[] {
   if (!spec) return [];
   return spec.targets.flatMap((t) => {
     const cache = kindOf(t).cache?.(t, book);
-    return cache ? [{ target: t.id, ...cache, priceBook: book.id }] : [];
+    return cache ? [{ target: t.id, ...cache, priceBook: book.id, ...daxPriceOf(book, cache.nodeType) }] : [];
   });
 }
 

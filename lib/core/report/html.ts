@@ -72,6 +72,8 @@ export interface ReportDax {
   /** nodes × price per node-hour × the book's hours per month */
   monthlyUsd: number;
   priceBook: string;
+  /** The book's date, the node-hour price and where it comes from (priceSourceText: the Price List, or what the book cites). */
+  price?: { bookDate: string; usdPerNodeHour: number; source: string };
 }
 
 /** DynamoDB alone vs with DAX, per cell of a DAX target: the cell's monthly cost (which includes DAX) less the cluster. */
@@ -105,12 +107,27 @@ export function daxComparison(
 /** A table in a box of its own that scrolls sideways: the page never does. */
 const scroll = (tableHtml: string): string => `<div class="scroll">${tableHtml}</div>`;
 
+/** Which book priced the DAX node-hours, and where each node type's price comes from, as the book says. */
+function daxPriceText(dax: readonly ReportDax[]): string {
+  const first = dax[0]!;
+  const seen = new Set<string>();
+  const each = dax.flatMap((x) => {
+    if (!x.price || seen.has(x.nodeType)) return [];
+    seen.add(x.nodeType);
+    return [`${x.nodeType} at $${x.price.usdPerNodeHour} per node-hour, from ${x.price.source}`];
+  });
+  const dated = first.price ? `, dated ${first.price.bookDate}` : '';
+  return escapeXml(
+    `DAX node-hours from price book ${first.priceBook}${dated}${each.length ? `: ${each.join('; ')}` : ''}.`,
+  );
+}
+
 function daxSection(d: ReportData): string[] {
   const rows = daxComparison(d.cells, d.dax ?? []);
   if (!rows.length) return [];
   return [
     '<h3>DynamoDB alone vs with DAX (monthly, at the measured throughput)</h3>',
-    `<p>DAX node-hours from price book ${escapeXml(d.dax![0]!.priceBook)} (its DAX prices come from third-party pages: check them against the AWS Price List). The table's cost assumes every read reaches it; reads DAX serves from its cache cost the table nothing.</p>`,
+    `<p>${daxPriceText(d.dax!)} The table's cost assumes every read reaches it; reads DAX serves from its cache cost the table nothing.</p>`,
     scroll(
       '<table class="dax-comparison"><thead><tr><th>cell</th><th>DAX cluster</th><th>DynamoDB alone</th><th>DAX</th><th>with DAX</th></tr></thead><tbody>' +
         rows

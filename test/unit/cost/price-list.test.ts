@@ -114,3 +114,22 @@ test('the book for a region: the newest of that region, else the newest built-in
     "price book aws-eu-west-1-2026-11-01 is for eu-west-1, but the run is in us-east-1: its costs are eu-west-1's prices; run `fleetbench prices refresh --region us-east-1` for us-east-1's",
   );
 });
+
+test("a caller's need passes over books without it: idle-cost skips a refreshed book (no idle prices) for the newest built-in that has them", () => {
+  const builtIn = loadPriceBook('2024-11');
+  const eu = {
+    ...builtIn,
+    id: 'aws-eu-west-1-2026-11-01',
+    date: '2026-11-01',
+    region: 'eu-west-1',
+    idle: undefined,
+    file: 'x.json',
+  };
+  const hasIdle = (b: { idle?: unknown }) => b.idle !== undefined;
+  expect(chooseBook('eu-west-1', [eu]).id).toBe(eu.id);
+  expect(chooseBook('eu-west-1', [eu], hasIdle).id).toBe('2024-11');
+  // 2023-seed has no idle prices either way; 2024-11 does
+  expect(loadPriceBook('2023-seed').idle).toBeUndefined();
+  const euIdle = { ...eu, id: 'aws-eu-west-1-2026-11-02', date: '2026-11-02', idle: builtIn.idle };
+  expect(chooseBook('eu-west-1', [eu, euIdle], hasIdle).id).toBe(euIdle.id);
+});
