@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => CommandModule> = {
   history: () => require('./commands/history') as CommandModule,
   compare: () => require('./commands/compare') as CommandModule,
   start: () => require('./commands/start') as CommandModule,
+  resume: () => require('./commands/resume') as CommandModule,
   status: () => require('./commands/status') as CommandModule,
   results: () => require('./commands/results') as CommandModule,
   doctor: () => require('./commands/doctor') as CommandModule,

@@ -332,7 +332,12 @@ function cellStates(
     parameters: { 'index.$': 'States.MathAdd($.cursor.index, 1)', attempt: 0 },
     resultPath: '$.cursor',
   });
-  configure.next(startCell);
+  // a resumed run skips the cells it has complete rows for (lib/core/pipeline/resume.ts)
+  configure.next(
+    new sfn.Choice(scope, 'RunCell?')
+      .when(sfn.Condition.booleanEquals('$.configured.skip', true), nextCell)
+      .otherwise(startCell),
+  );
   startCell.next(waitCell);
   waitCell.next(checkCell);
   checkCell.next(

@@ -42,6 +42,11 @@ export interface LocalRunOptions {
   spec: RunSpec;
   resultsDir: string;
   runName?: string;
+  /**
+   * Resume this failed run (lib/core/pipeline/resume.ts): `spec` is the run's stored one, the execution is named
+   * `<runId>-resume` unless `runName` says otherwise, and its input is `{"resume": runId}`.
+   */
+  resume?: string;
   /** Fault injection: these Task states throw instead of running (tests). */
   failAt?: TaskStateName | TaskStateName[];
   /** Retry failed teardown at once instead of after the definition's intervals (tests). */
@@ -92,11 +97,11 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const out = o.out ?? ((l: string) => process.stdout.write(l + '\n'));
   const resultsDir = path.resolve(o.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
-  const runName = o.runName ?? runNameFor(o.spec);
-  const runId = runIdFromExecutionName(runName);
+  const runName = o.runName ?? (o.resume ? `${o.resume}-resume` : runNameFor(o.spec));
+  const runId = o.resume ?? runIdFromExecutionName(runName);
   const store = new FsStore(resultsDir);
 
-  out(`fleetbench local run ${runId}: ${o.spec.name}`);
+  out(`fleetbench local run ${runId}: ${o.spec.name}${o.resume ? ` (resumed by ${runName})` : ''}`);
   // a user's binding named by Maven coordinates: its jars, resolved into the local cache (file:// URIs)
   const runSpec = (await withResolvedBindings(o.spec)) as RunSpec;
   out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
@@ -303,7 +308,8 @@ async function execute(args: {
   const { o, definition, runName, progress, out, finish } = args;
   const { StateMachine } = await import('aws-local-stepfunctions');
   const machine = new StateMachine(definition as never);
-  const execution = machine.run({ spec: args.runSpec } as never, {
+  const input = o.resume ? { resume: o.resume } : { spec: args.runSpec };
+  const execution = machine.run(input as never, {
     overrides: {
       taskResourceLocalHandlers: args.handlers as never,
       ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),

@@ -3,7 +3,9 @@
  * SIGKILL a second into a cell, as a crash would; a loader is terminated between cells, as a lost instance would be.
  * - killed once: the cell is retried with fresh processes (its outputs under retry-1/) and the study completes;
  * - killed in both attempts: the cell is recorded incomplete with its reason and the next cell runs;
- * - a loader lost between cells: it is replaced by the same launch path before the cell runs, and recorded.
+ * - a loader lost between cells: it is replaced by the same launch path before the cell runs, and recorded;
+ * - a run stopped by a failed cell (onCellFailure: stop) is resumed: the data set is loaded again, exactly the
+ *   missing cell runs, and the run's rows are one per planned cell, as a run that never failed has them.
  * Every run ends with nothing left running.
  */
 import { execFileSync } from 'node:child_process';
@@ -15,6 +17,9 @@ import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb
 import type { LocalFleet } from '../../lib/local/fleet';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
 import type { RunSummary } from '../../lib/core/pipeline';
+import { resumable } from '../../lib/core/pipeline/resume';
+import { planRun } from '../../lib/core/plan';
+import { FsStore } from '../../lib/local/fs-store';
 import { strayJvms } from '../support/processes';
 
 const spec: RunSpec = validateSpec({
@@ -69,6 +74,15 @@ function killDuring(
 
 const read = (dir: string, ...p: string[]) => JSON.parse(readFileSync(path.join(dir, ...p), 'utf8'));
 
+/** The phases each command was sent for (`load-ddb`, cell ids), in order. */
+function phasesSent(f: LocalFleet, into: string[]): void {
+  const send = f.send.bind(f);
+  f.send = async (req) => {
+    into.push(String(req.comment).split(' ').pop()!);
+    return send(req);
+  };
+}
+
 describe('a study survives faults (onCellFailure: retry-then-continue, the default for 2 cells)', () => {
   let ddb: DynamoDbLocal;
   const dirs: string[] = [];
@@ -83,20 +97,26 @@ describe('a study survives faults (onCellFailure: retry-then-continue, the defau
   async function run(
     runName: string,
     onFleet: (f: LocalFleet) => void,
+    o: { spec?: RunSpec; dir?: string; resume?: string } = {},
   ): Promise<{ result: LocalRunResult; dir: string; summary: RunSummary }> {
-    const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cellfail-'));
+    const dir = o.dir ?? mkdtempSync(path.join(tmpdir(), 'fleetbench-cellfail-'));
     dirs.push(dir);
     const result = await runLocal({
-      spec,
+      spec: o.spec ?? spec,
       resultsDir: dir,
-      runName,
+      ...(o.resume ? { resume: o.resume } : { runName }),
       dynamoDbLocal: ddb,
       out: () => undefined,
       onFleet,
     });
     expect(strayJvms(dir)).toEqual([]);
     expect(strayJvms(`fleetbench-agent-${runName}-`)).toEqual([]);
-    return { result, dir, summary: read(dir, 'runs', runName, 'summary.json') as RunSummary };
+    const summaryFile = path.join(dir, 'runs', result.runId, 'summary.json');
+    return {
+      result,
+      dir,
+      summary: existsSync(summaryFile) ? (read(summaryFile) as RunSummary) : (null as never),
+    };
   }
 
   it('a JVM killed in the first attempt: the cell runs again and the study completes', async () => {
@@ -185,4 +205,44 @@ describe('a study survives faults (onCellFailure: retry-then-continue, the defau
     expect(live).toEqual([]); // torn down at the end
     expect(existsSync(path.join(dir, 'runs', 'lost-loader', 'teardown.json'))).toBe(true);
   }, 240_000);
+
+  it('a run stopped by a failed cell is resumed: the data loaded again, only the missing cell run, one run', async () => {
+    const stopSpec: RunSpec = { ...spec, onCellFailure: 'stop' };
+    const killed: number[] = [];
+    const first = await run('stopped', (f) => killDuring(f, 'stopped', CELL1, [0], killed), {
+      spec: stopSpec,
+    });
+    expect(first.result).toMatchObject({ status: 'FAILED', failedState: 'CheckCell' });
+    const cell0 = read(first.dir, 'runs', 'stopped', 'cells', CELL0, 'result.json');
+    expect(cell0.row.incomplete).toBe(false);
+
+    const sent: string[] = [];
+    const resumed = await run('stopped-resume', (f) => phasesSent(f, sent), {
+      spec: stopSpec,
+      dir: first.dir,
+      resume: 'stopped',
+    });
+    expect(resumed.result).toMatchObject({ status: 'SUCCEEDED', runId: 'stopped' });
+    // loaded again (new tables), then exactly the cell without a complete row
+    expect(sent).toEqual(['load-ddb', CELL1]);
+    const ids = planRun(stopSpec, { runId: 'stopped' }).cells.map((c) => c.id);
+    expect(resumed.summary.cells.map((c) => [c.cellId, c.incomplete])).toEqual(ids.map((id) => [id, false]));
+    // one row per planned cell in the run's partition, the first execution's cell untouched
+    const rowFiles = readdirSync(path.join(first.dir, 'tables', 'cells'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.jsonl') && path.basename(f).startsWith('stopped.'))
+      .map((f) => path.basename(f));
+    expect(rowFiles.sort()).toEqual(ids.map((id) => `stopped.${id}.jsonl`).sort());
+    expect(read(first.dir, 'runs', 'stopped', 'cells', CELL0, 'result.json')).toEqual(cell0);
+    expect(read(first.dir, 'runs', 'stopped', 'resume.json')).toMatchObject({ cells: [1] });
+
+    // a run is resumed once; a complete run has nothing to resume
+    const store = new FsStore(first.dir);
+    await expect(resumable(store, 'stopped')).rejects.toThrow(/resumed already, by execution stopped-resume/);
+    const other = await run('complete', () => undefined);
+    expect(other.result.status).toBe('SUCCEEDED');
+    await expect(resumable(new FsStore(other.dir), 'complete')).rejects.toThrow(
+      /complete row for every cell/,
+    );
+  }, 300_000);
 });

@@ -37,6 +37,8 @@ export {
   contextKey,
   teardownKey,
   failureKey,
+  resumeKey,
+  resumesKey,
   summaryKey,
   reportKey,
   cellKey,

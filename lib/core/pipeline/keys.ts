@@ -10,6 +10,10 @@ export const cellPlanKey = (runId: string, index: number): string =>
 export const contextKey = (runId: string): string => runKey(runId, 'context.json');
 export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
 export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
+/** Written by the execution that resumes a run (lib/core/pipeline/resume.ts): a run is resumed once. */
+export const resumeKey = (runId: string): string => runKey(runId, 'resume.json');
+/** Under a resuming execution's own run id: the run it resumes (lib/core/pipeline/resume.ts). */
+export const resumesKey = (executionRunId: string): string => runKey(executionRunId, 'resumes.json');
 export const summaryKey = (runId: string): string => runKey(runId, 'summary.json');
 /** The run's HTML report (written by the Report step, and by the local mode whatever the outcome). */
 export const reportKey = (runId: string): string => runKey(runId, 'report.html');

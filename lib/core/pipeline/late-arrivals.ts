@@ -10,7 +10,7 @@
 import { TAG_RUN_ID, type ObjectStore } from '../common/ports';
 import type { LifecyclePorts } from '../resources/resource-type';
 import { RESOURCE_TYPES } from '../targets/registry';
-import { failureKey, readOptional, teardownKey } from './context';
+import { failureKey, readOptional, resumeKey, teardownKey } from './context';
 import type { TeardownInput } from './teardown-input';
 
 /** How long after a run's teardown (or failure) record a resource of the run counts as a late arrival. */
@@ -43,14 +43,22 @@ export async function resourcesByRun(deps: LateArrivalDeps): Promise<Map<string,
   return owned;
 }
 
-/** When the run's teardown or failure record was written last (epoch ms), or undefined without either. */
+/**
+ * When the run's teardown or failure record was written last (epoch ms), or undefined without either, or when the
+ * run was resumed since (./resume.ts: it runs again until its new teardown record).
+ */
 export async function endedAtMs(store: ObjectStore, runId: string): Promise<number | undefined> {
+  const atOf = async (key: string) =>
+    Number(((await readOptional(store, key)) as { atMs?: unknown } | null)?.atMs);
   const times: number[] = [];
   for (const key of [teardownKey(runId), failureKey(runId)]) {
-    const at = Number(((await readOptional(store, key)) as { atMs?: unknown } | null)?.atMs);
+    const at = await atOf(key);
     if (Number.isFinite(at) && at > 0) times.push(at);
   }
-  return times.length ? Math.max(...times) : undefined;
+  if (!times.length) return undefined;
+  const ended = Math.max(...times);
+  const resumed = await atOf(resumeKey(runId));
+  return Number.isFinite(resumed) && resumed > ended ? undefined : ended;
 }
 
 /**

@@ -250,7 +250,7 @@ export async function checkPhase(
 
 /**
  * ConfigureCell: the cell's target must be ACTIVE, and a provisioned table gets the capacity the
- * spec gives it (it may have been changed since, e.g. by a load phase or by hand). DynamoDB tables here, Amazon
+ * spec gives it (a cell a resumed run does not run is skipped: `skip`) (it may have been changed since, e.g. by a load phase or by hand). DynamoDB tables here, Amazon
  * Keyspaces tables in ./keyspaces.ts (the same rule).
  */
 export async function configureCell(
@@ -262,11 +262,14 @@ export async function configureCell(
     /** Between polls of a Keyspaces table not ACTIVE yet (tests pass one that returns at once). */
     sleep?: (ms: number) => Promise<void>;
   },
-): Promise<{ index: number; cellId: string; changed: boolean }> {
+): Promise<{ index: number; cellId: string; changed: boolean; skip: boolean }> {
   const run = checkRun(input.run);
   const [plan, spec] = await Promise.all([readPlan(deps.store, run.runId), readSpec(deps.store, run.runId)]);
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
+  // a resumed run runs only the cells without a complete row (./resume.ts): the others are skipped
+  if (run.resume && !run.resume.cells.includes(cell.index))
+    return { index: input.index, cellId: cell.id, changed: false, skip: true };
   const target = spec.targets.find((t) => t.id === cell.target);
   const changed = target
     ? ((await kindOf(target).configureCell?.(target, {
@@ -277,5 +280,5 @@ export async function configureCell(
         sleep: deps.sleep,
       })) ?? false)
     : false;
-  return { index: input.index, cellId: cell.id, changed };
+  return { index: input.index, cellId: cell.id, changed, skip: false };
 }

@@ -18,6 +18,7 @@ import { contextEntries, deployFindings, loadsData } from '../targets/registry';
 import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 import { planPriceBook, runPriceBookKey } from './prices';
 import { priceBookWarnings } from '../cost/book-choice';
+import { resumeRun } from './resume';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -28,8 +29,10 @@ export interface PlanInput {
   specKey?: string;
   /** Set by schedules: the schedule's name (overlapping runs of it are refused). */
   scheduleName?: string;
-  /** The execution's input, when the state machine passes it whole (spec, specKey, scheduleName). */
-  input?: { spec?: unknown; specKey?: string; scheduleName?: string } | null;
+  /** A failed run's id: this execution resumes it (./resume.ts) instead of planning a spec. */
+  resume?: unknown;
+  /** The execution's input, when the state machine passes it whole (spec, specKey, scheduleName, resume). */
+  input?: { spec?: unknown; specKey?: string; scheduleName?: string; resume?: unknown } | null;
 }
 
 export interface PlanDeps {
@@ -90,6 +93,13 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
     throw new InputError([
       { path: 'executionName', message: 'missing (the state machine passes $$.Execution.Name)' },
     ]);
+  }
+  if (input.resume !== undefined) {
+    if (input.spec !== undefined || input.specKey !== undefined)
+      throw new InputError([
+        { path: 'resume', message: 'resumes a run by its id alone: give "resume" or a spec, not both' },
+      ]);
+    return resumeRun({ resume: input.resume, executionName: input.executionName }, deps);
   }
   const runId = runIdFromExecutionName(input.executionName);
   const raw = await specOf(input, deps.store);

@@ -30,6 +30,11 @@ export interface RunContext {
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;
+  /**
+   * Set when this execution resumes a failed run (`fleetbench resume`, lib/core/pipeline/resume.ts): the cells it runs
+   * (those without a complete row); the others are skipped by ConfigureCell.
+   */
+  resume?: { executionName: string; atMs: number; cells: number[] };
 }
 
 /** The tags every resource of the run carries (its id, spec, expiry and role), over the user's. */

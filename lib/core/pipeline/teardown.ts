@@ -10,6 +10,7 @@ import {
   failureKey,
   readOptional,
   readRunContext,
+  resumesKey,
   runIdFromExecutionName,
   teardownKey,
   type RunContext,
@@ -47,8 +48,10 @@ type TeardownDeps = LateArrivalDeps;
  * without that tag is kept and reported. `existingTable`s are never deleted.
  */
 export async function teardown(input: TeardownInput, deps: TeardownDeps): Promise<TeardownResult> {
-  const runId = runIdOf(input);
-  const run = await runContextOf(input, runId, deps);
+  const named = runIdOf(input);
+  const run = await runContextOf(input, named, deps);
+  // an execution resuming a run (./resume.ts) has a name of its own: its context is the run's
+  const runId = run?.runId ?? named;
   const { result, errors } = await removeRunResources(runId, run, deps);
   result.failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
@@ -73,8 +76,10 @@ async function runContextOf(
   deps: TeardownDeps,
 ): Promise<RunContext | null> {
   if (input.run) return readRunContext(input.run);
-  const stored = await readOptional(deps.store, contextKey(runId));
-  return stored === null ? null : readRunContext(stored, contextKey(runId));
+  const pointer = (await readOptional(deps.store, resumesKey(runId))) as { runId?: unknown } | null;
+  const key = contextKey(typeof pointer?.runId === 'string' ? pointer.runId : runId);
+  const stored = await readOptional(deps.store, key);
+  return stored === null ? null : readRunContext(stored, key);
 }
 
 function runIdOf(input: TeardownInput): string {

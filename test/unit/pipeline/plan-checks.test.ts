@@ -122,7 +122,7 @@ describe("Plan: the execution's history budget, from the grid counted", () => {
     const planned = jest.spyOn(planner, 'planRun');
     try {
       expect(await planIssues(spec)).toEqual([
-        'workload: the plan has 10000 cells; at up to 71 history events per cell the run could reach 710510 events, ' +
+        'workload: the plan has 10000 cells; at up to 73 history events per cell the run could reach 730510 events, ' +
           'above the 20000 this pipeline allows (Step Functions stops at 25,000): split the spec into smaller runs ' +
           '(fewer read proportions, distributions or throughput steps)',
       ]);
