@@ -140,6 +140,57 @@ async function runInstancesOf(runId: string) {
   return (await twin.instances()).filter((i) => i.tags[TAG_RUN_ID] === runId);
 }
 
+test('a loader lost between cells is replaced under the template roles, and teardown leaves nothing (#32)', async () => {
+  const mark = twin.gateway.calls.length;
+  const ec2 = new EC2Client(twin.moto.clientConfig);
+  let lost: Promise<string> | undefined;
+  const r = await twin.execute({
+    input: {
+      spec: spec('twin-lost', {
+        workload: { ...(spec('x').workload as object), targetOpsPerSec: [50, 60] },
+      }),
+    },
+    name: 'twin-lost-1',
+    waitMs: 1000,
+    // the first cell has run (its command succeeded): its loader instance goes, as one lost to EC2 would
+    onState: (state) => {
+      if (state !== 'AggregateCell' || lost) return;
+      lost = runInstancesOf('twin-lost-1').then(async ([i]) => {
+        await ec2.send(new TerminateInstancesCommand({ InstanceIds: [i!.id] }));
+        return i!.id;
+      });
+    },
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: logsOnFailure(r) }).toEqual({ status: 'SUCCEEDED', logs: '' });
+  expect(r.states).toEqual(
+    expect.arrayContaining(['CellFailed', 'RetryCell', 'WaitLoaders', 'LoadersReady?']),
+  );
+  const first = await lost!;
+  const summary = (await twin.getJson('runs/twin-lost-1/summary.json')) as {
+    cells: { cellId: string; incomplete: boolean }[];
+    loaderReplacements: { launched: number; missing: number }[];
+  };
+  expect(summary.cells.map((c) => c.incomplete)).toEqual([false, false]);
+  expect(summary.loaderReplacements).toEqual([expect.objectContaining({ launched: 1, missing: 1 })]);
+  // the replacement was launched by CellFailed (its role) from the loader template, tagged with the run
+  const instances = await runInstancesOf('twin-lost-1');
+  expect(instances).toHaveLength(2);
+  const replacement = instances.find((i) => i.id !== first)!;
+  expect(replacement.tags).toMatchObject({ [TAG_RUN_ID]: 'twin-lost-1', [TAG_ROLE]: 'loader' });
+  const launchedBy = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.action === 'ec2:RunInstances' && c.result === 'Allowed')
+    .map((c) => c.principal);
+  expect(launchedBy.some((p) => /CellFailed/.test(p))).toBe(true);
+  // teardown: every loader of the run gone, the table deleted
+  expect(instances.map((i) => i.state)).toEqual(['terminated', 'terminated']);
+  const teardown = (await twin.getJson('runs/twin-lost-1/teardown.json')) as { terminated: string[] };
+  expect(teardown.terminated).toContain(replacement.id);
+  expect(await twin.tables()).not.toContain('fleetbench-twin-lost.ddb.twin-lost-1');
+  expect(twin.ssm.running()).toBe(0);
+});
+
 /** Does an EventBridge pattern (arrays of allowed values, nested objects) match the event? */
 function matches(pattern: unknown, event: unknown): boolean {
   if (Array.isArray(pattern)) return pattern.includes(event);

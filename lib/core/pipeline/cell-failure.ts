@@ -121,8 +121,12 @@ export async function cellFailed(
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
   if (attempt + 1 < policy.attempts && ledger.retries < policy.retries) {
+    // not `...deps`: a spread reads every getter of the Lambdas' ports, and `runs` throws
     const replacement = await replaceLostLoaders(run, plan, {
-      ...deps,
+      store: deps.store,
+      fleet: deps.fleet,
+      commands: deps.commands,
+      clock: deps.clock,
       spentUsd: ledger.replacementUsd,
       left: policy.replacements - ledger.replacements,
     });
