@@ -147,7 +147,7 @@ export function predictionWarnings(cells: CellPlan[]): string[] {
   const f = (x: number) => Math.round(x).toLocaleString('en-US');
   return cells.flatMap((c) => {
     const p = c.prediction;
-    if (!p || c.unpaced || p.attainment >= 0.95) return [];
+    if (!p || c.unpaced || !(p.attainment < 0.95)) return [];
     return [
       `cell "${c.id}": predicted ${(p.attainment * 100).toFixed(1)}% of target (${f(p.goodOpsPerSec)} of ` +
         `${f(c.targetOpsPerSec)} ops/s, limited by ${p.limitedBy}): ${p.reason}`,
