@@ -235,4 +235,3 @@ export function partitionHash(key: string): number {
   }
   return h >>> 0;
 }
-

@@ -78,7 +78,9 @@ class ItemLayout implements Layout {
     pop.hot.forEach((h, i) => this.parts[partitionHash(ycsbKeyName(h.keynum)) % n0]!.keys.push(i));
   }
   shares(): number[] {
-    return this.parts.map((p) => p.keys.reduce((s, k) => s + this.pop.hot[k]!.p, 0) + p.tail * this.pop.restMass);
+    return this.parts.map(
+      (p) => p.keys.reduce((s, k) => s + this.pop.hot[k]!.p, 0) + p.tail * this.pop.restMass,
+    );
   }
   splittable(i: number): boolean {
     const p = this.parts[i]!;

@@ -45,7 +45,9 @@ export function ceilClean(x: number): number {
 export function unpacedOpsPerSec(spec: RunSpec, target: Target): number {
   const l = spec.loaders;
   const loaders = l.count === 'auto' ? 1 : l.count;
-  return Math.floor((loaders * l.processesPerLoader * l.threadsPerProcess * 1000) / expectedLatencyMs(target));
+  return Math.floor(
+    (loaders * l.processesPerLoader * l.threadsPerProcess * 1000) / expectedLatencyMs(target),
+  );
 }
 
 export function requiredConcurrency(opsPerSec: number, latencyMs: number, headroom: number): number {

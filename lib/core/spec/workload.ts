@@ -2,13 +2,7 @@
  * YCSB core workloads a-f (as shipped in YCSB's `workloads/` directory) and the expansion of a
  * spec's workload into operation mixes, distributions and throughput steps.
  */
-import {
-  UNPACED,
-  YCSB_HOTSPOT_DEFAULTS,
-  type Distribution,
-  type Proportions,
-  type RunSpec,
-} from './schema';
+import { UNPACED, YCSB_HOTSPOT_DEFAULTS, type Distribution, type Proportions, type RunSpec } from './schema';
 
 export interface BaseWorkload {
   proportions: Proportions;

@@ -21,8 +21,7 @@ describe('examples', () => {
     const w = JSON.parse(readFileSync(join(dir, file), 'utf8')).workload;
     const t = w.targetOpsPerSec;
     // "max": one unpaced cell
-    const steps =
-      t === 'max' ? 1 : Array.isArray(t) ? t.length : Math.floor((t.stop - t.start) / t.step) + 1;
+    const steps = t === 'max' ? 1 : Array.isArray(t) ? t.length : Math.floor((t.stop - t.start) / t.step) + 1;
     const cells =
       spec.targets.length *
       (w.distributions?.length ?? 1) *
