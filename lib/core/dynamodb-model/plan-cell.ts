@@ -8,6 +8,7 @@ import { dynamoOpUnits } from '../cost/workload-units';
 import { STORAGE_OVERHEAD_BYTES_PER_ITEM } from '../cost/capacity';
 import { BINDING_RETRY_DEFAULTS, type RetryPolicy } from './solve';
 import { predictSteadyState, type CellModel, type Prediction } from './model';
+import { keyPopularity, type KeyPopularity } from './ycsb-keys';
 import { simulate } from './simulate';
 import { queryReadUnits } from './rules';
 import type { KeyDistribution } from './ycsb-keys';
@@ -195,7 +196,9 @@ export function predictPlannedCell(
 ): CellPrediction | null {
   const model = cellModelOf(spec, target, cell, capacityScale);
   if (!model) return null;
-  const p = predictSteadyState(model);
+  // YCSB's key popularity once for both modes (a zipfian fold of 200,000 ranks)
+  const pop = keyPopularity(model.distribution, model.table.recordCount);
+  const p = predictSteadyState(model, pop);
   return {
     attainment: cell.unpaced ? NaN : p.attainment,
     goodOpsPerSec: p.goodOpsPerSec,
@@ -207,19 +210,23 @@ export function predictPlannedCell(
     partitions: p.partitions,
     capacityScale,
     reason: cell.unpaced ? '' : p.reason,
-    timeline: predictTimeline(model, cell.durationSeconds),
+    timeline: predictTimeline(model, cell.durationSeconds, pop),
   };
 }
 
-/** Simulation steps of a timeline: 1 s, coarser for long cells (at most 1,200 steps). */
+/** Simulation steps of a timeline: 1 s, coarser for long cells (at most 300 steps: a plan of many cells stays fast). */
 export function timelineStepSeconds(durationSeconds: number): number {
-  return Math.max(1, Math.ceil(durationSeconds / 1_200));
+  return Math.max(1, Math.ceil(durationSeconds / 300));
 }
 
 /** The simulation of a cell averaged per minute (the last point over what remains of the cell). */
-export function predictTimeline(model: CellModel, durationSeconds: number): TimelinePoint[] {
+export function predictTimeline(
+  model: CellModel,
+  durationSeconds: number,
+  pop: KeyPopularity = keyPopularity(model.distribution, model.table.recordCount),
+): TimelinePoint[] {
   const dt = timelineStepSeconds(durationSeconds);
-  const steps = simulate(model, { seconds: durationSeconds, stepSeconds: dt });
+  const steps = simulate(model, { seconds: durationSeconds, stepSeconds: dt }, pop);
   const out: TimelinePoint[] = [];
   for (let start = 0; start < durationSeconds; start += 60) {
     const inMinute = steps.filter((s) => s.t >= start && s.t < start + 60);
