@@ -231,8 +231,9 @@ export function predictTimeline(
   for (let start = 0; start < durationSeconds; start += 60) {
     const inMinute = steps.filter((s) => s.t >= start && s.t < start + 60);
     if (inMinute.length === 0) continue;
+    // to 0.01: the stored plan keeps its size, no figure here is that precise
     const mean = (f: (s: (typeof steps)[number]) => number) =>
-      inMinute.reduce((a, s) => a + f(s), 0) / inMinute.length;
+      Math.round((inMinute.reduce((a, s) => a + f(s), 0) / inMinute.length) * 100) / 100;
     out.push({
       tSeconds: start,
       goodOpsPerSec: mean((s) => s.goodOpsPerSec),

@@ -101,8 +101,17 @@ export interface Plan {
   estimate: RunEstimate;
 }
 
-/** A cell as the run index lists it: everything but its YCSB properties (those are in its own object). */
-export type CellSummary = Omit<CellPlan, 'properties'>;
+/** A prediction as the run index lists it: without its timeline (in the cell's own object). */
+export type PredictionSummary = Omit<CellPrediction, 'timeline'>;
+
+/**
+ * A cell as the run index lists it: everything but its YCSB properties and its predicted timelines
+ * (those are in its own object: a 90-point timeline per cell would make a staircase's index large).
+ */
+export type CellSummary = Omit<CellPlan, 'properties' | 'prediction' | 'localPrediction'> & {
+  prediction?: PredictionSummary;
+  localPrediction?: PredictionSummary;
+};
 
 /**
  * The stored plan's run index (`runs/<id>/plan.json`): the plan with cells as summaries. Each cell's
@@ -113,8 +122,18 @@ export interface PlanIndex extends Omit<Plan, 'cells'> {
   cells: CellSummary[];
 }
 
+const withoutTimeline = (p: CellPrediction | undefined): { prediction?: PredictionSummary } =>
+  p ? { prediction: (({ timeline: _t, ...rest }) => rest)(p) } : {};
+
 export function planIndex(plan: Plan): PlanIndex {
-  return { ...plan, cells: plan.cells.map(({ properties: _p, ...summary }) => summary) };
+  return {
+    ...plan,
+    cells: plan.cells.map(({ properties: _p, prediction, localPrediction, ...summary }) => ({
+      ...summary,
+      ...withoutTimeline(prediction),
+      ...(localPrediction ? { localPrediction: withoutTimeline(localPrediction).prediction } : {}),
+    })),
+  };
 }
 
 export interface PlanOptions {
