@@ -215,12 +215,36 @@ function finish(cell: CellModel, r: SolveResult, domains: Domain[], partitions: 
   return { ...p, reason: reasonFor(p, cell) };
 }
 
+/**
+ * Partitions in steady state: those at creation, or, when the rest of the keys (all but the isolated hot
+ * ones) would hold partitions over their limit, as many as split for heat makes to carry them: their demand
+ * at the target (at most the table's limit) over one partition's limit. A partition over its limit for
+ * minutes is split (./simulate.ts); one below it may stay as it is, so the count made at creation stands.
+ */
+export function steadyPartitions(cell: CellModel, pop: KeyPopularity): number {
+  const n0 = initialPartitions(cell.table);
+  const m = cell.mix;
+  const s = limitScale(cell.table);
+  const table = steadyTableLimit(cell.table);
+  const read = Math.min(cell.targetOpsPerSec * pop.restMass * m.read * m.readUnits, table.readUnitsPerSec);
+  const write = Math.min(
+    cell.targetOpsPerSec * pop.restMass * m.write * m.writeUnits,
+    table.writeUnitsPerSec,
+  );
+  const needed = Math.max(
+    Math.ceil(read / (PARTITION_READ_UNITS_PER_SEC * s.read)),
+    Math.ceil(write / (PARTITION_WRITE_UNITS_PER_SEC * s.write)),
+  );
+  // never more partitions than keys to spread (a table of 70 records has at most 70 busy ones)
+  return Math.max(n0, Math.min(needed, Math.max(1, pop.restKeys)));
+}
+
 /** Analytic, steady-state prediction of one cell (the plan's). */
 export function predictSteadyState(
   cell: CellModel,
   pop = keyPopularity(cell.distribution, cell.table.recordCount),
 ): Prediction {
-  const partitions = initialPartitions(cell.table);
+  const partitions = steadyPartitions(cell, pop);
   const domains = steadyDomains(pop, partitions, cell);
   const r = solve(domains, cell.mix, steadyTableLimit(cell.table), cell.client, cell.targetOpsPerSec);
   return finish(cell, r, domains, partitions);
