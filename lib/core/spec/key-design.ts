@@ -89,8 +89,13 @@ function unpacedChecks(spec: RunSpec, issues: Issue[]): void {
 }
 
 /** The rules of key designs, queries and unpaced cells, in the validator's (issues, warnings) form. */
-export function keyDesignAndQueryChecks(spec: RunSpec, issues: Issue[]): void {
+export function keyDesignAndQueryChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void {
   keyDesignChecks(spec, issues);
   queryChecks(spec, issues);
   unpacedChecks(spec, issues);
+  const w = spec.workload;
+  if (w.query && operationMixes(w).every((m) => m.proportions.query === 0))
+    warnings.push(
+      'workload.query: set, but no cell has a query proportion (workload.proportions.query): it is unused',
+    );
 }

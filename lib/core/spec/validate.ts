@@ -88,7 +88,7 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
   timeWindowChecks(spec, issues, warnings);
   proportionChecks(spec, issues);
   throughputChecks(spec, issues);
-  keyDesignAndQueryChecks(spec, issues);
+  keyDesignAndQueryChecks(spec, issues, warnings);
   propertyAndRangeChecks(spec, issues);
   if (issues.length === 0) sizingChecks(spec, issues, warnings);
 }
