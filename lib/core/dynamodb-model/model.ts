@@ -4,8 +4,9 @@
  * (./rules.ts) and the same solver (./solve.ts):
  * - `predictSteadyState`: adaptive capacity has isolated the hot items (each then limited by its own
  *   partition's 3,000 RCU / 1,000 WCU), burst is spent, on-demand has grown to its cap. Milliseconds.
- * - `simulate`: second by second from table creation: the initial partitions with hot keys hashed
- *   onto them, split for heat after sustained heat, the burst bucket, the on-demand ceiling.
+ * - `simulate` (./simulate.ts): second by second from table creation: the initial partitions with hot
+ *   keys (or item collections) hashed onto them, split for heat after sustained heat, the table's limit
+ *   with its burst bucket.
  */
 import {
   DEFAULT_TABLE_QUOTA_UNITS,
@@ -178,18 +179,20 @@ function reasonFor(p: Omit<Prediction, 'reason'>, cell: CellModel): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const s = cell.table.capacityScale ?? 1;
   const units = (x: number) => (x * s).toLocaleString('en-US', { maximumFractionDigits: 2 });
+  // eventually consistent reads: the three replicas' 1.5 × (rules.ts EVENTUALLY_CONSISTENT_READ_FACTOR)
+  const readUnits = (x: number) => units(x * readLimitFactor(cell.table));
   const scaled = s !== 1 ? ` (limits × ${s})` : '';
   switch (p.limitedBy) {
     case 'item':
       return (
         `the hottest item gets ${pct(p.hottestPartitionShare)} of operations and one item is limited to ` +
-        `${units(PARTITION_READ_UNITS_PER_SEC)} RCU / ${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU per second${scaled}; ` +
+        `${readUnits(PARTITION_READ_UNITS_PER_SEC)} RCU / ${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU per second${scaled}; ` +
         `${p.throttledAttemptsPerOp.toFixed(2)} throttled attempts per op, ${p.addedLatencyMs.toFixed(0)} ms of retries per op`
       );
     case 'partition-read':
     case 'partition-write':
       return (
-        `a partition is over its ${p.limitedBy === 'partition-read' ? `${units(PARTITION_READ_UNITS_PER_SEC)} RCU` : `${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU`} ` +
+        `a partition is over its ${p.limitedBy === 'partition-read' ? `${readUnits(PARTITION_READ_UNITS_PER_SEC)} RCU` : `${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU`} ` +
         `per second${scaled} (${p.partitions} partitions)`
       );
     case 'table-read':
