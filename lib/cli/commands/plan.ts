@@ -125,7 +125,7 @@ export function renderPlan(plan: Plan): string {
         String(c.loaders * c.processesPerLoader),
         // the DynamoDB capacity model's steady-state attainment (docs/dynamodb-model.md)
         c.prediction
-          ? `${(c.prediction.attainment * 100).toFixed(1)}%${c.prediction.limitedBy !== 'none' ? ` ${c.prediction.limitedBy}` : ''}`
+          ? `${c.unpaced ? `${Math.round(c.prediction.goodOpsPerSec).toLocaleString('en-US')} ops/s` : `${(c.prediction.attainment * 100).toFixed(1)}%`}${c.prediction.limitedBy !== 'none' ? ` ${c.prediction.limitedBy}` : ''}`
           : '',
       ]),
     ),

@@ -75,7 +75,9 @@ export function cellUnitsPerSec(cell: CellLike, units: DynamoOpUnits): { reads: 
   const reads = ops
     .mul(Q.of(p.read).add(p.readModifyWrite))
     .mul(units.readUnitsPerRead)
-    .add(p.scan > 0 ? ops.mul(p.scan).mul(readUnitsPerScan(units, maxScanLength(cell))) : Q.ZERO);
+    .add(p.scan > 0 ? ops.mul(p.scan).mul(readUnitsPerScan(units, maxScanLength(cell))) : Q.ZERO)
+    // a Query of Limit 1 (the default) returns one item: a read's units (lib/core/dynamodb-model/rules.ts queryReadUnits)
+    .add(p.query > 0 ? ops.mul(p.query).mul(units.readUnitsPerRead) : Q.ZERO);
   const writes = ops.mul(Q.of(p.update).add(p.insert).add(p.readModifyWrite)).mul(units.writeUnitsPerWrite);
   return { reads, writes };
 }

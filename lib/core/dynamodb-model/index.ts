@@ -2,6 +2,7 @@
 export * from './rules';
 export * from './solve';
 export * from './model';
+export * from './simulate';
 export * from './ycsb-keys';
 export * from './plan-cell';
 export * from './emulator';

@@ -4,22 +4,23 @@
  * (./rules.ts) and the same solver (./solve.ts):
  * - `predictSteadyState`: adaptive capacity has isolated the hot items (each then limited by its own
  *   partition's 3,000 RCU / 1,000 WCU), burst is spent, on-demand has grown to its cap. Milliseconds.
- * - `simulate`: second by second from table creation: the initial partitions with hot keys hashed
- *   onto them, split for heat after sustained heat, the burst bucket, the on-demand ceiling.
+ * - `simulate` (./simulate.ts): second by second from table creation: the initial partitions with hot
+ *   keys (or item collections) hashed onto them, split for heat after sustained heat, the table's limit
+ *   with its burst bucket.
  */
 import {
-  BurstBucket,
   DEFAULT_TABLE_QUOTA_UNITS,
-  OnDemandCeiling,
+  EVENTUALLY_CONSISTENT_READ_FACTOR,
+  ON_DEMAND_NEW_TABLE_PARTITIONS,
   ON_DEMAND_NEW_TABLE_READ_UNITS,
   ON_DEMAND_NEW_TABLE_WRITE_UNITS,
+  PARTITION_MAX_BYTES,
   PARTITION_READ_UNITS_PER_SEC,
   PARTITION_WRITE_UNITS_PER_SEC,
-  SPLIT_FOR_HEAT_SECONDS,
   partitionCount,
 } from './rules';
 import { solve, type ClientModel, type Domain, type OpMix, type SolveResult } from './solve';
-import { keyPopularity, ycsbKeyName, type KeyDistribution, type KeyPopularity } from './ycsb-keys';
+import { keyPopularity, type KeyDistribution, type KeyPopularity } from './ycsb-keys';
 
 export interface TableModel {
   billing:
@@ -36,6 +37,21 @@ export interface TableModel {
    * count is the unscaled table's. Local emulation: a big table's behaviour at a few hundred ops/s.
    */
   capacityScale?: number;
+  /**
+   * Reads are eventually consistent: every read limit (item, partition, table) × 1.5 in read units,
+   * the three replicas serving them (rules.ts EVENTUALLY_CONSISTENT_READ_FACTOR).
+   */
+  eventuallyConsistentReads?: boolean;
+  /**
+   * N partition-key values shared by the items (key design of seed 003), each an item collection a
+   * split for heat may divide by sort-key range; absent: one value per item.
+   */
+  partitionKeyValues?: number;
+}
+
+/** The factor on every read limit of the table: 1.5 for eventually consistent reads, else 1. */
+export function readLimitFactor(t: TableModel): number {
+  return t.eventuallyConsistentReads ? EVENTUALLY_CONSISTENT_READ_FACTOR : 1;
 }
 
 export interface CellModel {
@@ -58,17 +74,30 @@ export interface Prediction extends SolveResult {
 /** The table's read/write ceiling in steady state (burst spent, on-demand grown to its cap). */
 export function steadyTableLimit(t: TableModel): { readUnitsPerSec: number; writeUnitsPerSec: number } {
   const s = t.capacityScale ?? 1;
+  const r = s * readLimitFactor(t);
   if (t.billing.mode === 'provisioned')
-    return { readUnitsPerSec: t.billing.rcu * s, writeUnitsPerSec: t.billing.wcu * s };
+    return { readUnitsPerSec: t.billing.rcu * r, writeUnitsPerSec: t.billing.wcu * s };
   return {
-    readUnitsPerSec: (t.billing.maxReadRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * s,
+    readUnitsPerSec: (t.billing.maxReadRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * r,
     writeUnitsPerSec: (t.billing.maxWriteRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * s,
   };
 }
 
-/** Partitions at creation: from size and provisioned (or warm / new on-demand) throughput. */
+/**
+ * Partitions at creation: from size and provisioned (or warm) throughput; a new on-demand table without
+ * warm throughput has four (rules.ts ON_DEMAND_NEW_TABLE_PARTITIONS), or more for its size.
+ */
 export function initialPartitions(t: TableModel): number {
   const warm = t.warmThroughput ?? {};
+  if (
+    t.billing.mode === 'on-demand' &&
+    warm.readUnitsPerSecond === undefined &&
+    warm.writeUnitsPerSecond === undefined
+  )
+    return Math.max(
+      ON_DEMAND_NEW_TABLE_PARTITIONS,
+      Math.ceil((t.recordCount * t.storedItemBytes) / PARTITION_MAX_BYTES),
+    );
   const read =
     t.billing.mode === 'provisioned'
       ? Math.max(t.billing.rcu, warm.readUnitsPerSecond ?? 0)
@@ -84,23 +113,34 @@ export function initialPartitions(t: TableModel): number {
   });
 }
 
-function itemDomain(share: number, capacityScale: number): Domain {
+/** The scale of a table's limits: capacityScale, and for reads × the eventually consistent factor. */
+export interface LimitScale {
+  read: number;
+  write: number;
+}
+
+export function limitScale(t: TableModel): LimitScale {
+  const s = t.capacityScale ?? 1;
+  return { read: s * readLimitFactor(t), write: s };
+}
+
+function itemDomain(share: number, scale: LimitScale): Domain {
   return {
     kind: 'item',
     share,
-    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * capacityScale,
-    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * capacityScale,
+    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * scale.read,
+    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * scale.write,
   };
 }
 
-/** `count` partitions taken together (limits summed), every limit × capacityScale. */
-function partitionDomain(share: number, count: number, capacityScale: number): Domain {
+/** `count` partitions taken together (limits summed), every limit × its scale. */
+export function partitionDomain(share: number, count: number, scale: LimitScale): Domain {
   return {
     kind: 'partition',
     share,
     count,
-    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * count * capacityScale,
-    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * count * capacityScale,
+    readUnitsPerSec: PARTITION_READ_UNITS_PER_SEC * count * scale.read,
+    writeUnitsPerSec: PARTITION_WRITE_UNITS_PER_SEC * count * scale.write,
   };
 }
 
@@ -112,10 +152,10 @@ function steadyDomains(pop: KeyPopularity, partitions: number, cell: CellModel):
   // an item that cannot reach its limit even at the full target is never throttled on its own:
   // those are one group without a local limit (exactly equivalent, and fast)
   const m = cell.mix;
-  const s = cell.table.capacityScale ?? 1;
+  const s = limitScale(cell.table);
   const canThrottle = (p: number) =>
-    cell.targetOpsPerSec * p * m.read * m.readUnits > PARTITION_READ_UNITS_PER_SEC * s ||
-    cell.targetOpsPerSec * p * m.write * m.writeUnits > PARTITION_WRITE_UNITS_PER_SEC * s;
+    cell.targetOpsPerSec * p * m.read * m.readUnits > PARTITION_READ_UNITS_PER_SEC * s.read ||
+    cell.targetOpsPerSec * p * m.write * m.writeUnits > PARTITION_WRITE_UNITS_PER_SEC * s.write;
   const domains: Domain[] = [];
   let cool = 0;
   for (const h of pop.hot) {
@@ -139,18 +179,20 @@ function reasonFor(p: Omit<Prediction, 'reason'>, cell: CellModel): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const s = cell.table.capacityScale ?? 1;
   const units = (x: number) => (x * s).toLocaleString('en-US', { maximumFractionDigits: 2 });
+  // eventually consistent reads: the three replicas' 1.5 × (rules.ts EVENTUALLY_CONSISTENT_READ_FACTOR)
+  const readUnits = (x: number) => units(x * readLimitFactor(cell.table));
   const scaled = s !== 1 ? ` (limits × ${s})` : '';
   switch (p.limitedBy) {
     case 'item':
       return (
         `the hottest item gets ${pct(p.hottestPartitionShare)} of operations and one item is limited to ` +
-        `${units(PARTITION_READ_UNITS_PER_SEC)} RCU / ${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU per second${scaled}; ` +
+        `${readUnits(PARTITION_READ_UNITS_PER_SEC)} RCU / ${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU per second${scaled}; ` +
         `${p.throttledAttemptsPerOp.toFixed(2)} throttled attempts per op, ${p.addedLatencyMs.toFixed(0)} ms of retries per op`
       );
     case 'partition-read':
     case 'partition-write':
       return (
-        `a partition is over its ${p.limitedBy === 'partition-read' ? `${units(PARTITION_READ_UNITS_PER_SEC)} RCU` : `${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU`} ` +
+        `a partition is over its ${p.limitedBy === 'partition-read' ? `${readUnits(PARTITION_READ_UNITS_PER_SEC)} RCU` : `${units(PARTITION_WRITE_UNITS_PER_SEC)} WCU`} ` +
         `per second${scaled} (${p.partitions} partitions)`
       );
     case 'table-read':
@@ -176,12 +218,36 @@ function finish(cell: CellModel, r: SolveResult, domains: Domain[], partitions: 
   return { ...p, reason: reasonFor(p, cell) };
 }
 
+/**
+ * Partitions in steady state: those at creation, or, when the rest of the keys (all but the isolated hot
+ * ones) would hold partitions over their limit, as many as split for heat makes to carry them: their demand
+ * at the target (at most the table's limit) over one partition's limit. A partition over its limit for
+ * minutes is split (./simulate.ts); one below it may stay as it is, so the count made at creation stands.
+ */
+export function steadyPartitions(cell: CellModel, pop: KeyPopularity): number {
+  const n0 = initialPartitions(cell.table);
+  const m = cell.mix;
+  const s = limitScale(cell.table);
+  const table = steadyTableLimit(cell.table);
+  const read = Math.min(cell.targetOpsPerSec * pop.restMass * m.read * m.readUnits, table.readUnitsPerSec);
+  const write = Math.min(
+    cell.targetOpsPerSec * pop.restMass * m.write * m.writeUnits,
+    table.writeUnitsPerSec,
+  );
+  const needed = Math.max(
+    Math.ceil(read / (PARTITION_READ_UNITS_PER_SEC * s.read)),
+    Math.ceil(write / (PARTITION_WRITE_UNITS_PER_SEC * s.write)),
+  );
+  // never more partitions than keys to spread (a table of 70 records has at most 70 busy ones)
+  return Math.max(n0, Math.min(needed, Math.max(1, pop.restKeys)));
+}
+
 /** Analytic, steady-state prediction of one cell (the plan's). */
 export function predictSteadyState(
   cell: CellModel,
   pop = keyPopularity(cell.distribution, cell.table.recordCount),
 ): Prediction {
-  const partitions = initialPartitions(cell.table);
+  const partitions = steadyPartitions(cell, pop);
   const domains = steadyDomains(pop, partitions, cell);
   const r = solve(domains, cell.mix, steadyTableLimit(cell.table), cell.client, cell.targetOpsPerSec);
   return finish(cell, r, domains, partitions);
@@ -195,162 +261,4 @@ export function partitionHash(key: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h >>> 0;
-}
-
-interface SimPartition {
-  /** indices into pop.hot */
-  keys: number[];
-  /** share of the tail (restMass) */
-  tail: number;
-  /** seconds of sustained heat */
-  hot: number;
-}
-
-export interface SimStep extends SolveResult {
-  t: number;
-  partitions: number;
-  attainment: number;
-  burstRead: number;
-  burstWrite: number;
-  tableReadLimit: number;
-  tableWriteLimit: number;
-}
-
-export interface SimulationOptions {
-  seconds: number;
-  stepSeconds?: number;
-  /** burst bucket full at start (default true: an idle table has five minutes saved) */
-  burstFullAtStart?: boolean;
-  /** seconds of sustained heat before a split (default per billing mode, from the AWS blog) */
-  splitAfterSeconds?: number;
-}
-
-/**
- * Time-stepped simulation of a cell from table creation: the partitions at creation, hot keys
- * hashed onto them, a partition at its limit for `splitAfterSeconds` split in two (hot keys
- * divided to balance heat; a single item never splits), the burst bucket (provisioned) or the
- * on-demand ceiling, and the client's rate (solve.ts) solved each step.
- */
-export function simulate(
-  cell: CellModel,
-  opts: SimulationOptions,
-  pop = keyPopularity(cell.distribution, cell.table.recordCount),
-): SimStep[] {
-  const dt = opts.stepSeconds ?? 1;
-  const t = cell.table;
-  const scale = t.capacityScale ?? 1;
-  const n0 = initialPartitions(t);
-  // the tail's keys are spread by hash; with fewer keys than partitions, only as many hold any
-  const holding = Math.max(1, Math.min(n0, pop.restKeys));
-  const parts: SimPartition[] = Array.from({ length: n0 }, (_, i) => ({
-    keys: [],
-    tail: i < holding ? 1 / holding : 0,
-    hot: 0,
-  }));
-  pop.hot.forEach((h, i) => parts[partitionHash(ycsbKeyName(h.keynum)) % n0]!.keys.push(i));
-  const splitAfter = opts.splitAfterSeconds ?? SPLIT_FOR_HEAT_SECONDS[t.billing.mode];
-  const full = opts.burstFullAtStart ?? true;
-  const steady = steadyTableLimit(t);
-  const burst =
-    t.billing.mode === 'provisioned'
-      ? {
-          read: new BurstBucket(steady.readUnitsPerSec, full),
-          write: new BurstBucket(steady.writeUnitsPerSec, full),
-        }
-      : null;
-  const warm = t.warmThroughput ?? {};
-  const ceiling =
-    t.billing.mode === 'on-demand'
-      ? {
-          read: new OnDemandCeiling(
-            warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS,
-            steady.readUnitsPerSec,
-          ),
-          write: new OnDemandCeiling(
-            warm.writeUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_WRITE_UNITS,
-            steady.writeUnitsPerSec,
-          ),
-        }
-      : null;
-  const shareOf = (p: SimPartition) => p.keys.reduce((s, k) => s + pop.hot[k]!.p, 0) + p.tail * pop.restMass;
-  const out: SimStep[] = [];
-  for (let now = 0; now < opts.seconds; now += dt) {
-    const table = burst
-      ? {
-          readUnitsPerSec: steady.readUnitsPerSec + burst.read.available / dt,
-          writeUnitsPerSec: steady.writeUnitsPerSec + burst.write.available / dt,
-        }
-      : { readUnitsPerSec: ceiling!.read.ceiling, writeUnitsPerSec: ceiling!.write.ceiling };
-    // partitions with the same share are one group (most of a large table at first)
-    const groups = new Map<number, number[]>();
-    parts.forEach((p, i) => {
-      const s = shareOf(p);
-      const g = groups.get(s);
-      if (g) g.push(i);
-      else groups.set(s, [i]);
-    });
-    const groupOf: number[] = new Array<number>(parts.length);
-    const domains: Domain[] = [];
-    for (const [s, members] of groups) {
-      for (const i of members) groupOf[i] = domains.length;
-      domains.push(partitionDomain(s * members.length, members.length, scale));
-    }
-    const r = solve(domains, cell.mix, table, cell.client, cell.targetOpsPerSec);
-    out.push({
-      ...r,
-      t: now,
-      partitions: parts.length,
-      attainment: r.goodOpsPerSec / cell.targetOpsPerSec,
-      burstRead: burst ? burst.read.available : 0,
-      burstWrite: burst ? burst.write.available : 0,
-      tableReadLimit: table.readUnitsPerSec,
-      tableWriteLimit: table.writeUnitsPerSec,
-    });
-    if (burst) {
-      burst.read.step(r.consumedReadUnitsPerSec, dt);
-      burst.write.step(r.consumedWriteUnitsPerSec, dt);
-    }
-    if (ceiling) {
-      ceiling.read.step(r.consumedReadUnitsPerSec, dt);
-      ceiling.write.step(r.consumedWriteUnitsPerSec, dt);
-    }
-    // split for heat: a partition at its limit (any throttling) for splitAfter seconds
-    const next: SimPartition[] = [];
-    parts.forEach((p, i) => {
-      const g = groupOf[i]!;
-      const d = r.domains[g]!;
-      const heated =
-        d.readDemand >= domains[g]!.readUnitsPerSec || d.writeDemand >= domains[g]!.writeUnitsPerSec;
-      p.hot = heated ? p.hot + dt : 0;
-      if (p.hot >= splitAfter && (p.keys.length > 1 || (p.keys.length === 1 && p.tail > 0))) {
-        next.push(...splitPartition(p, pop));
-      } else next.push(p);
-    });
-    parts.splice(0, parts.length, ...next);
-  }
-  return out;
-}
-
-/** Splits a partition in two, dividing its hot keys greedily to balance their heat. */
-function splitPartition(p: SimPartition, pop: KeyPopularity): SimPartition[] {
-  const a: SimPartition = { keys: [], tail: p.tail / 2, hot: 0 };
-  const b: SimPartition = { keys: [], tail: p.tail / 2, hot: 0 };
-  let sa = a.tail * pop.restMass;
-  let sb = b.tail * pop.restMass;
-  for (const k of [...p.keys].sort((x, y) => pop.hot[y]!.p - pop.hot[x]!.p)) {
-    if (sa <= sb) {
-      a.keys.push(k);
-      sa += pop.hot[k]!.p;
-    } else {
-      b.keys.push(k);
-      sb += pop.hot[k]!.p;
-    }
-  }
-  // a lone hot item is separated from the tail entirely (the item's own partition)
-  if (p.keys.length === 1)
-    return [
-      { keys: p.keys, tail: 0, hot: 0 },
-      { keys: [], tail: p.tail, hot: 0 },
-    ];
-  return [a, b];
 }

@@ -8,10 +8,26 @@ import { dynamoOpUnits } from '../cost/workload-units';
 import { STORAGE_OVERHEAD_BYTES_PER_ITEM } from '../cost/capacity';
 import { BINDING_RETRY_DEFAULTS, type RetryPolicy } from './solve';
 import { predictSteadyState, type CellModel, type Prediction } from './model';
+import { keyPopularity, type KeyPopularity } from './ycsb-keys';
+import { simulate } from './simulate';
+import { queryReadUnits } from './rules';
 import type { KeyDistribution } from './ycsb-keys';
+
+/** One point of a cell's predicted timeline: the mean over the minute from `tSeconds`. */
+export interface TimelinePoint {
+  tSeconds: number;
+  goodOpsPerSec: number;
+  consumedReadUnits: number;
+  consumedWriteUnits: number;
+  partitions: number;
+}
 
 /** What the plan publishes per DynamoDB cell (`fleetbench plan --json`). */
 export interface CellPrediction {
+  /**
+   * good ÷ target; NaN for an unpaced cell (no target: `null` in the plan's JSON), whose figures are
+   * goodOpsPerSec and the timeline
+   */
   attainment: number;
   goodOpsPerSec: number;
   /** throttled attempts / all attempts */
@@ -27,14 +43,30 @@ export interface CellPrediction {
   capacityScale: number;
   /** why the cell is predicted below 95 % of its target; '' otherwise */
   reason: string;
+  /**
+   * The cell over time from table creation (the model's simulation: splits for heat, burst, the table's
+   * limit), one point per minute of the cell's duration, each the minute's mean (as CloudWatch's
+   * one-minute sums / 60).
+   */
+  timeline: TimelinePoint[];
 }
 
 /** The planned-cell fields the model reads (structurally lib/core/plan's CellPlan). */
 export interface PlannedCell {
   target: string;
   distribution: string;
-  proportions: { read: number; update: number; insert: number; scan: number; readModifyWrite: number };
+  proportions: {
+    read: number;
+    update: number;
+    insert: number;
+    scan: number;
+    readModifyWrite: number;
+    query?: number;
+  };
+  /** for an unpaced cell, the rate its threads could reach (lib/core/plan unpacedOpsPerSec) */
   targetOpsPerSec: number;
+  unpaced?: boolean;
+  durationSeconds: number;
   loaders: number;
   processesPerLoader: number;
   /** the YCSB properties every process of the cell shares */
@@ -94,7 +126,28 @@ export function tableModelOf(spec: RunSpec, target: DynamoDbTarget, capacityScal
     recordCount: spec.dataset.recordCount,
     itemBytes: units.itemBytes,
     storedItemBytes: units.itemBytes + STORAGE_OVERHEAD_BYTES_PER_ITEM,
+    ...(target.consistentReads ? {} : { eventuallyConsistentReads: true }),
+    ...(typeof target.keyDesign?.partitionKeyValues === 'number'
+      ? { partitionKeyValues: target.keyDesign.partitionKeyValues }
+      : {}),
   };
+}
+
+/**
+ * Read units per read operation of the mix: reads (and read-modify-write's read) at one item's units,
+ * queries at queryReadUnits (the items a Query returns, summed, rounded up to 4 KB), weighted.
+ */
+function mixReadUnits(spec: RunSpec, target: DynamoDbTarget, p: PlannedCell['proportions']): number {
+  const units = dynamoOpUnits(spec, target);
+  const query = p.query ?? 0;
+  const reads = p.read + p.readModifyWrite;
+  if (query <= 0) return units.readUnitsPerRead;
+  const q = queryReadUnits({
+    itemBytes: units.itemBytes,
+    limit: spec.workload.query?.limit ?? 1,
+    consistent: target.consistentReads,
+  });
+  return (reads * units.readUnitsPerRead + query * q) / (reads + query);
 }
 
 /**
@@ -118,9 +171,9 @@ export function cellModelOf(
     table: tableModelOf(spec, target, capacityScale),
     distribution: dist,
     mix: {
-      read: p.read + p.readModifyWrite,
+      read: p.read + p.readModifyWrite + (p.query ?? 0),
       write: p.update + p.insert + p.readModifyWrite,
-      readUnits: units.readUnitsPerRead,
+      readUnits: mixReadUnits(spec, target, p),
       writeUnits: units.writeUnitsPerWrite,
     },
     targetOpsPerSec: cell.targetOpsPerSec,
@@ -143,9 +196,11 @@ export function predictPlannedCell(
 ): CellPrediction | null {
   const model = cellModelOf(spec, target, cell, capacityScale);
   if (!model) return null;
-  const p = predictSteadyState(model);
+  // YCSB's key popularity once for both modes (a zipfian fold of 200,000 ranks)
+  const pop = keyPopularity(model.distribution, model.table.recordCount);
+  const p = predictSteadyState(model, pop);
   return {
-    attainment: p.attainment,
+    attainment: cell.unpaced ? NaN : p.attainment,
     goodOpsPerSec: p.goodOpsPerSec,
     throttledFraction: p.throttledFraction,
     limitedBy: p.limitedBy,
@@ -154,6 +209,38 @@ export function predictPlannedCell(
     addedLatencyMs: p.addedLatencyMs,
     partitions: p.partitions,
     capacityScale,
-    reason: p.reason,
+    reason: cell.unpaced ? '' : p.reason,
+    timeline: predictTimeline(model, cell.durationSeconds, pop),
   };
+}
+
+/** Simulation steps of a timeline: 1 s, coarser for long cells (at most 300 steps: a plan of many cells stays fast). */
+export function timelineStepSeconds(durationSeconds: number): number {
+  return Math.max(1, Math.ceil(durationSeconds / 300));
+}
+
+/** The simulation of a cell averaged per minute (the last point over what remains of the cell). */
+export function predictTimeline(
+  model: CellModel,
+  durationSeconds: number,
+  pop: KeyPopularity = keyPopularity(model.distribution, model.table.recordCount),
+): TimelinePoint[] {
+  const dt = timelineStepSeconds(durationSeconds);
+  const steps = simulate(model, { seconds: durationSeconds, stepSeconds: dt }, pop);
+  const out: TimelinePoint[] = [];
+  for (let start = 0; start < durationSeconds; start += 60) {
+    const inMinute = steps.filter((s) => s.t >= start && s.t < start + 60);
+    if (inMinute.length === 0) continue;
+    // to 0.01: the stored plan keeps its size, no figure here is that precise
+    const mean = (f: (s: (typeof steps)[number]) => number) =>
+      Math.round((inMinute.reduce((a, s) => a + f(s), 0) / inMinute.length) * 100) / 100;
+    out.push({
+      tSeconds: start,
+      goodOpsPerSec: mean((s) => s.goodOpsPerSec),
+      consumedReadUnits: mean((s) => s.consumedReadUnitsPerSec),
+      consumedWriteUnits: mean((s) => s.consumedWriteUnitsPerSec),
+      partitions: inMinute.at(-1)!.partitions,
+    });
+  }
+  return out;
 }

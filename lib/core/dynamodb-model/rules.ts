@@ -52,6 +52,49 @@ export const DEFAULT_TABLE_QUOTA_UNITS = 40_000;
  */
 export const SPLIT_FOR_HEAT_SECONDS = { 'on-demand': 600, provisioned: 900 } as const;
 
+/** The AWS Database Blog post of seed 003 (its measurements are the source of the rules below). */
+export const SPLIT_FOR_HEAT_POST =
+  'https://aws.amazon.com/blogs/database/part-2-scaling-dynamodb-how-partitions-hot-keys-and-split-for-heat-impact-performance/';
+
+/**
+ * Eventually consistent reads are served by all three replicas of a partition: the leader serves
+ * 3,000 reads/s (hence 3,000 strongly consistent read units), an eventually consistent read may go to
+ * any of the three nodes, so one partition served 9,000 eventually consistent reads/s = 4,500 read
+ * units (the post measured exactly that on one hot partition), and a table whose read limit is
+ * 80,000 units ran at 120,000 units of eventually consistent reads. So every read limit (item,
+ * partition, table) is × 1.5 in read units for eventually consistent reads (SPLIT_FOR_HEAT_POST).
+ * The post advises designing for 6,000 (a replica may be down); the model predicts what was measured.
+ */
+export const EVENTUALLY_CONSISTENT_READ_FACTOR = 1.5;
+
+/**
+ * A new on-demand table has four partitions ("all four partitions present in a newly created on-demand
+ * table", SPLIT_FOR_HEAT_POST), which is its documented 12,000 reads / 4,000 writes per second
+ * (4 × 3,000 RCU or 4 × 1,000 WCU).
+ */
+export const ON_DEMAND_NEW_TABLE_PARTITIONS = 4;
+
+/**
+ * Split for heat splits a partition "receiving sustained high read or write throughput"
+ * (SPLIT_FOR_HEAT_POST), not only one at its limit: with 200 partition-key values on a table of 500,000
+ * RCU the post saw the whole table double at once after 15 minutes (225,000 → 470,000 read units), which
+ * needs the partitions below the hottest to split too (those at their limit alone would give ×4/3). The
+ * model's reading: a partition consuming at least half its limit for the sustained period splits. This
+ * fraction is inferred from that measurement, not documented by AWS.
+ */
+export const SPLIT_HEAT_FRACTION = 0.5;
+
+/**
+ * Read units of one Query: "the total size of all the items returned" rounded up to the next 4 KB (not
+ * per item), eventually consistent at half; a Query returning nothing still consumes the minimum
+ * (1 unit, or 0.5 eventually consistent).
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html
+ */
+export function queryReadUnits(input: { itemBytes: number; limit: number; consistent: boolean }): number {
+  const blocks = Math.max(1, Math.ceil((input.itemBytes * input.limit) / 4096));
+  return input.consistent ? blocks : blocks / 2;
+}
+
 export type BillingMode = 'provisioned' | 'on-demand';
 
 /**

@@ -85,7 +85,8 @@ export async function aggregateCellStep(
     cooldownSeconds: cell.cooldownSeconds,
     // the drain after each process's schedule is not the offered load (lib/core/results/aggregate.ts)
     durationSeconds: cell.durationSeconds,
-    targetOpsPerSec: cell.targetOpsPerSec,
+    // an unpaced cell has no target: no attainment (rows, report and regressions see null)
+    ...(cell.unpaced ? {} : { targetOpsPerSec: cell.targetOpsPerSec }),
     seriesSeconds,
   });
   const meta: CellMeta = {

@@ -12,8 +12,10 @@ import {
   distributionInfo,
   distributionsOf,
   operationMixes,
-  throughputSteps,
+  throughputTargets,
+  type ThroughputTarget,
 } from '../spec/workload';
+import { unpacedOpsPerSec } from './sizing';
 import { aaCellId } from '../regression/noise';
 import type { CellLike } from '../cost/workload-units';
 
@@ -27,12 +29,17 @@ export function distributionSlug(d: ReturnType<typeof distributionInfo>): string
   return `hotspot-${pct(Number(d.properties.hotspotdatafraction))}-${pct(Number(d.properties.hotspotopnfraction))}`;
 }
 
+/** A throughput target as it appears in a cell id: "t5000", or "tmax" for an unpaced cell. */
+export function throughputSlug(t: ThroughputTarget): string {
+  return `t${t}`;
+}
+
 /** One cell of the grid; `properties` holds the one property the capacity check reads (maxscanlength). */
 export type GridCell = CellLike;
 
 export function cellGrid(spec: RunSpec): GridCell[] {
   const w = spec.workload;
-  const steps = throughputSteps(w);
+  const steps = throughputTargets(w);
   const mixes = operationMixes(w);
   const scan = { ...BASE_WORKLOADS[w.base].properties, ...w.extraProperties }.maxscanlength;
   const properties: Record<string, string> = scan === undefined ? {} : { maxscanlength: scan };
@@ -42,12 +49,13 @@ export function cellGrid(spec: RunSpec): GridCell[] {
       const slug = distributionSlug(distributionInfo(d));
       for (const m of mixes) {
         for (const ops of steps) {
-          const id = `${t.id}.${slug}.r${pct(m.proportions.read)}.t${ops}`;
+          const id = `${t.id}.${slug}.r${pct(m.proportions.read)}.${throughputSlug(ops)}`;
           for (let k = 1; k <= w.repeats; k++) {
             cells.push({
               id: w.repeats > 1 ? aaCellId(id, k) : id,
               target: t.id,
-              targetOpsPerSec: ops,
+              // an unpaced cell's nominal rate: what the spec's loaders reach (./sizing.ts)
+              targetOpsPerSec: ops === 'max' ? unpacedOpsPerSec(spec, t) : ops,
               durationSeconds: w.durationSeconds,
               proportions: m.proportions,
               loaders: 1,

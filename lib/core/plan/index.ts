@@ -8,12 +8,14 @@ import {
   BASE_WORKLOADS,
   distributionInfo,
   distributionsOf,
+  isUnpaced,
   operationMixes,
   throughputSteps,
+  throughputTargets,
 } from '../spec/workload';
-import { sizeTarget, type TargetSizing } from './sizing';
+import { sizeTarget, unpacedOpsPerSec, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
-import { distributionSlug, pct } from './grid';
+import { distributionSlug, pct, throughputSlug } from './grid';
 import { loadPriceBook, type PriceBook } from '../cost/book';
 import { TABLE_PREFIX } from '../common/ports';
 import { YCSB_INT_MAX } from '../contract/job';
@@ -23,7 +25,13 @@ import { estimateRunCost, type RunEstimate } from '../cost/estimate';
 import { planCellFailure, type CellFailurePlan } from './cell-failure';
 import type { CellPrediction } from '../dynamodb-model/plan-cell';
 
-export { requiredConcurrency, sizeTarget, expectedLatencyMs, type TargetSizing } from './sizing';
+export {
+  requiredConcurrency,
+  sizeTarget,
+  expectedLatencyMs,
+  unpacedOpsPerSec,
+  type TargetSizing,
+} from './sizing';
 export { targetBinding, runtimeEndpointProperties, type TargetBinding } from './targets';
 export { YCSB_INT_MAX };
 export {
@@ -46,7 +54,13 @@ export interface CellPlan {
   readProportion: number;
   updateProportion: number;
   proportions: Proportions;
+  /**
+   * ops/s the cell is paced at; for an unpaced cell (`unpaced`), the rate its threads could reach at the
+   * expected latency (unpacedOpsPerSec), which prices and splits it but is no target: no attainment.
+   */
   targetOpsPerSec: number;
+  /** `targetOpsPerSec: "max"`: YCSB runs without -target, as fast as the threads go */
+  unpaced?: boolean;
   durationSeconds: number;
   warmupSeconds: number;
   cooldownSeconds: number;
@@ -90,8 +104,17 @@ export interface Plan {
   onCellFailure: CellFailurePlan;
 }
 
-/** A cell as the run index lists it: everything but its YCSB properties (those are in its own object). */
-export type CellSummary = Omit<CellPlan, 'properties'>;
+/** A prediction as the run index lists it: without its timeline (in the cell's own object). */
+export type PredictionSummary = Omit<CellPrediction, 'timeline'>;
+
+/**
+ * A cell as the run index lists it: everything but its YCSB properties and its predicted timelines
+ * (those are in its own object: a 90-point timeline per cell would make a staircase's index large).
+ */
+export type CellSummary = Omit<CellPlan, 'properties' | 'prediction' | 'localPrediction'> & {
+  prediction?: PredictionSummary;
+  localPrediction?: PredictionSummary;
+};
 
 /**
  * The stored plan's run index (`runs/<id>/plan.json`): the plan with cells as summaries. Each cell's
@@ -102,8 +125,18 @@ export interface PlanIndex extends Omit<Plan, 'cells'> {
   cells: CellSummary[];
 }
 
+const withoutTimeline = (p: CellPrediction | undefined): { prediction?: PredictionSummary } =>
+  p ? { prediction: (({ timeline: _t, ...rest }) => rest)(p) } : {};
+
 export function planIndex(plan: Plan): PlanIndex {
-  return { ...plan, cells: plan.cells.map(({ properties: _p, ...summary }) => summary) };
+  return {
+    ...plan,
+    cells: plan.cells.map(({ properties: _p, prediction, localPrediction, ...summary }) => ({
+      ...summary,
+      ...withoutTimeline(prediction),
+      ...(localPrediction ? { localPrediction: withoutTimeline(localPrediction).prediction } : {}),
+    })),
+  };
 }
 
 export interface PlanOptions {
@@ -136,7 +169,7 @@ export function predictionWarnings(cells: CellPlan[]): string[] {
   const f = (x: number) => Math.round(x).toLocaleString('en-US');
   return cells.flatMap((c) => {
     const p = c.prediction;
-    if (!p || p.attainment >= 0.95) return [];
+    if (!p || c.unpaced || !(p.attainment < 0.95)) return [];
     return [
       `cell "${c.id}": predicted ${(p.attainment * 100).toFixed(1)}% of target (${f(p.goodOpsPerSec)} of ` +
         `${f(c.targetOpsPerSec)} ops/s, limited by ${p.limitedBy}): ${p.reason}`,
@@ -147,11 +180,12 @@ export function predictionWarnings(cells: CellPlan[]): string[] {
 export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const runId = options.runId ?? 'plan';
   const w = spec.workload;
-  const maxOps = Math.max(...throughputSteps(w));
   const sizing: Record<string, TargetSizing> = {};
   const tables: Record<string, string> = {};
   const bindings: Record<string, TargetBinding> = {};
   for (const t of spec.targets) {
+    // an unpaced cell is sized by the spec's loaders: its rate is what they reach
+    const maxOps = isUnpaced(w) ? unpacedOpsPerSec(spec, t) : Math.max(...throughputSteps(w));
     sizing[t.id] = sizeTarget(spec, t, maxOps, loadPriceBook(options.priceBook));
     tables[t.id] = tableName(spec, t, runId);
     bindings[t.id] = targetBinding(spec, t, tables[t.id]!, { runId, sizing: sizing[t.id] });
@@ -205,7 +239,8 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
   for (const d of distributionsOf(w)) {
     const info = distributionInfo(d);
     for (const m of operationMixes(w)) {
-      for (const ops of throughputSteps(w)) {
+      for (const step of throughputTargets(w)) {
+        const ops = step === 'max' ? unpacedOpsPerSec(spec, t) : step;
         const properties: Record<string, string> = {
           ...base.properties,
           ...w.extraProperties,
@@ -217,10 +252,12 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           insertproportion: String(m.proportions.insert),
           scanproportion: String(m.proportions.scan),
           readmodifywriteproportion: String(m.proportions.readModifyWrite),
+          // the binding's Query operation (issue #28's contract), only when the mix has one
+          ...(m.proportions.query > 0 ? { queryproportion: String(m.proportions.query) } : {}),
           threadcount: String(s.threadsPerProcess),
           maxexecutiontime: String(w.durationSeconds),
         };
-        const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
+        const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.${throughputSlug(step)}`;
         const cell: CellPlan = {
           id: cellId,
           index: 0,
@@ -232,6 +269,7 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           updateProportion: m.proportions.update,
           proportions: m.proportions,
           targetOpsPerSec: ops,
+          ...(step === 'max' ? { unpaced: true } : {}),
           durationSeconds: w.durationSeconds,
           warmupSeconds: w.warmupSeconds,
           cooldownSeconds: w.cooldownSeconds,

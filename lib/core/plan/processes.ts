@@ -37,6 +37,8 @@ export function operationCount(targetPerProcess: number, durationSeconds: number
 /** What cellProcesses needs of a cell (lib/core/plan's CellPlan). */
 export interface CellProcessesInput {
   targetOpsPerSec: number;
+  /** unpaced: no `target` property (YCSB without -target); targetOpsPerSec only sizes operationcount */
+  unpaced?: boolean;
   durationSeconds: number;
   loaders: number;
   processesPerLoader: number;
@@ -56,7 +58,7 @@ export interface LoadProcessesInput {
   properties: Record<string, string>;
 }
 
-/** The processes of a cell, each with its share of the cell's rate. */
+/** The processes of a cell, each with its share of the cell's rate (none when the cell is unpaced). */
 export function cellProcesses(cell: CellProcessesInput): ProcessPlan[] {
   const split = splitEvenly(cell.targetOpsPerSec, cell.loaders * cell.processesPerLoader);
   return split.map((perProc, k) => ({
@@ -64,7 +66,7 @@ export function cellProcesses(cell: CellProcessesInput): ProcessPlan[] {
     process: k % cell.processesPerLoader,
     properties: {
       ...cell.properties,
-      target: String(perProc),
+      ...(cell.unpaced ? {} : { target: String(perProc) }),
       operationcount: String(operationCount(perProc, cell.durationSeconds)),
     },
   }));

@@ -36,6 +36,20 @@ export function ceilClean(x: number): number {
   return Math.ceil(Math.round(x * 1e9) / 1e9);
 }
 
+/**
+ * The nominal rate of an unpaced cell (`targetOpsPerSec: "max"`): what the spec's loaders reach when every
+ * thread has one request in flight at the target's expected latency, Little's Law read the other way
+ * (throughput = concurrency / latency) with the spec's loaders.count (validation requires a number). The
+ * plan prices and sizes the cell by it, an upper bound: throttling and back-off only slow the threads.
+ */
+export function unpacedOpsPerSec(spec: RunSpec, target: Target): number {
+  const l = spec.loaders;
+  const loaders = l.count === 'auto' ? 1 : l.count;
+  return Math.floor(
+    (loaders * l.processesPerLoader * l.threadsPerProcess * 1000) / expectedLatencyMs(target),
+  );
+}
+
 export function requiredConcurrency(opsPerSec: number, latencyMs: number, headroom: number): number {
   return ceilClean(((opsPerSec * latencyMs) / 1000) * headroom);
 }
@@ -120,7 +134,8 @@ export function sizeTarget(
     loaders = count;
     decidedBy = 'count';
     const total = loaders * perLoader;
-    if (total < required) {
+    // an unpaced cell's rate comes from these threads (unpacedOpsPerSec): Little's Law holds by construction
+    if (total < required && spec.workload.targetOpsPerSec !== 'max') {
       warnings.push(
         `loaders.count: ${loaders} loaders × ${processesPerLoader} processes × ${threadsPerProcess} threads = ` +
           `${n(total)} concurrent requests, fewer than the ${n(required)} that Little's Law needs for ` +

@@ -107,13 +107,15 @@ export async function buildReportData(
         ? (cell.localPrediction ?? cell.prediction)
         : undefined
       : cell.prediction;
+    // an unpaced cell has no attainment to predict (NaN in the plan, null once stored as JSON)
+    const paced = (p: typeof predicted) => (p && Number.isFinite(p.attainment) ? p : undefined);
     cells.push({
       ...reportCellOf(result.row),
-      predicted: predicted
-        ? { attainment: predicted.attainment, limitedBy: predicted.limitedBy, reason: predicted.reason }
+      predicted: paced(predicted)
+        ? { attainment: predicted!.attainment, limitedBy: predicted!.limitedBy, reason: predicted!.reason }
         : null,
-      predictedAws: cell.prediction
-        ? { attainment: cell.prediction.attainment, limitedBy: cell.prediction.limitedBy }
+      predictedAws: paced(cell.prediction)
+        ? { attainment: cell.prediction!.attainment, limitedBy: cell.prediction!.limitedBy }
         : null,
     });
     // the cell's interval rows: one object, where AggregateCell wrote it (no listing of the table)

@@ -19,6 +19,7 @@ export const MAX_CELLS = 10_000;
 /** How many throughput steps a workload has (a staircase counted, not listed). */
 export function throughputStepCount(w: RunSpec['workload']): number {
   const t = w.targetOpsPerSec;
+  if (t === 'max') return 1;
   if (Array.isArray(t)) return t.length;
   return t.stop < t.start ? 0 : Math.floor((t.stop - t.start) / t.step) + 1;
 }

@@ -5,5 +5,8 @@ export {
   distributionsOf,
   distributionInfo,
   throughputSteps,
+  throughputTargets,
+  isUnpaced,
+  type ThroughputTarget,
   BASE_WORKLOADS,
 } from './workload';

@@ -96,7 +96,25 @@ export const DynamoDbTarget = z.strictObject({
   allowOverdrive: z.boolean().default(false),
   /** A DAX cluster in front of the table, created and deleted by the run (AWS only). */
   dax: DaxSettings.optional(),
+  /**
+   * The table's keys (seed 003's key designs). Absent: one item per partition-key value, no sort key
+   * (`{ partitionKeyValues: 'per-item' }`). With N values, item i gets one of N partition-key values and
+   * its YCSB key as the sort key (`sortKeyAttribute`), so the items share N item collections.
+   */
+  keyDesign: z
+    .strictObject({
+      /** "per-item" (one value per item), or N values shared by the items (at most dataset.recordCount). */
+      partitionKeyValues: z.union([z.literal('per-item'), positiveInt]).default('per-item'),
+      /** The sort key's attribute name (default "s"); only with a number of partition-key values. */
+      sortKeyAttribute: z.string().min(1).max(255).optional(),
+      /** Load in key order or shuffled (default): seed 003's Part 1 compares both. */
+      loadOrder: z.enum(['key-order', 'shuffled']).default('shuffled'),
+    })
+    .optional(),
 });
+
+/** The sort key attribute a key design with N partition-key values uses when the spec names none. */
+export const DEFAULT_SORT_KEY_ATTRIBUTE = 's';
 
 /** Root volume of a ScyllaDB node when the spec does not say (the DbNodes launch template's). */
 export const SCYLLA_ROOT_VOLUME_GB = 50;
@@ -345,7 +363,21 @@ export const Proportions = z.strictObject({
   insert: z.number().min(0).max(1).default(0),
   scan: z.number().min(0).max(1).default(0),
   readModifyWrite: z.number().min(0).max(1).default(0),
+  /** Query operations (DynamoDB targets with a sort key only; `workload.query` shapes them). */
+  query: z.number().min(0).max(1).default(0),
 });
+
+/**
+ * The Query operation (seed 003's lookup: the nearest item at or below a random key):
+ * `pk = :p AND sk <= :k`, `Limit` items, `ScanIndexForward` = forward.
+ */
+export const QuerySettings = z.strictObject({
+  limit: positiveInt.max(10_000).default(1),
+  forward: z.boolean().default(false),
+});
+
+/** `targetOpsPerSec: "max"`: an unpaced cell (YCSB without -target); attainment is not defined. */
+export const UNPACED = 'max';
 
 export const Staircase = z.strictObject({
   start: positiveInt,
@@ -360,9 +392,18 @@ export const Workload = z.strictObject({
   proportions: Proportions.optional(),
   /** Sweep of read proportions; each cell's update proportion is what remains. */
   readProportions: z.array(z.number().min(0).max(1)).min(1).optional(),
-  /** Throughput targets (ops/s for the whole fleet): a list, or a staircase {start, stop, step}. */
-  targetOpsPerSec: z.union([z.array(positiveInt).min(1), Staircase]),
+  /**
+   * Throughput targets (ops/s for the whole fleet): a list, a staircase {start, stop, step}, or "max":
+   * one unpaced cell whose threads go as fast as they can (YCSB without -target; needs loaders.count).
+   */
+  targetOpsPerSec: z.union([
+    z.array(z.union([positiveInt, z.literal(UNPACED)])).min(1),
+    Staircase,
+    z.literal(UNPACED),
+  ]),
   distributions: z.array(Distribution).min(1).optional(),
+  /** How query operations (proportions.query) are made. */
+  query: QuerySettings.optional(),
   durationSeconds: positiveInt.max(7 * 24 * 3600),
   warmupSeconds: z.number().int().min(0).default(0),
   cooldownSeconds: z.number().int().min(0).default(0),
@@ -475,6 +516,8 @@ export type ExternalPriceModel = z.output<typeof ExternalPriceModel>;
 export type Distribution = z.output<typeof Distribution>;
 export type Proportions = z.output<typeof Proportions>;
 export type LocalOptions = z.output<typeof LocalOptions>;
+export type QuerySettings = z.output<typeof QuerySettings>;
+export type KeyDesign = NonNullable<DynamoDbTarget['keyDesign']>;
 export type TargetKind = Target['kind'];
 
 /** The JSON Schema for console users and editors, generated from the zod schema. */

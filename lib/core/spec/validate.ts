@@ -11,12 +11,16 @@ import { cellLimitChecks } from './grid-size';
 import { tagChecks } from './tags';
 import { targetSpecFindings, withKindDefaults } from '../targets/registry';
 import { extraPropertyChecks, secretChecks } from './properties';
+import { keyDesignAndQueryChecks } from './key-design';
+import { unpacedOpsPerSec } from '../plan/sizing';
 import { jsonPath, toIssues } from './errors';
 import {
   PROPORTION_SUM_TOLERANCE,
   distributionInfo,
   distributionsOf,
+  isUnpaced,
   operationMixes,
+  otherProportions,
   proportionSum,
   throughputSteps,
 } from './workload';
@@ -84,6 +88,7 @@ function semanticChecks(spec: RunSpec, issues: Issue[], warnings: string[]): voi
   timeWindowChecks(spec, issues, warnings);
   proportionChecks(spec, issues);
   throughputChecks(spec, issues);
+  keyDesignAndQueryChecks(spec, issues, warnings);
   propertyAndRangeChecks(spec, issues);
   if (issues.length === 0) sizingChecks(spec, issues, warnings);
 }
@@ -143,12 +148,12 @@ function proportionChecks(spec: RunSpec, issues: Issue[]): void {
   if (w.readProportions) {
     operationMixes(w).forEach((m) => {
       const p = m.proportions;
-      const others = p.insert + p.scan + p.readModifyWrite;
+      const others = otherProportions(p);
       if (p.update < -PROPORTION_SUM_TOLERANCE) {
         issues.push({
           path: `workload.readProportions[${m.sweepIndex}]`,
           message:
-            `expected a read proportion of at most ${+(1 - others).toFixed(12)} (insert + scan + readModifyWrite ` +
+            `expected a read proportion of at most ${+(1 - others).toFixed(12)} (insert + scan + readModifyWrite + query ` +
             `take ${+others.toFixed(12)}), found ${p.read}; the cell's proportions would not sum to 1`,
         });
       } else if (Math.abs(proportionSum(p) - 1) > PROPORTION_SUM_TOLERANCE) {
@@ -170,6 +175,7 @@ function proportionChecks(spec: RunSpec, issues: Issue[]): void {
 function throughputChecks(spec: RunSpec, issues: Issue[]): void {
   const w = spec.workload;
   const t = w.targetOpsPerSec;
+  if (t === 'max') return;
   if (!Array.isArray(t) && t.stop < t.start)
     issues.push({
       path: 'workload.targetOpsPerSec.stop',
@@ -185,7 +191,7 @@ function throughputChecks(spec: RunSpec, issues: Issue[]): void {
     if (dup !== null)
       issues.push({
         path: `workload.targetOpsPerSec[${dup}]`,
-        message: `duplicate throughput target ${fmt(t[dup]!)}`,
+        message: `duplicate throughput target ${String(t[dup])}`,
       });
   }
 }
@@ -225,10 +231,12 @@ function sizingChecks(spec: RunSpec, issues: Issue[], warnings: string[]): void 
   const t = w.targetOpsPerSec;
   const rc = spec.dataset.recordCount;
   const steps = throughputSteps(w);
-  const maxOps = Math.max(...steps);
-  const minOps = Math.min(...steps);
+  const unpaced = isUnpaced(w);
   let maxProcesses = 0;
   spec.targets.forEach((target, i) => {
+    // an unpaced cell is sized by the spec's loaders (validated numeric); its rate is what they can reach
+    const maxOps = unpaced ? unpacedOpsPerSec(spec, target) : Math.max(...steps);
+    const minOps = unpaced ? Infinity : Math.min(...steps);
     const s = sizeTarget(spec, target, maxOps);
     maxProcesses = Math.max(maxProcesses, s.totalProcesses);
     if (minOps < s.totalProcesses)

@@ -2,7 +2,7 @@
  * YCSB core workloads a-f (as shipped in YCSB's `workloads/` directory) and the expansion of a
  * spec's workload into operation mixes, distributions and throughput steps.
  */
-import { YCSB_HOTSPOT_DEFAULTS, type Distribution, type Proportions, type RunSpec } from './schema';
+import { UNPACED, YCSB_HOTSPOT_DEFAULTS, type Distribution, type Proportions, type RunSpec } from './schema';
 
 export interface BaseWorkload {
   proportions: Proportions;
@@ -17,6 +17,7 @@ const mix = (p: Partial<Proportions>): Proportions => ({
   insert: 0,
   scan: 0,
   readModifyWrite: 0,
+  query: 0,
   ...p,
 });
 
@@ -37,7 +38,12 @@ export const BASE_WORKLOADS: Record<RunSpec['workload']['base'], BaseWorkload> =
 export const PROPORTION_SUM_TOLERANCE = 1e-9;
 
 export function proportionSum(p: Proportions): number {
-  return p.read + p.update + p.insert + p.scan + p.readModifyWrite;
+  return p.read + p.update + p.insert + p.scan + p.readModifyWrite + p.query;
+}
+
+/** What a read-proportion sweep leaves to the operations other than read and update. */
+export function otherProportions(p: Proportions): number {
+  return p.insert + p.scan + p.readModifyWrite + p.query;
 }
 
 /** Rounds away binary noise (0.1 + 0.2) so proportions print and compare cleanly. */
@@ -60,7 +66,7 @@ export function operationMixes(w: RunSpec['workload']): MixStep[] {
   const base = w.proportions ?? BASE_WORKLOADS[w.base].proportions;
   if (!w.readProportions) return [{ sweepIndex: null, proportions: base }];
   return w.readProportions.map((r, i) => {
-    const others = base.insert + base.scan + base.readModifyWrite;
+    const others = otherProportions(base);
     return {
       sweepIndex: i,
       proportions: { ...base, read: r, update: clean(1 - r - others) },
@@ -99,10 +105,27 @@ export function distributionInfo(d: Distribution): {
   return { type: obj.type, label: obj.type, properties: { requestdistribution: obj.type } };
 }
 
-/** The throughput targets: the list, or the staircase start, start+step, ... up to stop. */
+/** A cell's throughput target: ops/s, or "max" (unpaced: YCSB without -target). */
+export type ThroughputTarget = number | typeof UNPACED;
+
+/** True when the workload's one cell per mix runs unpaced (`targetOpsPerSec: "max"`). */
+export function isUnpaced(w: RunSpec['workload']): boolean {
+  return w.targetOpsPerSec === UNPACED;
+}
+
+/** The throughput targets of the grid: the paced steps, or ["max"]. */
+export function throughputTargets(w: RunSpec['workload']): ThroughputTarget[] {
+  return isUnpaced(w) ? [UNPACED] : throughputSteps(w);
+}
+
+/**
+ * The paced throughput targets: the list, or the staircase start, start+step, ... up to stop; none for
+ * an unpaced workload ("max" is refused inside a list by validation).
+ */
 export function throughputSteps(w: RunSpec['workload']): number[] {
   const t = w.targetOpsPerSec;
-  if (Array.isArray(t)) return t;
+  if (t === UNPACED) return [];
+  if (Array.isArray(t)) return t.filter((x): x is number => typeof x === 'number');
   const out: number[] = [];
   for (let v = t.start; v <= t.stop; v += t.step) out.push(v);
   return out;

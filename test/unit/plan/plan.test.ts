@@ -68,7 +68,14 @@ describe('cells', () => {
     );
     const p = plan(spec);
     const c = p.cells.find((x) => x.readProportion === 0.9)!;
-    expect(c.proportions).toEqual({ read: 0.9, update: 0.05, insert: 0.05, scan: 0, readModifyWrite: 0 });
+    expect(c.proportions).toEqual({
+      read: 0.9,
+      update: 0.05,
+      insert: 0.05,
+      scan: 0,
+      readModifyWrite: 0,
+      query: 0,
+    });
     expect(cellProcesses(c)[0]!.properties).toMatchObject({
       readproportion: '0.9',
       updateproportion: '0.05',

@@ -1,0 +1,177 @@
+/**
+ * Seed 003 (AWS Database Blog, "Scaling DynamoDB: How partitions, hot keys, and split for heat impact
+ * performance (Part 2: Querying)",
+ * https://aws.amazon.com/blogs/database/part-2-scaling-dynamodb-how-partitions-hot-keys-and-split-for-heat-impact-performance/):
+ * the plan's timeline of examples/seed-003-split-for-heat.json against the post's published figures.
+ *
+ * The PUBLISHED figures are typed from the post's text (seeds/003), never from the model's output. Each is
+ * compared within 15 %. The figures the model misses are `it.failing`: they document the miss (and fail,
+ * asking to be turned into plain tests, the day the model meets them); docs/dynamodb-model.md explains each.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSpecText, validateSpec } from '../../../lib/core/spec';
+import { planRun, cellProcesses, type CellPlan } from '../../../lib/core/plan';
+import type { TimelinePoint } from '../../../lib/core/dynamodb-model';
+
+const file = join(__dirname, '..', '..', '..', 'examples', 'seed-003-split-for-heat.json');
+const { spec } = validateSpec(parseSpecText(readFileSync(file, 'utf8'), file));
+const plan = planRun(spec);
+const cell = (target: string): CellPlan => plan.cells.find((c) => c.target === target)!;
+const timeline = (target: string): TimelinePoint[] => cell(target).prediction!.timeline;
+
+/** Read units per second, as the post states them (an eventually consistent query of one small item is 0.5 unit). */
+const PUBLISHED = {
+  // "the query is consuming 4,500 read units, which is 9,000 of our EC queries per second"
+  onePkStart: 4_500,
+  // "after 10 minutes we get a jump in throughput ... The throughput exactly doubled"
+  onePkFirstDoublingSeconds: 10 * 60,
+  // "that large peak to 220,000 read units (440,000 queries per second)"
+  onePkBurstPeak: 220_000,
+  // "during the last 30 minutes of the test, the throughput eventually became limited at 120,000 RCUs"
+  onePkFinal: 120_000,
+  // "Right away, we achieve a higher throughput at around 15,000 read units per second (30,000 queries)"
+  manyPkStart: 15_000,
+  // "It's the same pattern as with one partition key" (the first doubling after 10 minutes, as test 1)
+  manyPkFirstDoublingSeconds: 10 * 60,
+  // "the peak came after 45 minutes instead of an hour"
+  manyPkPeakSeconds: 45 * 60,
+  // "The final graph looks very much like the first": the same 120,000-unit table limit
+  manyPkFinal: 120_000,
+  // "initially, the table achieved about 225,000 read units or 450,000 queries per second"
+  provisionedStart: 225_000,
+  // "split for heat has doubled our throughput after 15 minutes, and 470,000 RCUs consumed"
+  provisionedFirstDoublingSeconds: 15 * 60,
+  provisionedAfterFirstDoubling: 470_000,
+  // "a steady 1,440,000 queries per second" after 90 minutes = 720,000 read units
+  provisionedFinal: 1_440_000 / 2,
+};
+
+const within15 = (predicted: number, published: number) =>
+  expect(Math.abs(predicted / published - 1)).toBeLessThanOrEqual(0.15);
+
+const start = (t: TimelinePoint[]) => t[0]!.consumedReadUnits;
+/** The first minute whose consumption rose (by > 20 %) over the start: the first split's effect. */
+const firstStep = (t: TimelinePoint[]) => t.find((p) => p.consumedReadUnits > 1.2 * start(t))!;
+const peak = (t: TimelinePoint[]) => t.reduce((a, p) => (p.consumedReadUnits > a.consumedReadUnits ? p : a));
+/** The level the last 30 minutes hold ("flat at"): their median minute. */
+const final = (t: TimelinePoint[]) => {
+  const last = t
+    .filter((p) => p.tSeconds >= t.at(-1)!.tSeconds - 29 * 60)
+    .map((p) => p.consumedReadUnits)
+    .sort((a, b) => a - b);
+  return last[Math.floor(last.length / 2)]!;
+};
+
+afterAll(() => {
+  // predicted next to published, for the docs and the reviewer
+  const f = (x: number) => Math.round(x).toLocaleString('en-US');
+  const one = timeline('od-one-pk');
+  const many = timeline('od-200-pk');
+  const prov = timeline('prov-500k');
+  const rows = [
+    ['test 1 start (units/s)', start(one), PUBLISHED.onePkStart],
+    ['test 1 first doubling (s)', firstStep(one).tSeconds, PUBLISHED.onePkFirstDoublingSeconds],
+    ['test 1 burst peak (units/s)', peak(one).consumedReadUnits, PUBLISHED.onePkBurstPeak],
+    ['test 1 last 30 min (units/s)', final(one), PUBLISHED.onePkFinal],
+    ['test 2 start (units/s)', start(many), PUBLISHED.manyPkStart],
+    ['test 2 first doubling (s)', firstStep(many).tSeconds, PUBLISHED.manyPkFirstDoublingSeconds],
+    ['test 2 peak at (s)', peak(many).tSeconds, PUBLISHED.manyPkPeakSeconds],
+    ['test 2 last 30 min (units/s)', final(many), PUBLISHED.manyPkFinal],
+    ['test 3 start (units/s)', start(prov), PUBLISHED.provisionedStart],
+    ['test 3 first doubling (s)', firstStep(prov).tSeconds, PUBLISHED.provisionedFirstDoublingSeconds],
+    ['test 3 after it (units/s)', firstStep(prov).consumedReadUnits, PUBLISHED.provisionedAfterFirstDoubling],
+    ['test 3 last 30 min (units/s)', final(prov), PUBLISHED.provisionedFinal],
+  ] as const;
+  console.log(
+    rows
+      .map(
+        ([k, p, q]) =>
+          `${k.padEnd(30)} predicted ${f(p).padStart(9)}  published ${f(q).padStart(9)}  ${((p / q - 1) * 100).toFixed(1)} %`,
+      )
+      .join('\n'),
+  );
+});
+
+describe('seed 003 test 1: on-demand, one partition-key value', () => {
+  const t = timeline('od-one-pk');
+  it('starts at 4,500 read units: one partition, eventually consistent reads served by its three replicas', () => {
+    within15(start(t), PUBLISHED.onePkStart);
+  });
+  it('doubles first after about 10 minutes (split for heat by sort-key range), to twice the start', () => {
+    within15(firstStep(t).tSeconds, PUBLISHED.onePkFirstDoublingSeconds);
+    within15(firstStep(t).consumedReadUnits, 2 * PUBLISHED.onePkStart);
+  });
+  // the model's partitions double together (144,000 then 288,000 units); the post's peak lies between
+  it.failing('peaks with burst capacity at 220,000 read units', () => {
+    within15(peak(t).consumedReadUnits, PUBLISHED.onePkBurstPeak);
+  });
+  it('the peak is above the table limit and comes after about an hour', () => {
+    expect(peak(t).consumedReadUnits).toBeGreaterThan(PUBLISHED.onePkFinal);
+    within15(peak(t).tSeconds, 60 * 60);
+  });
+  it('holds at the table-level limit, 80,000 units × 1.5 = 120,000 read units, over the last 30 minutes', () => {
+    within15(final(t), PUBLISHED.onePkFinal);
+  });
+});
+
+describe('seed 003 test 2: on-demand, 200 partition-key values', () => {
+  const t = timeline('od-200-pk');
+  // the four partitions' hottest holds more than a quarter of the values; the model's binding retries
+  // let the client run slightly past the hottest partition's limit (17,605 units predicted)
+  it.failing('starts at about 15,000 read units (the four partitions of a new on-demand table)', () => {
+    within15(start(t), PUBLISHED.manyPkStart);
+  });
+  it('starts below four partitions at their limit (4 × 4,500) and above three', () => {
+    expect(start(t)).toBeLessThan(4 * 4_500);
+    expect(start(t)).toBeGreaterThan(3 * 4_500);
+  });
+  it('doubles first after about 10 minutes, the same staircase, and peaks after about 45 minutes', () => {
+    within15(firstStep(t).tSeconds, PUBLISHED.manyPkFirstDoublingSeconds);
+    within15(peak(t).tSeconds, PUBLISHED.manyPkPeakSeconds);
+  });
+  it('holds at the same 120,000-unit table limit at the end', () => {
+    within15(final(t), PUBLISHED.manyPkFinal);
+  });
+});
+
+describe('seed 003 test 3: provisioned 500,000 RCU, 200 partition-key values', () => {
+  const t = timeline('prov-500k');
+  it('starts at about 225,000 read units, held by its hottest partitions, not by the table', () => {
+    within15(start(t), PUBLISHED.provisionedStart);
+    expect(start(t)).toBeLessThan(500_000);
+  });
+  it('splits first after about 15 minutes (provisioned tables split later than on-demand ones)', () => {
+    within15(firstStep(t).tSeconds, PUBLISHED.provisionedFirstDoublingSeconds);
+  });
+  // the partitions holding 2 of the 200 values are just below half their limit and do not split then
+  it.failing('reaches 470,000 read units after that first doubling', () => {
+    within15(firstStep(t).consumedReadUnits, PUBLISHED.provisionedAfterFirstDoubling);
+  });
+  it('ends at the table-level read limit: 500,000 RCU × 1.5 for eventually consistent queries', () => {
+    within15(final(t), PUBLISHED.provisionedFinal);
+  });
+});
+
+describe('the plan of an unpaced query cell', () => {
+  it('has a timeline point per minute of the 90-minute cell', () => {
+    for (const c of plan.cells) {
+      const tl = c.prediction!.timeline;
+      expect(tl).toHaveLength(90);
+      expect(tl.map((p) => p.tSeconds)).toEqual(Array.from({ length: 90 }, (_, i) => i * 60));
+      expect(tl.every((p) => p.consumedWriteUnits === 0 && p.partitions >= 4)).toBe(true);
+    }
+  });
+  it('runs YCSB without a target, its queries in the mix, and publishes no attainment', () => {
+    const c = cell('od-one-pk');
+    expect(c.id).toBe('od-one-pk.uniform.r0.tmax');
+    expect(c.unpaced).toBe(true);
+    const props = cellProcesses(c)[0]!.properties;
+    expect(props.target).toBeUndefined();
+    expect(props.queryproportion).toBe('1');
+    expect(props.readproportion).toBe('0');
+    expect(JSON.parse(JSON.stringify(c.prediction)).attainment).toBeNull();
+    // 20 loaders × 4 processes × 50 threads at 2 ms: Little's Law read backwards
+    expect(c.targetOpsPerSec).toBe(2_000_000);
+  });
+});
