@@ -96,6 +96,14 @@ export const DynamoDbTarget = z.strictObject({
   allowOverdrive: z.boolean().default(false),
   /** A DAX cluster in front of the table, created and deleted by the run (AWS only). */
   dax: DaxSettings.optional(),
+  /** The table's keys (issue #28); absent: one item per partition-key value, no sort key. */
+  keyDesign: z
+    .strictObject({
+      partitionKeyValues: z.union([z.literal('per-item'), positiveInt]),
+      sortKeyAttribute: z.string().min(1).max(255).default('s'),
+      loadOrder: z.enum(['key-order', 'shuffled']).default('shuffled'),
+    })
+    .optional(),
 });
 
 /** Root volume of a ScyllaDB node when the spec does not say (the DbNodes launch template's). */
@@ -345,6 +353,7 @@ export const Proportions = z.strictObject({
   insert: z.number().min(0).max(1).default(0),
   scan: z.number().min(0).max(1).default(0),
   readModifyWrite: z.number().min(0).max(1).default(0),
+  query: z.number().min(0).max(1).optional(),
 });
 
 export const Staircase = z.strictObject({
@@ -360,6 +369,13 @@ export const Workload = z.strictObject({
   proportions: Proportions.optional(),
   /** Sweep of read proportions; each cell's update proportion is what remains. */
   readProportions: z.array(z.number().min(0).max(1)).min(1).optional(),
+  /** The query operation (proportions.query): Limit and direction. */
+  query: z
+    .strictObject({
+      limit: positiveInt.default(1),
+      forward: z.boolean().default(false),
+    })
+    .optional(),
   /** Throughput targets (ops/s for the whole fleet): a list, or a staircase {start, stop, step}. */
   targetOpsPerSec: z.union([z.array(positiveInt).min(1), Staircase]),
   distributions: z.array(Distribution).min(1).optional(),

@@ -113,6 +113,8 @@ export type LocalNeed = 'nodes' | 'cassandra' | 'secrets' | 'memorydb';
 export interface LocalCapacity {
   keyAttribute: string;
   model: CellModel['table'];
+  /** N partition-key values and the sort key (dynamodb keyDesign), or null/absent: one item per key value. */
+  compositeKey?: { partitionKeyValues: number; sortKeyAttribute: string } | null;
 }
 
 /** What Plan records of a target in the run context (what the later steps and teardown find the resources by). */

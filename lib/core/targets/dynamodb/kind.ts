@@ -11,6 +11,7 @@ import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
 import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
+import { compositeKeyOf, keyDesignProperties } from './key-design';
 
 export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   binding: () => 'dynamodb',
@@ -19,9 +20,20 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
     'dynamodb.region': spec.region,
     'dynamodb.keyAttribute': t.keyAttribute,
     'dynamodb.consistentReads': String(t.consistentReads),
+    ...keyDesignProperties(t, spec),
   }),
   specChecks(t, at, spec, out) {
     if (t.dax) daxSpecFindings(t, at, out.issues, out.warnings);
+    const composite = compositeKeyOf(t);
+    if (composite?.sortKeyAttribute === t.keyAttribute)
+      out.issues.push({
+        path: `${at}.keyDesign.sortKeyAttribute`,
+        message: `"${t.keyAttribute}" is also the partition key (keyAttribute); the sort key needs a name of its own`,
+      });
+    if (t.keyDesign && t.existingTable)
+      out.warnings.push(
+        `${at}.keyDesign: table "${t.existingTable}" is reused as it is; its key schema must be this key design's`,
+      );
     if (t.existingTable && spec.dataset.load)
       out.warnings.push(
         `${at}.existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
@@ -62,7 +74,11 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
           },
         ]
       : [],
-  localCapacity: (spec, t, scale) => ({ keyAttribute: t.keyAttribute, model: tableModelOf(spec, t, scale) }),
+  localCapacity: (spec, t, scale) => ({
+    keyAttribute: t.keyAttribute,
+    model: tableModelOf(spec, t, scale),
+    compositeKey: compositeKeyOf(t),
+  }),
   loads: (t) => !t.existingTable,
   contextEntries: (t, { runId, table }) => ({
     tables: { target: t.id, name: table, owned: !t.existingTable },
