@@ -74,10 +74,15 @@ public final class Launcher {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
     String workload = p.getProperty("workload", "site.ycsb.workloads.CoreWorkload").trim();
-    if (proportion > 0 && workload.equals("site.ycsb.workloads.CoreWorkload")) {
-      p.setProperty("workload", QueryWorkload.class.getName());
-      extra.add("workload=" + QueryWorkload.class.getName());
+    if (proportion == 0 || workload.equals(QueryWorkload.class.getName())) {
+      return;
     }
+    if (!workload.equals("site.ycsb.workloads.CoreWorkload")) {
+      throw new IllegalArgumentException(QueryWorkload.QUERY_PROPORTION + ": " + q + " needs YCSB's CoreWorkload "
+          + "(dev.fleetbench.ycsb.QueryWorkload adds the query to it); workload is " + workload);
+    }
+    p.setProperty("workload", QueryWorkload.class.getName());
+    extra.add("workload=" + QueryWorkload.class.getName());
   }
 
   private static void openLoop(Properties p, List<String> extra) {

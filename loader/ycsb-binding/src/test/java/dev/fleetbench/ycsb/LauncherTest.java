@@ -63,6 +63,10 @@ class LauncherTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Launcher.rewrite(new String[] {"-p", "queryproportion=1.5"}));
     assertEquals("queryproportion: '1.5' is not a number from 0 to 1", e.getMessage());
+    IllegalArgumentException other = assertThrows(IllegalArgumentException.class,
+        () -> Launcher.rewrite(new String[] {"-p", "queryproportion=0.5", "-p", "workload=x.MyWorkload"}));
+    assertEquals("queryproportion: 0.5 needs YCSB's CoreWorkload (dev.fleetbench.ycsb.QueryWorkload adds the query "
+        + "to it); workload is x.MyWorkload", other.getMessage());
   }
 
   @Test
