@@ -106,8 +106,8 @@ function queryKey(body: Wire, t: EmulatedTable): ItemKey | null {
     else if (attr === t.compositeKey?.sortKeyAttribute) sort = value;
   }
   if (!hash) return null;
-  const sortKey = t.compositeKey ? (sortText(sort) ?? '') : undefined;
-  return { hashKey: JSON.stringify(hash), ...(sortKey !== undefined ? { sortKey } : {}) };
+  if (!t.compositeKey) return { hashKey: JSON.stringify(hash) };
+  return { hashKey: sortText(hash)!, sortKey: sortText(sort) ?? '' };
 }
 
 /** The item key of a GetItem/PutItem/UpdateItem/DeleteItem. */
@@ -115,9 +115,9 @@ function itemKey(op: string, body: Wire, t: EmulatedTable): ItemKey | null {
   const keyObj = (op === 'PutItem' ? body.Item : body.Key) as Record<string, Wire> | undefined;
   const keyValue = keyObj?.[t.keyAttribute];
   if (!keyValue) return null;
-  const hashKey = JSON.stringify(keyValue);
-  if (!t.compositeKey) return { hashKey };
-  return { hashKey, sortKey: sortText(keyObj[t.compositeKey.sortKeyAttribute]) ?? '' };
+  if (!t.compositeKey) return { hashKey: JSON.stringify(keyValue) };
+  // a composite key's item collection is placed by its value as written (pk<r>), as the model can name it
+  return { hashKey: sortText(keyValue)!, sortKey: sortText(keyObj[t.compositeKey.sortKeyAttribute]) ?? '' };
 }
 
 /** The key, direction and units of a modelled request, or null to pass it through. */
