@@ -24,8 +24,16 @@ export class DynamoDbTableAdmin implements DynamoDbAdmin {
   async createTable(def: TableDefinition): Promise<void> {
     const input: CreateTableCommandInput = {
       TableName: def.name,
-      AttributeDefinitions: [{ AttributeName: def.keyAttribute, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: def.keyAttribute, KeyType: 'HASH' }],
+      AttributeDefinitions: [
+        { AttributeName: def.keyAttribute, AttributeType: 'S' },
+        ...(def.sortKeyAttribute
+          ? [{ AttributeName: def.sortKeyAttribute, AttributeType: 'S' as const }]
+          : []),
+      ],
+      KeySchema: [
+        { AttributeName: def.keyAttribute, KeyType: 'HASH' },
+        ...(def.sortKeyAttribute ? [{ AttributeName: def.sortKeyAttribute, KeyType: 'RANGE' as const }] : []),
+      ],
       TableClass: def.tableClass,
       Tags: Object.entries(def.tags).map(([Key, Value]) => ({ Key, Value })),
     };

@@ -30,13 +30,14 @@ export const DAX_TABLE_ACTIONS = [
   'dynamodb:DescribeTable',
 ];
 
-/** What the loaders' binding sends through the DAX client (read, update, insert, delete, scan, batched inserts). */
+/** What the loaders' binding sends through the DAX client (read, update, insert, delete, scan, query, batched inserts). */
 export const DAX_LOADER_ACTIONS = [
   'dax:GetItem',
   'dax:PutItem',
   'dax:UpdateItem',
   'dax:DeleteItem',
   'dax:Scan',
+  'dax:Query',
   'dax:BatchWriteItem',
 ];
 

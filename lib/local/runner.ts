@@ -402,7 +402,12 @@ async function startCapacityEmulator(
   });
   if (!tables.length || spec.local?.capacityEmulation === false) return undefined;
   const proxy = await startCapacityProxy({ upstream });
-  for (const t of tables) proxy.setTable(t.name, { model: t.model, keyAttribute: t.keyAttribute });
+  for (const t of tables)
+    proxy.setTable(t.name, {
+      model: t.model,
+      keyAttribute: t.keyAttribute,
+      compositeKey: t.compositeKey ?? null,
+    });
   out(`  DynamoDB capacity emulator on ${proxy.endpoint} (limits × ${scale}; docs/dynamodb-model.md)`);
   return proxy;
 }

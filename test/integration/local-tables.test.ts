@@ -13,6 +13,7 @@ import {
   type DynamoDbLocal,
 } from '../../lib/local/dynamodb-local';
 import { FsStore } from '../../lib/local/fs-store';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { LocalTableAdmin } from '../../lib/local/local-tables';
 
 jest.setTimeout(5 * 60_000);
@@ -66,4 +67,31 @@ it("Plan, ProvisionTarget and Teardown on DynamoDB Local: the run's table goes, 
   const r = await teardown({ run: forced }, { store, tables, fleet, clock });
   expect(r).toMatchObject({ deletedTables: [table.name], keptTables: ['fleetbench-preloaded'] });
   expect((await tables.describeTable('fleetbench-preloaded')).status).toBe('ACTIVE');
+});
+
+it('a composite-key table (keyDesign with N partition-key values) is created HASH + RANGE, both S', async () => {
+  const tables = new LocalTableAdmin({
+    endpoint: ddb.endpoint,
+    region: 'us-east-1',
+    credentials: DYNAMODB_LOCAL_CREDENTIALS,
+  });
+  await tables.createTable({
+    name: 'fleetbench-composite',
+    keyAttribute: 'p',
+    sortKeyAttribute: 's',
+    billing: { mode: 'on-demand' },
+    tableClass: 'STANDARD',
+    tags: {},
+  });
+  const d = await tables.client.send(new DescribeTableCommand({ TableName: 'fleetbench-composite' }));
+  expect(d.Table?.KeySchema).toEqual([
+    { AttributeName: 'p', KeyType: 'HASH' },
+    { AttributeName: 's', KeyType: 'RANGE' },
+  ]);
+  expect(d.Table?.AttributeDefinitions).toEqual(
+    expect.arrayContaining([
+      { AttributeName: 'p', AttributeType: 'S' },
+      { AttributeName: 's', AttributeType: 'S' },
+    ]),
+  );
 });

@@ -32,6 +32,8 @@ export interface TableDefinition {
   name: string;
   /** The hash key attribute (type S). */
   keyAttribute: string;
+  /** The range (sort) key attribute (type S), for a composite key; absent: hash key only. */
+  sortKeyAttribute?: string;
   billing: TableBilling;
   tableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
   warmThroughput?: { readUnitsPerSecond?: number; writeUnitsPerSecond?: number };

@@ -3,13 +3,24 @@
  * Same rules as ./model.ts, as token buckets in real time:
  * - every item: 3,000 read / 1,000 write units per second, averaged over a few seconds, no burst
  *   beyond that (bp-partition-key-design.html; an item lives on one partition and no split divides it);
- * - every partition (key → partition by the same random hash as the simulation): the same rates
- *   with up to 300 s of unused capacity as burst, counting the items not yet isolated; when a
- *   partition throttles, its hottest item is isolated on its own partition (adaptive capacity's
- *   isolation / split for heat, here without its minutes of delay, so a local cell sees the steady
- *   state the plan predicts);
+ * - every partition (an item's partition-key value → partition by the same random hash as the simulation; a
+ *   composite-key table's items of one partition-key value start on one partition, ordered by sort key): the same
+ *   rates with up to 300 s of unused capacity as burst;
+ * - adaptive capacity, two ways:
+ *   - without a time scale (the default): when a partition throttles, its hottest item is isolated on its own
+ *     partition at once (isolation / split for heat without its minutes of delay, so a local cell sees the
+ *     steady state the plan predicts);
+ *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps throttling
+ *     for SPLIT_FOR_HEAT_SECONDS (10 min on-demand, 15 min provisioned) ÷ timeScale splits in two at the key
+ *     that divides its recent traffic in half ("The split for heat logic chooses the sort key split point
+ *     based on recent traffic patterns, aiming to spread the heat evenly across the two new partitions", the
+ *     AWS Database Blog's "Scaling DynamoDB … Part 2: Querying",
+ *     https://aws.amazon.com/blogs/database/part-2-scaling-dynamodb-how-partitions-hot-keys-and-split-for-heat-impact-performance/),
+ *     each half with a partition's full rate: the throughput of a hot key range doubles, then doubles again;
  * - the table: provisioned RCU/WCU with up to 300 s of unused capacity as burst, or the on-demand
  *   ceiling (2 × previous peak, raised at most every 30 minutes).
+ * A time scale runs every duration of these rules (split delay, burst seconds, the on-demand peak window)
+ * timeScale × faster; rates stay units per second (× capacityScale).
  * A new TableCapacity is an idle table: partitions and table have their burst saved.
  * Every limit × capacityScale. Pure: the caller passes the time.
  */
@@ -20,6 +31,7 @@ import {
   ON_DEMAND_NEW_TABLE_WRITE_UNITS,
   PARTITION_READ_UNITS_PER_SEC,
   PARTITION_WRITE_UNITS_PER_SEC,
+  SPLIT_FOR_HEAT_SECONDS,
 } from './rules';
 import { initialPartitions, partitionHash, steadyTableLimit, type TableModel } from './model';
 
@@ -52,19 +64,37 @@ class Bucket {
 
 type Dir = 'read' | 'write';
 
+interface Pair {
+  read: Bucket;
+  write: Bucket;
+}
+
+/** A partition: its buckets, its not-yet-isolated items, and since when it keeps throttling (time-scale mode). */
+interface Part extends Pair {
+  members: Item[];
+  hotSinceMs: number | null;
+  lastThrottleMs: number;
+}
+
+/** The partitions of one initial partition, in key order: parts[i] holds keys below bounds[i] (and ≥ bounds[i-1]). */
+interface Group {
+  bounds: OrderKey[];
+  parts: Part[];
+}
+
+/** Where an item sorts on the table: the hash of its partition-key value, then its sort key. */
+type OrderKey = readonly [number, string];
+
 interface Item {
   read: Bucket;
   write: Bucket;
-  partition: number;
+  group: number;
+  part: Part;
+  order: OrderKey;
   /** recent units per second */
   rate: number;
   at: number;
   isolated: boolean;
-}
-
-interface Pair {
-  read: Bucket;
-  write: Bucket;
 }
 
 export interface Throttle {
@@ -89,44 +119,74 @@ export interface EmulatorCounters {
   admitted: number;
   throttled: { item: number; partition: number; table: number };
   isolatedItems: number;
+  /** splits for heat (time-scale mode) */
+  splits: number;
+  /** partitions now (initial partitions + splits) */
+  partitions: number;
+  /** units consumed since the start */
+  consumedUnits: { read: number; write: number };
+}
+
+export interface EmulatorOptions {
+  /**
+   * Every duration of the rules ÷ this (split for heat's delay, burst seconds, the on-demand 30-minute peak
+   * window); also switches adaptive capacity from instant isolation to delayed splits (see the file's comment).
+   * Absent: real durations and instant isolation.
+   */
+  timeScale?: number;
+}
+
+/** One request's item: its partition-key value (placement) and, on a composite-key table, its sort key. */
+export interface ItemKey {
+  hashKey: string;
+  sortKey?: string;
 }
 
 /** One table's capacity state. */
 export class TableCapacity {
   private readonly scale: number;
-  private readonly partitions: Pair[];
+  private readonly timeScale: number;
+  private readonly splitting: boolean;
+  private readonly groups: Group[];
   private readonly items = new Map<string, Item>();
-  /** the not-yet-isolated items of each partition */
-  private readonly members: Item[][];
   private readonly table: Pair;
   private readonly ceiling: { read: OnDemandCeiling; write: OnDemandCeiling } | null;
   private lastSecond: number;
   private consumed = { read: 0, write: 0 };
-  readonly counters: EmulatorCounters = {
-    admitted: 0,
-    throttled: { item: 0, partition: 0, table: 0 },
-    isolatedItems: 0,
-  };
+  readonly counters: EmulatorCounters;
   readonly partitionCount: number;
 
   constructor(
     readonly model: TableModel,
     nowMs: number,
+    options: EmulatorOptions = {},
   ) {
     this.scale = model.capacityScale ?? 1;
+    this.timeScale = options.timeScale ?? 1;
+    if (!(this.timeScale > 0))
+      throw new Error(`emulator timeScale: expected a positive number, got ${this.timeScale}`);
+    this.splitting = options.timeScale !== undefined;
     this.partitionCount = initialPartitions(model);
-    const s = this.scale;
-    this.partitions = Array.from({ length: this.partitionCount }, () =>
-      this.burstPair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
-    );
-    this.members = Array.from({ length: this.partitionCount }, () => []);
+    this.groups = Array.from({ length: this.partitionCount }, () => ({
+      bounds: [],
+      parts: [this.newPart(nowMs)],
+    }));
+    this.counters = {
+      admitted: 0,
+      throttled: { item: 0, partition: 0, table: 0 },
+      isolatedItems: 0,
+      splits: 0,
+      partitions: this.partitionCount,
+      consumedUnits: { read: 0, write: 0 },
+    };
     const steady = steadyTableLimit(model);
     if (model.billing.mode === 'provisioned') {
       // the table's burst bucket: up to 300 s of unused capacity, full at the start (an idle table)
-      this.table = this.burstPair(steady.readUnitsPerSec, steady.writeUnitsPerSec, nowMs);
+      this.table = this.burstPair(steady.readUnitsPerSec, steady.writeUnitsPerSec, nowMs, true);
       this.ceiling = null;
     } else {
       const warm = model.warmThroughput ?? {};
+      const s = this.scale;
       this.ceiling = {
         read: new OnDemandCeiling(
           (warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS) * s,
@@ -145,16 +205,34 @@ export class TableCapacity {
     this.lastSecond = nowMs;
   }
 
-  /**
-   * A partition's buckets: the per-partition limit as the rate and up to 300 s of its unused
-   * capacity saved for bursts ("Whenever you're not fully using a partition's throughput, DynamoDB
-   * reserves a portion of that unused capacity for later bursts", burst-adaptive-capacity.html),
-   * full at the start (an idle table). Burst never lifts an item above its own limit (itemPair).
-   */
-  private burstPair(read: number, write: number, nowMs: number): Pair {
+  /** A partition at the scaled per-partition rates: an idle table's with its burst saved, a split's without. */
+  private newPart(nowMs: number, burstSaved = true): Part {
+    const s = this.scale;
     return {
-      read: new Bucket(read, read * BURST_SECONDS, nowMs, read * BURST_SECONDS),
-      write: new Bucket(write, write * BURST_SECONDS, nowMs, write * BURST_SECONDS),
+      ...this.burstPair(
+        PARTITION_READ_UNITS_PER_SEC * s,
+        PARTITION_WRITE_UNITS_PER_SEC * s,
+        nowMs,
+        burstSaved,
+      ),
+      members: [],
+      hotSinceMs: null,
+      lastThrottleMs: -Infinity,
+    };
+  }
+
+  /**
+   * Buckets with `read`/`write` units per second as the rate and up to 300 s (÷ timeScale) of unused capacity
+   * saved for bursts ("Whenever you're not fully using a partition's throughput, DynamoDB reserves a portion of
+   * that unused capacity for later bursts", burst-adaptive-capacity.html), full at the start when `saved` (an
+   * idle table), else empty (the two halves of a split: without it each half would start with a free second and
+   * the curve would spike at every split). Burst never lifts an item above its own limit (itemPair).
+   */
+  private burstPair(read: number, write: number, nowMs: number, saved: boolean): Pair {
+    const seconds = BURST_SECONDS / this.timeScale;
+    return {
+      read: new Bucket(read, read * seconds, nowMs, saved ? read * seconds : 0),
+      write: new Bucket(write, write * seconds, nowMs, saved ? write * seconds : 0),
     };
   }
 
@@ -171,29 +249,35 @@ export class TableCapacity {
     };
   }
 
-  private item(key: string, nowMs: number): Item {
-    let it = this.items.get(key);
+  private item(key: ItemKey, nowMs: number): Item {
+    const id = key.sortKey === undefined ? key.hashKey : `${key.hashKey}\u0000${key.sortKey}`;
+    let it = this.items.get(id);
     if (!it) {
       const s = this.scale;
+      const hash = partitionHash(key.hashKey);
+      const order: OrderKey = [hash, key.sortKey ?? key.hashKey];
+      const group = hash % this.partitionCount;
       it = {
         ...this.itemPair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
-        partition: partitionHash(key) % this.partitionCount,
+        group,
+        part: partOf(this.groups[group]!, order),
+        order,
         rate: 0,
         at: nowMs,
         isolated: false,
       };
-      this.items.set(key, it);
-      this.members[it.partition]!.push(it);
+      this.items.set(id, it);
+      it.part.members.push(it);
     }
     return it;
   }
 
-  /** The on-demand ceiling moves once per second with what was consumed. */
+  /** The on-demand ceiling moves once per second with what was consumed (a second is timeScale seconds of its window). */
   private tick(nowMs: number): void {
     if (!this.ceiling) return;
     while (nowMs - this.lastSecond >= 1000) {
-      this.ceiling.read.step(this.consumed.read, 1);
-      this.ceiling.write.step(this.consumed.write, 1);
+      this.ceiling.read.step(this.consumed.read, this.timeScale);
+      this.ceiling.write.step(this.consumed.write, this.timeScale);
       this.consumed = { read: 0, write: 0 };
       this.lastSecond += 1000;
       this.table.read.rate = this.table.read.cap = this.ceiling.read.ceiling;
@@ -202,8 +286,8 @@ export class TableCapacity {
   }
 
   /** Isolates the hottest not-yet-isolated item of a partition (recent units/s, 2-s decay). */
-  private isolateHottest(partition: number, nowMs: number): void {
-    const members = this.members[partition]!;
+  private isolateHottest(part: Part, nowMs: number): void {
+    const members = part.members;
     let best = -1;
     let bestRate = -1;
     members.forEach((it, i) => {
@@ -220,14 +304,44 @@ export class TableCapacity {
   }
 
   /**
-   * One request on `key` that consumes `units` read or write units: null when admitted (and
-   * charged), else the throttle DynamoDB would answer.
+   * Time-scale mode: a partition that throttles starts (or keeps) its heat clock; a pause in its throttling
+   * longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
    */
-  request(key: string, dir: Dir, units: number, nowMs: number): Throttle | null {
+  private heat(part: Part, item: Item, nowMs: number): void {
+    if (part.hotSinceMs === null || nowMs - part.lastThrottleMs > HEAT_PAUSE_SECONDS * 1000)
+      part.hotSinceMs = nowMs;
+    part.lastThrottleMs = nowMs;
+    const delayMs = (SPLIT_FOR_HEAT_SECONDS[this.model.billing.mode] * 1000) / this.timeScale;
+    if (nowMs - part.hotSinceMs >= delayMs) this.split(item.group, part, nowMs);
+  }
+
+  /** Splits a partition in two at the key that halves its recent traffic; each half gets a partition's rates. */
+  private split(g: number, part: Part, nowMs: number): void {
+    const members = [...part.members].sort((a, b) => compareOrder(a.order, b.order));
+    const cut = heatMidpoint(members.map((m) => decayed(m.rate, m.at, nowMs)));
+    part.hotSinceMs = null;
+    if (cut <= 0 || compareOrder(members[cut - 1]!.order, members[cut]!.order) === 0) return; // nothing to divide
+    const group = this.groups[g]!;
+    const i = group.parts.indexOf(part);
+    const halves = [this.newPart(nowMs, false), this.newPart(nowMs, false)] as const;
+    members.forEach((m, k) => {
+      m.part = halves[k < cut ? 0 : 1];
+      m.part.members.push(m);
+    });
+    group.parts.splice(i, 1, ...halves);
+    group.bounds.splice(i, 0, members[cut]!.order);
+    this.counters.splits++;
+    this.counters.partitions++;
+  }
+
+  /**
+   * Whether a request on `key` may start now: null when admitted (charge it with `charge`), else the throttle
+   * DynamoDB would answer. `units` only feeds the item's recent-traffic rate (the split and isolation choice).
+   */
+  check(key: string | ItemKey, dir: Dir, units: number, nowMs: number): Throttle | null {
     this.tick(nowMs);
-    const it = this.item(key, nowMs);
-    const pIndex = it.partition;
-    const part = this.partitions[pIndex]!;
+    const it = this.item(typeof key === 'string' ? { hashKey: key } : key, nowMs);
+    const part = it.part;
     for (const b of [it[dir], part[dir], this.table[dir]]) b.refill(nowMs);
     it.rate = decayed(it.rate, it.at, nowMs) + units / DECAY_SECONDS;
     it.at = nowMs;
@@ -235,18 +349,33 @@ export class TableCapacity {
     if (!it[dir].canTake()) limit = 'item';
     else if (!it.isolated && !part[dir].canTake()) {
       limit = 'partition';
-      this.isolateHottest(pIndex, nowMs);
+      if (this.splitting) this.heat(part, it, nowMs);
+      else this.isolateHottest(part, nowMs);
     } else if (!this.table[dir].canTake()) limit = 'table';
-    if (limit) {
-      this.counters.throttled[limit]++;
-      return this.throttle(dir, limit);
-    }
+    if (!limit) return null;
+    this.counters.throttled[limit]++;
+    return this.throttle(dir, limit);
+  }
+
+  /** Charges an admitted request's units to its item, partition and table. */
+  charge(key: string | ItemKey, dir: Dir, units: number, nowMs: number): void {
+    const it = this.item(typeof key === 'string' ? { hashKey: key } : key, nowMs);
     it[dir].take(units);
-    if (!it.isolated) part[dir].take(units);
+    if (!it.isolated) it.part[dir].take(units);
     this.table[dir].take(units);
     this.consumed[dir] += units;
+    this.counters.consumedUnits[dir] += units;
     this.counters.admitted++;
-    return null;
+  }
+
+  /**
+   * One request on `key` that consumes `units` read or write units: null when admitted (and
+   * charged), else the throttle DynamoDB would answer.
+   */
+  request(key: string | ItemKey, dir: Dir, units: number, nowMs: number): Throttle | null {
+    const throttle = this.check(key, dir, units, nowMs);
+    if (!throttle) this.charge(key, dir, units, nowMs);
+    return throttle;
   }
 
   private throttle(dir: Dir, limit: Throttle['limit']): Throttle {
@@ -273,9 +402,54 @@ export class TableCapacity {
 /** Seconds of an item's limit its bucket can save (see itemPair). */
 export const ITEM_WINDOW_SECONDS = 5;
 
+/**
+ * Time-scale mode: a partition's heat clock stops after this many seconds without a throttle. DynamoDB does not
+ * document what "sustained" traffic is; a partition held at its limit throttles many times a second, so a pause
+ * of a few seconds means the heat is gone. Real seconds, not scaled: it is a measurement window, not a delay.
+ */
+export const HEAT_PAUSE_SECONDS = 5;
+
 /** Time constant of an item's recent rate (seconds). */
 const DECAY_SECONDS = 2;
 
 function decayed(rate: number, atMs: number, nowMs: number): number {
   return rate * Math.exp(-Math.max(0, nowMs - atMs) / 1000 / DECAY_SECONDS);
+}
+
+function compareOrder(a: OrderKey, b: OrderKey): number {
+  if (a[0] !== b[0]) return a[0] - b[0];
+  return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+}
+
+/** The partition of a group that holds `order`: the first whose upper bound lies above it. */
+function partOf(group: Group, order: OrderKey): Part {
+  let lo = 0;
+  let hi = group.bounds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareOrder(order, group.bounds[mid]!) < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return group.parts[lo]!;
+}
+
+/**
+ * Where to cut a list of heats (in key order) so that both sides carry as nearly half as possible: the index of
+ * the first item of the upper half, 1..n-1; 0 when there is nothing to divide (fewer than two items).
+ */
+export function heatMidpoint(heats: readonly number[]): number {
+  if (heats.length < 2) return 0;
+  const total = heats.reduce((a, b) => a + b, 0);
+  let below = 0;
+  let best = 1;
+  let bestGap = Infinity;
+  for (let k = 1; k < heats.length; k++) {
+    below += heats[k - 1]!;
+    const gap = Math.abs(total - 2 * below);
+    if (gap < bestGap) {
+      bestGap = gap;
+      best = k;
+    }
+  }
+  return best;
 }

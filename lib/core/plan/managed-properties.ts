@@ -13,6 +13,7 @@ export const MANAGED_PROPERTIES = [
   'insertproportion',
   'scanproportion',
   'readmodifywriteproportion',
+  'queryproportion',
   'requestdistribution',
   'hotspotdatafraction',
   'hotspotopnfraction',

@@ -1,7 +1,8 @@
 /**
  * YCSB measurement names and what each one counts (reference: YCSB 0.17.0 DBWrapper / Measurements).
  *
- *   READ, UPDATE, INSERT, SCAN, DELETE       latency of successful operations (Status OK / BATCHED_OK)
+ *   READ, UPDATE, INSERT, SCAN, DELETE,      latency of successful operations (Status OK / BATCHED_OK)
+ *   QUERY                                    (QUERY: fleetbench's QueryWorkload, the DynamoDB binding's Query)
  *   <OP>-FAILED, <OP>-<STATUS>               latency of failed operations (default name -FAILED;
  *                                            -<STATUS> with reportlatencyforeacherror/latencytrackederrors)
  *   <OP>-THROTTLED                           one sample per throttled attempt (fleetbench's binding)
@@ -12,7 +13,7 @@
  *   CLEANUP, THREAD_COUNT, USED_MEM_MB, ...  not operations: ignored
  */
 
-export const BASE_OPS = ['READ', 'UPDATE', 'INSERT', 'SCAN', 'DELETE'] as const;
+export const BASE_OPS = ['READ', 'UPDATE', 'INSERT', 'SCAN', 'DELETE', 'QUERY'] as const;
 export const COMPOSITE_OPS = ['READ-MODIFY-WRITE', 'VERIFY'] as const;
 const KNOWN_OPS: readonly string[] = [...COMPOSITE_OPS, ...BASE_OPS]; // longest prefixes first
 

@@ -115,6 +115,8 @@ export type LocalNeed = 'nodes' | 'cassandra' | 'secrets' | 'memorydb';
 export interface LocalCapacity {
   keyAttribute: string;
   model: CellModel['table'];
+  /** N partition-key values and the sort key (dynamodb keyDesign), or null/absent: one item per key value. */
+  compositeKey?: { partitionKeyValues: number; sortKeyAttribute: string } | null;
 }
 
 /** Findings about one target: `at` is its JSON path (`targets[2]`). */

@@ -13,6 +13,7 @@ import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 import { DAX_ENTRY, TABLE_ENTRY } from './entries';
 import { daxMonthly } from './dax-cost';
+import { compositeKeyOf, keyDesignProperties } from './key-design';
 
 /**
  * DynamoDB's tag characters: AWS's without `@`
@@ -27,9 +28,14 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
     'dynamodb.region': spec.region,
     'dynamodb.keyAttribute': t.keyAttribute,
     'dynamodb.consistentReads': String(t.consistentReads),
+    ...keyDesignProperties(t, spec),
   }),
   specChecks(t, at, spec, out) {
     if (t.dax) daxSpecFindings(t, at, out.issues, out.warnings);
+    if (t.keyDesign && t.existingTable)
+      out.warnings.push(
+        `${at}.keyDesign: table "${t.existingTable}" is reused as it is; its key schema must be this key design's`,
+      );
     if (t.existingTable && spec.dataset.load)
       out.warnings.push(
         `${at}.existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
@@ -82,7 +88,11 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
           },
         ]
       : [],
-  localCapacity: (spec, t, scale) => ({ keyAttribute: t.keyAttribute, model: tableModelOf(spec, t, scale) }),
+  localCapacity: (spec, t, scale) => ({
+    keyAttribute: t.keyAttribute,
+    model: tableModelOf(spec, t, scale),
+    compositeKey: compositeKeyOf(t),
+  }),
   loads: (t) => !t.existingTable,
   contextEntries: (t, { runId, table }) => [
     { type: TABLE_ENTRY.shape.type.value, targetId: t.id, name: table, owned: !t.existingTable },

@@ -7,6 +7,7 @@ import type { DynamoDbTarget } from '../../spec/schema';
 import { ConflictError, StepFailedError, type TableDefinition, type Tags } from '../../common/ports';
 import { ownedByRun } from '../../pipeline/ownership';
 import { provisionDax } from './dax-lifecycle';
+import { compositeKeyOf } from './key-design';
 import { runTags, type RunContext } from '../../pipeline/run-context';
 import { entryOf } from '../../resources/run-resource';
 import { TABLE_ENTRY } from './entries';
@@ -18,9 +19,11 @@ export function tableDefinition(
   name: string,
   userTags: Tags,
 ): TableDefinition {
+  const composite = compositeKeyOf(target);
   return {
     name,
     keyAttribute: target.keyAttribute,
+    ...(composite ? { sortKeyAttribute: composite.sortKeyAttribute } : {}),
     billing:
       target.billing.mode === 'provisioned'
         ? { mode: 'provisioned', rcu: target.billing.rcu, wcu: target.billing.wcu }

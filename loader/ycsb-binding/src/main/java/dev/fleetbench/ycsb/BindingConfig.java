@@ -29,6 +29,13 @@ public final class BindingConfig {
   public static final String BATCH_INSERTS = "dynamodb.batchInserts";
   /** A DAX cluster's discovery endpoint: requests go through the DAX client instead of HTTP to DynamoDB. */
   public static final String DAX_ENDPOINT = "dynamodb.daxEndpoint";
+  /** Absent: one partition-key value per item. A number N: N partition-key values, the YCSB key as the sort key. */
+  public static final String PARTITION_KEY_VALUES = "fleetbench.dynamodb.partitionKeyValues";
+  public static final String SORT_KEY_ATTRIBUTE = "fleetbench.dynamodb.sortKeyAttribute";
+  /** key-order or shuffled: how the planner loads (insertorder); checked here so a typo is named. */
+  public static final String LOAD_ORDER = "fleetbench.dynamodb.loadOrder";
+  public static final String QUERY_LIMIT = "fleetbench.query.limit";
+  public static final String QUERY_FORWARD = "fleetbench.query.forward";
 
   static final String DEFAULT_TABLE = "usertable";
   static final String DEFAULT_KEY_ATTRIBUTE = "p";
@@ -52,6 +59,14 @@ public final class BindingConfig {
   public final int batchInserts;
   /** Null: no DAX. Else {@code dax://host:port} or {@code daxs://host:port} (a cluster with TLS). */
   public final URI daxEndpoint;
+  /** 0: one partition-key value per item (no sort key); else the number of partition-key values. */
+  public final long partitionKeyValues;
+  /** The sort key attribute (type S) when partitionKeyValues is a number; null otherwise. */
+  public final String sortKeyAttribute;
+  /** Query: at most this many items (Limit). */
+  public final int queryLimit;
+  /** Query: sort key >= the YCSB key, ascending (true), or <= it, descending (false: the nearest at or below). */
+  public final boolean queryForward;
 
   private BindingConfig(Properties p, List<String> problems) {
     table = text(p, TABLE, DEFAULT_TABLE, problems);
@@ -77,6 +92,40 @@ public final class BindingConfig {
       problems.add(DAX_ENDPOINT + ": set together with " + ENDPOINT + "; requests go either to DAX or to "
           + "DynamoDB endpoints, give one of them");
     }
+    partitionKeyValues = partitionKeyValuesOf(p.getProperty(PARTITION_KEY_VALUES, ""), problems);
+    String sk = p.getProperty(SORT_KEY_ATTRIBUTE, "s").trim();
+    if (partitionKeyValues > 0 && sk.isEmpty()) {
+      problems.add(SORT_KEY_ATTRIBUTE + ": must not be empty");
+    } else if (partitionKeyValues > 0 && sk.equals(keyAttribute)) {
+      problems.add(SORT_KEY_ATTRIBUTE + ": '" + sk + "' is also " + KEY_ATTRIBUTE
+          + "; the sort key needs its own name");
+    }
+    sortKeyAttribute = partitionKeyValues > 0 ? sk : null;
+    String order = p.getProperty(LOAD_ORDER, "shuffled").trim();
+    if (!order.equals("shuffled") && !order.equals("key-order")) {
+      problems.add(LOAD_ORDER + ": '" + order + "' is not key-order or shuffled");
+    }
+    queryLimit = PropertyValues.atLeast(p, QUERY_LIMIT, 1, 1, problems);
+    queryForward = PropertyValues.bool(p, QUERY_FORWARD, false, problems);
+  }
+
+  /** Absent, empty or {@code per-item}: 0; else a whole number 1..MAX_PARTITION_KEY_VALUES. */
+  static long partitionKeyValuesOf(String raw, List<String> problems) {
+    String s = raw.trim();
+    if (s.isEmpty() || s.equals("per-item")) {
+      return 0;
+    }
+    try {
+      long n = Long.parseLong(s);
+      if (n >= 1 && n <= KeyDesign.MAX_PARTITION_KEY_VALUES) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // named below
+    }
+    problems.add(PARTITION_KEY_VALUES + ": '" + s + "' is not per-item or a whole number from 1 to "
+        + KeyDesign.MAX_PARTITION_KEY_VALUES);
+    return 0;
   }
 
   /** Parses and validates; throws a DBException listing every bad property. */

@@ -28,16 +28,18 @@ import site.ycsb.measurements.Measurements;
  * the AWS SDK for Java v2 only resolves credentials. With {@code dynamodb.daxEndpoint} the same requests go through
  * the DAX client instead ({@code dax.DaxTransport}), under the same retry loop and accounting.
  *
- * <p>Items are {@code {<keyAttribute>: S <ycsb key>, field0: S ..., ...}}. Operations: read = GetItem
- * (projection of the requested fields), insert = PutItem, update = UpdateItem with a SET expression,
- * delete = DeleteItem, scan = Scan from ExclusiveStartKey (unordered; see README.md).
+ * <p>Items are {@code {<keyAttribute>: S <ycsb key>, field0: S ..., ...}}, or with N partition-key values
+ * ({@link KeyDesign}) {@code {<keyAttribute>: S pk<r>, <sortKeyAttribute>: S <ycsb key>, ...}}. Operations: read =
+ * GetItem (projection of the requested fields), insert = PutItem, update = UpdateItem with a SET expression,
+ * delete = DeleteItem, scan = Scan from ExclusiveStartKey (unordered; see README.md), query ({@link QueryWorkload})
+ * = Query of the key's partition-key value with {@code sk <= key} (or {@code >=}) and a Limit.
  *
  * <p>Throttling is counted, not hidden: this class retries throttled requests itself. Every throttled attempt is recorded as the YCSB measurement {@code <OP>-THROTTLED} (service time of
  * the attempt; in intended mode the time since the operation's intended start). An operation still throttled
  * after {@code dynamodb.maxRetries} retries returns {@link #THROTTLED}; other failures return
  * {@link Status#ERROR}, each distinct error logged once.
  */
-public class DynamoDbClient extends DB {
+public class DynamoDbClient extends DB implements QueryWorkload.Querying {
   /** Returned when an operation was still throttled after every retry (summary line {@code Return=THROTTLED}). */
   public static final Status THROTTLED =
       new Status("THROTTLED", "The request was throttled on every attempt; retries exhausted.");
@@ -166,6 +168,67 @@ public class DynamoDbClient extends DB {
     }
   }
 
+  /**
+   * Query: the items of the key's partition-key value whose sort key is at or below the YCSB key, nearest first
+   * ({@code fleetbench.query.forward=false}; at or above, ascending, with {@code true}), at most
+   * {@code fleetbench.query.limit}, one page. On a table without a sort key it is the one item of that key. An empty
+   * result is {@code OK} (nothing at or below the key). Measured as QUERY by {@link QueryWorkload}; throttled attempts
+   * as {@code QUERY-THROTTLED}.
+   */
+  @Override
+  public Status query(String table, String key, Set<String> fields, Vector<HashMap<String, ByteIterator>> result) {
+    BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
+    StringBuilder b = start(table);
+    boolean composite = config.partitionKeyValues > 0;
+    b.append(",\"KeyConditionExpression\":\"#k0 = :k0").append(composite
+        ? (config.queryForward ? " AND #k1 >= :k1\"" : " AND #k1 <= :k1\"") : "\"")
+        .append(",\"Limit\":").append(config.queryLimit)
+        .append(",\"ScanIndexForward\":").append(config.queryForward)
+        .append(",\"ConsistentRead\":").append(config.consistentReads)
+        .append(",\"ExpressionAttributeValues\":{\":k0\":{\"S\":");
+    Json.quote(b, composite ? KeyDesign.partitionValue(key, config.partitionKeyValues) : key).append('}');
+    if (composite) {
+      b.append(",\":k1\":{\"S\":");
+      Json.quote(b, key).append('}');
+    }
+    b.append("},\"ExpressionAttributeNames\":{\"#k0\":");
+    Json.quote(b, config.keyAttribute);
+    if (composite) {
+      b.append(",\"#k1\":");
+      Json.quote(b, config.sortKeyAttribute);
+    }
+    if (fields != null && !fields.isEmpty()) {
+      int i = 0;
+      for (String f : fields) {
+        b.append(",\"#f").append(i++).append("\":");
+        Json.quote(b, f);
+      }
+      b.append("},\"ProjectionExpression\":\"");
+      for (i = 0; i < fields.size(); i++) {
+        b.append(i > 0 ? ", #f" : "#f").append(i);
+      }
+      b.append('"');
+    } else {
+      b.append('}');
+    }
+    try {
+      Object items = call("QUERY", "Query", b.append('}').toString()).get("Items");
+      if (items instanceof List) {
+        for (Object o : (List<?>) items) {
+          HashMap<String, ByteIterator> row = new HashMap<>();
+          Map<String, Object> item = Json.object(o);
+          if (item != null) {
+            copyFields(item, row);
+          }
+          result.add(row);
+        }
+      }
+      return Status.OK;
+    } catch (Failed f) {
+      return f.status;
+    }
+  }
+
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
     BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
@@ -213,14 +276,14 @@ public class DynamoDbClient extends DB {
     BindingSupport.injectDelay(config.injectDelayUs, config.injectDelayEvery);
     StringBuilder b = new StringBuilder(64 + values.size() * 128).append('{');
     for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
-      if (e.getKey().equals(config.keyAttribute)) {
-        continue; // the key attribute is the YCSB key
+      if (isKeyAttribute(e.getKey())) {
+        continue; // the key attributes come from the YCSB key
       }
       Json.quote(b, e.getKey()).append(":{\"S\":");
       Json.quote(b, e.getValue().toString()).append("},");
     }
-    Json.quote(b, config.keyAttribute).append(":{\"S\":");
-    String item = Json.quote(b, key).append("}}").toString();
+    keyAttributes(b, key);
+    String item = b.append('}').toString();
     if (config.batchInserts > 1) {
       return buffer(table, key, item);
     }
@@ -361,8 +424,24 @@ public class DynamoDbClient extends DB {
 
   private void keyObject(StringBuilder b, String key) {
     b.append('{');
+    keyAttributes(b, key);
+    b.append('}');
+  }
+
+  /** {@code "<pk>":{"S":...}} and, on a composite-key table, {@code ,"<sk>":{"S":<key>}}. */
+  private void keyAttributes(StringBuilder b, String key) {
     Json.quote(b, config.keyAttribute).append(":{\"S\":");
-    Json.quote(b, key).append("}}");
+    if (config.partitionKeyValues == 0) {
+      Json.quote(b, key).append('}');
+      return;
+    }
+    Json.quote(b, KeyDesign.partitionValue(key, config.partitionKeyValues)).append("},");
+    Json.quote(b, config.sortKeyAttribute).append(":{\"S\":");
+    Json.quote(b, key).append('}');
+  }
+
+  private boolean isKeyAttribute(String name) {
+    return name.equals(config.keyAttribute) || name.equals(config.sortKeyAttribute);
   }
 
   /** ProjectionExpression "#f0, #f1" with ExpressionAttributeNames, safe for reserved words. */
@@ -421,7 +500,7 @@ public class DynamoDbClient extends DB {
 
   private void copyFields(Map<String, Object> item, Map<String, ByteIterator> out) {
     for (Map.Entry<String, Object> e : item.entrySet()) {
-      if (e.getKey().equals(config.keyAttribute)) {
+      if (isKeyAttribute(e.getKey())) {
         continue;
       }
       out.put(e.getKey(), new StringByteIterator(text(e.getValue())));

@@ -35,6 +35,7 @@ public final class Launcher {
     Properties p = merged(args);
     List<String> extra = new ArrayList<>();
     isolateBinding(p, extra);
+    queries(p, extra);
     openLoop(p, extra);
     if (extra.isEmpty()) {
       return args;
@@ -61,6 +62,27 @@ public final class Launcher {
     BindingClassLoader.urlsOf(classpath);
     extra.add(IsolatedDb.DB_CLASS + "=" + db);
     extra.add("db=" + IsolatedDb.class.getName());
+  }
+
+  /** With {@code queryproportion} above 0 and YCSB's CoreWorkload: {@link QueryWorkload} (CoreWorkload + query). */
+  private static void queries(Properties p, List<String> extra) {
+    String q = p.getProperty(QueryWorkload.QUERY_PROPORTION, "0").trim();
+    double proportion;
+    try {
+      proportion = QueryWorkload.proportion(q);
+    } catch (site.ycsb.WorkloadException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    String workload = p.getProperty("workload", "site.ycsb.workloads.CoreWorkload").trim();
+    if (proportion == 0 || workload.equals(QueryWorkload.class.getName())) {
+      return;
+    }
+    if (!workload.equals("site.ycsb.workloads.CoreWorkload")) {
+      throw new IllegalArgumentException(QueryWorkload.QUERY_PROPORTION + ": " + q + " needs YCSB's CoreWorkload "
+          + "(dev.fleetbench.ycsb.QueryWorkload adds the query to it); workload is " + workload);
+    }
+    p.setProperty("workload", QueryWorkload.class.getName());
+    extra.add("workload=" + QueryWorkload.class.getName());
   }
 
   private static void openLoop(Properties p, List<String> extra) {

@@ -138,6 +138,37 @@ class DaxPathTest {
   }
 
   @Test
+  void queryThroughTheDaxPath() throws Exception {
+    local.admin().createTable(r -> r.tableName("daxquery")
+        .attributeDefinitions(
+            software.amazon.awssdk.services.dynamodb.model.AttributeDefinition.builder().attributeName("p")
+                .attributeType(software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType.S).build(),
+            software.amazon.awssdk.services.dynamodb.model.AttributeDefinition.builder().attributeName("s")
+                .attributeType(software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType.S).build())
+        .keySchema(software.amazon.awssdk.services.dynamodb.model.KeySchemaElement.builder().attributeName("p")
+                .keyType(software.amazon.awssdk.services.dynamodb.model.KeyType.HASH).build(),
+            software.amazon.awssdk.services.dynamodb.model.KeySchemaElement.builder().attributeName("s")
+                .keyType(software.amazon.awssdk.services.dynamodb.model.KeyType.RANGE).build())
+        .billingMode(software.amazon.awssdk.services.dynamodb.model.BillingMode.PAY_PER_REQUEST));
+    useClient(sdkClientOnLocal());
+    dev.fleetbench.ycsb.DynamoDbClient db = open(props("dynamodb.daxEndpoint", DAX,
+        BindingConfig.PARTITION_KEY_VALUES, "1", BindingConfig.QUERY_LIMIT, "2"), measurements("op"));
+    try {
+      for (String k : new String[] {"user10", "user20", "user30"}) {
+        assertEquals(Status.OK, db.insert("daxquery", k, values("field0", k, "field1", "x")));
+      }
+      Vector<HashMap<String, ByteIterator>> rows = new Vector<>();
+      assertEquals(Status.OK, db.query("daxquery", "user25", Set.of("field0"), rows));
+      assertEquals(2, rows.size());
+      assertEquals(Set.of("field0"), rows.get(0).keySet(), "the projection applies");
+      assertEquals("user20", rows.get(0).get("field0").toString(), "nearest at or below, first");
+      assertEquals("user10", rows.get(1).get("field0").toString());
+    } finally {
+      db.cleanup();
+    }
+  }
+
+  @Test
   void batchInsertsThroughTheDaxPath() throws Exception {
     local.createTable("daxbatch", "p");
     useClient(sdkClientOnLocal());

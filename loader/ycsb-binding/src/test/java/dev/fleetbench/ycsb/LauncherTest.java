@@ -48,6 +48,28 @@ class LauncherTest {
   }
 
   @Test
+  void aQueryProportionInstallsTheQueryWorkloadInsideTheSchedule() throws Exception {
+    String[] paced = {"-p", "workload=site.ycsb.workloads.CoreWorkload", "-p", "queryproportion=0.4", "-target",
+        "100", "-t"};
+    List<String> added = Arrays.asList(Launcher.rewrite(paced)).subList(paced.length, paced.length + 10);
+    assertEquals(List.of("-p", "workload=dev.fleetbench.ycsb.QueryWorkload", "-p", "target=0", "-p",
+        "fleetbench.targetOpsPerSec=100", "-p", "fleetbench.workload=dev.fleetbench.ycsb.QueryWorkload", "-p",
+        "workload=dev.fleetbench.ycsb.OpenLoopWorkload"), added.subList(0, 10));
+    String[] unpaced = {"-p", "queryproportion=1", "-t"};
+    assertEquals(List.of("-p", "queryproportion=1", "-t", "-p", "workload=dev.fleetbench.ycsb.QueryWorkload"),
+        Arrays.asList(Launcher.rewrite(unpaced)));
+    String[] none = {"-p", "queryproportion=0", "-t"};
+    assertArrayEquals(none, Launcher.rewrite(none));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Launcher.rewrite(new String[] {"-p", "queryproportion=1.5"}));
+    assertEquals("queryproportion: '1.5' is not a number from 0 to 1", e.getMessage());
+    IllegalArgumentException other = assertThrows(IllegalArgumentException.class,
+        () -> Launcher.rewrite(new String[] {"-p", "queryproportion=0.5", "-p", "workload=x.MyWorkload"}));
+    assertEquals("queryproportion: 0.5 needs YCSB's CoreWorkload (dev.fleetbench.ycsb.QueryWorkload adds the query "
+        + "to it); workload is x.MyWorkload", other.getMessage());
+  }
+
+  @Test
   void constantArrivalsAreEvenlySpacedAndPoissonHasTheRateAsMean() {
     OpenLoopWorkload.Schedule c = new OpenLoopWorkload.Schedule(1000, false);
     long first = c.next();

@@ -87,7 +87,7 @@ class YcsbClientEndToEndTest {
   }
 
   /** Checks the log's format and returns the sum of its decoded interval counts. */
-  private static long hdrCount(Path file) throws IOException {
+  static long hdrCount(Path file) throws IOException {
     assertTrue(Files.exists(file), file + " must exist");
     List<String> lines = Files.readAllLines(file);
     assertTrue(lines.contains("#[Histogram log format version 1.3]"), file + ": " + lines.subList(0, 3));

@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 import software.amazon.dax.ClusterDaxClient;
@@ -85,6 +86,8 @@ public final class DaxTransport implements DynamoTransport {
           return Map.of();
         case "Scan":
           return scan(req);
+        case "Query":
+          return query(req);
         case "BatchWriteItem":
           return batchWrite(req);
         default:
@@ -154,6 +157,26 @@ public final class DaxTransport implements DynamoTransport {
     if (r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty()) {
       out.put("LastEvaluatedKey", json(r.lastEvaluatedKey()));
     }
+    return out;
+  }
+
+  private Map<String, Object> query(Map<String, Object> req) {
+    QueryResponse r = client.query(b -> {
+      b.tableName(text(req, "TableName")).keyConditionExpression(text(req, "KeyConditionExpression"))
+          .limit(((Number) req.get("Limit")).intValue())
+          .scanIndexForward(!Boolean.FALSE.equals(req.get("ScanIndexForward")))
+          .consistentRead(Boolean.TRUE.equals(req.get("ConsistentRead")))
+          .expressionAttributeNames(names(req)).expressionAttributeValues(item(req.get("ExpressionAttributeValues")));
+      if (req.containsKey("ProjectionExpression")) {
+        b.projectionExpression(text(req, "ProjectionExpression"));
+      }
+    });
+    List<Object> items = new ArrayList<>();
+    for (Map<String, AttributeValue> i : r.items()) {
+      items.add(json(i));
+    }
+    Map<String, Object> out = new HashMap<>();
+    out.put("Items", items);
     return out;
   }
 

@@ -1,0 +1,71 @@
+/**
+ * A dynamodb target's key design (spec `keyDesign`, issue #28): one item per partition-key value (today's tables),
+ * or N partition-key values with the YCSB key as the sort key. One mapping from a YCSB key to its partition-key
+ * value, shared by the binding (loader/ycsb-binding KeyDesign.java, the same rule), the capacity emulator and the
+ * model: `pk` + (the number the key's decimal digits spell, mod N). YCSB names record i `user<i>` (insertorder=ordered)
+ * or `user<fnvhash64(i)>` (hashed, its default), so ordered keys go round robin over the N values and hashed keys
+ * spread evenly. Pure: no SDK, no I/O.
+ */
+import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
+
+/** The YCSB properties the binding reads (loader/ycsb-binding/README.md "Key designs", "Query"). */
+export const KEY_DESIGN_PROPERTIES = {
+  partitionKeyValues: 'fleetbench.dynamodb.partitionKeyValues',
+  sortKeyAttribute: 'fleetbench.dynamodb.sortKeyAttribute',
+  loadOrder: 'fleetbench.dynamodb.loadOrder',
+  queryLimit: 'fleetbench.query.limit',
+  queryForward: 'fleetbench.query.forward',
+} as const;
+
+/** The sort key's attribute when the spec's keyDesign names none. */
+export const DEFAULT_SORT_KEY = 's';
+
+/** A table's keys as the emulator and the table definition need them: null for one item per partition-key value. */
+export interface CompositeKey {
+  partitionKeyValues: number;
+  sortKeyAttribute: string;
+}
+
+/** The partition-key value of a YCSB key on a table with `n` partition-key values (the binding's KeyDesign rule). */
+export function partitionKeyValue(ycsbKey: string, n: number): string {
+  let r = 0;
+  for (let i = 0; i < ycsbKey.length; i++) {
+    const c = ycsbKey.charCodeAt(i) - 48;
+    if (c >= 0 && c <= 9) r = (r * 10 + c) % n; // r < n ≤ 10^9: r * 10 + 9 stays exact in a double
+  }
+  return `pk${r}`;
+}
+
+/** The target's composite key, or null (one item per partition-key value, no sort key). */
+export function compositeKeyOf(t: DynamoDbTarget): CompositeKey | null {
+  const d = t.keyDesign;
+  if (!d || d.partitionKeyValues === 'per-item') return null;
+  return { partitionKeyValues: d.partitionKeyValues, sortKeyAttribute: d.sortKeyAttribute ?? DEFAULT_SORT_KEY };
+}
+
+/**
+ * YCSB properties of the key design and the query operation: the binding's, and YCSB's own `insertorder` and
+ * `zeropadding` for a load in key order (keys that sort as they are numbered, so each partition-key value's items
+ * arrive in ascending sort-key order; `shuffled` is YCSB's default hashed order). Nothing for today's design.
+ */
+export function keyDesignProperties(t: DynamoDbTarget, spec: RunSpec): Record<string, string> {
+  const P = KEY_DESIGN_PROPERTIES;
+  const out: Record<string, string> = {};
+  const composite = compositeKeyOf(t);
+  if (composite) {
+    out[P.partitionKeyValues] = String(composite.partitionKeyValues);
+    out[P.sortKeyAttribute] = composite.sortKeyAttribute;
+    out[P.loadOrder] = t.keyDesign!.loadOrder;
+    if (t.keyDesign!.loadOrder === 'key-order') {
+      out.insertorder = 'ordered';
+      out.zeropadding = String(String(spec.dataset.recordCount).length);
+    }
+  }
+  // the query proportion itself is the cell's (lib/core/plan: per operation mix, as every proportion)
+  const query = spec.workload.proportions?.query ?? 0;
+  if (query > 0) {
+    out[P.queryLimit] = String(spec.workload.query?.limit ?? 1);
+    out[P.queryForward] = String(spec.workload.query?.forward ?? false);
+  }
+  return out;
+}
