@@ -12,7 +12,7 @@ import {
   distributionInfo,
   distributionsOf,
   operationMixes,
-  throughputSteps,
+  rateSteps,
 } from '../spec/workload';
 import { aaCellId } from '../regression/noise';
 import type { CellLike } from '../cost/workload-units';
@@ -32,7 +32,7 @@ export type GridCell = CellLike;
 
 export function cellGrid(spec: RunSpec): GridCell[] {
   const w = spec.workload;
-  const steps = throughputSteps(w);
+  const steps = rateSteps(w);
   const mixes = operationMixes(w);
   const scan = { ...BASE_WORKLOADS[w.base].properties, ...w.extraProperties }.maxscanlength;
   const properties: Record<string, string> = scan === undefined ? {} : { maxscanlength: scan };
@@ -41,8 +41,9 @@ export function cellGrid(spec: RunSpec): GridCell[] {
     for (const d of distributionsOf(w)) {
       const slug = distributionSlug(distributionInfo(d));
       for (const m of mixes) {
-        for (const ops of steps) {
-          const id = `${t.id}.${slug}.r${pct(m.proportions.read)}.t${ops}`;
+        for (const step of steps) {
+          const ops = step.opsPerSec;
+          const id = `${t.id}.${slug}.r${pct(m.proportions.read)}.${step.slug}`;
           for (let k = 1; k <= w.repeats; k++) {
             cells.push({
               id: w.repeats > 1 ? aaCellId(id, k) : id,

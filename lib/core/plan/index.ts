@@ -9,8 +9,10 @@ import {
   distributionInfo,
   distributionsOf,
   operationMixes,
+  rateSteps,
   throughputSteps,
 } from '../spec/workload';
+import { planSearches, type ProbeMark, type SearchPlan } from './searches';
 import { sizeTarget, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
 import { distributionSlug, pct } from './grid';
@@ -61,6 +63,11 @@ export interface CellPlan {
   prediction?: CellPrediction;
   /** DynamoDB cells of a spec with `local.capacityScale` ≠ 1: the prediction with the scaled limits */
   localPrediction?: CellPrediction;
+  /**
+   * A probe of an SLO search (docs/slo-search.md): planned at the search's upper bound (`targetOpsPerSec`, the
+   * worst case), its rate decided when it starts (lib/core/pipeline/probe.ts)
+   */
+  probe?: ProbeMark;
 }
 
 /** The load phase: its processes are derived by loadProcesses (lib/core/plan/processes.ts, which documents the fields). */
@@ -85,6 +92,8 @@ export interface Plan {
   cellSeconds: number;
   /** What the run itself will cost on AWS, itemised (lib/core/cost/estimate.ts). */
   estimate: RunEstimate;
+  /** The SLO searches (`workload.search`), each with its probe cells and predicted limit; absent without one. */
+  searches?: SearchPlan[];
 }
 
 /** A cell as the run index lists it: everything but its YCSB properties (those are in its own object). */
@@ -110,6 +119,7 @@ export interface PlanOptions {
 }
 
 export { MANAGED_PROPERTIES } from './managed-properties';
+export { searchStartPrediction, type ProbeMark, type SearchPlan } from './searches';
 
 export function tableName(spec: RunSpec, target: Target, runId: string): string {
   // `.` separates the parts: no spec name, target id or run id holds one, so two runs never share a name
@@ -156,7 +166,12 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const fleetLoaders = Math.max(...Object.values(sizing).map((s) => s.loaders));
   const cells = spec.targets.flatMap((t) => targetCells(spec, t, sizing[t.id]!, bindings[t.id]!));
   cells.forEach((c, i) => (c.index = i));
-  const warnings = [...Object.values(sizing).flatMap((s) => s.warnings), ...predictionWarnings(cells)];
+  // a probe's planned rate is its search's upper bound, not what it runs: the searches carry the predictions
+  const warnings = [
+    ...Object.values(sizing).flatMap((s) => s.warnings),
+    ...predictionWarnings(cells.filter((c) => !c.probe)),
+  ];
+  const searches = planSearches(spec, cells);
   const maxProc = Math.max(...Object.values(sizing).map((s) => s.totalProcesses));
   if (operationMixes(w).some((m) => m.proportions.insert > 0) && maxProc > 1) {
     warnings.push(
@@ -180,6 +195,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     bindings,
     warnings,
     cellSeconds: cells.length * w.durationSeconds,
+    ...(searches.length ? { searches } : {}),
   };
   const estimate = estimateRunCost(spec, plan, loadPriceBook(options.priceBook));
   warnings.push(...estimate.unpriced);
@@ -195,7 +211,8 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
   for (const d of distributionsOf(w)) {
     const info = distributionInfo(d);
     for (const m of operationMixes(w)) {
-      for (const ops of throughputSteps(w)) {
+      for (const step of rateSteps(w)) {
+        const ops = step.opsPerSec;
         const properties: Record<string, string> = {
           ...base.properties,
           ...w.extraProperties,
@@ -210,7 +227,8 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           threadcount: String(s.threadsPerProcess),
           maxexecutiontime: String(w.durationSeconds),
         };
-        const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.t${ops}`;
+        const searchId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}`;
+        const cellId = `${searchId}.${step.slug}`;
         const cell: CellPlan = {
           id: cellId,
           index: 0,
@@ -228,9 +246,11 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           loaders: s.loaders,
           processesPerLoader: s.processesPerLoader,
           properties,
+          ...(step.probe ? { probe: { search: searchId, index: step.probe } } : {}),
         };
         // the repeats of a cell are the same cell: predicted once, then shared
-        Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
+        // (a probe's planned rate is not the one it runs: its search carries the model's limit instead)
+        if (!step.probe) Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
         // A/A mode: the same cell `repeats` times in a row
         if (w.repeats === 1) cells.push(cell);
         else

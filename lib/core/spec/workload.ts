@@ -3,6 +3,7 @@
  * spec's workload into operation mixes, distributions and throughput steps.
  */
 import { YCSB_HOTSPOT_DEFAULTS, type Distribution, type Proportions, type RunSpec } from './schema';
+import { worstCaseProbes } from '../search/probe';
 
 export interface BaseWorkload {
   proportions: Proportions;
@@ -99,11 +100,35 @@ export function distributionInfo(d: Distribution): {
   return { type: obj.type, label: obj.type, properties: { requestdistribution: obj.type } };
 }
 
-/** The throughput targets: the list, or the staircase start, start+step, ... up to stop. */
+/**
+ * The throughput targets: the list, or the staircase start, start+step, ... up to stop; for an SLO search the range
+ * its probes span (start and upper bound).
+ */
 export function throughputSteps(w: RunSpec['workload']): number[] {
   const t = w.targetOpsPerSec;
+  if (!t) return w.search ? [w.search.startOpsPerSec, w.search.maxOpsPerSec] : [];
   if (Array.isArray(t)) return t;
   const out: number[] = [];
   for (let v = t.start; v <= t.stop; v += t.step) out.push(v);
   return out;
+}
+
+/** One step of the rate dimension of the grid: a fixed rate, or the k-th probe of an SLO search. */
+export interface RateStep {
+  /** the cell id's part: `t<ops>` or `probe<k>` */
+  slug: string;
+  /** the cell's planned rate: a probe is planned at the search's upper bound (its worst case; decided at run time) */
+  opsPerSec: number;
+  /** the probe's number (1, 2, ...) within its search */
+  probe?: number;
+}
+
+/** The rate steps of a workload: one per throughput target, or the worst-case number of probes of its search. */
+export function rateSteps(w: RunSpec['workload']): RateStep[] {
+  if (w.search) {
+    const n = worstCaseProbes(w.search);
+    const ops = w.search.maxOpsPerSec;
+    return Array.from({ length: n }, (_, i) => ({ slug: `probe${i + 1}`, opsPerSec: ops, probe: i + 1 }));
+  }
+  return throughputSteps(w).map((ops) => ({ slug: `t${ops}`, opsPerSec: ops }));
 }
