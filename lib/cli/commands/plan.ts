@@ -136,6 +136,7 @@ export function renderPlan(plan: Plan): string {
       ]),
     ),
   );
+  lines.push(...searchLines(plan));
   const e = plan.estimate;
   lines.push('');
   lines.push(
@@ -147,6 +148,27 @@ export function renderPlan(plan: Plan): string {
     for (const it of e.attributed) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** The SLO searches: worst-case probes (each planned at the upper bound: the estimate's worst case) and the model's limit. */
+function searchLines(plan: Plan): string[] {
+  if (!plan.searches?.length) return [];
+  const f = (x: number | null) => (x === null ? '–' : x.toLocaleString('en-US'));
+  const probeSeconds = plan.cells.find((c) => c.probe)?.durationSeconds ?? 0;
+  return [
+    '',
+    'SLO searches (docs/slo-search.md): the cells above are each search\'s worst-case probes, costed at the upper bound',
+    table(
+      ['search', 'worst-case probes', 'worst-case duration', 'predicted limit ops/s', 'predicted (local) ops/s'],
+      plan.searches.map((s) => [
+        s.id,
+        String(s.worstCaseProbes),
+        formatDuration(s.worstCaseProbes * probeSeconds),
+        f(s.predictedLimitOpsPerSec),
+        f(s.localPredictedLimitOpsPerSec),
+      ]),
+    ),
+  ];
 }
 
 export function formatDuration(seconds: number): string {

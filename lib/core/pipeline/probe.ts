@@ -130,7 +130,9 @@ export async function finishSearch(
   const step = stepOf(s, probes, predicted);
   if (!('done' in step) && cell.probe.index < search.cells.length) return false;
   const found = 'done' in step ? step.done.foundOpsPerSec : null;
-  const costs = found === null ? {} : args.costAt(found);
+  const priced = (c: CellCosts): PricedCellCosts | null =>
+    'hoursPerMonth' in c ? (c as PricedCellCosts) : null;
+  const required = s.requiredOpsPerSec;
   const row = buildFrontierRow(run, {
     searchId: search.id,
     targetId: cell.target,
@@ -142,7 +144,8 @@ export async function finishSearch(
     probesPlanned: search.worstCaseProbes,
     step,
     predictedLimitOpsPerSec: predicted,
-    costs: 'hoursPerMonth' in costs ? (costs as PricedCellCosts) : null,
+    costs: found === null ? null : priced(args.costAt(found)),
+    costsAtRequired: required === undefined ? null : priced(args.costAt(required)),
   });
   const t = tableDef('frontier');
   await store.put(tableObjectKey(t, run, `${run.runId}.${search.id}`), toJsonLines(t, [row]));

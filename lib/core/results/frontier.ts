@@ -31,6 +31,8 @@ export interface FrontierInput {
   predictedLimitOpsPerSec: number | null;
   /** the cost model at the found rate (null: nothing found, or the target is not priced) */
   costs: PricedCellCosts | null;
+  /** the cost model at the required rate (null: none required, or not priced) */
+  costsAtRequired: PricedCellCosts | null;
 }
 
 export function buildFrontierRow(meta: RunMeta, f: FrontierInput): Row {
@@ -67,6 +69,7 @@ export function buildFrontierRow(meta: RunMeta, f: FrontierInput): Row {
     cost_per_million_ops_usd: perMillion ? perMillion.toNumber() : null,
     required_ops_per_sec: required,
     meets_required: required === null ? null : found !== null && found >= required,
+    monthly_cost_at_required_usd: f.costsAtRequired?.monthlyCostUsd ?? null,
     probes_json: JSON.stringify(
       f.probes.map((p) => ({
         cell_id: p.cellId,

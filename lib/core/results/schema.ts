@@ -298,6 +298,12 @@ export const TABLES: readonly TableDef[] = [
       ),
       col('required_ops_per_sec', 'double', 'the rate the spec requires (search.requiredOpsPerSec)', true),
       col('meets_required', 'boolean', 'found_ops_per_sec ≥ required_ops_per_sec; null: none required', true),
+      col(
+        'monthly_cost_at_required_usd',
+        'double',
+        'cost model: the target per month at required_ops_per_sec (compare targets that meet it); null: none required or not priced',
+        true,
+      ),
       col('probes_json', 'string', 'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons}'),
     ],
   },
