@@ -157,9 +157,15 @@ function searchLines(plan: Plan): string[] {
   const probeSeconds = plan.cells.find((c) => c.probe)?.durationSeconds ?? 0;
   return [
     '',
-    'SLO searches (docs/slo-search.md): the cells above are each search\'s worst-case probes, costed at the upper bound',
+    "SLO searches (docs/slo-search.md): the cells above are each search's worst-case probes, costed at the upper bound",
     table(
-      ['search', 'worst-case probes', 'worst-case duration', 'predicted limit ops/s', 'predicted (local) ops/s'],
+      [
+        'search',
+        'worst-case probes',
+        'worst-case duration',
+        'predicted limit ops/s',
+        'predicted (local) ops/s',
+      ],
       plan.searches.map((s) => [
         s.id,
         String(s.worstCaseProbes),

@@ -4,12 +4,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
 import { headlineOf } from '../../core/contract/headline';
-import {
-  FRONTIER_HEADERS,
-  SUMMARY_HEADERS,
-  frontierRows,
-  summaryRows,
-} from '../../core/results/run-summary';
+import { FRONTIER_HEADERS, SUMMARY_HEADERS, frontierRows, summaryRows } from '../../core/results/run-summary';
 import { cellsNotSkipped, frontierKey } from '../../core/pipeline/probe';
 import { readOptional } from '../../core/pipeline/keys';
 import { FsStore } from '../../local/fs-store';

@@ -31,7 +31,9 @@ export const probeKey = (runId: string, cellId: string): string => cellKey(runId
 function searchOf(plan: PlanIndex, spec: RunSpec, cell: CellSummary): { s: SloSearch; plan: SearchPlan } {
   const sp = plan.searches?.find((x) => x.id === cell.probe!.search);
   if (!sp || !spec.workload.search)
-    throw new InputError([{ path: 'plan.searches', message: `no search "${cell.probe!.search}" for cell ${cell.id}` }]);
+    throw new InputError([
+      { path: 'plan.searches', message: `no search "${cell.probe!.search}" for cell ${cell.id}` },
+    ]);
   return { s: spec.workload.search, plan: sp };
 }
 
@@ -61,7 +63,12 @@ async function probesRun(
     const row: Row = result?.row ?? { incomplete: true, incomplete_reason: 'no result' };
     rows.set(cell.id, row);
     const good = typeof row.good_ops_per_sec === 'number' ? row.good_ops_per_sec : null;
-    probes.push({ ...probeVerdict(s, row), cellId: cell.id, rateOpsPerSec: d.rateOpsPerSec, goodOpsPerSec: good });
+    probes.push({
+      ...probeVerdict(s, row),
+      cellId: cell.id,
+      rateOpsPerSec: d.rateOpsPerSec,
+      goodOpsPerSec: good,
+    });
   }
   return { probes, rows };
 }
@@ -104,7 +111,10 @@ export async function probeDecisionOf(
 ): Promise<ProbeDecision | null> {
   if (!cell.probe) return null;
   const d = (await readOptional(store, probeKey(runId, cell.id))) as ProbeDecision | null;
-  if (!d) throw new InputError([{ path: 'cell.probe', message: `probe ${cell.id} was not started (no probe.json)` }]);
+  if (!d)
+    throw new InputError([
+      { path: 'cell.probe', message: `probe ${cell.id} was not started (no probe.json)` },
+    ]);
   return d;
 }
 

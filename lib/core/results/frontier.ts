@@ -40,7 +40,9 @@ export function buildFrontierRow(meta: RunMeta, f: FrontierInput): Row {
   const found = done?.foundOpsPerSec ?? null;
   const at = found === null ? undefined : f.probes.find((p) => p.pass && p.rateOpsPerSec === found);
   const perMillion =
-    f.costs && found ? costPerOps(Q.of(f.costs.monthlyCostUsd), found, f.costs.hoursPerMonth, 1e6) : undefined;
+    f.costs && found
+      ? costPerOps(Q.of(f.costs.monthlyCostUsd), found, f.costs.hoursPerMonth, 1e6)
+      : undefined;
   const required = f.search.requiredOpsPerSec ?? null;
   return validateRow(tableDef('frontier'), {
     run_date: runDate(meta.startedAtMs),

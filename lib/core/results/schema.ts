@@ -103,7 +103,11 @@ export const TABLES: readonly TableDef[] = [
       col('mode', 'string', 'aws or local'),
       col('region', 'string', 'AWS region (null in local mode)', true),
       col('price_book', 'string', 'id of the price book used for costs', true),
-      col('cells_total', 'bigint', 'cells in the plan, less the probes an SLO search skipped (docs/slo-search.md)'),
+      col(
+        'cells_total',
+        'bigint',
+        'cells in the plan, less the probes an SLO search skipped (docs/slo-search.md)',
+      ),
       col('cells_incomplete', 'bigint', 'cells marked incomplete'),
       col('run_cost_estimate_usd', 'double', 'estimated AWS cost of the run itself', true),
     ],
@@ -275,7 +279,11 @@ export const TABLES: readonly TableDef[] = [
       col('slo_max_us', 'double', 'the SLO’s bound, µs'),
       col('min_attainment', 'double', 'a probe also had to attain this share of its rate'),
       col('max_error_rate', 'double', '... and fail at most this share of its operations'),
-      col('outcome', 'string', 'converged, upper-bound-passes (the answer is at least the bound), start-fails or unfinished'),
+      col(
+        'outcome',
+        'string',
+        'converged, upper-bound-passes (the answer is at least the bound), start-fails or unfinished',
+      ),
       col('found_ops_per_sec', 'double', 'the highest probed rate that passed; null: none did', true),
       col('failed_ops_per_sec', 'double', 'the lowest probed rate that failed; null: none did', true),
       col('found_cell_id', 'string', 'the probe cell of the found rate', true),
@@ -289,7 +297,12 @@ export const TABLES: readonly TableDef[] = [
       ),
       col('probes', 'bigint', 'probes run'),
       col('probes_planned', 'bigint', 'the most probes the search could take (what Plan bounded)'),
-      col('monthly_cost_usd', 'double', 'cost model: the target per month at the found rate (its pricing)', true),
+      col(
+        'monthly_cost_usd',
+        'double',
+        'cost model: the target per month at the found rate (its pricing)',
+        true,
+      ),
       col(
         'cost_per_million_ops_usd',
         'double',
@@ -304,7 +317,11 @@ export const TABLES: readonly TableDef[] = [
         'cost model: the target per month at required_ops_per_sec (compare targets that meet it); null: none required or not priced',
         true,
       ),
-      col('probes_json', 'string', 'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons}'),
+      col(
+        'probes_json',
+        'string',
+        'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons}',
+      ),
     ],
   },
 ];

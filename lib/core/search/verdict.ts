@@ -47,6 +47,7 @@ export function probeVerdict(s: SloSearch, row: Record<string, unknown>): ProbeV
     reasons.push(
       `error rate ${errorRate === null ? 'unknown' : `${(errorRate * 100).toFixed(2)} %`} above ${(s.maxErrorRate * 100).toFixed(2)} %`,
     );
-  if (row.incomplete === true) reasons.push(`incomplete: ${String(row.incomplete_reason ?? 'a loader or process failed')}`);
+  if (row.incomplete === true)
+    reasons.push(`incomplete: ${String(row.incomplete_reason ?? 'a loader or process failed')}`);
   return { pass: reasons.length === 0, latencyUs, attainment, errorRate, reasons };
 }

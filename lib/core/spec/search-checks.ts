@@ -20,7 +20,8 @@ export function searchChecks(spec: RunSpec, issues: Issue[], warnings: string[])
     if (!w.targetOpsPerSec)
       issues.push({
         path: 'workload.targetOpsPerSec',
-        message: 'expected throughput targets (a list or a staircase) or an SLO search (workload.search), found neither',
+        message:
+          'expected throughput targets (a list or a staircase) or an SLO search (workload.search), found neither',
       });
     return;
   }
@@ -29,7 +30,7 @@ export function searchChecks(spec: RunSpec, issues: Issue[], warnings: string[])
       path: 'workload.search',
       message:
         'expected either an SLO search or fixed throughput targets (workload.targetOpsPerSec), found both: ' +
-        'the search decides its probes\' rates',
+        "the search decides its probes' rates",
     });
   if (s.maxOpsPerSec <= s.startOpsPerSec)
     issues.push({
@@ -51,7 +52,8 @@ export function searchChecks(spec: RunSpec, issues: Issue[], warnings: string[])
         message: `expected a search of at most ${MAX_PROBES_PER_SEARCH} probes, found up to ${n}: a coarser resolution or a narrower range`,
       });
   }
-  const recorded = w.measurement === 'both' || w.measurement === (s.slo.latency === 'intended' ? 'intended' : 'op');
+  const recorded =
+    w.measurement === 'both' || w.measurement === (s.slo.latency === 'intended' ? 'intended' : 'op');
   if (!recorded)
     issues.push({
       path: 'workload.search.slo.latency',
@@ -67,7 +69,10 @@ export function searchChecks(spec: RunSpec, issues: Issue[], warnings: string[])
       });
   }
   if (w.repeats > 1)
-    issues.push({ path: 'workload.repeats', message: 'expected 1 with an SLO search (each probe runs once)' });
+    issues.push({
+      path: 'workload.repeats',
+      message: 'expected 1 with an SLO search (each probe runs once)',
+    });
   const req = s.requiredOpsPerSec;
   if (req !== undefined && (req < s.startOpsPerSec || req > s.maxOpsPerSec))
     warnings.push(

@@ -80,8 +80,8 @@ describe('local-slo-search: a DynamoDB search starts where the capacity model pr
     const s = plan.searches![0]!;
     expect(s.localPredictedLimitOpsPerSec).toBe(Math.floor(50 / 0.45));
     expect(s.predictedLimitOpsPerSec).toBe(400);
-    // from any start the search takes at most 10 probes: ramp 20..400 (6), then [320, 400] halved 4 times to 5
-    expect(s.worstCaseProbes).toBe(10);
+    // from any start the search takes at most 9 probes: ramp 20..400 (6), then [320, 400] halved 3 times to 10
+    expect(s.worstCaseProbes).toBe(9);
     expect(plan.cells.every((c) => c.prediction === undefined)).toBe(true);
   });
 });

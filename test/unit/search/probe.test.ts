@@ -102,7 +102,7 @@ describe('nextProbe', () => {
   });
   it('answers with a rate that passed even when the outcomes are noisy (not monotone)', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 300; i++) {
       const passed = new Set<number>();
       const r = run(B, (rate) => {
