@@ -14,6 +14,8 @@ const examples = readdirSync(dir).filter((f) => f.endsWith('.json'));
 const SEARCH_WORST_CASE: Record<string, number> = {
   // ramp 20K, 40K, 80K, 160K, 320K, 640K (6); [320K, 640K] → 160K, 80K, 40K, 20K, 10K wide (5)
   'seed-002-slo.json': 11,
+  // ramp 20, 40, 80, 160, 320, 400 (6); [320, 400] → 40, 20, 10 wide (3)
+  'local-slo-search.json': 9,
 };
 
 describe('examples', () => {
