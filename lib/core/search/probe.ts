@@ -142,3 +142,11 @@ export function worstCaseProbes(b: SearchBounds, first?: number): number {
   for (let k = 0; k < ramp.length; k++) most = Math.max(most, worstCaseProbes(b, k));
   return most;
 }
+
+/**
+ * Whether a cell id is a probe's (`<target>.<distribution>.r<read>.probe<k>`, lib/core/spec/workload.ts rateSteps):
+ * its rate is decided at run time, so the same id is not the same cell from one run to the next.
+ */
+export function isProbeCellId(cellId: string): boolean {
+  return /\.probe\d+$/.test(cellId);
+}

@@ -11,6 +11,7 @@ import { cellGrid } from '../../../lib/core/plan/grid';
 import { budgetIssues } from '../../../lib/core/cost/estimate';
 import { historyBudget } from '../../../lib/core/pipeline/timing';
 import { cellCount } from '../../../lib/core/spec/grid-size';
+import { isProbeCellId } from '../../../lib/core/search/probe';
 
 const example = (file: string): RunSpec =>
   validateSpec(parseSpecText(readFileSync(join(__dirname, '../../../examples', file), 'utf8'), file)).spec;
@@ -83,5 +84,14 @@ describe('local-slo-search: a DynamoDB search starts where the capacity model pr
     // from any start the search takes at most 9 probes: ramp 20..400 (6), then [320, 400] halved 3 times to 10
     expect(s.worstCaseProbes).toBe(9);
     expect(plan.cells.every((c) => c.prediction === undefined)).toBe(true);
+  });
+});
+
+describe('isProbeCellId (what regression detection leaves out)', () => {
+  it("is true for a search's cells and false for a grid's, A/A repeats included", () => {
+    expect(planRun(example('seed-002-slo.json')).cells.every((c) => isProbeCellId(c.id))).toBe(true);
+    for (const file of ['quickstart.json', 'seed-002-staircase.json', 'nightly-regression.json'])
+      expect(planRun(example(file)).cells.some((c) => isProbeCellId(c.id))).toBe(false);
+    expect(isProbeCellId('ddb.uniform.r50.t1000.aa2')).toBe(false);
   });
 });
