@@ -162,7 +162,7 @@ function searchLines(plan: Plan): string[] {
       [
         'search',
         'worst-case probes',
-        'worst-case duration',
+        'worst-case measurement',
         'predicted limit ops/s',
         'predicted (local) ops/s',
       ],
