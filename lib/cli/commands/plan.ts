@@ -130,18 +130,23 @@ export function renderPlan(plan: Plan): string {
       ]),
     ),
   );
+  lines.push(...searchLines(plan), ...estimateLines(plan), cellFailureLine(plan.onCellFailure));
+  return lines.join('\n') + '\n';
+}
+
+/** The run's estimate, itemised, and what external services would cost beside it. */
+function estimateLines(plan: Plan): string[] {
   const e = plan.estimate;
-  lines.push('');
-  lines.push(
+  const lines = [
+    '',
     `Estimated cost of the run on AWS: $${e.totalUsd.toFixed(2)} (price book ${e.priceBook}, ${e.runHours} h)`,
-  );
+  ];
   for (const it of e.items) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
   if (e.attributed.length) {
     lines.push('Not billed by AWS (external services at the price the spec gives):');
     for (const it of e.attributed) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
   }
-  lines.push(cellFailureLine(plan.onCellFailure));
-  return lines.join('\n') + '\n';
+  return lines;
 }
 
 /** The failure policy and what its retries can add at worst (lib/core/plan/cell-failure.ts). */
@@ -153,6 +158,33 @@ function cellFailureLine(f: Plan['onCellFailure']): string {
     `in a row stop the run). Worst case, every retry spent on the longest cells and every replacement waited on to ` +
     `its deadline: +$${f.worstCase.extraUsd.toFixed(2)}, +${f.worstCase.extraHours} h`
   );
+}
+
+/** The SLO searches: worst-case probes (each planned at the upper bound: the estimate's worst case) and the model's limit. */
+function searchLines(plan: Plan): string[] {
+  if (!plan.searches?.length) return [];
+  const f = (x: number | null) => (x === null ? '–' : x.toLocaleString('en-US'));
+  const probeSeconds = plan.cells.find((c) => c.probe)?.durationSeconds ?? 0;
+  return [
+    '',
+    "SLO searches (docs/slo-search.md): the cells above are each search's worst-case probes, costed at the upper bound",
+    table(
+      [
+        'search',
+        'worst-case probes',
+        'worst-case measurement',
+        'predicted limit ops/s',
+        'predicted (local) ops/s',
+      ],
+      plan.searches.map((s) => [
+        s.id,
+        String(s.worstCaseProbes),
+        formatDuration(s.worstCaseProbes * probeSeconds),
+        f(s.predictedLimitOpsPerSec),
+        f(s.localPredictedLimitOpsPerSec),
+      ]),
+    ),
+  ];
 }
 
 export function formatDuration(seconds: number): string {

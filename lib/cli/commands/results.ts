@@ -9,6 +9,9 @@ import { headlineOf } from '../../core/contract/headline';
 import { InputError } from '../../core/common/errors';
 import { contextKey, type RunContext } from '../../core/pipeline';
 import {
+  FRONTIER_HEADERS,
+  RUN_FRONTIER_SQL,
+  frontierRows,
   RUN_CELLS_SQL,
   RUN_ROW_SQL,
   SUMMARY_HEADERS,
@@ -67,12 +70,18 @@ export function register(program: Command): void {
     );
     const [run] = await athena.query(RUN_ROW_SQL, [specName, runId]);
     const cells = await athena.query(RUN_CELLS_SQL, [specName, runId]);
+    const frontier = await athena.query(RUN_FRONTIER_SQL, [specName, runId]);
     if (o.json) {
-      process.stdout.write(JSON.stringify({ runId, specName, run: run ?? null, cells }, null, 2) + '\n');
+      process.stdout.write(
+        JSON.stringify({ runId, specName, run: run ?? null, cells, frontier }, null, 2) + '\n',
+      );
       return;
     }
     process.stdout.write(runLine(run, runId) + '\n');
     if (cells.length === 0) process.stdout.write('(no cells rows)\n');
     else process.stdout.write('\n' + table([...SUMMARY_HEADERS], summaryRows(cells.map(headlineOf))));
+    // the SLO searches' answers (docs/slo-search.md)
+    if (frontier.length)
+      process.stdout.write('\nSLO searches\n' + table([...FRONTIER_HEADERS], frontierRows(frontier)));
   });
 }

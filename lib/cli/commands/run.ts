@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
 import { headlineOf } from '../../core/contract/headline';
-import { SUMMARY_HEADERS, summaryRows } from '../../core/results/run-summary';
+import { FRONTIER_HEADERS, SUMMARY_HEADERS, frontierRows, summaryRows } from '../../core/results/run-summary';
+import { cellsNotSkipped, frontierKey } from '../../core/pipeline/probe';
+import { readOptional } from '../../core/pipeline/keys';
 import { FsStore } from '../../local/fs-store';
 import { assertRunnable, runLocal, type LocalRunResult } from '../../local/runner';
 import { loadSpecFile, printWarnings } from '../spec-file';
@@ -81,7 +83,8 @@ async function summary(result: LocalRunResult): Promise<string> {
     return '';
   }
   const rows: string[][] = [];
-  for (const cell of plan.cells) {
+  // probes an SLO search skipped ran nothing: not listed
+  for (const cell of await cellsNotSkipped(store, result.runId, plan.cells)) {
     let r: CellResult | undefined;
     try {
       r = JSON.parse(
@@ -107,5 +110,14 @@ async function summary(result: LocalRunResult): Promise<string> {
     }
     rows.push(summaryRows([headlineOf(r.row)])[0]!);
   }
-  return '\n' + table([...SUMMARY_HEADERS], rows);
+  const frontier: Record<string, unknown>[] = [];
+  for (const s of plan.searches ?? []) {
+    const row = await readOptional(store, frontierKey(result.runId, s.id));
+    if (row) frontier.push(row as Record<string, unknown>);
+  }
+  return (
+    '\n' +
+    table([...SUMMARY_HEADERS], rows) +
+    (frontier.length ? '\nSLO searches\n' + table([...FRONTIER_HEADERS], frontierRows(frontier)) : '')
+  );
 }

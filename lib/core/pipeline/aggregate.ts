@@ -25,6 +25,7 @@ import { cellBucketsOf } from '../results/buckets';
 import { cellKey, cellRawKey, checkRun, readPlan, readSpec, type RunContext } from './context';
 import { cellCostsFor } from './costing';
 import { runPriceBook } from './prices';
+import { finishSearch, probeDecisionOf } from './probe';
 
 export interface CellResult {
   cellId: string;
@@ -74,6 +75,11 @@ export async function aggregateCellStep(
   const plan = await readPlan(deps.store, run.runId);
   const cell = plan.cells[input.index];
   if (!cell) throw new InputError([{ path: 'cell.index', message: `no cell ${input.index}` }]);
+  // a probe of an SLO search ran the rate StartCell decided, or nothing (skipped: no row, no cost)
+  const probe = await probeDecisionOf(deps.store, run.runId, cell);
+  if (probe && probe.rateOpsPerSec === null)
+    return { index: input.index, next: input.index + 1, cellId: cell.id, incomplete: false };
+  const targetOpsPerSec = probe?.rateOpsPerSec ?? cell.targetOpsPerSec;
   // the attempt that ran to the end (a retried cell's first outputs stay where they were, unread)
   const rawPrefix = cellRawKey(run.runId, cell.id, input.attempt ?? 0);
   const spec = await readSpec(deps.store, run.runId);
@@ -86,7 +92,7 @@ export async function aggregateCellStep(
     // the drain after each process's schedule is not the offered load (lib/core/results/aggregate.ts)
     durationSeconds: cell.durationSeconds,
     // an unpaced cell has no target: no attainment (rows, report and regressions see null)
-    ...(cell.unpaced ? {} : { targetOpsPerSec: cell.targetOpsPerSec }),
+    ...(cell.unpaced ? {} : { targetOpsPerSec }),
     seriesSeconds,
   });
   const meta: CellMeta = {
@@ -118,6 +124,8 @@ export async function aggregateCellStep(
   );
   const m = cellMetrics(headlineOf(row));
   await deps.metrics.put(m.dimensions, m.data);
+  // the search's frontier row once it has ended
+  await finishSearch(deps.store, { run, plan, spec, cell, costAt: (ops) => costOf(cell, ops) });
   return {
     index: input.index,
     next: input.index + 1,

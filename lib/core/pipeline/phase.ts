@@ -32,6 +32,7 @@ import { loaderIds } from './provision';
 import { kindOf } from '../targets/registry';
 import { failureExcerpt } from '../common/excerpt';
 import type { StepContext } from '../targets/kind';
+import { decideProbe } from './probe';
 import { GRACE_SECONDS, KILL_AFTER_SECONDS, cellTimes, loadTimes, nextWaitSeconds } from './timing';
 
 /** Where a phase's files go: `runs/<id>/cells/<cell>` or `runs/<id>/load/<target>`. */
@@ -170,11 +171,14 @@ export async function startPhase(
     readSpec(deps.store, run.runId),
     phase === 'run' ? readCellPlan(deps.store, run.runId, input.index) : Promise.resolve(undefined),
   ]);
+  // a probe of an SLO search runs the rate its search decides now, or nothing once the search has ended
+  const probe = cell ? await decideProbe(deps.store, { run, plan, spec, cell }) : null;
+  if (probe && probe.rateOpsPerSec === null) return skippedProbeJob(input.index, deps.clock.nowMs());
   const { endpoints, credentials } = await runtimeOf({ run, spec, step, ports: deps });
   const { name, jobs, expected, deadline } = buildJobs({
     run,
     plan,
-    cell,
+    cell: probe && cell ? { ...cell, targetOpsPerSec: probe.rateOpsPerSec! } : cell,
     spec,
     phase,
     index: input.index,
@@ -212,6 +216,21 @@ export async function startPhase(
   };
 }
 
+/** A probe its search no longer needs: done at once, no loader command (CheckCell passes it on). */
+function skippedProbeJob(index: number, now: number): PhaseJob {
+  return {
+    phase: 'run',
+    index,
+    commandIds: [],
+    instances: 0,
+    startedAtMs: now,
+    expectedEndMs: now,
+    deadlineMs: now,
+    waitSeconds: 0,
+    done: true,
+  };
+}
+
 export async function checkPhase(
   jobIn: PhaseJob,
   deps: { commands: CommandRunner; clock: Clock },
@@ -223,6 +242,8 @@ export async function checkPhase(
     ]);
   }
   const step = job.phase === 'run' ? 'CheckCell' : 'CheckLoad';
+  // a skipped probe (skippedProbeJob): nothing was sent
+  if (job.done && job.commandIds.length === 0) return job;
   const invocations = await deps.commands.status(job.commandIds);
   const failed = invocations.filter((i) => ['Failed', 'TimedOut', 'Cancelled'].includes(i.status));
   if (failed.length) {

@@ -10,6 +10,7 @@
  * confirmed regression is alerted once — also when a later detection places the same step a run or two
  * away (within minSegment − 1 runs of an alerted one of the same series and kind).
  */
+import { isProbeCellId } from '../search/probe';
 import type { MetricsSink, Notifier, ObjectStore, Clock } from '../common/ports';
 import {
   analyzeAll,
@@ -124,8 +125,12 @@ export async function readHistory(
   return {
     // incomplete cells (a loader or process missing) do not measure the same thing: left out, i.e. a
     // missing run for that cell; runs after this one (detection re-run for an older run) too
+    // an SLO search's probes run rates decided at run time: probe k of one run is not probe k of another
     cells: cells.filter(
-      ({ row }) => row.incomplete !== true && (row.run_id === run.runId || !(timeOf(row) > run.startedAtMs)),
+      ({ row }) =>
+        row.incomplete !== true &&
+        !isProbeCellId(String(row.cell_id)) &&
+        (row.run_id === run.runId || !(timeOf(row) > run.startedAtMs)),
     ),
     runStarts,
   };

@@ -10,6 +10,7 @@ import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/r
 import { tableDef } from '../results/schema';
 import { cellKey, checkRun, readPlan, summaryKey } from './context';
 import type { CellResult } from './aggregate';
+import { cellsNotSkipped } from './probe';
 import { headlineOf, noResultHeadline, type CellHeadline } from '../contract/headline';
 import { runEventsKey, type LoaderReplacement } from './loader-replacement';
 
@@ -46,8 +47,10 @@ export async function report(
 }> {
   const run = checkRun(input.run);
   const plan = await readPlan(deps.store, run.runId);
+  // an SLO search's probes that its end made unnecessary ran nothing: not cells of the run
+  const cells = await cellsNotSkipped(deps.store, run.runId, plan.cells);
   const rows: (Row | undefined)[] = [];
-  for (const cell of plan.cells) {
+  for (const cell of cells) {
     try {
       rows.push(((await deps.store.getJson(cellKey(run.runId, cell.id, 'result.json'))) as CellResult).row);
     } catch (err) {
@@ -68,7 +71,7 @@ export async function report(
       mode: run.storeUri.startsWith('s3://') ? 'aws' : 'local',
       region: input.region ?? null,
       priceBook: null,
-      cellsTotal: plan.cells.length,
+      cellsTotal: cells.length,
       runCostEstimateUsd: null,
     },
     present,
@@ -83,7 +86,7 @@ export async function report(
     status,
     startedAtMs: run.startedAtMs,
     endedAtMs,
-    cells: plan.cells.map((c, i) => {
+    cells: cells.map((c, i) => {
       const r = rows[i];
       return r ? headlineOf(r) : noResultHeadline(c);
     }),
@@ -110,7 +113,7 @@ export async function report(
   await deps.notifier.publish(
     `fleetbench ${run.specName} ${run.runId}: ${status}`.slice(0, 99),
     [
-      `Run ${run.runId} of ${run.specName}: ${status}, ${plan.cells.length} cells, ${incomplete} incomplete.`,
+      `Run ${run.runId} of ${run.specName}: ${status}, ${cells.length} cells, ${incomplete} incomplete.`,
       '',
       ...lines,
       '',
@@ -125,7 +128,7 @@ export async function report(
   );
   return {
     runId: run.runId,
-    cells: plan.cells.length,
+    cells: cells.length,
     incomplete,
     summaryUri: deps.store.uriOf(summaryKey(run.runId)),
     reportUri,

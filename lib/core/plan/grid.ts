@@ -12,8 +12,7 @@ import {
   distributionInfo,
   distributionsOf,
   operationMixes,
-  throughputTargets,
-  type ThroughputTarget,
+  rateSteps,
 } from '../spec/workload';
 import { unpacedOpsPerSec } from './sizing';
 import { aaCellId } from '../regression/noise';
@@ -29,17 +28,12 @@ export function distributionSlug(d: ReturnType<typeof distributionInfo>): string
   return `hotspot-${pct(Number(d.properties.hotspotdatafraction))}-${pct(Number(d.properties.hotspotopnfraction))}`;
 }
 
-/** A throughput target as it appears in a cell id: "t5000", or "tmax" for an unpaced cell. */
-export function throughputSlug(t: ThroughputTarget): string {
-  return `t${t}`;
-}
-
 /** One cell of the grid; `properties` holds the one property the capacity check reads (maxscanlength). */
 export type GridCell = CellLike;
 
 export function cellGrid(spec: RunSpec): GridCell[] {
   const w = spec.workload;
-  const steps = throughputTargets(w);
+  const steps = rateSteps(w);
   const mixes = operationMixes(w);
   const scan = { ...BASE_WORKLOADS[w.base].properties, ...w.extraProperties }.maxscanlength;
   const properties: Record<string, string> = scan === undefined ? {} : { maxscanlength: scan };
@@ -48,8 +42,9 @@ export function cellGrid(spec: RunSpec): GridCell[] {
     for (const d of distributionsOf(w)) {
       const slug = distributionSlug(distributionInfo(d));
       for (const m of mixes) {
-        for (const ops of steps) {
-          const id = `${t.id}.${slug}.r${pct(m.proportions.read)}.${throughputSlug(ops)}`;
+        for (const step of steps) {
+          const ops = step.opsPerSec;
+          const id = `${t.id}.${slug}.r${pct(m.proportions.read)}.${step.slug}`;
           for (let k = 1; k <= w.repeats; k++) {
             cells.push({
               id: w.repeats > 1 ? aaCellId(id, k) : id,

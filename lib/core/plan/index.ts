@@ -10,12 +10,13 @@ import {
   distributionsOf,
   isUnpaced,
   operationMixes,
+  rateSteps,
   throughputSteps,
-  throughputTargets,
 } from '../spec/workload';
+import { planSearches, type ProbeMark, type SearchPlan } from './searches';
 import { sizeTarget, unpacedOpsPerSec, type TargetSizing } from './sizing';
 import { aaCellId } from '../regression/noise';
-import { distributionSlug, pct, throughputSlug } from './grid';
+import { distributionSlug, pct } from './grid';
 import { loadPriceBook, type PriceBook } from '../cost/book';
 import { TABLE_PREFIX } from '../common/ports';
 import { YCSB_INT_MAX } from '../contract/job';
@@ -76,6 +77,11 @@ export interface CellPlan {
   prediction?: CellPrediction;
   /** DynamoDB cells of a spec with `local.capacityScale` ≠ 1: the prediction with the scaled limits */
   localPrediction?: CellPrediction;
+  /**
+   * A probe of an SLO search (docs/slo-search.md): planned at the search's upper bound (`targetOpsPerSec`, the
+   * worst case), its rate decided when it starts (lib/core/pipeline/probe.ts)
+   */
+  probe?: ProbeMark;
 }
 
 /** The load phase: its processes are derived by loadProcesses (lib/core/plan/processes.ts, which documents the fields). */
@@ -102,6 +108,8 @@ export interface Plan {
   estimate: RunEstimate;
   /** What a failed cell does, and what retries can cost at worst (./cell-failure.ts). */
   onCellFailure: CellFailurePlan;
+  /** The SLO searches (`workload.search`), each with its probe cells and predicted limit; absent without one. */
+  searches?: SearchPlan[];
 }
 
 /** A prediction as the run index lists it: without its timeline (in the cell's own object). */
@@ -146,6 +154,7 @@ export interface PlanOptions {
 }
 
 export { MANAGED_PROPERTIES } from './managed-properties';
+export { searchStartPrediction, type ProbeMark, type SearchPlan } from './searches';
 
 export function tableName(spec: RunSpec, target: Target, runId: string): string {
   // `.` separates the parts: no spec name, target id or run id holds one, so two runs never share a name
@@ -193,7 +202,12 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
   const fleetLoaders = Math.max(...Object.values(sizing).map((s) => s.loaders));
   const cells = spec.targets.flatMap((t) => targetCells(spec, t, sizing[t.id]!, bindings[t.id]!));
   cells.forEach((c, i) => (c.index = i));
-  const warnings = [...Object.values(sizing).flatMap((s) => s.warnings), ...predictionWarnings(cells)];
+  // a probe's planned rate is its search's upper bound, not what it runs: the searches carry the predictions
+  const warnings = [
+    ...Object.values(sizing).flatMap((s) => s.warnings),
+    ...predictionWarnings(cells.filter((c) => !c.probe)),
+  ];
+  const searches = planSearches(spec, cells);
   const maxProc = Math.max(...Object.values(sizing).map((s) => s.totalProcesses));
   if (operationMixes(w).some((m) => m.proportions.insert > 0) && maxProc > 1) {
     warnings.push(
@@ -217,6 +231,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     bindings,
     warnings,
     cellSeconds: cells.length * w.durationSeconds,
+    ...(searches.length ? { searches } : {}),
   };
   const book = loadPriceBook(options.priceBook);
   const estimate = estimateRunCost(spec, plan, book);
@@ -239,8 +254,8 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
   for (const d of distributionsOf(w)) {
     const info = distributionInfo(d);
     for (const m of operationMixes(w)) {
-      for (const step of throughputTargets(w)) {
-        const ops = step === 'max' ? unpacedOpsPerSec(spec, t) : step;
+      for (const step of rateSteps(w)) {
+        const ops = step.opsPerSec === 'max' ? unpacedOpsPerSec(spec, t) : step.opsPerSec;
         const properties: Record<string, string> = {
           ...base.properties,
           ...w.extraProperties,
@@ -257,7 +272,8 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           threadcount: String(s.threadsPerProcess),
           maxexecutiontime: String(w.durationSeconds),
         };
-        const cellId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}.${throughputSlug(step)}`;
+        const searchId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}`;
+        const cellId = `${searchId}.${step.slug}`;
         const cell: CellPlan = {
           id: cellId,
           index: 0,
@@ -269,16 +285,18 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           updateProportion: m.proportions.update,
           proportions: m.proportions,
           targetOpsPerSec: ops,
-          ...(step === 'max' ? { unpaced: true } : {}),
+          ...(step.opsPerSec === 'max' ? { unpaced: true } : {}),
           durationSeconds: w.durationSeconds,
           warmupSeconds: w.warmupSeconds,
           cooldownSeconds: w.cooldownSeconds,
           loaders: s.loaders,
           processesPerLoader: s.processesPerLoader,
           properties,
+          ...(step.probe ? { probe: { search: searchId, index: step.probe } } : {}),
         };
         // the repeats of a cell are the same cell: predicted once, then shared
-        Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
+        // (a probe's planned rate is not the one it runs: its search carries the model's limit instead)
+        if (!step.probe) Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
         // A/A mode: the same cell `repeats` times in a row
         if (w.repeats === 1) cells.push(cell);
         else

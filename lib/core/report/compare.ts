@@ -11,6 +11,7 @@
  * Verdict: the interval excludes 0 → `better` or `worse` by the metric's direction; otherwise (or with fewer
  * than MIN_BUCKETS buckets on a side) `no significant difference`.
  */
+import { isProbeCellId } from '../search/probe';
 import { Histogram, type SparseHistogram } from '../hdr/histogram';
 import { Prng } from '../regression/prng';
 import type { CellHeadline } from '../contract/headline';
@@ -322,23 +323,31 @@ export function compareRuns(run: RunSide, baseline: RunSide, options: CompareOpt
       { path: 'resamples', message: `expected an integer 100..100000, got ${resamples}` },
     ]);
   const rng = new Prng(seed);
-  const base = new Map(baseline.cells.map((c) => [c.headline.cellId, c]));
+  const base = new Map(baseline.cells.map((c) => [pairKey(c.headline), c]));
   const cells: CellComparison[] = [];
   const t0 = Date.now();
   for (const c of run.cells) {
-    const b = base.get(c.headline.cellId);
+    const b = base.get(pairKey(c.headline));
     const overBudget = options.budgetMs !== undefined && Date.now() - t0 > options.budgetMs;
     if (b) cells.push(compareCell(c, b, { resamples, rng, overBudget }));
   }
-  const ids = new Set(run.cells.map((c) => c.headline.cellId));
+  const ids = new Set(run.cells.map((c) => pairKey(c.headline)));
   return {
     runId: run.runId,
     baselineId: baseline.runId,
     method: { kind: 'moving-block bootstrap', resamples, seed, confidence: 0.95 },
     cells,
-    onlyInRun: run.cells.map((c) => c.headline.cellId).filter((id) => !base.has(id)),
-    onlyInBaseline: baseline.cells.map((c) => c.headline.cellId).filter((id) => !ids.has(id)),
+    onlyInRun: run.cells.filter((c) => !base.has(pairKey(c.headline))).map((c) => c.headline.cellId),
+    onlyInBaseline: baseline.cells.filter((c) => !ids.has(pairKey(c.headline))).map((c) => c.headline.cellId),
   };
+}
+
+/**
+ * What pairs a cell with the baseline's: its id; for an SLO search's probe (whose rate is decided at run time) its
+ * search and rate, so probes are compared only at the same rate, whichever probe number ran it.
+ */
+function pairKey(h: { cellId: string; targetOpsPerSec: number }): string {
+  return isProbeCellId(h.cellId) ? `${h.cellId.replace(/\.probe\d+$/, '')}@${h.targetOpsPerSec}` : h.cellId;
 }
 
 /** A `--fail-on` threshold: fail when the metric changed for the worse, significantly, by more than `limit`. */

@@ -24,6 +24,9 @@ import { runPriceBook } from '../pipeline/prices';
 import { kindOf } from '../targets/registry';
 import type { RunSpec } from '../spec';
 import type { ReportDax } from './html';
+import type { ReportSearch } from './searches';
+import { cellsNotSkipped, frontierKey } from '../pipeline/probe';
+import { readOptional } from '../pipeline/keys';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -88,7 +91,8 @@ export async function buildReportData(
   const series: Record<string, ReportPoint[]> = {};
   const notes: string[] = [];
   let startedAt = '';
-  for (const cell of plan.cells) {
+  // probes an SLO search skipped ran nothing (lib/core/pipeline/probe.ts)
+  for (const cell of await cellsNotSkipped(store, runId, plan.cells)) {
     let result: CellResult;
     try {
       result = (await store.getJson(cellKey(runId, cell.id, 'result.json'))) as CellResult;
@@ -147,6 +151,7 @@ export async function buildReportData(
     return undefined;
   });
   const { spectra, comparison } = await comparisonAndSpectra(store, runId, spec?.baseline, notes);
+  const searches = await frontierRows(store, runId, plan.searches ?? [], notes);
   return {
     runId,
     specName: plan.specName,
@@ -160,7 +165,24 @@ export async function buildReportData(
     ...(dax.length ? { dax } : {}),
     ...(Object.keys(spectra).length ? { spectra } : {}),
     ...(comparison ? { comparison } : {}),
+    ...(searches.length ? { searches } : {}),
   };
+}
+
+/** The frontier row of each search that ended (AggregateCell keeps it beside the run); a note for the others. */
+async function frontierRows(
+  store: ObjectStore,
+  runId: string,
+  searches: readonly { id: string }[],
+  notes: string[],
+): Promise<ReportSearch[]> {
+  const out: ReportSearch[] = [];
+  for (const s of searches) {
+    const row = (await readOptional(store, frontierKey(runId, s.id))) as ReportSearch | null;
+    if (row) out.push(row);
+    else notes.push(`search ${s.id}: no answer (the run ended before the search did)`);
+  }
+  return out;
 }
 
 /**

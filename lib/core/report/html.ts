@@ -9,6 +9,7 @@ import { barChart, chartOrTable, escapeXml, fmtNum, lineChart, type Series } fro
 import type { FamilySpectrum } from '../results/aggregate';
 import type { Comparison } from './compare';
 import { comparisonSection, spectrumSection } from './sections';
+import { searchSections, type ReportSearch } from './searches';
 import type { NoiseCalibration } from '../regression/noise';
 import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
 import type { CellHeadline } from '../contract/headline';
@@ -63,6 +64,8 @@ export interface ReportData {
   spectra?: Record<string, Record<string, FamilySpectrum>>;
   /** this run against the spec's baseline run (lib/core/report/compare.ts) */
   comparison?: Comparison;
+  /** the SLO searches' frontier rows (lib/core/report/searches.ts) */
+  searches?: ReportSearch[];
 }
 
 export interface ReportDax {
@@ -496,6 +499,7 @@ svg{max-width:100%;height:auto}
 export function renderReport(d: ReportData): string {
   const sections: string[] = [
     ...comparisonSection(d.comparison),
+    ...searchSections(d.searches, d.cells),
     ...cellsSection(d.cells),
     ...loaderCpuSection(d.cells),
     ...spectrumSection(d.cells, d.spectra ?? {}),

@@ -93,3 +93,43 @@ export function runLine(run: Record<string, unknown> | undefined, runId: string)
     `${String(run.cells_incomplete)} incomplete${cost === null ? '' : `; run cost estimate ${usd(cost)}`}`
   );
 }
+
+/** Parameters: spec name, run id. The run's SLO searches (docs/slo-search.md). */
+export const RUN_FRONTIER_SQL = `SELECT search_id, target_id, slo, outcome, found_ops_per_sec, predicted_limit_ops_per_sec,
+       probes, probes_planned, found_latency_us, monthly_cost_usd, cost_per_million_ops_usd, meets_required
+FROM frontier
+WHERE spec_name = ? AND run_id = ?
+ORDER BY search_id`;
+
+export const FRONTIER_HEADERS = [
+  'search',
+  'target',
+  'SLO',
+  'outcome',
+  'found ops/s',
+  'predicted ops/s',
+  'probes',
+  'SLO latency ms',
+  '$/mo at found',
+  '$ per M ops',
+  'meets required',
+] as const;
+
+/** The SLO searches' table rows, one per `frontier` row (Athena returns strings, DuckDB numbers). */
+export function frontierRows(rows: readonly Record<string, unknown>[]): string[][] {
+  return rows.map((r) => [
+    String(r.search_id),
+    String(r.target_id),
+    String(r.slo),
+    String(r.outcome),
+    f(num(r.found_ops_per_sec), 0),
+    f(num(r.predicted_limit_ops_per_sec), 0),
+    `${String(r.probes)} of ≤ ${String(r.probes_planned)}`,
+    ms(num(r.found_latency_us)),
+    usd(num(r.monthly_cost_usd)),
+    usd(num(r.cost_per_million_ops_usd)),
+    r.meets_required === null || r.meets_required === undefined || r.meets_required === ''
+      ? '–'
+      : String(r.meets_required),
+  ]);
+}

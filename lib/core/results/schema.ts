@@ -20,7 +20,7 @@ export interface Column {
 }
 
 export interface TableDef {
-  name: 'runs' | 'cells' | 'intervals' | 'changes';
+  name: 'runs' | 'cells' | 'intervals' | 'changes' | 'frontier';
   description: string;
   partitionKeys: Column[];
   columns: Column[];
@@ -103,7 +103,11 @@ export const TABLES: readonly TableDef[] = [
       col('mode', 'string', 'aws or local'),
       col('region', 'string', 'AWS region (null in local mode)', true),
       col('price_book', 'string', 'id of the price book used for costs', true),
-      col('cells_total', 'bigint', 'cells in the plan'),
+      col(
+        'cells_total',
+        'bigint',
+        'cells in the plan, less the probes an SLO search skipped (docs/slo-search.md)',
+      ),
       col('cells_incomplete', 'bigint', 'cells marked incomplete'),
       col('run_cost_estimate_usd', 'double', 'estimated AWS cost of the run itself', true),
     ],
@@ -254,6 +258,70 @@ export const TABLES: readonly TableDef[] = [
       ),
       col('method', 'string', 'ttest, permutation or guard'),
       col('options_json', 'string', 'the detection options, JSON'),
+    ],
+  },
+  {
+    name: 'frontier',
+    description:
+      'SLO searches (docs/slo-search.md): one row per search (target × distribution × read proportion) once it ends: ' +
+      'the highest rate that met the SLO and the conditions, the capacity model’s predicted limit, the probes, and ' +
+      'the cost at the found rate.',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'the run'),
+      col('search_id', 'string', 'the search: its probe cells’ id without .probe<k>'),
+      col('target_id', 'string', 'the target system id from the spec'),
+      col('target_kind', 'string', 'the target’s kind'),
+      col('distribution', 'string', 'request distribution'),
+      col('read_proportion', 'double', 'YCSB readproportion'),
+      col('slo', 'string', 'the SLO, e.g. "intended P99 of all operations ≤ 10 ms"'),
+      col('slo_column', 'string', 'the cells column the SLO bounds, e.g. all_intended_p99_us'),
+      col('slo_max_us', 'double', 'the SLO’s bound, µs'),
+      col('min_attainment', 'double', 'a probe also had to attain this share of its rate'),
+      col('max_error_rate', 'double', '... and fail at most this share of its operations'),
+      col(
+        'outcome',
+        'string',
+        'converged, upper-bound-passes (the answer is at least the bound), start-fails or unfinished',
+      ),
+      col('found_ops_per_sec', 'double', 'the highest probed rate that passed; null: none did', true),
+      col('failed_ops_per_sec', 'double', 'the lowest probed rate that failed; null: none did', true),
+      col('found_cell_id', 'string', 'the probe cell of the found rate', true),
+      col('found_latency_us', 'double', 'the SLO’s latency in that probe, µs', true),
+      col('found_good_ops_per_sec', 'double', 'good ops/s that probe measured', true),
+      col(
+        'predicted_limit_ops_per_sec',
+        'double',
+        'the capacity model’s limit (highest rate predicted to attain min_attainment; local runs: the emulator’s scaled one); null: not modelled',
+        true,
+      ),
+      col('probes', 'bigint', 'probes run'),
+      col('probes_planned', 'bigint', 'the most probes the search could take (what Plan bounded)'),
+      col(
+        'monthly_cost_usd',
+        'double',
+        'cost model: the target per month at the found rate (its pricing)',
+        true,
+      ),
+      col(
+        'cost_per_million_ops_usd',
+        'double',
+        'monthly_cost_usd ÷ the millions of operations of that month (the price book’s hours) at the found rate',
+        true,
+      ),
+      col('required_ops_per_sec', 'double', 'the rate the spec requires (search.requiredOpsPerSec)', true),
+      col('meets_required', 'boolean', 'found_ops_per_sec ≥ required_ops_per_sec; null: none required', true),
+      col(
+        'monthly_cost_at_required_usd',
+        'double',
+        'cost model: the target per month at required_ops_per_sec (compare targets that meet it); null: none required or not priced',
+        true,
+      ),
+      col(
+        'probes_json',
+        'string',
+        'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons}',
+      ),
     ],
   },
 ];

@@ -13,6 +13,7 @@
  */
 import type { Issue } from '../common/errors';
 import type { RunSpec } from './schema';
+import { worstCaseProbes } from '../search/probe';
 
 export const MAX_CELLS = 10_000;
 
@@ -20,6 +21,8 @@ export const MAX_CELLS = 10_000;
 export function throughputStepCount(w: RunSpec['workload']): number {
   const t = w.targetOpsPerSec;
   if (t === 'max') return 1;
+  // a search: its worst-case probes (counted by walking its outcomes, not by listing cells)
+  if (!t) return w.search ? worstCaseProbes(w.search) : 0;
   if (Array.isArray(t)) return t.length;
   return t.stop < t.start ? 0 : Math.floor((t.stop - t.start) / t.step) + 1;
 }
@@ -31,7 +34,7 @@ export function gridDimensions(spec: RunSpec): { field: string; size: number }[]
     { field: 'targets', size: spec.targets.length },
     { field: 'workload.distributions', size: w.distributions?.length ?? 1 },
     { field: 'workload.readProportions', size: w.readProportions?.length ?? 1 },
-    { field: 'workload.targetOpsPerSec', size: throughputStepCount(w) },
+    { field: w.search ? 'workload.search' : 'workload.targetOpsPerSec', size: throughputStepCount(w) },
     { field: 'workload.repeats', size: w.repeats },
   ];
 }

@@ -385,6 +385,39 @@ export const Staircase = z.strictObject({
   step: positiveInt,
 });
 
+/**
+ * An SLO search (docs/slo-search.md) in place of `workload.targetOpsPerSec`: for each target × distribution × read
+ * proportion, probe cells find the highest rate whose latency meets the SLO while the cell also attains the share
+ * of its rate and stays under the error share (lib/core/search/probe.ts).
+ */
+export const SLO_PERCENTILES = [50, 90, 99, 99.9, 99.99] as const;
+export const SloSearch = z.strictObject({
+  slo: z.strictObject({
+    /** the percentile the SLO bounds: one the cells table carries (p50, p90, p99, p999, p9999) */
+    percentile: z.literal(SLO_PERCENTILES),
+    /** the bound, milliseconds */
+    maxMs: z.number().positive().max(60_000),
+    /** which operations' latency: all base operations, reads or updates (the cells table's families) */
+    operations: z.enum(['all', 'read', 'update']).default('all'),
+    /** intended time (from the open-loop schedule, coordinated omission corrected) or service time */
+    latency: z.enum(['intended', 'service']).default('intended'),
+  }),
+  /** a probe passes only if good ops/s ÷ its rate is at least this */
+  minAttainment: z.number().gt(0).max(1).default(0.95),
+  /** ... and failed operations ÷ all operations at most this */
+  maxErrorRate: z.number().min(0).lt(1).default(0.01),
+  /** the lowest rate probed (the ramp starts here), ops/s for the whole fleet */
+  startOpsPerSec: positiveInt,
+  /** the highest rate probed (the loaders are sized for it) */
+  maxOpsPerSec: positiveInt,
+  /** the search stops when the last passing and the first failing rate are at most this apart */
+  resolutionOpsPerSec: positiveInt,
+  /** each ramp rate is the one before × this */
+  rampFactor: z.number().gt(1).max(10).default(2),
+  /** the rate the study must serve: the frontier marks which targets meet the SLO at it */
+  requiredOpsPerSec: positiveInt.optional(),
+});
+
 export const Workload = z.strictObject({
   /** A YCSB core workload (a-f) whose proportions and distribution are the defaults. */
   base: z.enum(['a', 'b', 'c', 'd', 'e', 'f']).default('a'),
@@ -395,12 +428,13 @@ export const Workload = z.strictObject({
   /**
    * Throughput targets (ops/s for the whole fleet): a list, a staircase {start, stop, step}, or "max":
    * one unpaced cell whose threads go as fast as they can (YCSB without -target; needs loaders.count).
+   * Exactly one of this and `search`.
    */
-  targetOpsPerSec: z.union([
-    z.array(z.union([positiveInt, z.literal(UNPACED)])).min(1),
-    Staircase,
-    z.literal(UNPACED),
-  ]),
+  targetOpsPerSec: z
+    .union([z.array(z.union([positiveInt, z.literal(UNPACED)])).min(1), Staircase, z.literal(UNPACED)])
+    .optional(),
+  /** An SLO search instead of fixed throughput targets (exactly one of the two). */
+  search: SloSearch.optional(),
   distributions: z.array(Distribution).min(1).optional(),
   /** How query operations (proportions.query) are made. */
   query: QuerySettings.optional(),
@@ -518,6 +552,7 @@ export type Proportions = z.output<typeof Proportions>;
 export type LocalOptions = z.output<typeof LocalOptions>;
 export type QuerySettings = z.output<typeof QuerySettings>;
 export type KeyDesign = NonNullable<DynamoDbTarget['keyDesign']>;
+export type SloSearch = z.output<typeof SloSearch>;
 export type TargetKind = Target['kind'];
 
 /** The JSON Schema for console users and editors, generated from the zod schema. */

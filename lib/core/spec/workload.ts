@@ -3,6 +3,7 @@
  * spec's workload into operation mixes, distributions and throughput steps.
  */
 import { UNPACED, YCSB_HOTSPOT_DEFAULTS, type Distribution, type Proportions, type RunSpec } from './schema';
+import { worstCaseProbes } from '../search/probe';
 
 export interface BaseWorkload {
   proportions: Proportions;
@@ -119,14 +120,40 @@ export function throughputTargets(w: RunSpec['workload']): ThroughputTarget[] {
 }
 
 /**
- * The paced throughput targets: the list, or the staircase start, start+step, ... up to stop; none for
- * an unpaced workload ("max" is refused inside a list by validation).
+ * The paced throughput targets: the list, or the staircase start, start+step, ... up to stop; for an SLO search
+ * the range its probes span (start and upper bound); none for an unpaced workload ("max" is refused inside a list
+ * by validation).
  */
 export function throughputSteps(w: RunSpec['workload']): number[] {
   const t = w.targetOpsPerSec;
+  if (!t) return w.search ? [w.search.startOpsPerSec, w.search.maxOpsPerSec] : [];
   if (t === UNPACED) return [];
   if (Array.isArray(t)) return t.filter((x): x is number => typeof x === 'number');
   const out: number[] = [];
   for (let v = t.start; v <= t.stop; v += t.step) out.push(v);
   return out;
+}
+
+/** One step of the rate dimension of the grid: a fixed rate, or the k-th probe of an SLO search. */
+export interface RateStep {
+  /** the cell id's part: `t<ops>` or `probe<k>` */
+  slug: string;
+  /**
+   * the cell's planned rate: "max" for an unpaced cell; a probe is planned at the search's upper bound (its worst
+   * case; decided at run time)
+   */
+  opsPerSec: ThroughputTarget;
+  /** the probe's number (1, 2, ...) within its search */
+  probe?: number;
+}
+
+/** The rate steps of a workload: one per throughput target, or the worst-case number of probes of its search. */
+export function rateSteps(w: RunSpec['workload']): RateStep[] {
+  if (w.search) {
+    const n = worstCaseProbes(w.search);
+    const ops = w.search.maxOpsPerSec;
+    return Array.from({ length: n }, (_, i) => ({ slug: `probe${i + 1}`, opsPerSec: ops, probe: i + 1 }));
+  }
+  // "t5000", or "tmax" for an unpaced cell
+  return throughputTargets(w).map((ops) => ({ slug: `t${ops}`, opsPerSec: ops }));
 }

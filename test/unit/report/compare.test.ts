@@ -168,6 +168,29 @@ describe('compareRuns', () => {
     expect(c.onlyInRun).toEqual(['other']);
     expect(c.onlyInBaseline).toEqual(['ddb.uniform.r50.t400']);
   });
+
+  it("pairs an SLO search's probes by rate, not by probe number (docs/slo-search.md)", () => {
+    const probe = (runId: string, seed: number, id: string, rate: number): RunSide => {
+      const s = side(runId, seed);
+      s.cells[0]!.headline.cellId = id;
+      s.cells[0]!.headline.targetOpsPerSec = rate;
+      return s;
+    };
+    // probe 3 ran 120 ops/s here, probe 4 ran it in the baseline: the same cell
+    const same = compareRuns(
+      probe('r', 2, 'ddb.uniform.r50.probe3', 120),
+      probe('b', 1, 'ddb.uniform.r50.probe4', 120),
+    );
+    expect(same.cells.map((c) => c.cellId)).toEqual(['ddb.uniform.r50.probe3']);
+    // probe 3 at different rates: not comparable
+    const other = compareRuns(
+      probe('r', 2, 'ddb.uniform.r50.probe3', 120),
+      probe('b', 1, 'ddb.uniform.r50.probe3', 140),
+    );
+    expect(other.cells).toEqual([]);
+    expect(other.onlyInRun).toEqual(['ddb.uniform.r50.probe3']);
+    expect(other.onlyInBaseline).toEqual(['ddb.uniform.r50.probe3']);
+  });
 });
 
 describe('--fail-on', () => {

@@ -7,6 +7,17 @@ import { renderSchema, SCHEMA_FILE } from '../../../lib/cli/commands/schema';
 const dir = join(__dirname, '..', '..', '..', 'examples');
 const examples = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
+/**
+ * An SLO search's worst-case probes, worked by hand (docs/slo-search.md): the whole ramp, the bound failing, then
+ * the last ramp interval halved until it is within the resolution.
+ */
+const SEARCH_WORST_CASE: Record<string, number> = {
+  // ramp 20K, 40K, 80K, 160K, 320K, 640K (6); [320K, 640K] → 160K, 80K, 40K, 20K, 10K wide (5)
+  'seed-002-slo.json': 11,
+  // ramp 20, 40, 80, 160, 320, 400 (6); [320, 400] → 40, 20, 10 wide (3)
+  'local-slo-search.json': 9,
+};
+
 describe('examples', () => {
   it('include the three the project promises', () => {
     expect(examples).toEqual(
@@ -20,8 +31,14 @@ describe('examples', () => {
     // targets × distributions × read proportions × throughput steps × repeats, counted from the file itself
     const w = JSON.parse(readFileSync(join(dir, file), 'utf8')).workload;
     const t = w.targetOpsPerSec;
-    // "max": one unpaced cell
-    const steps = t === 'max' ? 1 : Array.isArray(t) ? t.length : Math.floor((t.stop - t.start) / t.step) + 1;
+    // "max": one unpaced cell; a search: its worst-case probes
+    const steps = w.search
+      ? SEARCH_WORST_CASE[file]
+      : t === 'max'
+        ? 1
+        : Array.isArray(t)
+          ? t.length
+          : Math.floor((t.stop - t.start) / t.step) + 1;
     const cells =
       spec.targets.length *
       (w.distributions?.length ?? 1) *

@@ -40,7 +40,10 @@ export function partitionKeyValue(ycsbKey: string, n: number): string {
 export function compositeKeyOf(t: DynamoDbTarget): CompositeKey | null {
   const d = t.keyDesign;
   if (!d || d.partitionKeyValues === 'per-item') return null;
-  return { partitionKeyValues: d.partitionKeyValues, sortKeyAttribute: d.sortKeyAttribute ?? DEFAULT_SORT_KEY };
+  return {
+    partitionKeyValues: d.partitionKeyValues,
+    sortKeyAttribute: d.sortKeyAttribute ?? DEFAULT_SORT_KEY,
+  };
 }
 
 /**

@@ -1,0 +1,159 @@
+/**
+ * The SLO search through the pipeline's steps (docs/slo-search.md): StartCell runs each probe at the rate its
+ * search decides from the rows of the probes before it, skips the probes a finished search no longer needs (no
+ * loader command, CheckCell passes the job on, AggregateCell writes nothing), and the frontier row follows the
+ * last probe that ran. The target is an oracle: a probe passes at or below 1,000 ops/s. The real FsStore; the
+ * rows AggregateCell would write stand in for YCSB's output (aggregation itself is tested elsewhere).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import {
+  aggregateCellStep,
+  checkPhase,
+  plan,
+  readPlan,
+  report,
+  startPhase,
+} from '../../../lib/core/pipeline';
+import { cellKey } from '../../../lib/core/pipeline/keys';
+import { finishSearch, frontierKey } from '../../../lib/core/pipeline/probe';
+import { FsStore } from '../../../lib/local/fs-store';
+import type { JobInput } from '../../../lib/core/contract/job';
+
+const spec = {
+  name: 'slo',
+  targets: [
+    {
+      id: 'ext',
+      kind: 'external',
+      protocol: 'redis',
+      endpoints: ['127.0.0.1:6379'],
+      redis: { tls: false },
+      price: { usdPerHour: 1 },
+    },
+  ],
+  dataset: { recordCount: 1000, load: false },
+  workload: {
+    readProportions: [0.5],
+    search: {
+      slo: { percentile: 99, maxMs: 10 },
+      startOpsPerSec: 100,
+      maxOpsPerSec: 1600,
+      resolutionOpsPerSec: 50,
+      requiredOpsPerSec: 900,
+    },
+    durationSeconds: 60,
+  },
+  loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 8 },
+};
+
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-slo-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const fleet = {
+  launch: async () => [],
+  list: async () => [{ id: 'loader-0', state: 'running', tags: {} }],
+  terminate: async () => undefined,
+  online: async (ids: string[]) => ids,
+};
+const clock = { nowMs: () => 0 };
+const costAt = () => ({
+  monthlyCostProvisionedUsd: null,
+  monthlyCostOnDemandUsd: null,
+  monthlyCostUsd: 730,
+  hoursPerMonth: 730,
+});
+
+/** Plans the spec and runs its cell loop against an oracle passing at or below `limit`; the rates run. */
+async function runSearch(store: FsStore, name: string, limit: number) {
+  const run = await plan({ executionName: name, spec }, { store, clock });
+  const planned = await readPlan(store, run.runId);
+  let sent = 0;
+  const commands = {
+    send: async () => (sent++, ['cmd']),
+    status: async () => [{ commandId: 'cmd', instanceId: 'loader-0', status: 'Success' as const }],
+    cancel: async () => undefined,
+    online: async (ids: string[]) => ids,
+  };
+  const rates: (number | 'skipped')[] = [];
+  for (let i = 0; i < run.cellCount; i++) {
+    const cell = planned.cells[i]!;
+    const before = sent;
+    const job = await startPhase('run', { run, index: i }, { store, fleet, commands, clock });
+    if (sent === before) {
+      // skipped: done at once with nothing sent; CheckCell hands it on; AggregateCell writes nothing
+      expect(job).toMatchObject({ done: true, commandIds: [], waitSeconds: 0 });
+      const noCall = { ...commands, status: async () => Promise.reject(new Error('no call')) };
+      expect(await checkPhase(job, { commands: noCall, clock })).toBe(job);
+      const agg = await aggregateCellStep(
+        { run, index: i },
+        { store, metrics: { put: async () => undefined } },
+      );
+      expect(agg).toEqual({ index: i, next: i + 1, cellId: cell.id, incomplete: false });
+      expect(await store.exists(cellKey(run.runId, cell.id, 'result.json'))).toBe(false);
+      rates.push('skipped');
+      continue;
+    }
+    const loaderJob = (await store.getJson(`runs/${name}/cells/${cell.id}/jobs/loader-0.json`)) as JobInput;
+    const rate = Number(loaderJob.processes[0]!.target);
+    rates.push(rate);
+    // what AggregateCell would write for the oracle's answer at this rate
+    const pass = rate <= limit;
+    await store.putJson(cellKey(run.runId, cell.id, 'result.json'), {
+      cellId: cell.id,
+      row: {
+        cell_id: cell.id,
+        target_ops_per_sec: rate,
+        good_ops_per_sec: pass ? rate : rate * 0.6,
+        attainment: pass ? 1 : 0.6,
+        error_rate: 0,
+        all_intended_p99_us: pass ? 4000 : 25_000,
+        incomplete: false,
+      },
+    });
+    const stored = (await store.getJson(`runs/${name}/spec.json`)) as never;
+    await finishSearch(store, { run, plan: planned, spec: stored, cell, costAt });
+  }
+  const row = (await store.getJson(frontierKey(run.runId, 'ext.zipfian.r50'))) as Record<string, unknown>;
+  return { run, rates, row };
+}
+
+it('decides each probe from the ones before and writes the frontier row after the last', async () => {
+  const store = new FsStore(dir);
+  const { run, rates, row } = await runSearch(store, 'slo-1', 1000);
+  // ramp 100..1600 (5), then [800, 1600] halved to 50 (4): 9 probes at the worst case
+  expect(run.cellCount).toBe(9);
+  // worked by hand: 100..800 pass, 1600 fails, then 1200 F, 1000 P, 1100 F, 1050 F (1050 − 1000 ≤ 50)
+  expect(rates).toEqual([100, 200, 400, 800, 1600, 1200, 1000, 1100, 1050]);
+  expect(row).toMatchObject({
+    outcome: 'converged',
+    found_ops_per_sec: 1000,
+    failed_ops_per_sec: 1050,
+    found_latency_us: 4000,
+    probes: 9,
+    probes_planned: 9,
+    predicted_limit_ops_per_sec: null,
+    monthly_cost_usd: 730,
+    meets_required: true,
+    monthly_cost_at_required_usd: 730,
+  });
+  // $730 a month for 1,000 ops/s over 730 h: 2,628 million operations, $0.2778 per million
+  expect(row.cost_per_million_ops_usd).toBeCloseTo(730 / 2628, 6);
+});
+
+it('skips the probes a search no longer needs; the report leaves them out', async () => {
+  const store = new FsStore(dir);
+  // 100 P, 200 F, then [100, 200]: 150 P; 200 − 150 ≤ 50
+  const { run, rates, row } = await runSearch(store, 'slo-2', 160);
+  expect(rates).toEqual([100, 200, 150, ...Array(6).fill('skipped')]);
+  expect(row).toMatchObject({
+    found_ops_per_sec: 150,
+    failed_ops_per_sec: 200,
+    probes: 3,
+    meets_required: false,
+  });
+  const out = await report({ run }, { store, notifier: { publish: async () => undefined }, clock });
+  expect(out).toMatchObject({ cells: 3, incomplete: 0 });
+});
