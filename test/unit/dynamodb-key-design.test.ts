@@ -62,7 +62,7 @@ describe('keyDesignProperties: what the binding is told', () => {
     });
   });
 
-  it('shuffled (the default) keeps YCSB hashed keys; queries pass their proportion, Limit and direction', () => {
+  it("shuffled (the default) keeps YCSB hashed keys; queries pass their Limit and direction (the proportion is each cell's)", () => {
     const s = spec(
       { keyDesign: { partitionKeyValues: 1, sortKeyAttribute: 'ip' } },
       { proportions: { query: 1 }, query: { limit: 3, forward: true } },
@@ -71,13 +71,11 @@ describe('keyDesignProperties: what the binding is told', () => {
       'fleetbench.dynamodb.partitionKeyValues': '1',
       'fleetbench.dynamodb.sortKeyAttribute': 'ip',
       'fleetbench.dynamodb.loadOrder': 'shuffled',
-      queryproportion: '1',
       'fleetbench.query.limit': '3',
       'fleetbench.query.forward': 'true',
     });
     const q = spec({}, { proportions: { read: 0.5, query: 0.5 } });
     expect(keyDesignProperties(target(q), q)).toEqual({
-      queryproportion: '0.5',
       'fleetbench.query.limit': '1',
       'fleetbench.query.forward': 'false',
     });
@@ -138,7 +136,7 @@ describe('spec findings', () => {
       },
     ]);
     expect(issues(raw)).toEqual([
-      'targets[0].keyDesign.sortKeyAttribute: "k" is also the partition key (keyAttribute); the sort key needs a name of its own',
+      'targets[0].keyDesign.sortKeyAttribute: expected a name other than keyAttribute ("k"), found "k"',
     ]);
   });
   it('a bad partitionKeyValues is refused by the schema', () => {
