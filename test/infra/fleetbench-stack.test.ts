@@ -6,7 +6,7 @@ import { cfnLintErrors } from '../support/cfn-lint';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { NON_FATAL_STATES, TASK_STATES } from '../../lib/core/pipeline/states';
+import { CELL_STATES, NON_FATAL_STATES, TASK_STATES } from '../../lib/core/pipeline/states';
 import { TABLES } from '../../lib/core/results/schema';
 import { NAG_ACKNOWLEDGEMENTS, applyNagSuppressions } from '../../stacks/nag-suppressions';
 import { FleetbenchStack } from '../../stacks/fleetbench-stack';
@@ -98,8 +98,20 @@ describe('BenchmarkStateMachine', () => {
       }
       const holder = parent ? definition.States[parent]! : s;
       const c = holder.Catch?.find((x) => x.ErrorEquals.includes('States.ALL'));
-      expect({ name, next: c?.Next }).toEqual({ name, next: 'TeardownAfterFailure' });
+      // a cell's states go to CellFailed, whose policy decides (its own failure, and a "stop", end in teardown)
+      const into = (CELL_STATES as readonly string[]).includes(name) ? 'CellFailed' : 'TeardownAfterFailure';
+      expect({ name, next: c?.Next }).toEqual({ name, next: into });
     }
+    expect(definition.States.CellFailureIsFatal!.Next).toBe('TeardownAfterFailure');
+    const after = definition.States['AfterCellFailure?'] as unknown as {
+      Choices: { StringEquals: string; Next: string }[];
+      Default: string;
+    };
+    expect(after.Choices.map((c) => [c.StringEquals, c.Next])).toEqual([
+      ['retry', 'RetryCell'],
+      ['skip', 'NextCell'],
+    ]);
+    expect(after.Default).toBe('CellFailureIsFatal');
     const td = definition.States.TeardownAfterFailure!;
     expect(td.Next).toBe('RunFailed');
     expect(definition.States.RunFailed!.Type).toBe('Fail');

@@ -25,6 +25,17 @@ export const TASK_STATES = {
 export type TaskStateName = keyof typeof TASK_STATES;
 
 /**
+ * The states of one cell: their failure goes to CellFailed (lib/core/pipeline/cell-failure.ts), which retries the
+ * cell, records it incomplete or fails the run by the plan's policy.
+ */
+export const CELL_STATES: readonly TaskStateName[] = [
+  'ConfigureCell',
+  'StartCell',
+  'CheckCell',
+  'AggregateCell',
+];
+
+/**
  * Task states whose failure does not fail the run: caught into the normal Teardown (the run's results
  * are already written when they run). The run still reports the error.
  */
