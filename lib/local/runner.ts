@@ -401,14 +401,18 @@ async function startCapacityEmulator(
     return c ? [{ name: tableName(spec, t, runId), ...c }] : [];
   });
   if (!tables.length || spec.local?.capacityEmulation === false) return undefined;
-  const proxy = await startCapacityProxy({ upstream });
+  const timeScale = spec.local?.timeScale;
+  const proxy = await startCapacityProxy({ upstream, ...(timeScale !== undefined ? { timeScale } : {}) });
   for (const t of tables)
     proxy.setTable(t.name, {
       model: t.model,
       keyAttribute: t.keyAttribute,
       compositeKey: t.compositeKey ?? null,
     });
-  out(`  DynamoDB capacity emulator on ${proxy.endpoint} (limits × ${scale}; docs/dynamodb-model.md)`);
+  out(
+    `  DynamoDB capacity emulator on ${proxy.endpoint} (limits × ${scale}` +
+      `${timeScale !== undefined ? `, time ÷ ${timeScale}` : ''}; docs/dynamodb-model.md)`,
+  );
   return proxy;
 }
 

@@ -493,6 +493,12 @@ export const LocalOptions = z.strictObject({
   capacityEmulation: z.boolean().default(true),
   /** Every emulated throughput limit (table, partition, item) × this factor, e.g. 0.01. */
   capacityScale: z.number().gt(0).max(1).default(1),
+  /**
+   * Every emulated duration (split for heat's delay, burst seconds, the on-demand 30-minute window) ÷ this factor,
+   * so a local run shows DynamoDB's adaptive capacity over time in minutes (seed 003's staircase). Absent: a
+   * throttling partition's hottest item is isolated at once (the steady state the plan predicts).
+   */
+  timeScale: z.number().min(1).max(3600).optional(),
 });
 
 /** What the run does when a cell fails (lib/core/pipeline/cell-failure.ts). */
