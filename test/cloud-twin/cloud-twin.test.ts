@@ -191,6 +191,55 @@ test('a loader lost between cells is replaced under the template roles, and tear
   expect(twin.ssm.running()).toBe(0);
 });
 
+test('a run stopped after its first cell is resumed: only the missing cell runs, under the roles (#32)', async () => {
+  const mark = twin.gateway.calls.length;
+  const s = spec('twin-resume', {
+    workload: { ...(spec('x').workload as object), targetOpsPerSec: [50, 60] },
+    onCellFailure: 'stop',
+  });
+  // stopped once the first cell's row is written; the abort rule tears it down, as EventBridge would
+  const first = await twin.execute({
+    input: { spec: s },
+    name: 'twin-resume-1',
+    waitMs: 1000,
+    onState: (state) => (state === 'NextCell' ? 'abort' : undefined),
+  });
+  expect(first.status).toBe('ABORTED');
+  await abortRuleTeardown(first, 'twin-resume-1');
+  const r = await twin.execute({
+    input: { resume: 'twin-resume-1' },
+    name: 'twin-resume-1-resume',
+    waitMs: 1000,
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: logsOnFailure(r) }).toEqual({ status: 'SUCCEEDED', logs: '' });
+  // loaded again, then only the missing cell started
+  expect(r.states.filter((st) => st === 'StartLoad')).toHaveLength(1);
+  expect(r.states.filter((st) => st === 'StartCell')).toHaveLength(1);
+  expect(await twin.getJson('runs/twin-resume-1/resume.json')).toMatchObject({ cells: [1] });
+  const summary = (await twin.getJson('runs/twin-resume-1/summary.json')) as {
+    runId: string;
+    cells: { cellId: string; incomplete: boolean }[];
+  };
+  expect(summary.runId).toBe('twin-resume-1');
+  expect(summary.cells.map((c) => [c.cellId, c.incomplete])).toEqual([
+    ['ddb.uniform.r50.t50', false],
+    ['ddb.uniform.r50.t60', false],
+  ]);
+  // everything of both executions torn down
+  expect((await runInstancesOf('twin-resume-1')).map((i) => i.state)).toEqual(['terminated', 'terminated']);
+  expect(await twin.tables()).not.toContain('fleetbench-twin-resume.ddb.twin-resume-1');
+  // a run is resumed once: Plan refuses the second, nothing is provisioned
+  const again = await twin.execute({
+    input: { resume: 'twin-resume-1' },
+    name: 'twin-resume-1-again',
+    waitMs: 1000,
+  });
+  expect(again.status).toBe('FAILED');
+  expect(again.cause).toMatch(/resumed already/);
+  expect(again.states).not.toContain('ProvisionTarget');
+});
+
 /** Does an EventBridge pattern (arrays of allowed values, nested objects) match the event? */
 function matches(pattern: unknown, event: unknown): boolean {
   if (Array.isArray(pattern)) return pattern.includes(event);
