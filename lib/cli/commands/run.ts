@@ -62,6 +62,8 @@ export async function runLocalWithSignals(o: Parameters<typeof runLocal>[0]): Pr
     if (result.error)
       process.stdout.write(` — ${result.error}${result.failedState ? ` (state ${result.failedState})` : ''}`);
     process.stdout.write('\n');
+    // what the failure policy did (lib/core/pipeline/cell-failure.ts): retries, cells recorded incomplete
+    for (const line of result.cellFailures ?? []) process.stdout.write(`cell failure: ${line}\n`);
     if (result.reportFile)
       process.stdout.write(`report: ${path.relative(process.cwd(), result.reportFile)}\n`);
     process.stdout.write(

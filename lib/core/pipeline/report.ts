@@ -108,7 +108,7 @@ export async function report(
     (c) =>
       `${c.cellId}: ${c.achievedOpsPerSec === null ? 'no result' : `${Math.round(c.achievedOpsPerSec)} ops/s`}` +
       (c.intendedP99Us === null ? '' : `, intended P99 ${(c.intendedP99Us / 1000).toFixed(2)} ms`) +
-      (c.incomplete ? ' (incomplete)' : ''),
+      (c.incomplete ? ` (incomplete: ${c.incompleteReason ?? 'no result'})` : ''),
   );
   await deps.notifier.publish(
     `fleetbench ${run.specName} ${run.runId}: ${status}`.slice(0, 99),
