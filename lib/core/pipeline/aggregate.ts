@@ -14,6 +14,7 @@ import { readCell } from '../results/input';
 import {
   buildCellRow,
   buildIntervalRows,
+  cellMetaOf,
   tableObjectKey,
   toJsonLines,
   type CellCosts,
@@ -95,17 +96,7 @@ export async function aggregateCellStep(
     ...(cell.unpaced ? {} : { targetOpsPerSec }),
     seriesSeconds,
   });
-  const meta: CellMeta = {
-    runId: run.runId,
-    specName: run.specName,
-    startedAtMs: run.startedAtMs,
-    cellId: cell.id,
-    targetId: cell.target,
-    targetKind: cell.targetKind,
-    distribution: cell.distributionLabel,
-    readProportion: cell.readProportion,
-    updateProportion: cell.updateProportion,
-  };
+  const meta: CellMeta = cellMetaOf(run, cell);
   const costOf = deps.cellCosts ?? cellCostsFor(spec, await runPriceBook(deps.store, run.runId));
   const costs = costOf(cell, agg.achievedOpsPerSec);
   const row = buildCellRow(meta, agg, costs);

@@ -18,7 +18,7 @@ import {
 } from '../common/ports';
 import { NotFoundError } from '../common/store';
 import { tableDef } from '../results/schema';
-import { tableObjectKey, toJsonLines, unmeasuredCellRow } from '../results/rows';
+import { cellMetaOf, tableObjectKey, toJsonLines, unmeasuredCellRow } from '../results/rows';
 import type { CellSummary, PlanIndex } from '../plan';
 import type { CellFailurePlan } from '../plan/cell-failure';
 import { LOADER_REPLACEMENT_LIMITS } from '../plan/history';
@@ -180,17 +180,7 @@ async function recordIncomplete(
   failure: { atMs: number; reason: string },
   store: ObjectStore,
 ): Promise<void> {
-  const meta = {
-    runId: run.runId,
-    specName: run.specName,
-    startedAtMs: run.startedAtMs,
-    cellId: cell.id,
-    targetId: cell.target,
-    targetKind: cell.targetKind,
-    distribution: cell.distributionLabel,
-    readProportion: cell.readProportion,
-    updateProportion: cell.updateProportion,
-  };
+  const meta = cellMetaOf(run, cell);
   const row = unmeasuredCellRow(meta, { targetOpsPerSec: cell.targetOpsPerSec, ...failure });
   const cells = tableDef('cells');
   await store.put(tableObjectKey(cells, meta, `${run.runId}.${cell.id}`), toJsonLines(cells, [row]));

@@ -27,6 +27,31 @@ export interface CellMeta extends RunMeta {
   updateProportion: number;
 }
 
+/** A planned cell's identity in the rows of a run. */
+export function cellMetaOf(
+  run: RunMeta,
+  cell: {
+    id: string;
+    target: string;
+    targetKind: string;
+    distributionLabel: string;
+    readProportion: number;
+    updateProportion: number;
+  },
+): CellMeta {
+  return {
+    runId: run.runId,
+    specName: run.specName,
+    startedAtMs: run.startedAtMs,
+    cellId: cell.id,
+    targetId: cell.target,
+    targetKind: cell.targetKind,
+    distribution: cell.distributionLabel,
+    readProportion: cell.readProportion,
+    updateProportion: cell.updateProportion,
+  };
+}
+
 /** A cell's cost columns: priced (the monthly costs and the month they are for), or none (`{}`). */
 export interface PricedCellCosts {
   monthlyCostProvisionedUsd: number | null;
@@ -52,8 +77,9 @@ function familyStat(s: LatencyStats, stat: (typeof FAMILY_STATS)[number]): numbe
   return s[stat];
 }
 
-export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCosts = {}): Row {
-  const row: Row = {
+/** The columns that say which cell a `cells` row is (its partition, run, cell, target and operation mix). */
+function cellIdentity(meta: CellMeta): Row {
+  return {
     ...partition(meta),
     run_id: meta.runId,
     cell_id: meta.cellId,
@@ -62,6 +88,12 @@ export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCost
     distribution: meta.distribution,
     read_proportion: meta.readProportion,
     update_proportion: meta.updateProportion,
+  };
+}
+
+export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCosts = {}): Row {
+  const row: Row = {
+    ...cellIdentity(meta),
     target_ops_per_sec: agg.targetOpsPerSec,
     window_start_ms: agg.window.startMs,
     window_end_ms: agg.window.endMs,
@@ -126,14 +158,7 @@ export function unmeasuredCellRow(
     row[c.name] = c.nullable ? null : c.type === 'boolean' ? false : c.type === 'string' ? '' : 0;
   }
   Object.assign(row, {
-    ...partition(meta),
-    run_id: meta.runId,
-    cell_id: meta.cellId,
-    target_id: meta.targetId,
-    target_kind: meta.targetKind,
-    distribution: meta.distribution,
-    read_proportion: meta.readProportion,
-    update_proportion: meta.updateProportion,
+    ...cellIdentity(meta),
     target_ops_per_sec: cell.targetOpsPerSec,
     window_start_ms: cell.atMs,
     window_end_ms: cell.atMs,
