@@ -335,7 +335,13 @@ function cellStates(
   // a resumed run skips the cells it has complete rows for (lib/core/pipeline/resume.ts)
   configure.next(
     new sfn.Choice(scope, 'RunCell?')
-      .when(sfn.Condition.booleanEquals('$.configured.skip', true), nextCell)
+      .when(
+        sfn.Condition.and(
+          sfn.Condition.isPresent('$.configured.skip'),
+          sfn.Condition.booleanEquals('$.configured.skip', true),
+        ),
+        nextCell,
+      )
       .otherwise(startCell),
   );
   startCell.next(waitCell);
@@ -363,7 +369,7 @@ function cellStates(
     time: sfn.WaitTime.secondsPath('$.loadersReady.waitSeconds'),
   });
   const fatal = new sfn.Pass(scope, 'CellFailureIsFatal', {
-    parameters: { 'Error.$': '$.cellError.Error', 'Cause.$': '$.cellFailure.reason' },
+    parameters: { 'Error.$': '$.cellError.Error', 'Cause.$': '$.cellFailure.cause' },
     resultPath: '$.error',
   });
   fatal.next(teardownAfterFailure);

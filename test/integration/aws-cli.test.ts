@@ -93,10 +93,12 @@ const TASK_RESULTS: Record<string, unknown> = {
   WaitReady: { ready: true, waitSeconds: 0 },
   StartLoad: { done: false, waitSeconds: 0 },
   CheckLoad: { done: true, waitSeconds: 0 },
-  ConfigureCell: {},
+  ConfigureCell: { skip: false },
   StartCell: { done: false, waitSeconds: 0 },
   CheckCell: { done: true, waitSeconds: 0 },
   AggregateCell: {},
+  // CellFailed: see emulatedDefinition (its answer carries the failed step's cause)
+  WaitLoaders: { ready: true, waitSeconds: 0 },
   Report: {},
   DetectRegressions: { confirmed: 0, suspects: 0 },
   Teardown: { deleted: [] },
@@ -128,6 +130,14 @@ function emulatedDefinition(failAt?: string): AslDefinition {
           ],
           ...(s.Next ? { Next: s.Next } : { End: true }),
           Catch: s.Catch,
+        };
+      } else if (s.Type === 'Task' && name === 'CellFailed') {
+        // the quickstart's 2 cells retry by default; here every cell failure stops the run, as "stop" does
+        states[name] = {
+          Type: 'Pass',
+          Parameters: { action: 'stop', 'reason.$': '$.cellError.Cause', 'cause.$': '$.cellError.Cause' },
+          ResultPath: s.ResultPath,
+          ...(s.Next ? { Next: s.Next } : { End: true }),
         };
       } else if (s.Type === 'Task') {
         if (!(name in TASK_RESULTS)) throw new Error(`no emulated result for Task ${name}`);
@@ -475,6 +485,18 @@ describe('fleetbench start', () => {
       );
       expect(j.status).toBe('FAILED');
       expect(j.error).toBe('StepFailedError');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('resume of a run the results bucket does not hold: exit 2 naming resume, nothing started', async () => {
+    const { server, machine } = await executingWorld('Fleetbench', undefined, true);
+    try {
+      const r = await cliAt(server.endpoint, 'resume', 'no-such-run');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^resume: no run "no-such-run" in s3:\/\//m);
+      expect(await executionsOf(server, machine)).toEqual([]);
     } finally {
       await server.stop();
     }

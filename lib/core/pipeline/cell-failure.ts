@@ -52,6 +52,11 @@ export interface CellFailedResult {
   attempt: number;
   cellId: string;
   reason: string;
+  /**
+   * stop: the cause the run fails with (the failed step's own, or why the study stops); the error is the step's
+   * (CellFailureIsFatal puts both in $.error)
+   */
+  cause: string;
   /** retry: until when the replacement loaders are waited on, and how long to wait before the first look */
   loaders: { deadlineMs: number; waitSeconds: number; replacement: LoaderReplacement | null };
 }
@@ -117,7 +122,7 @@ export async function cellFailed(
   });
   const policy = policyOf(plan);
   const ledger = await readLedger(deps.store, run.runId);
-  const base = { index: cell.index, cellId: cell.id, reason };
+  const base = { index: cell.index, cellId: cell.id, reason, cause: input.error?.Cause ?? reason };
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
   if (attempt + 1 < policy.attempts && ledger.retries < policy.retries) {
@@ -153,9 +158,11 @@ export async function cellFailed(
   await recordIncomplete(run, cell, { atMs: now, reason: why }, deps.store);
   const inARow = await failedInARow(run, plan, cell.index, deps.store);
   if (inARow >= policy.stopAfterConsecutiveFailures) {
+    const stopped = `${inARow} cells in a row failed, the last: ${why}`;
     return {
       ...base,
-      reason: `${inARow} cells in a row failed, the last: ${why}`,
+      reason: stopped,
+      cause: stopped,
       action: 'stop',
       attempt,
       loaders: noLoaders,

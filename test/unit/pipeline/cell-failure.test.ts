@@ -98,6 +98,8 @@ describe('CellFailed', () => {
       action: 'stop',
       attempt: 0,
       reason: 'StepFailedError: StartCell: 1 loaders needed, 0 running',
+      // the run fails with the step's own cause
+      cause: 'StartCell: 1 loaders needed, 0 running',
     });
     const rec = JSON.parse(
       readFileSync(path.join(dir, 'runs/cf-run/cells', r.cellId, 'failures/attempt-0.json'), 'utf8'),
@@ -141,6 +143,7 @@ describe('CellFailed', () => {
     const third = await fail(2, 1);
     expect(third.action).toBe('stop');
     expect(third.reason).toMatch(/^3 cells in a row failed/);
+    expect(third.cause).toBe(third.reason);
   });
 
   it('a lost loader is replaced with the run tags before the retry; the event is recorded', async () => {
