@@ -336,7 +336,7 @@ describe("ProvisionTarget's rollback of a DAX cluster it could not finish", () =
 
 describe('phaseTimes', () => {
   it('counts DAX’s ready deadline instead of the 15 minutes', () => {
-    const p = { load: undefined, cells: [], onCellFailure: { retries: 0 } } as never;
+    const p = { load: undefined, cells: [], onCellFailure: { retries: 0, replacements: 0 } } as never;
     const withDax = { targets: [{ kind: 'dynamodb', dax: {} }] } as never;
     const plainSpec = { targets: [{ kind: 'dynamodb' }] } as never;
     expect(phaseTimes(p, withDax).worstCaseSeconds).toBe(DAX_READY_TIMEOUT_SECONDS);

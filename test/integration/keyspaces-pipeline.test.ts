@@ -248,6 +248,7 @@ describe('Keyspaces targets in the pipeline', () => {
       index: 0,
       cellId: expect.any(String),
       changed: false,
+      skip: false,
     });
     expect(updates()).toEqual([]);
     // changed by hand (or by scaling outside fleetbench): set back to the spec's 100 RCU / 50 WCU
