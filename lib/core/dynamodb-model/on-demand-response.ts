@@ -12,14 +12,11 @@
  * to 0, so a throttled attempt is a failed operation).
  */
 import type { DynamoDbTarget, RunSpec } from '../spec/schema';
-import { offeredRate, spikesOf, type RatePoint, type Spike } from '../spec/rate-schedule';
+import { offeredRate, spikesOf, type RatePoint } from '../spec/rate-schedule';
+import { spikeOutcome, type SpikeOutcome } from '../results/schedule';
 import { cellModelOf, type PlannedCell } from './plan-cell';
 import { steadyTableLimit } from './model';
-import {
-  ON_DEMAND_NEW_TABLE_READ_UNITS,
-  ON_DEMAND_NEW_TABLE_WRITE_UNITS,
-  OnDemandCeiling,
-} from './rules';
+import { ON_DEMAND_NEW_TABLE_READ_UNITS, ON_DEMAND_NEW_TABLE_WRITE_UNITS, OnDemandCeiling } from './rules';
 
 /** One second of the predicted response. */
 export interface ResponsePoint {
@@ -32,21 +29,11 @@ export interface ResponsePoint {
   ceilingOpsPerSec: number;
 }
 
-/** What the model predicts for one spike. */
-export interface SpikeResponse extends Spike {
-  /** operations throttled from the spike's start until recovery */
-  throttledOps: number;
-  /** seconds from the spike's start to the first second served at ≥ 95 % of offered and held after; null: never */
-  recoverySeconds: number | null;
-}
-
 export interface OnDemandResponse {
   points: ResponsePoint[];
-  spikes: SpikeResponse[];
+  /** per spike: the operations throttled (not served) until recovery and the time to recover */
+  spikes: SpikeOutcome[];
 }
-
-/** The share of offered load served that the recovery rule asks for (issue #29: "good rate ≥ 95 % of offered"). */
-export const RECOVERED_SHARE = 0.95;
 
 export interface ResponseOptions {
   /** the cell's curve (fleet ops/s) */
@@ -114,37 +101,5 @@ export function predictOnDemandResponse(
     read.step(rServed, dt);
     write.step(wServed, dt);
   }
-  return { points, spikes: spikesOf(spec.workload.rateSchedule).map((sp) => spikeResponse(points, sp)) };
-}
-
-/**
- * A spike's throttled operations and recovery time on a per-interval timeline (the model's seconds, or the
- * measured series' buckets): recovery is the start of the first interval at or after the spike's start whose
- * served rate is at least 95 % of offered and stays so for every later interval of the cell; the throttled
- * operations are those of the intervals from the spike's start until then.
- */
-export function spikeResponse(
-  timeline: readonly { t: number; seconds?: number; offeredOpsPerSec: number; servedOpsPerSec: number }[],
-  spike: Spike,
-): SpikeResponse {
-  const from = timeline.findIndex((x) => x.t >= spike.startSeconds);
-  let recovered: number | null = null;
-  if (from >= 0) {
-    for (let i = timeline.length - 1; i >= from; i--) {
-      const x = timeline[i]!;
-      if (x.servedOpsPerSec < RECOVERED_SHARE * x.offeredOpsPerSec) break;
-      recovered = i;
-    }
-  }
-  const end = recovered ?? timeline.length;
-  let throttledOps = 0;
-  for (let i = Math.max(0, from); from >= 0 && i < end; i++) {
-    const x = timeline[i]!;
-    throttledOps += Math.max(0, x.offeredOpsPerSec - x.servedOpsPerSec) * (x.seconds ?? 1);
-  }
-  return {
-    ...spike,
-    throttledOps: Math.round(throttledOps),
-    recoverySeconds: recovered === null ? null : timeline[recovered]!.t - spike.startSeconds,
-  };
+  return { points, spikes: spikesOf(spec.workload.rateSchedule).map((sp) => spikeOutcome(points, sp)) };
 }

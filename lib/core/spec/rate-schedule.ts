@@ -136,7 +136,8 @@ export function rateScheduleProperty(points: readonly RatePoint[], share = 1): s
 export function parseRateScheduleProperty(text: string): RatePoint[] {
   return text.split(',').map((pair) => {
     const [t, r] = pair.split(':').map(Number);
-    if (!Number.isFinite(t) || !Number.isFinite(r)) throw new Error(`fleetbench.rateSchedule: bad point '${pair}'`);
+    if (!Number.isFinite(t) || !Number.isFinite(r))
+      throw new Error(`fleetbench.rateSchedule: bad point '${pair}'`);
     return { t: t!, opsPerSec: r! };
   });
 }

@@ -158,7 +158,8 @@ export function rateSteps(w: RunSpec['workload']): RateStep[] {
     return Array.from({ length: n }, (_, i) => ({ slug: `probe${i + 1}`, opsPerSec: ops, probe: i + 1 }));
   }
   // a rate schedule: one cell, planned (sized, priced) at the schedule's peak
-  if (w.rateSchedule && !w.targetOpsPerSec) return [{ slug: 'sched', opsPerSec: peakOpsPerSec(w.rateSchedule) }];
+  if (w.rateSchedule && !w.targetOpsPerSec)
+    return [{ slug: 'sched', opsPerSec: peakOpsPerSec(w.rateSchedule) }];
   // "t5000", or "tmax" for an unpaced cell
   return throughputTargets(w).map((ops) => ({ slug: `t${ops}`, opsPerSec: ops }));
 }
