@@ -25,7 +25,7 @@ export interface ScheduleBucket {
 export interface SpikeOutcome extends Spike {
   /** operations offered but not served from the spike's start until recovery (Σ (offered − served) × seconds) */
   unservedOps: number;
-  /** seconds from the spike's start to the start of the first bucket served at ≥ 95 % of offered, and every later one; null: never */
+  /** seconds from the spike's start to the start of the first bucket served at ≥ 95 % of offered, held (spikeOutcome); null: never */
   recoverySeconds: number | null;
 }
 
@@ -45,45 +45,64 @@ export function measuredTimeline(
     const info = classifyName(String(r.op));
     if (info.intended || (info.kind !== 'ok' && info.kind !== 'failed' && info.kind !== 'throttled'))
       continue;
+    const seconds = num(r, 'bucket_seconds') ?? 0;
+    if (!(seconds > 0)) continue;
     const t = (num(r, 'offset_seconds') ?? 0) + warmupSeconds;
     const b = byT.get(t) ?? { seconds: 0, good: 0, failed: 0, throttled: 0 };
-    b.seconds = Math.max(b.seconds, num(r, 'bucket_seconds') ?? 0);
-    const count = num(r, 'count') ?? 0;
-    if (info.kind === 'ok') b.good += count;
-    else if (info.kind === 'failed') b.failed += count;
-    else b.throttled += count;
+    b.seconds = Math.max(b.seconds, seconds);
+    // each name's rate over its own span (as the series does: names' spans differ by a few ms)
+    const rate = (num(r, 'count') ?? 0) / seconds;
+    if (info.kind === 'ok') b.good += rate;
+    else if (info.kind === 'failed') b.failed += rate;
+    else b.throttled += rate;
     byT.set(t, b);
   }
   return [...byT.entries()]
     .sort((a, b) => a[0] - b[0])
-    .filter(([, b]) => b.seconds > 0)
     .map(([t, b]) => ({
       t,
       seconds: b.seconds,
       offeredOpsPerSec: offeredRate(points, t, t + b.seconds),
-      servedOpsPerSec: b.good / b.seconds,
-      failedOpsPerSec: b.failed / b.seconds,
-      throttledAttemptsPerSec: b.throttled / b.seconds,
+      servedOpsPerSec: b.good,
+      failedOpsPerSec: b.failed,
+      throttledAttemptsPerSec: b.throttled,
     }));
 }
 
 /**
- * A spike's unserved operations and recovery time on a timeline (measured buckets, or the model's seconds):
- * recovery is the first interval at or after the spike's start whose served rate is at least 95 % of offered and
- * stays so in every later interval; the unserved operations are those of the intervals from the spike's start
- * until then.
+ * Seconds a recovery must hold: from the recovering interval, the intervals starting within this many seconds serve
+ * at least 95 % of what they were offered, together (one-second buckets of a few dozen operations vary by a few %).
  */
-export function spikeOutcome(
-  timeline: readonly { t: number; seconds?: number; offeredOpsPerSec: number; servedOpsPerSec: number }[],
-  spike: Spike,
-): SpikeOutcome {
+export const RECOVERY_HOLD_SECONDS = 5;
+
+type TimelinePoint = { t: number; seconds?: number; offeredOpsPerSec: number; servedOpsPerSec: number };
+
+function recoversAt(timeline: readonly TimelinePoint[], i: number): boolean {
+  const x = timeline[i]!;
+  if (x.servedOpsPerSec < RECOVERED_SHARE * x.offeredOpsPerSec) return false;
+  let served = 0;
+  let offered = 0;
+  for (let j = i; j < timeline.length && timeline[j]!.t < x.t + RECOVERY_HOLD_SECONDS; j++) {
+    const y = timeline[j]!;
+    served += y.servedOpsPerSec * (y.seconds ?? 1);
+    offered += y.offeredOpsPerSec * (y.seconds ?? 1);
+  }
+  return served >= RECOVERED_SHARE * offered;
+}
+
+/**
+ * A spike's unserved operations and recovery time on a timeline (measured buckets, or the model's seconds):
+ * recovery is the first interval at or after the spike's start that serves at least 95 % of its offered rate,
+ * held over the next RECOVERY_HOLD_SECONDS; the unserved operations are those of the intervals from the spike's
+ * start until then.
+ */
+export function spikeOutcome(timeline: readonly TimelinePoint[], spike: Spike): SpikeOutcome {
   const from = timeline.findIndex((x) => x.t >= spike.startSeconds);
   let recovered: number | null = null;
-  if (from >= 0)
-    for (let i = timeline.length - 1; i >= from; i--) {
-      const x = timeline[i]!;
-      if (x.servedOpsPerSec < RECOVERED_SHARE * x.offeredOpsPerSec) break;
+  for (let i = Math.max(0, from); from >= 0 && i < timeline.length; i++)
+    if (recoversAt(timeline, i)) {
       recovered = i;
+      break;
     }
   let unserved = 0;
   if (from >= 0)
