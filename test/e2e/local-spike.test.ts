@@ -4,8 +4,10 @@
  * AWS's on-demand rule (a new table serves up to twice its previous peak at once; 4,000 WCU/s for a new table,
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html) at the example's
  * scale 0.025: a ceiling of 100 WCU/s, one WCU per update of a 130-byte item. Offered 40 → 160 → 40 ops/s; served
- * 40, then 100 (60 ops/s throttled, no retries), then 40 again: recovery when the spike ends, 10 s after its
- * start, 600 operations unserved. The ceiling cannot rise in the run (at most once per 30 minutes). About 55 s.
+ * 40, then 100 (60 ops/s throttled, no retries), then 40 again: recovery when the spike ends, 8 s after its
+ * start, 480 operations unserved (the emulator's table bucket holds one second of the ceiling: the spike's first
+ * second may serve up to 100 more, so the unserved count may fall a fifth short). The ceiling cannot rise in the
+ * run (at most once per 30 minutes). About 60 s.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,8 @@ const spec = validateSpec(
 const BASE = 40;
 const PEAK = 160;
 const CEILING = 4000 * 0.025;
-const SPIKE = { start: 8, end: 18 };
+const SPIKE = { start: 6, end: 14 };
+const UNSERVED = (160 - 100) * 8;
 
 describe('local spike against on-demand (examples/local-spike.json)', () => {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-spike-'));
@@ -44,9 +47,9 @@ describe('local spike against on-demand (examples/local-spike.json)', () => {
       capacityScale: spec.local!.capacityScale,
     })!;
     expect(p.points[5]).toMatchObject({ offeredOpsPerSec: BASE, servedOpsPerSec: BASE });
-    expect(p.points[15]).toMatchObject({ offeredOpsPerSec: PEAK, servedOpsPerSec: CEILING });
+    expect(p.points[10]).toMatchObject({ offeredOpsPerSec: PEAK, servedOpsPerSec: CEILING });
     expect(p.spikes).toEqual([
-      expect.objectContaining({ startSeconds: 8, recoverySeconds: 10, unservedOps: (PEAK - CEILING) * 10 }),
+      expect.objectContaining({ startSeconds: 6, recoverySeconds: 8, unservedOps: UNSERVED }),
     ]);
   });
 
@@ -82,20 +85,22 @@ describe('local spike against on-demand (examples/local-spike.json)', () => {
       expect(bs.length).toBeGreaterThan(0);
       return bs.reduce((a, x) => a + x, 0) / bs.length;
     };
+    // (from 2 s: the JVM's first second starts behind its schedule and catches up)
     const before = mean(2, SPIKE.start, (b) => b.ok);
     const during = mean(SPIKE.start + 2, SPIKE.end, (b) => b.ok);
     const throttled = mean(SPIKE.start + 2, SPIKE.end, (b) => b.throttled);
     const offeredDuring = mean(SPIKE.start + 2, SPIKE.end, (b) => b.ok + b.failed);
-    const after = mean(SPIKE.end + 1, 25, (b) => b.ok);
+    const after = mean(SPIKE.end + 1, 19, (b) => b.ok);
     console.log(
       `served ${before.toFixed(1)} → ${during.toFixed(1)} → ${after.toFixed(1)} ops/s; ` +
         `issued ${offeredDuring.toFixed(1)} and throttled ${throttled.toFixed(1)}/s in the spike`,
     );
-    expect(Math.abs(before - BASE) / BASE).toBeLessThan(0.1);
+    // a few seconds of 1-s buckets at 40 ops/s on a shared machine: within 15 %
+    expect(Math.abs(before - BASE) / BASE).toBeLessThan(0.15);
     expect(Math.abs(offeredDuring - PEAK) / PEAK).toBeLessThan(0.1);
     expect(Math.abs(during - CEILING) / CEILING).toBeLessThan(0.15);
     expect(Math.abs(throttled - (PEAK - CEILING)) / (PEAK - CEILING)).toBeLessThan(0.25);
-    expect(Math.abs(after - BASE) / BASE).toBeLessThan(0.1);
+    expect(Math.abs(after - BASE) / BASE).toBeLessThan(0.15);
 
     // the report: offered over served beside the model, the spike's recovery and unserved operations
     const html = readFileSync(result.reportFile!, 'utf8');
@@ -106,9 +111,9 @@ describe('local spike against on-demand (examples/local-spike.json)', () => {
     const unserved = Number(/data-measured-unserved="(\d+)"/.exec(html)![1]);
     const throttledAttempts = Number(/data-measured-throttled="(\d+)"/.exec(html)![1]);
     console.log(`recovery ${recovery} s, unserved ${unserved}, throttled attempts ${throttledAttempts}`);
-    expect(recovery).toBeGreaterThanOrEqual(9);
-    expect(recovery).toBeLessThanOrEqual(12);
-    expect(Math.abs(unserved - 600) / 600).toBeLessThan(0.25);
-    expect(throttledAttempts).toBeGreaterThan(600 * 0.6);
+    expect(recovery).toBeGreaterThanOrEqual(7);
+    expect(recovery).toBeLessThanOrEqual(10);
+    expect(Math.abs(unserved - UNSERVED) / UNSERVED).toBeLessThan(0.3);
+    expect(throttledAttempts).toBeGreaterThan(UNSERVED * 0.6);
   });
 });

@@ -76,7 +76,8 @@ export function cellProcesses(cell: CellProcessesInput): ProcessPlan[] {
     properties: {
       ...cell.properties,
       ...(cell.unpaced ? {} : { target: String(perProc) }),
-      ...(curve ? { [RATE_SCHEDULE_PROPERTY]: curve } : {}),
+      // a target > 0 installs the open-loop schedule (the Launcher), which then follows the curve
+      ...(curve ? { target: String(Math.max(1, perProc)), [RATE_SCHEDULE_PROPERTY]: curve } : {}),
       operationcount: String(operationCount(perProc, cell.durationSeconds)),
     },
   }));

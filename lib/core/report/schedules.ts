@@ -133,7 +133,7 @@ export function scheduleSections(schedules: readonly ReportSchedule[] | undefine
     '<h2>Load over time (rate schedules)</h2>',
     '<p>The offered rate is the schedule (what the open-loop loaders offered, each operation timed from its slot); ' +
       'served counts successful operations per interval. A spike has recovered at the first interval from its start ' +
-      'whose served rate is at least 95 % of offered, and stays so. For on-demand DynamoDB the model serves up to ' +
+      'whose served rate is at least 95 % of offered, held over the next 5 s. For on-demand DynamoDB the model serves up to ' +
       'twice the previous peak at once, the peak rising at most once per 30 minutes (docs/rate-schedules.md).</p>',
     ...schedules.map(
       (s) => `<div data-schedule="${escapeXml(s.cellId)}">${scheduleChart(s)}${spikeTable(s)}</div>`,

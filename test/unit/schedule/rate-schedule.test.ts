@@ -149,6 +149,15 @@ describe('the curve', () => {
         { t: 10, opsPerSec: 66.667 },
       ]),
     );
+    // a process whose share of the peak rounds to 0 still paces (target > 0 installs the open-loop schedule)
+    const few = cellProcesses({
+      targetOpsPerSec: 2,
+      durationSeconds: 10,
+      loaders: 1,
+      processesPerLoader: 3,
+      properties: { 'fleetbench.rateSchedule': '0:2' },
+    });
+    expect(few.map((p) => p.properties.target)).toEqual(['1', '1', '1']);
   });
 });
 
