@@ -57,7 +57,11 @@ describe('local spike against on-demand (examples/local-spike.json)', () => {
     expect({ status: result.status, error: result.error }).toEqual({ status: 'SUCCEEDED', error: undefined });
     const db = await openLocalDb(resultsDir);
     let rows: Record<string, unknown>[];
+    let cellRow: Record<string, unknown> | undefined;
     try {
+      [cellRow] = await db.queryJson(
+        "SELECT target_ops_per_sec, attainment FROM cells WHERE run_id = 'spike-run'",
+      );
       rows = await db.queryJson(
         "SELECT op, offset_seconds, bucket_seconds, count FROM intervals WHERE run_id = 'spike-run'",
       );
@@ -101,6 +105,11 @@ describe('local spike against on-demand (examples/local-spike.json)', () => {
     expect(Math.abs(during - CEILING) / CEILING).toBeLessThan(0.15);
     expect(Math.abs(throttled - (PEAK - CEILING)) / (PEAK - CEILING)).toBeLessThan(0.25);
     expect(Math.abs(after - BASE) / BASE).toBeLessThan(0.15);
+
+    // the cell's row: the target is the schedule's mean, (40 × 6 + 160 × 8 + 40 × 6) / 20 = 88 ops/s, and
+    // attainment served ÷ offered, (40 × 6 + 100 × 8 + 40 × 6) / 1,760 = 0.727
+    expect(cellRow!.target_ops_per_sec).toBe(88);
+    expect(Math.abs(Number(cellRow!.attainment) - 1280 / 1760)).toBeLessThan(0.07);
 
     // the report: offered over served beside the model, the spike's recovery and unserved operations
     const html = readFileSync(result.reportFile!, 'utf8');
