@@ -74,6 +74,26 @@ class RateScheduleTest {
   }
 
   @Test
+  void poissonArrivalsFollowTheCurveOnAverage() throws Exception {
+    // 100 ops/s for 10 s, then 1,000 ops/s: 1,000 arrivals expected in the first 10 s and 1,000 in the next second
+    // (Poisson: standard deviation √1,000 ≈ 32; ±5 σ)
+    OpenLoopWorkload.Schedule s = new OpenLoopWorkload.Schedule(RateCurve.parse("0:100,10:100,10:1000"), true);
+    long start = s.next();
+    int first = 1;
+    int second = 0;
+    for (int i = 0; i < 5000; i++) {
+      double at = (s.next() - start) / NS;
+      if (at < 10) {
+        first++;
+      } else if (at < 11) {
+        second++;
+      }
+    }
+    assertTrue(Math.abs(first - 1000) < 160, "arrivals in the first 10 s: " + first);
+    assertTrue(Math.abs(second - 1000) < 160, "arrivals in the 11th second: " + second);
+  }
+
+  @Test
   void aCurveEndingAtZeroOffersNothingMore() throws Exception {
     RateCurve c = RateCurve.parse("0:10,1:10,1:0");
     assertEquals(0.9, due(c, 9), 1e-9);
