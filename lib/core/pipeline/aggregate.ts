@@ -5,6 +5,7 @@
  * lib/core/results (histograms, never averaged percentiles); the logs stream from the store port into
  * the decoder, one object at a time, with nothing written to disk.
  */
+import { offeredRate } from '../spec/rate-schedule';
 import type { CellSummary } from '../plan';
 import type { MetricDatum, MetricsSink, ObjectStore } from '../common/ports';
 import { headlineOf, type CellHeadline } from '../contract/headline';
@@ -80,7 +81,12 @@ export async function aggregateCellStep(
   const probe = await probeDecisionOf(deps.store, run.runId, cell);
   if (probe && probe.rateOpsPerSec === null)
     return { index: input.index, next: input.index + 1, cellId: cell.id, incomplete: false };
-  const targetOpsPerSec = probe?.rateOpsPerSec ?? cell.targetOpsPerSec;
+  // a rate schedule's cell: the mean rate its schedule offered over the measured window (attainment: served ÷ offered)
+  const targetOpsPerSec =
+    probe?.rateOpsPerSec ??
+    (cell.rateSchedule
+      ? offeredRate(cell.rateSchedule, cell.warmupSeconds, cell.durationSeconds - cell.cooldownSeconds)
+      : cell.targetOpsPerSec);
   // the attempt that ran to the end (a retried cell's first outputs stay where they were, unread)
   const rawPrefix = cellRawKey(run.runId, cell.id, input.attempt ?? 0);
   const spec = await readSpec(deps.store, run.runId);

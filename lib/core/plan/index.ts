@@ -25,6 +25,12 @@ import { kindOf, loadsData } from '../targets/registry';
 import { estimateRunCost, type RunEstimate } from '../cost/estimate';
 import { planCellFailure, type CellFailurePlan } from './cell-failure';
 import type { CellPrediction } from '../dynamodb-model/plan-cell';
+import {
+  RATE_SCHEDULE_PROPERTY,
+  rateScheduleProperty,
+  schedulePoints,
+  type RatePoint,
+} from '../spec/rate-schedule';
 
 export {
   requiredConcurrency,
@@ -82,6 +88,11 @@ export interface CellPlan {
    * worst case), its rate decided when it starts (lib/core/pipeline/probe.ts)
    */
   probe?: ProbeMark;
+  /**
+   * A rate-schedule cell (`workload.rateSchedule`, docs/rate-schedules.md): the fleet's offered rate over the
+   * cell's clock; `targetOpsPerSec` is its peak (what sizes and prices the cell)
+   */
+  rateSchedule?: RatePoint[];
 }
 
 /** The load phase: its processes are derived by loadProcesses (lib/core/plan/processes.ts, which documents the fields). */
@@ -250,6 +261,7 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
   const w = spec.workload;
   const base = BASE_WORKLOADS[w.base];
   const shared = runProperties(spec);
+  const schedule = w.rateSchedule ? schedulePoints(w.rateSchedule) : null;
   const cells: CellPlan[] = [];
   for (const d of distributionsOf(w)) {
     const info = distributionInfo(d);
@@ -271,6 +283,8 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           ...(m.proportions.query > 0 ? { queryproportion: String(m.proportions.query) } : {}),
           threadcount: String(s.threadsPerProcess),
           maxexecutiontime: String(w.durationSeconds),
+          // the fleet's curve; cellProcesses gives each process its share
+          ...(schedule ? { [RATE_SCHEDULE_PROPERTY]: rateScheduleProperty(schedule) } : {}),
         };
         const searchId = `${t.id}.${distributionSlug(info)}.r${pct(m.proportions.read)}`;
         const cellId = `${searchId}.${step.slug}`;
@@ -293,10 +307,12 @@ function targetCells(spec: RunSpec, t: Target, s: TargetSizing, binding: TargetB
           processesPerLoader: s.processesPerLoader,
           properties,
           ...(step.probe ? { probe: { search: searchId, index: step.probe } } : {}),
+          ...(schedule ? { rateSchedule: schedule } : {}),
         };
         // the repeats of a cell are the same cell: predicted once, then shared
         // (a probe's planned rate is not the one it runs: its search carries the model's limit instead)
-        if (!step.probe) Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
+        // (a schedule's cell has no steady state: the on-demand response model predicts it, docs/rate-schedules.md)
+        if (!step.probe && !schedule) Object.assign(cell, kindOf(t).predict?.(spec, t, cell));
         // A/A mode: the same cell `repeats` times in a row
         if (w.repeats === 1) cells.push(cell);
         else

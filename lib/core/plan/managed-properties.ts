@@ -6,6 +6,7 @@ export const MANAGED_PROPERTIES = [
   'maxexecutiontime',
   'threadcount',
   'target',
+  'fleetbench.rateSchedule',
   'insertstart',
   'insertcount',
   'readproportion',

@@ -4,6 +4,11 @@
  * of keys to load) follow from the counts. Deterministic: the same cell gives the same processes.
  */
 import { YCSB_INT_MAX } from '../contract/job';
+import {
+  RATE_SCHEDULE_PROPERTY,
+  parseRateScheduleProperty,
+  rateScheduleProperty,
+} from '../spec/rate-schedule';
 
 /** One YCSB process of a phase. */
 export interface ProcessPlan {
@@ -60,13 +65,19 @@ export interface LoadProcessesInput {
 
 /** The processes of a cell, each with its share of the cell's rate (none when the cell is unpaced). */
 export function cellProcesses(cell: CellProcessesInput): ProcessPlan[] {
-  const split = splitEvenly(cell.targetOpsPerSec, cell.loaders * cell.processesPerLoader);
+  const n = cell.loaders * cell.processesPerLoader;
+  const split = splitEvenly(cell.targetOpsPerSec, n);
+  // a rate schedule (the fleet's curve): each process offers an equal share of it at every moment
+  const fleetCurve = cell.properties[RATE_SCHEDULE_PROPERTY];
+  const curve = fleetCurve ? rateScheduleProperty(parseRateScheduleProperty(fleetCurve), 1 / n) : null;
   return split.map((perProc, k) => ({
     loader: Math.floor(k / cell.processesPerLoader),
     process: k % cell.processesPerLoader,
     properties: {
       ...cell.properties,
       ...(cell.unpaced ? {} : { target: String(perProc) }),
+      // a target > 0 installs the open-loop schedule (the Launcher), which then follows the curve
+      ...(curve ? { target: String(Math.max(1, perProc)), [RATE_SCHEDULE_PROPERTY]: curve } : {}),
       operationcount: String(operationCount(perProc, cell.durationSeconds)),
     },
   }));

@@ -27,6 +27,7 @@ import type { ReportDax } from './html';
 import type { ReportSearch } from './searches';
 import { cellsNotSkipped, frontierKey } from '../pipeline/probe';
 import { readOptional } from '../pipeline/keys';
+import { scheduleReportOf, type ReportSchedule } from './schedules';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -90,6 +91,7 @@ export async function buildReportData(
   const cells: ReportCell[] = [];
   const series: Record<string, ReportPoint[]> = {};
   const notes: string[] = [];
+  const schedules: ReportSchedule[] = [];
   let startedAt = '';
   // probes an SLO search skipped ran nothing (lib/core/pipeline/probe.ts)
   for (const cell of await cellsNotSkipped(store, runId, plan.cells)) {
@@ -134,6 +136,12 @@ export async function buildReportData(
     );
     for (const { row } of fromJsonLines([{ text, source: store.uriOf(key) }])) rows.push(row as Row);
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
+    // a rate-schedule cell: offered over served, beside the on-demand model with the limits the run met
+    const sched = scheduleReportOf(spec, cell, rows, {
+      capacityScale: options.local && emulated ? (spec?.local?.capacityScale ?? 1) : 1,
+      ...(options.local && emulated && spec?.local?.timeScale ? { timeScale: spec.local.timeScale } : {}),
+    });
+    if (sched) schedules.push(sched);
   }
   // the book the run was planned with (its cells' costs too): named, and warned of when stale or another region's
   const book = await runPriceBook(store, runId);
@@ -166,6 +174,7 @@ export async function buildReportData(
     ...(Object.keys(spectra).length ? { spectra } : {}),
     ...(comparison ? { comparison } : {}),
     ...(searches.length ? { searches } : {}),
+    ...(schedules.length ? { schedules } : {}),
   };
 }
 

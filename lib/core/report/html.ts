@@ -10,6 +10,7 @@ import type { FamilySpectrum } from '../results/aggregate';
 import type { Comparison } from './compare';
 import { comparisonSection, spectrumSection } from './sections';
 import { searchSections, type ReportSearch } from './searches';
+import { scheduleSections, type ReportSchedule } from './schedules';
 import type { NoiseCalibration } from '../regression/noise';
 import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
 import type { CellHeadline } from '../contract/headline';
@@ -66,6 +67,8 @@ export interface ReportData {
   comparison?: Comparison;
   /** the SLO searches' frontier rows (lib/core/report/searches.ts) */
   searches?: ReportSearch[];
+  /** rate-schedule cells: offered over served over time, spikes, the on-demand model (lib/core/report/schedules.ts) */
+  schedules?: ReportSchedule[];
 }
 
 export interface ReportDax {
@@ -506,6 +509,7 @@ export function renderReport(d: ReportData): string {
     ...uniq(d.cells.map((c) => c.distribution)).flatMap((dist) => distributionSection(d, dist)),
     ...attainmentSections(d.cells),
     ...overTimeSection(d),
+    ...scheduleSections(d.schedules),
     ...costSection(d),
     ...historySection(d.history),
   ];

@@ -418,6 +418,38 @@ export const SloSearch = z.strictObject({
   requiredOpsPerSec: positiveInt.optional(),
 });
 
+/**
+ * A rate schedule's segments (docs/rate-schedules.md): played one after another, each from the end of the one
+ * before. Rates are ops/s for the whole fleet; a schedule's cell lasts the sum of its segments' seconds.
+ */
+export const RateSegment = z.discriminatedUnion('kind', [
+  /** constant rates, one after another */
+  z.strictObject({
+    kind: z.literal('steps'),
+    steps: z
+      .array(z.strictObject({ opsPerSec: z.number().int().min(0), seconds: positiveInt }))
+      .min(1)
+      .max(100),
+  }),
+  /** a linear ramp from one rate to another */
+  z.strictObject({
+    kind: z.literal('ramp'),
+    fromOpsPerSec: z.number().int().min(0),
+    toOpsPerSec: z.number().int().min(0),
+    seconds: positiveInt,
+  }),
+  /** the base rate, then base × multiple from atSeconds for forSeconds, then the base again until `seconds` */
+  z.strictObject({
+    kind: z.literal('spike'),
+    baseOpsPerSec: positiveInt,
+    multiple: z.number().gt(1).max(100),
+    atSeconds: z.number().int().min(0),
+    forSeconds: positiveInt,
+    /** the segment's length (at least atSeconds + forSeconds) */
+    seconds: positiveInt,
+  }),
+]);
+
 export const Workload = z.strictObject({
   /** A YCSB core workload (a-f) whose proportions and distribution are the defaults. */
   base: z.enum(['a', 'b', 'c', 'd', 'e', 'f']).default('a'),
@@ -435,6 +467,12 @@ export const Workload = z.strictObject({
     .optional(),
   /** An SLO search instead of fixed throughput targets (exactly one of the two). */
   search: SloSearch.optional(),
+  /**
+   * Load that changes over time instead of one rate per cell (docs/rate-schedules.md): one cell per target × mix
+   * × distribution follows these segments on its open-loop schedule; durationSeconds must be their total length.
+   * Not with targetOpsPerSec or search.
+   */
+  rateSchedule: z.array(RateSegment).min(1).max(50).optional(),
   distributions: z.array(Distribution).min(1).optional(),
   /** How query operations (proportions.query) are made. */
   query: QuerySettings.optional(),
@@ -559,6 +597,7 @@ export type LocalOptions = z.output<typeof LocalOptions>;
 export type QuerySettings = z.output<typeof QuerySettings>;
 export type KeyDesign = NonNullable<DynamoDbTarget['keyDesign']>;
 export type SloSearch = z.output<typeof SloSearch>;
+export type RateSegment = z.output<typeof RateSegment>;
 export type TargetKind = Target['kind'];
 
 /** The JSON Schema for console users and editors, generated from the zod schema. */

@@ -17,11 +17,11 @@ export function searchChecks(spec: RunSpec, issues: Issue[], warnings: string[])
   const w = spec.workload;
   const s = w.search;
   if (!s) {
-    if (!w.targetOpsPerSec)
+    if (!w.targetOpsPerSec && !w.rateSchedule)
       issues.push({
         path: 'workload.targetOpsPerSec',
         message:
-          'expected throughput targets (a list or a staircase) or an SLO search (workload.search), found neither',
+          'expected throughput targets (a list or a staircase), an SLO search (workload.search) or a rate schedule (workload.rateSchedule), found none',
       });
     return;
   }

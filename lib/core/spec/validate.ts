@@ -9,6 +9,7 @@ import { capacityChecks } from '../cost/capacity-check';
 import { RunSpecSchema, type RunSpec } from './schema';
 import { cellLimitChecks } from './grid-size';
 import { searchChecks } from './search-checks';
+import { rateScheduleChecks } from './rate-schedule';
 import { tagChecks } from './tags';
 import { targetSpecFindings, withKindDefaults } from '../targets/registry';
 import { extraPropertyChecks, secretChecks } from './properties';
@@ -72,6 +73,7 @@ export function validateSpec(data: unknown): Validated {
  */
 const SPEC_CHECKS: ((spec: RunSpec, issues: Issue[], warnings: string[]) => void)[] = [
   searchChecks,
+  rateScheduleChecks,
   cellLimitChecks,
   tagChecks,
   extraPropertyChecks,

@@ -4,6 +4,7 @@
  */
 import { UNPACED, YCSB_HOTSPOT_DEFAULTS, type Distribution, type Proportions, type RunSpec } from './schema';
 import { worstCaseProbes } from '../search/probe';
+import { peakOpsPerSec } from './rate-schedule';
 
 export interface BaseWorkload {
   proportions: Proportions;
@@ -126,6 +127,8 @@ export function throughputTargets(w: RunSpec['workload']): ThroughputTarget[] {
  */
 export function throughputSteps(w: RunSpec['workload']): number[] {
   const t = w.targetOpsPerSec;
+  // a rate schedule's cell is sized and priced at its peak (docs/rate-schedules.md)
+  if (!t && w.rateSchedule) return [peakOpsPerSec(w.rateSchedule)];
   if (!t) return w.search ? [w.search.startOpsPerSec, w.search.maxOpsPerSec] : [];
   if (t === UNPACED) return [];
   if (Array.isArray(t)) return t.filter((x): x is number => typeof x === 'number');
@@ -154,6 +157,9 @@ export function rateSteps(w: RunSpec['workload']): RateStep[] {
     const ops = w.search.maxOpsPerSec;
     return Array.from({ length: n }, (_, i) => ({ slug: `probe${i + 1}`, opsPerSec: ops, probe: i + 1 }));
   }
+  // a rate schedule: one cell, planned (sized, priced) at the schedule's peak
+  if (w.rateSchedule && !w.targetOpsPerSec)
+    return [{ slug: 'sched', opsPerSec: peakOpsPerSec(w.rateSchedule) }];
   // "t5000", or "tmax" for an unpaced cell
   return throughputTargets(w).map((ops) => ({ slug: `t${ops}`, opsPerSec: ops }));
 }

@@ -31,10 +31,10 @@ describe('examples', () => {
     // targets × distributions × read proportions × throughput steps × repeats, counted from the file itself
     const w = JSON.parse(readFileSync(join(dir, file), 'utf8')).workload;
     const t = w.targetOpsPerSec;
-    // "max": one unpaced cell; a search: its worst-case probes
+    // "max": one unpaced cell; a search: its worst-case probes; a rate schedule: one cell
     const steps = w.search
       ? SEARCH_WORST_CASE[file]
-      : t === 'max'
+      : t === 'max' || w.rateSchedule
         ? 1
         : Array.isArray(t)
           ? t.length

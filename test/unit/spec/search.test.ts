@@ -81,7 +81,7 @@ describe('workload.search', () => {
       'neither a search nor fixed rates',
       withValue(searchSpec(), 'workload.search', undefined),
       'workload.targetOpsPerSec',
-      /found neither/,
+      /found none/,
     ],
     [
       'an intended-time SLO when only service time is recorded',

@@ -30,6 +30,12 @@ import site.ycsb.measurements.Measurements;
  */
 public class OpenLoopWorkload extends Workload {
   public static final String RATE = "fleetbench.targetOpsPerSec";
+  /**
+   * A rate that changes over time ({@code <seconds>:<ops/s>,<seconds>:<ops/s>,...}, the process's share; linear
+   * between points, a step where two points share a second, the last rate held after the last point): operation k
+   * is due when the curve's integral from the schedule's start reaches k. Replaces {@link #RATE}'s constant rate.
+   */
+  public static final String RATE_SCHEDULE = "fleetbench.rateSchedule";
   public static final String ARRIVALS = "fleetbench.arrivals";
   public static final String INNER = "fleetbench.workload";
   public static final String BEHIND_US = "fleetbench.behindUs";
@@ -64,7 +70,12 @@ public class OpenLoopWorkload extends Workload {
     }
     intendedOnly = "intended".equals(p.getProperty(Measurements.MEASUREMENT_INTERVAL, "op").trim());
     behindNs = Long.parseLong(p.getProperty(BEHIND_US, "1000").trim()) * 1000L;
-    schedule = rate > 0 ? new Schedule(rate, arrivals.equals("poisson")) : null;
+    String curve = p.getProperty(RATE_SCHEDULE, "").trim();
+    if (!curve.isEmpty()) {
+      schedule = new Schedule(RateCurve.parse(curve), arrivals.equals("poisson"));
+    } else {
+      schedule = rate > 0 ? new Schedule(rate, arrivals.equals("poisson")) : null;
+    }
   }
 
   @Override
@@ -125,8 +136,8 @@ public class OpenLoopWorkload extends Workload {
     if (schedule != null) {
       long n = started.sum();
       long b = behind.sum();
-      System.err.printf("fleetbench open-loop schedule: %.1f ops/s %s arrivals; %d operations started, %d (%.2f%%) "
-          + "more than %d us behind schedule, max %.1f ms%n", schedule.rate, schedule.poisson ? "poisson"
+      System.err.printf("fleetbench open-loop schedule: %s ops/s %s arrivals; %d operations started, %d (%.2f%%) "
+          + "more than %d us behind schedule, max %.1f ms%n", schedule.describe(), schedule.poisson ? "poisson"
           : "constant", n, b, n == 0 ? 0.0 : 100.0 * b / n, behindNs / 1000, maxDelayNs.get() / 1e6);
     }
   }
@@ -137,7 +148,7 @@ public class OpenLoopWorkload extends Workload {
    * thread does, so JVM and connection start-up are not counted as lateness.
    */
   static final class Schedule {
-    final double rate;
+    final RateCurve curve;
     final boolean poisson;
     private volatile long start;
     private final AtomicLong next = new AtomicLong();
@@ -145,8 +156,16 @@ public class OpenLoopWorkload extends Workload {
     private double poissonAt;
 
     Schedule(double rate, boolean poisson) {
-      this.rate = rate;
+      this(RateCurve.constant(rate), poisson);
+    }
+
+    Schedule(RateCurve curve, boolean poisson) {
+      this.curve = curve;
       this.poisson = poisson;
+    }
+
+    String describe() {
+      return curve.toString();
     }
 
     long next() {
@@ -158,12 +177,12 @@ public class OpenLoopWorkload extends Workload {
         }
       }
       if (!poisson) {
-        return start + (long) (next.getAndIncrement() * 1e9 / rate);
+        return start + curve.dueNanos(next.getAndIncrement());
       }
       synchronized (this) {
-        // exponential gaps of mean 1/rate seconds
-        poissonAt += -Math.log(1.0 - random.nextDouble()) * 1e9 / rate;
-        return start + (long) poissonAt;
+        // a Poisson process of the curve's rate: exponential gaps of mean one operation on the curve's count axis
+        poissonAt += -Math.log(1.0 - random.nextDouble());
+        return start + curve.dueNanos(poissonAt);
       }
     }
   }
