@@ -20,6 +20,7 @@ import {
 } from '../core/pipeline';
 import { StepFailedError, systemClock, type Ports } from '../core/common/ports';
 import type { CellFailedResult } from '../core/pipeline/cell-failure';
+import { resumeExecutionName } from '../core/pipeline/resume';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
 import { localDefinition, taskStates } from './definition';
@@ -97,7 +98,7 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const out = o.out ?? ((l: string) => process.stdout.write(l + '\n'));
   const resultsDir = path.resolve(o.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
-  const runName = o.runName ?? (o.resume ? `${o.resume}-resume` : runNameFor(o.spec));
+  const runName = o.runName ?? (o.resume ? resumeExecutionName(o.resume) : runNameFor(o.spec));
   const runId = o.resume ?? runIdFromExecutionName(runName);
   const store = new FsStore(resultsDir);
 

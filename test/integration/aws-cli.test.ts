@@ -695,11 +695,12 @@ describe('fleetbench results', () => {
       '$121.50',
     ]);
 
-    // what was sent: two queries in the stack's workgroup and database, spec name and run id bound
+    // what was sent: three queries (the run, its cells, its SLO searches' frontier) in the stack's workgroup and
+    // database, spec name and run id bound
     const ids = (
       await athena.send(new ListQueryExecutionsCommand({ WorkGroup: WORKGROUP }))
     ).QueryExecutionIds!.filter((i) => !before.has(i));
-    expect(ids).toHaveLength(2);
+    expect(ids).toHaveLength(3);
     const sent = await Promise.all(
       ids.map((id) => athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))),
     );
@@ -708,6 +709,10 @@ describe('fleetbench results', () => {
     expect(cellsQuery.WorkGroup).toBe(WORKGROUP);
     expect(cellsQuery.QueryExecutionContext).toEqual({ Catalog: 'AwsDataCatalog', Database: DATABASE });
     expect(cellsQuery.ExecutionParameters).toEqual(["'quickstart'", `'${runId}'`]);
+    const frontierQuery = sent.find((q) =>
+      q.QueryExecution!.Query!.includes('FROM frontier'),
+    )!.QueryExecution!;
+    expect(frontierQuery.ExecutionParameters).toEqual(["'quickstart'", `'${runId}'`]);
   });
 
   it('--json: typed values (numbers, booleans, null)', async () => {

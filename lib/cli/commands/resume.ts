@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { readSpec } from '../../core/pipeline';
-import { resumable } from '../../core/pipeline/resume';
+import { resumable, resumeExecutionName } from '../../core/pipeline/resume';
 import { FsStore } from '../../local/fs-store';
 import { assertRunnable } from '../../local/runner';
 import { S3Store } from '../../aws/s3-store';
@@ -44,7 +44,7 @@ async function resumeOnAws(runId: string, o: AwsOptions & { follow: boolean }): 
   const outputs = await stackOutputs(o);
   const store = new S3Store(`s3://${outputs.get('ResultsBucket')}`, { clientConfig: clientConfig(o) });
   const { cells } = await resumable(store, runId);
-  const name = `${runId}-resume`;
+  const name = resumeExecutionName(runId);
   if (name.length > 80)
     throw new InputError([{ path: 'runId', message: 'too long for an execution name with "-resume"' }]);
   const executions = new SfnExecutions(clientConfig(o));

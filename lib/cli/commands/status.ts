@@ -9,6 +9,7 @@ import { SfnExecutions } from '../../aws/sfn-executions';
 import { reportLink } from '../../core/report/data';
 import { InputError } from '../../core/common/errors';
 import { executionState, runIdFromExecutionName, type ExecutionInfo } from '../../core/pipeline';
+import { resumeExecutionName, runOfExecution } from '../../core/pipeline/resume';
 import { addAwsOptions, clientConfig, stackOutputs, type AwsOptions } from '../aws-stack';
 
 /** Lifetime of the report link `status` prints. */
@@ -41,7 +42,10 @@ export function register(program: Command): void {
       info = await executions.describe(ref);
     } else {
       const machine = (await stackOutputs(o)).get('StateMachineArn');
-      info = await executions.findByRunId(machine, ref);
+      // a resumed run: its latest execution is the one that resumed it (`fleetbench resume`)
+      info =
+        (await executions.findByRunId(machine, runIdFromExecutionName(resumeExecutionName(ref)))) ??
+        (await executions.findByRunId(machine, ref));
     }
     if (!info)
       throw new InputError([
@@ -63,11 +67,10 @@ export function register(program: Command): void {
     if (runId) {
       try {
         const bucket = (await stackOutputs(o)).get('ResultsBucket');
-        reportUrl = await reportLink(
-          new S3Store(`s3://${bucket}`, { clientConfig: config }),
-          runId,
-          REPORT_LINK_SECONDS,
-        );
+        const store = new S3Store(`s3://${bucket}`, { clientConfig: config });
+        // a resuming execution's report is its run's
+        runId = await runOfExecution(store, runId);
+        reportUrl = await reportLink(store, runId, REPORT_LINK_SECONDS);
       } catch (err) {
         reportProblem = (err as Error).message;
       }

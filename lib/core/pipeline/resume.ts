@@ -38,6 +38,18 @@ export interface ResumeRecord {
   cells: number[];
 }
 
+/** The execution name `fleetbench resume` gives the execution that resumes `runId`. */
+export const resumeExecutionName = (runId: string): string => `${runId}-resume`;
+
+/**
+ * The run an execution works on, by the run id its name gives: a resuming execution's pointer names the run it
+ * resumes; any other execution's run is its own.
+ */
+export async function runOfExecution(store: ObjectStore, executionRunId: string): Promise<string> {
+  const pointer = (await readOptional(store, resumesKey(executionRunId))) as { runId?: unknown } | null;
+  return typeof pointer?.runId === 'string' ? pointer.runId : executionRunId;
+}
+
 /** Plan indexes of the cells without a complete row (no result.json, or an incomplete one). */
 export async function cellsToResume(store: ObjectStore, runId: string): Promise<number[]> {
   const plan = await readPlan(store, runId);

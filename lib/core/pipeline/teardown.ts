@@ -10,7 +10,6 @@ import {
   failureKey,
   readOptional,
   readRunContext,
-  resumesKey,
   runIdFromExecutionName,
   teardownKey,
   type RunContext,
@@ -24,6 +23,7 @@ import {
   type TeardownListField,
 } from '../resources/resource-type';
 import type { TeardownInput } from './teardown-input';
+import { runOfExecution } from './resume';
 
 export type { TeardownInput };
 
@@ -76,8 +76,7 @@ async function runContextOf(
   deps: TeardownDeps,
 ): Promise<RunContext | null> {
   if (input.run) return readRunContext(input.run);
-  const pointer = (await readOptional(deps.store, resumesKey(runId))) as { runId?: unknown } | null;
-  const key = contextKey(typeof pointer?.runId === 'string' ? pointer.runId : runId);
+  const key = contextKey(await runOfExecution(deps.store, runId));
   const stored = await readOptional(deps.store, key);
   return stored === null ? null : readRunContext(stored, key);
 }
