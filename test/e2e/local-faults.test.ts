@@ -11,6 +11,7 @@ import { validateSpec } from '../../lib/core/spec';
 import { localDefinition, taskStates } from '../../lib/local/definition';
 import type { LocalFleet } from '../../lib/local/fleet';
 import { runLocal } from '../../lib/local/runner';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { pidAlive, strayJvms } from '../support/processes';
 
 const spec = validateSpec({
@@ -58,18 +59,33 @@ cases.push([
   { ...spec, onCellFailure: 'retry-then-continue' },
 ]);
 
-describe.each(cases)('a failure in %s', (_name, failAt, failedState, runSpec) => {
+// one DynamoDB Local for the cases (each run's tables are its own and its teardown deletes them); the first case
+// starts and stops its own, as a run does by default
+let shared: DynamoDbLocal | undefined;
+beforeAll(async () => {
+  shared = await startDynamoDbLocal();
+}, 120_000);
+afterAll(async () => {
+  await shared?.stop();
+});
+
+describe.each(cases)('a failure in %s', (name, failAt, failedState, runSpec) => {
   it('ends in teardown with nothing left running', async () => {
+    const ownDynamoDb = name === cases[0]![0];
+    // a run id per case: a Provision branch still creating its table after the other failed (a late arrival, the
+    // janitor's on AWS) must not meet the next case in the shared DynamoDB Local
+    const runId = `fault-${cases.findIndex((c) => c[0] === name)}`;
     const resultsDir = mkdtempSync(path.join(tmpdir(), 'fleetbench-fault-'));
     let fleet: LocalFleet | undefined;
     const pids: number[] = [];
     const result = await runLocal({
       spec: runSpec,
       resultsDir,
-      runName: 'fault-run',
+      runName: runId,
       failAt,
       fastRetries: true,
       waitMs: 500,
+      ...(ownDynamoDb ? {} : { dynamoDbLocal: shared }),
       out: () => undefined,
       onFleet: (f) => {
         fleet = f;
@@ -91,23 +107,17 @@ describe.each(cases)('a failure in %s', (_name, failAt, failedState, runSpec) =>
     for (const pid of pids) expect({ pid, alive: pidAlive(pid) }).toEqual({ pid, alive: false });
     expect(strayJvms(resultsDir)).toEqual([]);
     // the result directory says which step failed
-    const local = JSON.parse(
-      readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'local-result.json'), 'utf8'),
-    );
+    const local = JSON.parse(readFileSync(path.join(resultsDir, 'runs', runId, 'local-result.json'), 'utf8'));
     expect(local).toMatchObject(
       nonFatal ? { status: 'SUCCEEDED', warnings: result.warnings } : { status: 'FAILED', failedState },
     );
     // teardown ran (for TeardownAfterFailure: the runner's backstop, as the EventBridge rule on AWS)
     if (!nonFatal) {
-      const failure = JSON.parse(
-        readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'failure.json'), 'utf8'),
-      );
+      const failure = JSON.parse(readFileSync(path.join(resultsDir, 'runs', runId, 'failure.json'), 'utf8'));
       expect(JSON.stringify(failure)).toContain(failedState);
     }
-    const teardown = JSON.parse(
-      readFileSync(path.join(resultsDir, 'runs', 'fault-run', 'teardown.json'), 'utf8'),
-    );
-    expect(teardown).toMatchObject({ runId: 'fault-run', failed: !nonFatal });
+    const teardown = JSON.parse(readFileSync(path.join(resultsDir, 'runs', runId, 'teardown.json'), 'utf8'));
+    expect(teardown).toMatchObject({ runId, failed: !nonFatal });
     // the table the run created is gone (or was never created)
     expect(teardown.keptTables).toEqual([]);
   }, 240_000);
