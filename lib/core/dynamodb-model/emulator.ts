@@ -33,7 +33,14 @@ import {
   PARTITION_WRITE_UNITS_PER_SEC,
   SPLIT_FOR_HEAT_SECONDS,
 } from './rules';
-import { initialPartitions, partitionHash, steadyTableLimit, type TableModel } from './model';
+import {
+  initialPartitions,
+  limitScale,
+  partitionHash,
+  steadyTableLimit,
+  type LimitScale,
+  type TableModel,
+} from './model';
 
 /** A token bucket: `rate` units per second, at most `cap` saved; admits while it is above zero. */
 class Bucket {
@@ -127,6 +134,22 @@ export interface EmulatorCounters {
   consumedUnits: { read: number; write: number };
 }
 
+/**
+ * One second of a table's capacity state, counted from the state's start (the cell's start: `arm`): what the
+ * admitted requests consumed in it, the requests admitted and throttled (by what limited), and the partitions
+ * and splits for heat at its end. What the local run stores per cell (lib/core/results/capacity.ts).
+ */
+export interface CapacitySecond {
+  /** seconds since the table's capacity state began */
+  second: number;
+  consumedReadUnits: number;
+  consumedWriteUnits: number;
+  admitted: number;
+  throttled: { item: number; partition: number; table: number };
+  partitions: number;
+  splits: number;
+}
+
 export interface EmulatorOptions {
   /**
    * Every duration of the rules ÷ this (split for heat's delay, burst seconds, the on-demand 30-minute peak
@@ -145,7 +168,11 @@ export interface ItemKey {
 /** One table's capacity state. */
 export class TableCapacity {
   private readonly scale: number;
+  /** every limit's factor: capacityScale, reads also × the eventually consistent factor (model.ts limitScale) */
+  private readonly limits: LimitScale;
   private readonly timeScale: number;
+  private readonly startMs: number;
+  private readonly seconds: CapacitySecond[] = [];
   private readonly splitting: boolean;
   private readonly groups: Group[];
   private readonly items = new Map<string, Item>();
@@ -162,6 +189,8 @@ export class TableCapacity {
     options: EmulatorOptions = {},
   ) {
     this.scale = model.capacityScale ?? 1;
+    this.limits = limitScale(model);
+    this.startMs = nowMs;
     this.timeScale = options.timeScale ?? 1;
     if (!(this.timeScale > 0))
       throw new Error(`emulator timeScale: expected a positive number, got ${this.timeScale}`);
@@ -207,11 +236,11 @@ export class TableCapacity {
 
   /** A partition at the scaled per-partition rates: an idle table's with its burst saved, a split's without. */
   private newPart(nowMs: number, burstSaved = true): Part {
-    const s = this.scale;
+    const l = this.limits;
     return {
       ...this.burstPair(
-        PARTITION_READ_UNITS_PER_SEC * s,
-        PARTITION_WRITE_UNITS_PER_SEC * s,
+        PARTITION_READ_UNITS_PER_SEC * l.read,
+        PARTITION_WRITE_UNITS_PER_SEC * l.write,
         nowMs,
         burstSaved,
       ),
@@ -253,12 +282,16 @@ export class TableCapacity {
     const id = key.sortKey === undefined ? key.hashKey : `${key.hashKey}\u0000${key.sortKey}`;
     let it = this.items.get(id);
     if (!it) {
-      const s = this.scale;
+      const l = this.limits;
       const hash = partitionHash(key.hashKey);
       const order: OrderKey = [hash, key.sortKey ?? key.hashKey];
       const group = hash % this.partitionCount;
       it = {
-        ...this.itemPair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
+        ...this.itemPair(
+          PARTITION_READ_UNITS_PER_SEC * l.read,
+          PARTITION_WRITE_UNITS_PER_SEC * l.write,
+          nowMs,
+        ),
         group,
         part: partOf(this.groups[group]!, order),
         order,
@@ -352,8 +385,10 @@ export class TableCapacity {
       if (this.splitting) this.heat(part, it, nowMs);
       else this.isolateHottest(part, nowMs);
     } else if (!this.table[dir].canTake()) limit = 'table';
+    const second = this.second(nowMs);
     if (!limit) return null;
     this.counters.throttled[limit]++;
+    second.throttled[limit]++;
     return this.throttle(dir, limit);
   }
 
@@ -366,6 +401,40 @@ export class TableCapacity {
     this.consumed[dir] += units;
     this.counters.consumedUnits[dir] += units;
     this.counters.admitted++;
+    const second = this.second(nowMs);
+    if (dir === 'read') second.consumedReadUnits += units;
+    else second.consumedWriteUnits += units;
+    second.admitted++;
+  }
+
+  /** The second `nowMs` falls in (seconds without requests filled in), its partitions and splits brought up to now. */
+  private second(nowMs: number): CapacitySecond {
+    const at = Math.max(0, Math.floor((nowMs - this.startMs) / 1000));
+    while (this.seconds.length <= at)
+      this.seconds.push({
+        second: this.seconds.length,
+        consumedReadUnits: 0,
+        consumedWriteUnits: 0,
+        admitted: 0,
+        throttled: { item: 0, partition: 0, table: 0 },
+        partitions: this.counters.partitions,
+        splits: this.counters.splits,
+      });
+    const s = this.seconds[at]!;
+    s.partitions = this.counters.partitions;
+    s.splits = this.counters.splits;
+    return s;
+  }
+
+  /** When the state began (epoch ms: the `nowMs` it was created with). */
+  get startedAtMs(): number {
+    return this.startMs;
+  }
+
+  /** The seconds so far (copies): up to the last request's, or with `nowMs` up to the one it falls in. */
+  series(nowMs?: number): CapacitySecond[] {
+    if (nowMs !== undefined) this.second(nowMs);
+    return this.seconds.map((s) => ({ ...s, throttled: { ...s.throttled } }));
   }
 
   /**

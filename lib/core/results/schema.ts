@@ -20,7 +20,7 @@ export interface Column {
 }
 
 export interface TableDef {
-  name: 'runs' | 'cells' | 'intervals' | 'changes' | 'frontier';
+  name: 'runs' | 'cells' | 'intervals' | 'capacity' | 'changes' | 'frontier';
   description: string;
   partitionKeys: Column[];
   columns: Column[];
@@ -212,6 +212,36 @@ export const TABLES: readonly TableDef[] = [
       col('p50_us', 'double', 'median latency, µs; null when the bucket holds no operation', true),
       col('p99_us', 'double', '99th percentile latency, µs; null when the bucket holds no operation', true),
       col('max_us', 'double', 'maximum latency, µs; null when the bucket holds no operation', true),
+    ],
+  },
+  {
+    name: 'capacity',
+    description:
+      "A DynamoDB table's capacity over a cell: one row per cell, table and bucket. Local runs: the capacity " +
+      "emulator's seconds (source emulator: every limit × local.capacityScale, every duration ÷ local.timeScale, " +
+      'docs/dynamodb-model.md); the report draws them with the measured throughput and the predicted timeline.',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'the run'),
+      col('cell_id', 'string', 'the cell'),
+      col('table_name', 'string', 'the DynamoDB table'),
+      col('source', 'string', 'emulator (local capacity emulator)'),
+      col('bucket_start_ms', 'bigint', 'bucket start, epoch ms'),
+      col(
+        'table_age_seconds',
+        'double',
+        "bucket start − the start of the table's capacity state (the cell's start: the emulator starts every cell from an idle table), s",
+      ),
+      col('bucket_seconds', 'double', 'the bucket length, s'),
+      col('consumed_read_units', 'double', 'read units the admitted requests consumed, per second'),
+      col('consumed_write_units', 'double', 'write units the admitted requests consumed, per second'),
+      col('admitted_requests', 'bigint', 'requests admitted in the bucket'),
+      col('throttled_requests', 'bigint', 'requests throttled in the bucket (the three below summed)'),
+      col('throttled_item', 'bigint', "... by an item's own limit"),
+      col('throttled_partition', 'bigint', "... by a partition's limit (these heat it: split for heat)"),
+      col('throttled_table', 'bigint', "... by the table's limit (provisioned or on-demand ceiling)"),
+      col('partitions', 'bigint', "the table's partitions at the bucket's end"),
+      col('splits', 'bigint', 'splits for heat since the cell began, at the bucket’s end'),
     ],
   },
   {
