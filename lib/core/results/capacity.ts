@@ -50,6 +50,7 @@ export interface CapacityPoint {
   bucketStartMs: number;
   consumedReadUnits: number;
   consumedWriteUnits: number;
+  admittedPerSec: number;
   throttledPerSec: number;
   partitions: number;
 }
@@ -65,6 +66,7 @@ export function capacityPointsOf(rows: readonly Row[]): CapacityPoint[] {
       bucketStartMs: n(r, 'bucket_start_ms'),
       consumedReadUnits: n(r, 'consumed_read_units'),
       consumedWriteUnits: n(r, 'consumed_write_units'),
+      admittedPerSec: n(r, 'admitted_requests') / Math.max(1e-9, n(r, 'bucket_seconds')),
       throttledPerSec: n(r, 'throttled_requests') / Math.max(1e-9, n(r, 'bucket_seconds')),
       partitions: n(r, 'partitions'),
     }))
