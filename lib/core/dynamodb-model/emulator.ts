@@ -10,7 +10,8 @@
  *   - without a time scale (the default): when a partition throttles, its hottest item is isolated on its own
  *     partition at once (isolation / split for heat without its minutes of delay, so a local cell sees the
  *     steady state the plan predicts);
- *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps throttling
+ *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps consuming at
+ *     least SPLIT_HEAT_FRACTION (half) of its limit, the model's rule (./rules.ts, ./simulate.ts),
  *     for SPLIT_FOR_HEAT_SECONDS (10 min on-demand, 15 min provisioned) ÷ timeScale splits in two at the key
  *     that divides its recent traffic in half ("The split for heat logic chooses the sort key split point
  *     based on recent traffic patterns, aiming to spread the heat evenly across the two new partitions", the
@@ -32,6 +33,7 @@ import {
   PARTITION_READ_UNITS_PER_SEC,
   PARTITION_WRITE_UNITS_PER_SEC,
   SPLIT_FOR_HEAT_SECONDS,
+  SPLIT_HEAT_FRACTION,
 } from './rules';
 import {
   initialPartitions,
@@ -76,11 +78,13 @@ interface Pair {
   write: Bucket;
 }
 
-/** A partition: its buckets, its not-yet-isolated items, and since when it keeps throttling (time-scale mode). */
+/** A partition: its buckets, its not-yet-isolated items, and since when it is hot (time-scale mode). */
 interface Part extends Pair {
   members: Item[];
   hotSinceMs: number | null;
-  lastThrottleMs: number;
+  lastHotMs: number;
+  /** recent units per second the partition consumed, per direction (2-s decay), and when last updated */
+  consumed: { read: number; write: number; at: number };
 }
 
 /** The partitions of one initial partition, in key order: parts[i] holds keys below bounds[i] (and ≥ bounds[i-1]). */
@@ -246,7 +250,8 @@ export class TableCapacity {
       ),
       members: [],
       hotSinceMs: null,
-      lastThrottleMs: -Infinity,
+      lastHotMs: -Infinity,
+      consumed: { read: 0, write: 0, at: nowMs },
     };
   }
 
@@ -337,15 +342,32 @@ export class TableCapacity {
   }
 
   /**
-   * Time-scale mode: a partition that throttles starts (or keeps) its heat clock; a pause in its throttling
-   * longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
+   * Time-scale mode: a partition consuming at least half its limit (consume) starts (or keeps) its heat clock; a
+   * pause in that heat longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
    */
   private heat(part: Part, item: Item, nowMs: number): void {
-    if (part.hotSinceMs === null || nowMs - part.lastThrottleMs > HEAT_PAUSE_SECONDS * 1000)
+    if (part.hotSinceMs === null || nowMs - part.lastHotMs > HEAT_PAUSE_SECONDS * 1000)
       part.hotSinceMs = nowMs;
-    part.lastThrottleMs = nowMs;
+    part.lastHotMs = nowMs;
     const delayMs = (SPLIT_FOR_HEAT_SECONDS[this.model.billing.mode] * 1000) / this.timeScale;
     if (nowMs - part.hotSinceMs >= delayMs) this.split(item.group, part, nowMs);
+  }
+
+  /**
+   * Time-scale mode: a partition's recent consumption; while it is at least SPLIT_HEAT_FRACTION of the
+   * partition's limit in either direction (the model's rule, rules.ts: "sustained high read or write throughput",
+   * not only throttling), the partition's heat clock runs (heat).
+   */
+  private consume(it: Item, dir: Dir, units: number, nowMs: number): void {
+    const part = it.part;
+    const c = part.consumed;
+    const k = Math.exp(-Math.max(0, nowMs - c.at) / 1000 / DECAY_SECONDS);
+    c.read *= k;
+    c.write *= k;
+    c.at = nowMs;
+    c[dir] += units / DECAY_SECONDS;
+    if (c.read >= SPLIT_HEAT_FRACTION * part.read.rate || c.write >= SPLIT_HEAT_FRACTION * part.write.rate)
+      this.heat(part, it, nowMs);
   }
 
   /** Splits a partition in two at the key that halves its recent traffic; each half gets a partition's rates. */
@@ -382,8 +404,7 @@ export class TableCapacity {
     if (!it[dir].canTake()) limit = 'item';
     else if (!it.isolated && !part[dir].canTake()) {
       limit = 'partition';
-      if (this.splitting) this.heat(part, it, nowMs);
-      else this.isolateHottest(part, nowMs);
+      if (!this.splitting) this.isolateHottest(part, nowMs);
     } else if (!this.table[dir].canTake()) limit = 'table';
     const second = this.second(nowMs);
     if (!limit) return null;
@@ -396,7 +417,10 @@ export class TableCapacity {
   charge(key: string | ItemKey, dir: Dir, units: number, nowMs: number): void {
     const it = this.item(typeof key === 'string' ? { hashKey: key } : key, nowMs);
     it[dir].take(units);
-    if (!it.isolated) it.part[dir].take(units);
+    if (!it.isolated) {
+      it.part[dir].take(units);
+      if (this.splitting) this.consume(it, dir, units, nowMs);
+    }
     this.table[dir].take(units);
     this.consumed[dir] += units;
     this.counters.consumedUnits[dir] += units;
@@ -472,9 +496,9 @@ export class TableCapacity {
 export const ITEM_WINDOW_SECONDS = 5;
 
 /**
- * Time-scale mode: a partition's heat clock stops after this many seconds without a throttle. DynamoDB does not
- * document what "sustained" traffic is; a partition held at its limit throttles many times a second, so a pause
- * of a few seconds means the heat is gone. Real seconds, not scaled: it is a measurement window, not a delay.
+ * Time-scale mode: a partition's heat clock stops after this many seconds below half its limit. DynamoDB does not
+ * document what "sustained" traffic is; a hot partition is charged many times a second, so a pause of a few
+ * seconds means the heat is gone. Real seconds, not scaled: it is a measurement window, not a delay.
  */
 export const HEAT_PAUSE_SECONDS = 5;
 
