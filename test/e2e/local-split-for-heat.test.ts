@@ -26,22 +26,25 @@ function predictedDoublings(points: { tSeconds: number; goodOpsPerSec: number }[
 }
 
 /**
- * The measured doublings: from `from` on, the first second whose throughput and the next one's are both at least
- * 1.5 × the mean of the 3 seconds before `from` (a step up, not a noisy second); each search starts 3 s after the
- * step before. -1 when missing.
+ * The measured steps up, found without the predicted times: from `from` on, the first second whose throughput and
+ * the next one's are both at least 1.5 × the median of the 6 seconds before it (a step that stays, against the
+ * level before it: the median ignores the first seconds' burst and single noisy seconds); each search starts 3 s
+ * after the step before. -1 when missing.
  */
 function measuredSteps(series: Map<number, number>, from: number, count: number): number[] {
   const at = (s: number) => series.get(s) ?? 0;
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const out: number[] = [];
   let after = from;
   for (let k = 0; k < count; k++) {
-    const before = (at(after - 3) + at(after - 2) + at(after - 1)) / 3;
     let found = -1;
-    for (let s = after; series.has(s + 1); s++)
+    for (let s = after; series.has(s + 1); s++) {
+      const before = median([1, 2, 3, 4, 5, 6].map((d) => at(s - d)));
       if (at(s) >= 1.5 * before && at(s + 1) >= 1.5 * before) {
         found = s;
         break;
       }
+    }
     out.push(found);
     if (found < 0) break;
     after = found + 3;
@@ -70,11 +73,13 @@ describe('split for heat on this machine (examples/local-split-for-heat.json)', 
       const rows = await db.query(
         "SELECT offset_seconds, ops_per_sec FROM intervals WHERE run_id = 'split-run' AND op = 'QUERY' ORDER BY offset_seconds",
       );
-      // seconds since the processes began (the window starts after the warm-up)
-      const series = new Map(
-        rows.map((r) => [Number(r.offset_seconds) + cell.warmupSeconds, Number(r.ops_per_sec)]),
+      // seconds since the first operation (the model's clock starts with the demand; the JVMs take a second or two
+      // after the processes' start before they send anything, longer on a busy machine)
+      const first = Math.min(
+        ...rows.filter((r) => Number(r.ops_per_sec) > 0).map((r) => Number(r.offset_seconds)),
       );
-      const steps = measuredSteps(series, 8, predicted.length);
+      const series = new Map(rows.map((r) => [Number(r.offset_seconds) - first, Number(r.ops_per_sec)]));
+      const steps = measuredSteps(series, 6, predicted.length);
       const capacity = await db.query(
         "SELECT table_age_seconds, consumed_read_units, throttled_partition, partitions, splits FROM capacity WHERE run_id = 'split-run' ORDER BY table_age_seconds",
       );

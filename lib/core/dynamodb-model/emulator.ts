@@ -10,8 +10,8 @@
  *   - without a time scale (the default): when a partition throttles, its hottest item is isolated on its own
  *     partition at once (isolation / split for heat without its minutes of delay, so a local cell sees the
  *     steady state the plan predicts);
- *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps consuming at
- *     least SPLIT_HEAT_FRACTION (half) of its limit, the model's rule (./rules.ts, ./simulate.ts),
+ *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps being asked
+ *     at least SPLIT_HEAT_FRACTION (half) of its limit, the simulation's rule (./rules.ts, ./simulate.ts),
  *     for SPLIT_FOR_HEAT_SECONDS (10 min on-demand, 15 min provisioned) ÷ timeScale splits in two at the key
  *     that divides its recent traffic in half ("The split for heat logic chooses the sort key split point
  *     based on recent traffic patterns, aiming to spread the heat evenly across the two new partitions", the
@@ -83,8 +83,8 @@ interface Part extends Pair {
   members: Item[];
   hotSinceMs: number | null;
   lastHotMs: number;
-  /** recent units per second the partition consumed, per direction (2-s decay), and when last updated */
-  consumed: { read: number; write: number; at: number };
+  /** recent units per second asked of the partition (admitted or not), per direction (2-s decay), and when */
+  demand: { read: number; write: number; at: number };
 }
 
 /** The partitions of one initial partition, in key order: parts[i] holds keys below bounds[i] (and ≥ bounds[i-1]). */
@@ -251,7 +251,7 @@ export class TableCapacity {
       members: [],
       hotSinceMs: null,
       lastHotMs: -Infinity,
-      consumed: { read: 0, write: 0, at: nowMs },
+      demand: { read: 0, write: 0, at: nowMs },
     };
   }
 
@@ -342,8 +342,8 @@ export class TableCapacity {
   }
 
   /**
-   * Time-scale mode: a partition consuming at least half its limit (consume) starts (or keeps) its heat clock; a
-   * pause in that heat longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
+   * Time-scale mode: a partition asked at least half its limit (ask) starts (or keeps) its heat clock; a pause in
+   * that heat longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
    */
   private heat(part: Part, item: Item, nowMs: number): void {
     if (part.hotSinceMs === null || nowMs - part.lastHotMs > HEAT_PAUSE_SECONDS * 1000)
@@ -354,13 +354,13 @@ export class TableCapacity {
   }
 
   /**
-   * Time-scale mode: a partition's recent consumption; while it is at least SPLIT_HEAT_FRACTION of the
-   * partition's limit in either direction (the model's rule, rules.ts: "sustained high read or write throughput",
-   * not only throttling), the partition's heat clock runs (heat).
+   * Time-scale mode: a partition's recent demand (units asked, admitted or not); while it is at least
+   * SPLIT_HEAT_FRACTION of the partition's limit in either direction (the simulation's rule, ./simulate.ts, after
+   * rules.ts: "sustained high read or write throughput", not only throttling), the partition's heat clock runs.
    */
-  private consume(it: Item, dir: Dir, units: number, nowMs: number): void {
+  private ask(it: Item, dir: Dir, units: number, nowMs: number): void {
     const part = it.part;
-    const c = part.consumed;
+    const c = part.demand;
     const k = Math.exp(-Math.max(0, nowMs - c.at) / 1000 / DECAY_SECONDS);
     c.read *= k;
     c.write *= k;
@@ -383,6 +383,15 @@ export class TableCapacity {
       m.part = halves[k < cut ? 0 : 1];
       m.part.members.push(m);
     });
+    // each half carries its share of the recent demand (its items' recent rates): heat is not reset by the split
+    const heats = members.map((m) => decayed(m.rate, m.at, nowMs));
+    const total = heats.reduce((a, b) => a + b, 0);
+    const lower = total > 0 ? heats.slice(0, cut).reduce((a, b) => a + b, 0) / total : 0.5;
+    const k = Math.exp(-Math.max(0, nowMs - part.demand.at) / 1000 / DECAY_SECONDS);
+    halves.forEach((h, i) => {
+      const share = i === 0 ? lower : 1 - lower;
+      h.demand = { read: part.demand.read * k * share, write: part.demand.write * k * share, at: nowMs };
+    });
     group.parts.splice(i, 1, ...halves);
     group.bounds.splice(i, 0, members[cut]!.order);
     this.counters.splits++;
@@ -396,10 +405,12 @@ export class TableCapacity {
   check(key: string | ItemKey, dir: Dir, units: number, nowMs: number): Throttle | null {
     this.tick(nowMs);
     const it = this.item(typeof key === 'string' ? { hashKey: key } : key, nowMs);
-    const part = it.part;
-    for (const b of [it[dir], part[dir], this.table[dir]]) b.refill(nowMs);
     it.rate = decayed(it.rate, it.at, nowMs) + units / DECAY_SECONDS;
     it.at = nowMs;
+    // the demand heats the partition (time-scale mode), which may split it: the item's partition after that
+    if (this.splitting && !it.isolated) this.ask(it, dir, units, nowMs);
+    const part = it.part;
+    for (const b of [it[dir], part[dir], this.table[dir]]) b.refill(nowMs);
     let limit: Throttle['limit'] | null = null;
     if (!it[dir].canTake()) limit = 'item';
     else if (!it.isolated && !part[dir].canTake()) {
@@ -417,10 +428,7 @@ export class TableCapacity {
   charge(key: string | ItemKey, dir: Dir, units: number, nowMs: number): void {
     const it = this.item(typeof key === 'string' ? { hashKey: key } : key, nowMs);
     it[dir].take(units);
-    if (!it.isolated) {
-      it.part[dir].take(units);
-      if (this.splitting) this.consume(it, dir, units, nowMs);
-    }
+    if (!it.isolated) it.part[dir].take(units);
     this.table[dir].take(units);
     this.consumed[dir] += units;
     this.counters.consumedUnits[dir] += units;
@@ -496,7 +504,7 @@ export class TableCapacity {
 export const ITEM_WINDOW_SECONDS = 5;
 
 /**
- * Time-scale mode: a partition's heat clock stops after this many seconds below half its limit. DynamoDB does not
+ * Time-scale mode: a partition's heat clock stops after this many seconds asked less than half its limit. DynamoDB does not
  * document what "sustained" traffic is; a hot partition is charged many times a second, so a pause of a few
  * seconds means the heat is gone. Real seconds, not scaled: it is a measurement window, not a delay.
  */

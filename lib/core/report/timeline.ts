@@ -85,7 +85,7 @@ export function timelineCharts(cellId: string, tl: ReportTimeline): string[] {
     { name: 'measured ops/s (YCSB)', points: tl.measured, colorIndex: 0 },
     { name: 'predicted ops/s', points: pred((p) => p.goodOpsPerSec), dashed: true, colorIndex: 1 },
   ];
-  if (tl.capacity.length)
+  if (tl.capacity.some((c) => c.admittedPerSec !== null))
     ops.push({
       name: 'admitted requests/s (emulator)',
       points: tl.capacity.map((c) => [c.t, c.admittedPerSec]),

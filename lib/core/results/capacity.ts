@@ -4,6 +4,7 @@
  * the one reader the report uses. One row per cell, table and second.
  */
 import type { CapacitySecond } from '../dynamodb-model/emulator';
+import type { TableMinute } from '../common/ports';
 import { runDate, tableObjectKey, validateRow, type Row, type RunMeta } from './rows';
 import { tableDef } from './schema';
 
@@ -37,10 +38,46 @@ export function capacityRows(
       throttled_item: s.throttled.item,
       throttled_partition: s.throttled.partition,
       throttled_table: s.throttled.table,
+      read_throttle_events: null,
+      write_throttle_events: null,
+      throttled_requests_json: null,
       partitions: s.partitions,
       splits: s.splits,
     });
   });
+}
+
+/** The rows of one table's CloudWatch minutes over a cell (source cloudwatch; units per second = Sum ÷ 60). */
+export function cloudWatchCapacityRows(
+  meta: RunMeta & { cellId: string },
+  table: { name: string; minutes: readonly TableMinute[] },
+): Row[] {
+  const t = tableDef('capacity');
+  return table.minutes.map((m) =>
+    validateRow(t, {
+      run_date: runDate(meta.startedAtMs),
+      spec_name: meta.specName,
+      run_id: meta.runId,
+      cell_id: meta.cellId,
+      table_name: table.name,
+      source: 'cloudwatch',
+      bucket_start_ms: m.startMs,
+      table_age_seconds: null,
+      bucket_seconds: 60,
+      consumed_read_units: m.consumedReadUnits / 60,
+      consumed_write_units: m.consumedWriteUnits / 60,
+      admitted_requests: null,
+      throttled_requests: Object.values(m.throttledRequests).reduce((a, b) => a + b, 0),
+      throttled_item: null,
+      throttled_partition: null,
+      throttled_table: null,
+      read_throttle_events: m.readThrottleEvents,
+      write_throttle_events: m.writeThrottleEvents,
+      throttled_requests_json: JSON.stringify(m.throttledRequests),
+      partitions: null,
+      splits: null,
+    }),
+  );
 }
 
 /** One bucket of a table's capacity as the report draws it. */
@@ -50,9 +87,10 @@ export interface CapacityPoint {
   bucketStartMs: number;
   consumedReadUnits: number;
   consumedWriteUnits: number;
-  admittedPerSec: number;
+  /** null from CloudWatch (not published) */
+  admittedPerSec: number | null;
   throttledPerSec: number;
-  partitions: number;
+  partitions: number | null;
 }
 
 /** The capacity rows of a cell read back (any table; the first table's when a cell has several), in time order. */
@@ -66,9 +104,12 @@ export function capacityPointsOf(rows: readonly Row[]): CapacityPoint[] {
       bucketStartMs: n(r, 'bucket_start_ms'),
       consumedReadUnits: n(r, 'consumed_read_units'),
       consumedWriteUnits: n(r, 'consumed_write_units'),
-      admittedPerSec: n(r, 'admitted_requests') / Math.max(1e-9, n(r, 'bucket_seconds')),
+      admittedPerSec:
+        typeof r.admitted_requests === 'number'
+          ? r.admitted_requests / Math.max(1e-9, n(r, 'bucket_seconds'))
+          : null,
       throttledPerSec: n(r, 'throttled_requests') / Math.max(1e-9, n(r, 'bucket_seconds')),
-      partitions: n(r, 'partitions'),
+      partitions: typeof r.partitions === 'number' ? r.partitions : null,
     }))
     .sort((a, b) => a.t - b.t);
 }
