@@ -10,6 +10,7 @@ import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
 import { MemoryDbClusterAdmin } from '../../lib/aws/memorydb-admin';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
+import { CloudWatchTableMetrics } from '../../lib/aws/table-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
 import { SecretsManagerSecrets } from '../../lib/aws/secrets';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
@@ -147,6 +148,10 @@ export function awsPorts(): Ports {
     },
     get quotas() {
       return once('quotas', () => new AwsAccountQuotas());
+    },
+    // AggregateCell: each DynamoDB cell's table metrics (cloudwatch:GetMetricData, lib/constructs/table-metrics-grant.ts)
+    get tableMetrics() {
+      return once('tableMetrics', () => new CloudWatchTableMetrics());
     },
     clock: systemClock,
   };

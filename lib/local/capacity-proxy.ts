@@ -20,6 +20,7 @@ import { forwardHttp } from './http-forward';
 import type { AddressInfo } from 'node:net';
 import {
   TableCapacity,
+  type CapacitySecond,
   type EmulatorCounters,
   type ItemKey,
   type TableModel,
@@ -47,6 +48,8 @@ export interface CapacityProxy {
   /** Adds (or replaces) a table the proxy models. */
   setTable(name: string, table: EmulatedTable): void;
   counters(name: string): EmulatorCounters | undefined;
+  /** Each modelled table's seconds since the last `arm` (what the local run stores as the cell's capacity rows). */
+  series(): { name: string; startedAtMs: number; seconds: CapacitySecond[] }[];
   stop(): Promise<void>;
 }
 
@@ -291,6 +294,12 @@ export async function startCapacityProxy(o: {
       if (armed) state.set(name, capacity(t.model));
     },
     counters: (name) => state.get(name)?.counters,
+    series: () =>
+      [...state].map(([name, cap]) => ({
+        name,
+        startedAtMs: cap.startedAtMs,
+        seconds: cap.series(),
+      })),
     stop: () =>
       new Promise<void>((resolve) => {
         agent.destroy();

@@ -33,6 +33,7 @@ import { ensureLoaderBuilt } from '../build/maven';
 import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
+import { storeCellCapacity } from './capacity-store';
 import { startLocalRedis, type LocalRedis } from './redis-server';
 import { LocalMemoryDb } from './memorydb';
 import { withResolvedBindings } from './binding-artifacts';
@@ -269,6 +270,13 @@ function taskHandlers(args: {
         const result = await LOCAL_STEPS[step](input as never, ports);
         if (state === 'Plan') progress.cells = (result as { cellCount: number }).cellCount;
         if (state === 'CellFailed') noteCellFailure(result as CellFailedResult, progress, out);
+        if (state === 'AggregateCell' && capacity)
+          await storeCellCapacity(
+            capacity,
+            ports.store,
+            input as { run?: unknown },
+            (result as { cellId: string }).cellId,
+          );
         return result;
       } catch (err) {
         if (nonFatal) progress.warnings.push(`${state}: ${(err as Error).message}`);

@@ -368,6 +368,27 @@ export interface AccountQuotas {
   availabilityZones(): Promise<string[] | null>;
 }
 
+/**
+ * One minute of a DynamoDB table's CloudWatch metrics (namespace AWS/DynamoDB, period 60 s, statistic Sum;
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/metrics-dimensions.html); a metric CloudWatch has
+ * no datapoint for in that minute is 0 (DynamoDB publishes these metrics only when they are non-zero).
+ */
+export interface TableMinute {
+  startMs: number;
+  consumedReadUnits: number;
+  consumedWriteUnits: number;
+  readThrottleEvents: number;
+  writeThrottleEvents: number;
+  /** ThrottledRequests per operation (dimension Operation) */
+  throttledRequests: Record<string, number>;
+}
+
+/** A table's CloudWatch metrics over a time range (AWS: lib/aws/table-metrics.ts). */
+export interface TableMetricsReader {
+  /** The minutes from startMs (rounded down to the minute) to endMs, in time order. */
+  tableMinutes(table: string, range: { startMs: number; endMs: number }): Promise<TableMinute[]>;
+}
+
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
 /** Everything a step may use. A step uses only the parts it needs; tests pass only those. */
@@ -391,6 +412,8 @@ export interface Ports {
   keyspaces?: KeyspacesAdmin;
   /** Secrets the run creates (cassandra-ec2 logins); without it, cassandra-ec2 nodes get no login secret. */
   secrets?: SecretAdmin;
+  /** DynamoDB tables' CloudWatch metrics (AggregateCell joins them to the cell); none locally (the emulator's instead). */
+  tableMetrics?: TableMetricsReader;
   /** Amazon MemoryDB clusters (memorydb targets); a run with such a target fails without it. */
   memorydb?: import('../targets/memorydb/port').MemoryDbAdmin;
 }

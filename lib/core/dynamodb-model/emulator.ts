@@ -10,7 +10,8 @@
  *   - without a time scale (the default): when a partition throttles, its hottest item is isolated on its own
  *     partition at once (isolation / split for heat without its minutes of delay, so a local cell sees the
  *     steady state the plan predicts);
- *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps throttling
+ *   - with `timeScale` (local runs that show the curve over time, issue #28): a partition that keeps being asked
+ *     at least SPLIT_HEAT_FRACTION (half) of its limit, the simulation's rule (./rules.ts, ./simulate.ts),
  *     for SPLIT_FOR_HEAT_SECONDS (10 min on-demand, 15 min provisioned) ÷ timeScale splits in two at the key
  *     that divides its recent traffic in half ("The split for heat logic chooses the sort key split point
  *     based on recent traffic patterns, aiming to spread the heat evenly across the two new partitions", the
@@ -32,8 +33,16 @@ import {
   PARTITION_READ_UNITS_PER_SEC,
   PARTITION_WRITE_UNITS_PER_SEC,
   SPLIT_FOR_HEAT_SECONDS,
+  SPLIT_HEAT_FRACTION,
 } from './rules';
-import { initialPartitions, partitionHash, steadyTableLimit, type TableModel } from './model';
+import {
+  initialPartitions,
+  limitScale,
+  partitionHash,
+  steadyTableLimit,
+  type LimitScale,
+  type TableModel,
+} from './model';
 
 /** A token bucket: `rate` units per second, at most `cap` saved; admits while it is above zero. */
 class Bucket {
@@ -69,11 +78,13 @@ interface Pair {
   write: Bucket;
 }
 
-/** A partition: its buckets, its not-yet-isolated items, and since when it keeps throttling (time-scale mode). */
+/** A partition: its buckets, its not-yet-isolated items, and since when it is hot (time-scale mode). */
 interface Part extends Pair {
   members: Item[];
   hotSinceMs: number | null;
-  lastThrottleMs: number;
+  lastHotMs: number;
+  /** recent units per second asked of the partition (admitted or not), per direction (2-s decay), and when */
+  demand: { read: number; write: number; at: number };
 }
 
 /** The partitions of one initial partition, in key order: parts[i] holds keys below bounds[i] (and ≥ bounds[i-1]). */
@@ -127,6 +138,22 @@ export interface EmulatorCounters {
   consumedUnits: { read: number; write: number };
 }
 
+/**
+ * One second of a table's capacity state, counted from the state's start (the cell's start: `arm`): what the
+ * admitted requests consumed in it, the requests admitted and throttled (by what limited), and the partitions
+ * and splits for heat at its end. What the local run stores per cell (lib/core/results/capacity.ts).
+ */
+export interface CapacitySecond {
+  /** seconds since the table's capacity state began */
+  second: number;
+  consumedReadUnits: number;
+  consumedWriteUnits: number;
+  admitted: number;
+  throttled: { item: number; partition: number; table: number };
+  partitions: number;
+  splits: number;
+}
+
 export interface EmulatorOptions {
   /**
    * Every duration of the rules ÷ this (split for heat's delay, burst seconds, the on-demand 30-minute peak
@@ -145,7 +172,11 @@ export interface ItemKey {
 /** One table's capacity state. */
 export class TableCapacity {
   private readonly scale: number;
+  /** every limit's factor: capacityScale, reads also × the eventually consistent factor (model.ts limitScale) */
+  private readonly limits: LimitScale;
   private readonly timeScale: number;
+  private readonly startMs: number;
+  private readonly seconds: CapacitySecond[] = [];
   private readonly splitting: boolean;
   private readonly groups: Group[];
   private readonly items = new Map<string, Item>();
@@ -162,6 +193,8 @@ export class TableCapacity {
     options: EmulatorOptions = {},
   ) {
     this.scale = model.capacityScale ?? 1;
+    this.limits = limitScale(model);
+    this.startMs = nowMs;
     this.timeScale = options.timeScale ?? 1;
     if (!(this.timeScale > 0))
       throw new Error(`emulator timeScale: expected a positive number, got ${this.timeScale}`);
@@ -207,17 +240,18 @@ export class TableCapacity {
 
   /** A partition at the scaled per-partition rates: an idle table's with its burst saved, a split's without. */
   private newPart(nowMs: number, burstSaved = true): Part {
-    const s = this.scale;
+    const l = this.limits;
     return {
       ...this.burstPair(
-        PARTITION_READ_UNITS_PER_SEC * s,
-        PARTITION_WRITE_UNITS_PER_SEC * s,
+        PARTITION_READ_UNITS_PER_SEC * l.read,
+        PARTITION_WRITE_UNITS_PER_SEC * l.write,
         nowMs,
         burstSaved,
       ),
       members: [],
       hotSinceMs: null,
-      lastThrottleMs: -Infinity,
+      lastHotMs: -Infinity,
+      demand: { read: 0, write: 0, at: nowMs },
     };
   }
 
@@ -253,12 +287,16 @@ export class TableCapacity {
     const id = key.sortKey === undefined ? key.hashKey : `${key.hashKey}\u0000${key.sortKey}`;
     let it = this.items.get(id);
     if (!it) {
-      const s = this.scale;
+      const l = this.limits;
       const hash = partitionHash(key.hashKey);
       const order: OrderKey = [hash, key.sortKey ?? key.hashKey];
       const group = hash % this.partitionCount;
       it = {
-        ...this.itemPair(PARTITION_READ_UNITS_PER_SEC * s, PARTITION_WRITE_UNITS_PER_SEC * s, nowMs),
+        ...this.itemPair(
+          PARTITION_READ_UNITS_PER_SEC * l.read,
+          PARTITION_WRITE_UNITS_PER_SEC * l.write,
+          nowMs,
+        ),
         group,
         part: partOf(this.groups[group]!, order),
         order,
@@ -304,15 +342,32 @@ export class TableCapacity {
   }
 
   /**
-   * Time-scale mode: a partition that throttles starts (or keeps) its heat clock; a pause in its throttling
-   * longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
+   * Time-scale mode: a partition asked at least half its limit (ask) starts (or keeps) its heat clock; a pause in
+   * that heat longer than HEAT_PAUSE_SECONDS stops the clock. Once the clock reaches the split delay, the partition splits.
    */
   private heat(part: Part, item: Item, nowMs: number): void {
-    if (part.hotSinceMs === null || nowMs - part.lastThrottleMs > HEAT_PAUSE_SECONDS * 1000)
+    if (part.hotSinceMs === null || nowMs - part.lastHotMs > HEAT_PAUSE_SECONDS * 1000)
       part.hotSinceMs = nowMs;
-    part.lastThrottleMs = nowMs;
+    part.lastHotMs = nowMs;
     const delayMs = (SPLIT_FOR_HEAT_SECONDS[this.model.billing.mode] * 1000) / this.timeScale;
     if (nowMs - part.hotSinceMs >= delayMs) this.split(item.group, part, nowMs);
+  }
+
+  /**
+   * Time-scale mode: a partition's recent demand (units asked, admitted or not); while it is at least
+   * SPLIT_HEAT_FRACTION of the partition's limit in either direction (the simulation's rule, ./simulate.ts, after
+   * rules.ts: "sustained high read or write throughput", not only throttling), the partition's heat clock runs.
+   */
+  private ask(it: Item, dir: Dir, units: number, nowMs: number): void {
+    const part = it.part;
+    const c = part.demand;
+    const k = Math.exp(-Math.max(0, nowMs - c.at) / 1000 / DECAY_SECONDS);
+    c.read *= k;
+    c.write *= k;
+    c.at = nowMs;
+    c[dir] += units / DECAY_SECONDS;
+    if (c.read >= SPLIT_HEAT_FRACTION * part.read.rate || c.write >= SPLIT_HEAT_FRACTION * part.write.rate)
+      this.heat(part, it, nowMs);
   }
 
   /** Splits a partition in two at the key that halves its recent traffic; each half gets a partition's rates. */
@@ -328,6 +383,15 @@ export class TableCapacity {
       m.part = halves[k < cut ? 0 : 1];
       m.part.members.push(m);
     });
+    // each half carries its share of the recent demand (its items' recent rates): heat is not reset by the split
+    const heats = members.map((m) => decayed(m.rate, m.at, nowMs));
+    const total = heats.reduce((a, b) => a + b, 0);
+    const lower = total > 0 ? heats.slice(0, cut).reduce((a, b) => a + b, 0) / total : 0.5;
+    const k = Math.exp(-Math.max(0, nowMs - part.demand.at) / 1000 / DECAY_SECONDS);
+    halves.forEach((h, i) => {
+      const share = i === 0 ? lower : 1 - lower;
+      h.demand = { read: part.demand.read * k * share, write: part.demand.write * k * share, at: nowMs };
+    });
     group.parts.splice(i, 1, ...halves);
     group.bounds.splice(i, 0, members[cut]!.order);
     this.counters.splits++;
@@ -341,19 +405,22 @@ export class TableCapacity {
   check(key: string | ItemKey, dir: Dir, units: number, nowMs: number): Throttle | null {
     this.tick(nowMs);
     const it = this.item(typeof key === 'string' ? { hashKey: key } : key, nowMs);
-    const part = it.part;
-    for (const b of [it[dir], part[dir], this.table[dir]]) b.refill(nowMs);
     it.rate = decayed(it.rate, it.at, nowMs) + units / DECAY_SECONDS;
     it.at = nowMs;
+    // the demand heats the partition (time-scale mode), which may split it: the item's partition after that
+    if (this.splitting && !it.isolated) this.ask(it, dir, units, nowMs);
+    const part = it.part;
+    for (const b of [it[dir], part[dir], this.table[dir]]) b.refill(nowMs);
     let limit: Throttle['limit'] | null = null;
     if (!it[dir].canTake()) limit = 'item';
     else if (!it.isolated && !part[dir].canTake()) {
       limit = 'partition';
-      if (this.splitting) this.heat(part, it, nowMs);
-      else this.isolateHottest(part, nowMs);
+      if (!this.splitting) this.isolateHottest(part, nowMs);
     } else if (!this.table[dir].canTake()) limit = 'table';
+    const second = this.second(nowMs);
     if (!limit) return null;
     this.counters.throttled[limit]++;
+    second.throttled[limit]++;
     return this.throttle(dir, limit);
   }
 
@@ -366,6 +433,40 @@ export class TableCapacity {
     this.consumed[dir] += units;
     this.counters.consumedUnits[dir] += units;
     this.counters.admitted++;
+    const second = this.second(nowMs);
+    if (dir === 'read') second.consumedReadUnits += units;
+    else second.consumedWriteUnits += units;
+    second.admitted++;
+  }
+
+  /** The second `nowMs` falls in (seconds without requests filled in), its partitions and splits brought up to now. */
+  private second(nowMs: number): CapacitySecond {
+    const at = Math.max(0, Math.floor((nowMs - this.startMs) / 1000));
+    while (this.seconds.length <= at)
+      this.seconds.push({
+        second: this.seconds.length,
+        consumedReadUnits: 0,
+        consumedWriteUnits: 0,
+        admitted: 0,
+        throttled: { item: 0, partition: 0, table: 0 },
+        partitions: this.counters.partitions,
+        splits: this.counters.splits,
+      });
+    const s = this.seconds[at]!;
+    s.partitions = this.counters.partitions;
+    s.splits = this.counters.splits;
+    return s;
+  }
+
+  /** When the state began (epoch ms: the `nowMs` it was created with). */
+  get startedAtMs(): number {
+    return this.startMs;
+  }
+
+  /** The seconds so far (copies): up to the last request's, or with `nowMs` up to the one it falls in. */
+  series(nowMs?: number): CapacitySecond[] {
+    if (nowMs !== undefined) this.second(nowMs);
+    return this.seconds.map((s) => ({ ...s, throttled: { ...s.throttled } }));
   }
 
   /**
@@ -403,9 +504,9 @@ export class TableCapacity {
 export const ITEM_WINDOW_SECONDS = 5;
 
 /**
- * Time-scale mode: a partition's heat clock stops after this many seconds without a throttle. DynamoDB does not
- * document what "sustained" traffic is; a partition held at its limit throttles many times a second, so a pause
- * of a few seconds means the heat is gone. Real seconds, not scaled: it is a measurement window, not a delay.
+ * Time-scale mode: a partition's heat clock stops after this many seconds asked less than half its limit. DynamoDB does not
+ * document what "sustained" traffic is; a hot partition is charged many times a second, so a pause of a few
+ * seconds means the heat is gone. Real seconds, not scaled: it is a measurement window, not a delay.
  */
 export const HEAT_PAUSE_SECONDS = 5;
 

@@ -49,6 +49,12 @@ export interface CellPrediction {
    * one-minute sums / 60).
    */
   timeline: TimelinePoint[];
+  /**
+   * A local run with `local.timeScale` (the local prediction only): the timeline on the local run's clock, one
+   * point per local second, each the mean over that second (timeScale seconds of the model's time), `tSeconds`
+   * being local seconds since the cell's start (localTimeline).
+   */
+  localTimeline?: TimelinePoint[];
 }
 
 /** The planned-cell fields the model reads (structurally lib/core/plan's CellPlan). */
@@ -214,22 +220,61 @@ export function predictPlannedCell(
   };
 }
 
+/**
+ * The plan's prediction for a DynamoDB cell of a local run: every limit × local.capacityScale and, with
+ * local.timeScale, the timeline on the local clock (localTimeline) beside the model's.
+ */
+export function predictLocalCell(
+  spec: RunSpec,
+  target: DynamoDbTarget,
+  cell: PlannedCell,
+  local: { capacityScale?: number | undefined; timeScale?: number | undefined },
+): CellPrediction | null {
+  const scale = local.capacityScale ?? 1;
+  const p = predictPlannedCell(spec, target, cell, scale);
+  const model = cellModelOf(spec, target, cell, scale);
+  if (!p || !model || local.timeScale === undefined) return p;
+  return { ...p, localTimeline: localTimeline(model, cell.durationSeconds, local.timeScale) };
+}
+
+/**
+ * A cell's predicted timeline on a local run's clock (the capacity emulator with a time scale,
+ * lib/core/dynamodb-model/emulator.ts): the emulator runs every duration of the rules timeScale × faster and keeps
+ * rates in units per second, so the local run's second t is the model's second t × timeScale (limits as the
+ * model's, × its capacityScale). The model simulated over durationSeconds × timeScale, averaged per local second.
+ */
+export function localTimeline(
+  model: CellModel,
+  durationSeconds: number,
+  timeScale: number,
+  pop: KeyPopularity = keyPopularity(model.distribution, model.table.recordCount),
+): TimelinePoint[] {
+  return predictTimeline(model, durationSeconds * timeScale, pop, timeScale).map((p) => ({
+    ...p,
+    tSeconds: p.tSeconds / timeScale,
+  }));
+}
+
 /** Simulation steps of a timeline: 1 s, coarser for long cells (at most 300 steps: a plan of many cells stays fast). */
 export function timelineStepSeconds(durationSeconds: number): number {
   return Math.max(1, Math.ceil(durationSeconds / 300));
 }
 
-/** The simulation of a cell averaged per minute (the last point over what remains of the cell). */
+/**
+ * The simulation of a cell averaged per minute (per `pointSeconds`; the last point over what remains of the
+ * cell), simulated in steps no longer than a point.
+ */
 export function predictTimeline(
   model: CellModel,
   durationSeconds: number,
   pop: KeyPopularity = keyPopularity(model.distribution, model.table.recordCount),
+  pointSeconds = 60,
 ): TimelinePoint[] {
-  const dt = timelineStepSeconds(durationSeconds);
+  const dt = Math.min(timelineStepSeconds(durationSeconds), pointSeconds);
   const steps = simulate(model, { seconds: durationSeconds, stepSeconds: dt }, pop);
   const out: TimelinePoint[] = [];
-  for (let start = 0; start < durationSeconds; start += 60) {
-    const inMinute = steps.filter((s) => s.t >= start && s.t < start + 60);
+  for (let start = 0; start < durationSeconds; start += pointSeconds) {
+    const inMinute = steps.filter((s) => s.t >= start && s.t < start + pointSeconds);
     if (inMinute.length === 0) continue;
     // to 0.01: the stored plan keeps its size, no figure here is that precise
     const mean = (f: (s: (typeof steps)[number]) => number) =>

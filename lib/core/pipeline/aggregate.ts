@@ -7,7 +7,8 @@
  */
 import { offeredRate } from '../spec/rate-schedule';
 import type { CellSummary } from '../plan';
-import type { MetricDatum, MetricsSink, ObjectStore } from '../common/ports';
+import type { MetricDatum, MetricsSink, ObjectStore, TableMetricsReader } from '../common/ports';
+import { joinTableMetrics } from './table-metrics';
 import { headlineOf, type CellHeadline } from '../contract/headline';
 import { InputError } from '../common/errors';
 import { aggregateCell as mergeCell } from '../results/aggregate';
@@ -39,6 +40,8 @@ export interface CellResult {
 export interface AggregateDeps {
   store: ObjectStore;
   metrics: MetricsSink;
+  /** DynamoDB tables' CloudWatch metrics (AWS): joined to the cell as capacity rows; absent locally. */
+  tableMetrics?: TableMetricsReader;
   /** Monthly cost of the target at the cell's achieved rate; default: the cost model with the newest price book. */
   cellCosts?: (cell: CellSummary, achievedOpsPerSec: number) => CellCosts;
 }
@@ -119,6 +122,15 @@ export async function aggregateCellStep(
     cellKey(run.runId, cell.id, 'buckets.json'),
     cellBucketsOf(cell.id, seriesSeconds, agg),
   );
+  // on AWS, the DynamoDB table's CloudWatch metrics over the cell join the results (./table-metrics.ts); an
+  // addition to the cell's results, so a failure to read them is kept beside the cell, not the cell's failure
+  if (deps.tableMetrics)
+    await joinTableMetrics({ ...deps, tableMetrics: deps.tableMetrics }, { run, spec, cell, row }).catch(
+      (err: unknown) =>
+        deps.store.putJson(cellKey(run.runId, cell.id, 'capacity-error.json'), {
+          error: `CloudWatch table metrics: ${(err as Error).message}`,
+        }),
+    );
   const m = cellMetrics(headlineOf(row));
   await deps.metrics.put(m.dimensions, m.data);
   // the search's frontier row once it has ended

@@ -124,7 +124,7 @@ export interface Plan {
 }
 
 /** A prediction as the run index lists it: without its timeline (in the cell's own object). */
-export type PredictionSummary = Omit<CellPrediction, 'timeline'>;
+export type PredictionSummary = Omit<CellPrediction, 'timeline' | 'localTimeline'>;
 
 /**
  * A cell as the run index lists it: everything but its YCSB properties and its predicted timelines
@@ -145,7 +145,7 @@ export interface PlanIndex extends Omit<Plan, 'cells'> {
 }
 
 const withoutTimeline = (p: CellPrediction | undefined): { prediction?: PredictionSummary } =>
-  p ? { prediction: (({ timeline: _t, ...rest }) => rest)(p) } : {};
+  p ? { prediction: (({ timeline: _t, localTimeline: _l, ...rest }) => rest)(p) } : {};
 
 export function planIndex(plan: Plan): PlanIndex {
   return {

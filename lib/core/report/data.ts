@@ -4,7 +4,17 @@
  * run's prefix (`runs/<runId>/report.html`). The Report step (lib/core/pipeline/report.ts) and the local
  * mode (lib/local/report.ts) both write it through here, on S3 and on disk alike.
  */
-import { cellKey, checkRun, contextKey, readPlan, readSpec, reportKey, runKey } from '../pipeline/context';
+import {
+  cellKey,
+  checkRun,
+  contextKey,
+  readCellPlan,
+  readPlan,
+  readSpec,
+  reportKey,
+  runKey,
+  type RunContext,
+} from '../pipeline/context';
 import { compareRuns, type Comparison } from './compare';
 import { sideFromStore } from './compare-data';
 import { analyzeHistory, readHistory } from '../pipeline/regressions';
@@ -28,6 +38,8 @@ import type { ReportSearch } from './searches';
 import { cellsNotSkipped, frontierKey } from '../pipeline/probe';
 import { readOptional } from '../pipeline/keys';
 import { scheduleReportOf, type ReportSchedule } from './schedules';
+import { capacityObjectKey } from '../results/capacity';
+import { cellTimelineOf, type ReportTimeline } from './timeline';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -41,7 +53,7 @@ export function reportCellOf(row: Row): ReportCell {
  * without operations has no ops/s and no latency (null: a gap in the charts), not zeros.
  */
 export function seriesOf(intervals: Row[]): ReportPoint[] {
-  const base = /^(READ|UPDATE|INSERT|SCAN|DELETE|READ-MODIFY-WRITE)$/;
+  const base = /^(READ|UPDATE|INSERT|SCAN|DELETE|READ-MODIFY-WRITE|QUERY)$/;
   const byBucket = new Map<
     number,
     { t: number; ops: number; count: number; p50: number | null; p99: number | null }
@@ -72,6 +84,37 @@ export function seriesOf(intervals: Row[]): ReportPoint[] {
     .map((b) => ({ t: b.t, opsPerSec: b.count > 0 ? b.ops : null, p50: b.p50, p99: b.p99 }));
 }
 
+/** The rows of one table object ([] when it is not there). */
+async function rowsAt(store: ObjectStore, key: string): Promise<Row[]> {
+  const text = await store.get(key).then(
+    (b) => b.toString('utf8'),
+    (err: unknown) => {
+      if (err instanceof NotFoundError) return '';
+      throw err;
+    },
+  );
+  return fromJsonLines([{ text, source: store.uriOf(key) }]).map(({ row }) => row as Row);
+}
+
+/** A DynamoDB cell's measured and predicted curves over time (lib/core/report/timeline.ts), or null. */
+async function timelineOf(
+  store: ObjectStore,
+  o: {
+    run: RunContext;
+    cell: { id: string; index: number };
+    row: Row;
+    intervals: Row[];
+    local: boolean;
+    emulated: boolean;
+  },
+): Promise<ReportTimeline | null> {
+  // the predicted timelines are in the cell's own plan (the run index lists its predictions without them)
+  const cell = await readCellPlan(store, o.run.runId, o.cell.index);
+  // the table's capacity over the cell (locally: the emulator's seconds, written after AggregateCell)
+  const capacity = await rowsAt(store, capacityObjectKey(o.run, o.cell.id));
+  return cellTimelineOf({ ...o, cell, capacity });
+}
+
 export interface ReportOptions {
   /** A local run: its DynamoDB cells are throttled as predicted only through the capacity emulator, at its scale. */
   local?: boolean;
@@ -90,6 +133,7 @@ export async function buildReportData(
   const run = checkRun(await store.getJson(contextKey(runId)));
   const cells: ReportCell[] = [];
   const series: Record<string, ReportPoint[]> = {};
+  const timelines: Record<string, ReportTimeline> = {};
   const notes: string[] = [];
   const schedules: ReportSchedule[] = [];
   let startedAt = '';
@@ -125,16 +169,7 @@ export async function buildReportData(
         : null,
     });
     // the cell's interval rows: one object, where AggregateCell wrote it (no listing of the table)
-    const rows: Row[] = [];
-    const key = tableObjectKey(tableDef('intervals'), run, `${runId}.${cell.id}`);
-    const text = await store.get(key).then(
-      (b) => b.toString('utf8'),
-      (err: unknown) => {
-        if (err instanceof NotFoundError) return '';
-        throw err;
-      },
-    );
-    for (const { row } of fromJsonLines([{ text, source: store.uriOf(key) }])) rows.push(row as Row);
+    const rows = await rowsAt(store, tableObjectKey(tableDef('intervals'), run, `${runId}.${cell.id}`));
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
     // a rate-schedule cell: offered over served, beside the on-demand model with the limits the run met
     const sched = scheduleReportOf(spec, cell, rows, {
@@ -142,6 +177,17 @@ export async function buildReportData(
       ...(options.local && emulated && spec?.local?.timeScale ? { timeScale: spec.local.timeScale } : {}),
     });
     if (sched) schedules.push(sched);
+    const tl = cell.prediction
+      ? await timelineOf(store, {
+          run,
+          cell,
+          row: result.row,
+          intervals: rows,
+          local: !!options.local,
+          emulated,
+        })
+      : null;
+    if (tl) timelines[cell.id] = tl;
   }
   // the book the run was planned with (its cells' costs too): named, and warned of when stale or another region's
   const book = await runPriceBook(store, runId);
@@ -168,6 +214,7 @@ export async function buildReportData(
     cells,
     series,
     notes,
+    ...(Object.keys(timelines).length ? { timelines } : {}),
     ...(history.length ? { history } : {}),
     ...(noise ? { noise } : {}),
     ...(dax.length ? { dax } : {}),

@@ -2,7 +2,8 @@
  * The run report: one self-contained HTML file (inline CSS and SVG, no scripts, no network) with
  * the comparison with a baseline run when the spec names one, the percentile spectrum per cell, the seeds'
  * charts — latency percentiles against read ratio and against throughput target per distribution —
- * latency and ops/s over time per cell, attainment, and the cost comparison. A chart whose x axis would have
+ * latency and ops/s over time per cell, measured against predicted over time (DynamoDB cells with a predicted
+ * timeline), attainment, and the cost comparison. A chart whose x axis would have
  * one value is a compact table instead; every drawn value shows on hover (SVG <title>). docs/report.md.
  */
 import { barChart, chartOrTable, escapeXml, fmtNum, lineChart, type Series } from './svg';
@@ -11,6 +12,7 @@ import type { Comparison } from './compare';
 import { comparisonSection, spectrumSection } from './sections';
 import { searchSections, type ReportSearch } from './searches';
 import { scheduleSections, type ReportSchedule } from './schedules';
+import { timelineSection, type ReportTimeline } from './timeline';
 import type { NoiseCalibration } from '../regression/noise';
 import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
 import type { CellHeadline } from '../contract/headline';
@@ -65,6 +67,8 @@ export interface ReportData {
   spectra?: Record<string, Record<string, FamilySpectrum>>;
   /** this run against the spec's baseline run (lib/core/report/compare.ts) */
   comparison?: Comparison;
+  /** DynamoDB cells with a predicted timeline: measured against predicted over time (lib/core/report/timeline.ts) */
+  timelines?: Record<string, ReportTimeline>;
   /** the SLO searches' frontier rows (lib/core/report/searches.ts) */
   searches?: ReportSearch[];
   /** rate-schedule cells: offered over served over time, spikes, the on-demand model (lib/core/report/schedules.ts) */
@@ -510,6 +514,7 @@ export function renderReport(d: ReportData): string {
     ...attainmentSections(d.cells),
     ...overTimeSection(d),
     ...scheduleSections(d.schedules),
+    ...timelineSection(d.timelines),
     ...costSection(d),
     ...historySection(d.history),
   ];

@@ -20,7 +20,7 @@ export interface Column {
 }
 
 export interface TableDef {
-  name: 'runs' | 'cells' | 'intervals' | 'changes' | 'frontier';
+  name: 'runs' | 'cells' | 'intervals' | 'capacity' | 'changes' | 'frontier';
   description: string;
   partitionKeys: Column[];
   columns: Column[];
@@ -212,6 +212,65 @@ export const TABLES: readonly TableDef[] = [
       col('p50_us', 'double', 'median latency, µs; null when the bucket holds no operation', true),
       col('p99_us', 'double', '99th percentile latency, µs; null when the bucket holds no operation', true),
       col('max_us', 'double', 'maximum latency, µs; null when the bucket holds no operation', true),
+    ],
+  },
+  {
+    name: 'capacity',
+    description:
+      "A DynamoDB table's capacity over a cell: one row per cell, table and bucket. Local runs: the capacity " +
+      "emulator's seconds (source emulator: every limit × local.capacityScale, every duration ÷ local.timeScale, " +
+      "docs/dynamodb-model.md); AWS runs: the table's CloudWatch metrics at one minute (source cloudwatch). The " +
+      'report draws them with the measured throughput and the predicted timeline.',
+    partitionKeys: PARTITION_KEYS,
+    columns: [
+      col('run_id', 'string', 'the run'),
+      col('cell_id', 'string', 'the cell'),
+      col('table_name', 'string', 'the DynamoDB table'),
+      col('source', 'string', 'emulator (local capacity emulator) or cloudwatch (AWS/DynamoDB metrics)'),
+      col('bucket_start_ms', 'bigint', 'bucket start, epoch ms'),
+      col(
+        'table_age_seconds',
+        'double',
+        "emulator: bucket start − the start of the table's capacity state (the cell's start: the emulator starts every cell from an idle table), s; cloudwatch: null",
+        true,
+      ),
+      col('bucket_seconds', 'double', 'the bucket length, s (1 emulated, 60 from CloudWatch)'),
+      col('consumed_read_units', 'double', 'read units consumed, per second (CloudWatch: the Sum ÷ 60)'),
+      col('consumed_write_units', 'double', 'write units consumed, per second (CloudWatch: the Sum ÷ 60)'),
+      col('admitted_requests', 'bigint', 'requests admitted in the bucket; cloudwatch: null', true),
+      col(
+        'throttled_requests',
+        'bigint',
+        'requests throttled in the bucket (emulator: the three below summed; cloudwatch: ThrottledRequests summed over the operations)',
+      ),
+      col('throttled_item', 'bigint', "emulator: ... by an item's own limit; cloudwatch: null", true),
+      col(
+        'throttled_partition',
+        'bigint',
+        "emulator: ... by a partition's limit (these heat it: split for heat); cloudwatch: null",
+        true,
+      ),
+      col('throttled_table', 'bigint', "emulator: ... by the table's limit; cloudwatch: null", true),
+      col('read_throttle_events', 'bigint', 'cloudwatch: ReadThrottleEvents (Sum); emulator: null', true),
+      col('write_throttle_events', 'bigint', 'cloudwatch: WriteThrottleEvents (Sum); emulator: null', true),
+      col(
+        'throttled_requests_json',
+        'string',
+        'cloudwatch: ThrottledRequests (Sum) per operation, JSON {"GetItem": n, ...}; emulator: null',
+        true,
+      ),
+      col(
+        'partitions',
+        'bigint',
+        "emulator: the table's partitions at the bucket's end; cloudwatch: null",
+        true,
+      ),
+      col(
+        'splits',
+        'bigint',
+        'emulator: splits for heat since the cell began, at the bucket’s end; cloudwatch: null',
+        true,
+      ),
     ],
   },
   {

@@ -8,7 +8,7 @@ import { dynamoDbCellChecks } from './capacity-check';
 import { provisionDynamoDb } from './provision';
 import { configureDynamoDb, dynamoDbReady, dynamoDbRuntime } from './steps';
 import { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from './ready';
-import { predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
+import { predictLocalCell, predictPlannedCell, tableModelOf } from '../../dynamodb-model/plan-cell';
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 import { DAX_ENTRY, TABLE_ENTRY } from './entries';
@@ -66,8 +66,11 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   tableName: (t, runScoped) => t.existingTable ?? runScoped,
   predict(spec, t, cell) {
     const prediction = predictPlannedCell(spec, t, cell);
-    const scale = spec.local?.capacityScale ?? 1;
-    const localPrediction = scale !== 1 ? predictPlannedCell(spec, t, cell, scale) : null;
+    const local = { capacityScale: spec.local?.capacityScale, timeScale: spec.local?.timeScale };
+    const localPrediction =
+      (local.capacityScale ?? 1) !== 1 || local.timeScale !== undefined
+        ? predictLocalCell(spec, t, cell, local)
+        : null;
     return { ...(prediction ? { prediction } : {}), ...(localPrediction ? { localPrediction } : {}) };
   },
   accountNeeds(t, at) {
