@@ -37,7 +37,7 @@ import type { ReportDax } from './html';
 import type { ReportSearch } from './searches';
 import { cellsNotSkipped, frontierKey } from '../pipeline/probe';
 import { readOptional } from '../pipeline/keys';
-import { scheduleReportOf, type ReportSchedule } from './schedules';
+import { scheduleReportOf, type ReportSchedule, type ScheduleCellInput } from './schedules';
 import { capacityObjectKey } from '../results/capacity';
 import { cellTimelineOf, type ReportTimeline } from './timeline';
 
@@ -120,6 +120,40 @@ export interface ReportOptions {
   local?: boolean;
 }
 
+/**
+ * A cell's views over time: a rate-schedule cell's offered over served rate beside the on-demand model with the
+ * limits the run met, and a DynamoDB cell's measured curve against its predicted timeline.
+ */
+async function overTimeViews(
+  store: ObjectStore,
+  a: {
+    spec: RunSpec | null;
+    run: RunContext;
+    cell: ScheduleCellInput & { id: string; index: number; prediction?: unknown };
+    row: Row;
+    rows: Row[];
+    options: ReportOptions;
+    emulated: boolean;
+  },
+): Promise<{ schedule: ReportSchedule | null; timeline: ReportTimeline | null }> {
+  const { spec, cell, options, emulated } = a;
+  const schedule = scheduleReportOf(spec, cell, a.rows, {
+    capacityScale: options.local && emulated ? (spec?.local?.capacityScale ?? 1) : 1,
+    ...(options.local && emulated && spec?.local?.timeScale ? { timeScale: spec.local.timeScale } : {}),
+  });
+  const timeline = cell.prediction
+    ? await timelineOf(store, {
+        run: a.run,
+        cell,
+        row: a.row,
+        intervals: a.rows,
+        local: !!options.local,
+        emulated,
+      })
+    : null;
+  return { schedule: schedule ?? null, timeline: timeline ?? null };
+}
+
 export async function buildReportData(
   store: ObjectStore,
   runId: string,
@@ -171,23 +205,9 @@ export async function buildReportData(
     // the cell's interval rows: one object, where AggregateCell wrote it (no listing of the table)
     const rows = await rowsAt(store, tableObjectKey(tableDef('intervals'), run, `${runId}.${cell.id}`));
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
-    // a rate-schedule cell: offered over served, beside the on-demand model with the limits the run met
-    const sched = scheduleReportOf(spec, cell, rows, {
-      capacityScale: options.local && emulated ? (spec?.local?.capacityScale ?? 1) : 1,
-      ...(options.local && emulated && spec?.local?.timeScale ? { timeScale: spec.local.timeScale } : {}),
-    });
-    if (sched) schedules.push(sched);
-    const tl = cell.prediction
-      ? await timelineOf(store, {
-          run,
-          cell,
-          row: result.row,
-          intervals: rows,
-          local: !!options.local,
-          emulated,
-        })
-      : null;
-    if (tl) timelines[cell.id] = tl;
+    const views = await overTimeViews(store, { spec, run, cell, row: result.row, rows, options, emulated });
+    if (views.schedule) schedules.push(views.schedule);
+    if (views.timeline) timelines[cell.id] = views.timeline;
   }
   // the book the run was planned with (its cells' costs too): named, and warned of when stale or another region's
   const book = await runPriceBook(store, runId);
