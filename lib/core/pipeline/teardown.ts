@@ -17,9 +17,13 @@ import {
 } from './context';
 import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
 import { RESOURCE_TYPES } from '../targets/registry';
+import { LOADERS } from '../resources/loaders';
+import { targetResources } from '../resources/run-resource';
+import { targetTeardownKey } from './keys';
 import {
   counted,
   type JanitorListField,
+  type RemovalScope,
   type ResourceType,
   type TeardownListField,
 } from '../resources/resource-type';
@@ -66,6 +70,43 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   return result;
 }
 
+/** What TeardownTarget removed or kept, per resource type's record fields (no loaders: they stay). */
+export type TargetTeardownResult = { runId: string; target: string } & {
+  [field in TeardownListField]?: string[];
+};
+
+/**
+ * TeardownTarget (per-target lifecycles, docs/aws-pipeline.md): after a target's last cell, its resources (the
+ * context's entries for it, and its nodes by their target tag) removed through the same resource types and ownership
+ * rule as Teardown; the loaders stay for the next target. Recorded at runs/<id>/teardown/<target>.json. Whatever it
+ * leaves, the run's Teardown (at the end, or on a failure) removes: it covers every resource of the run.
+ */
+export async function teardownTarget(
+  input: { run: unknown; target: unknown },
+  deps: TeardownDeps,
+): Promise<TargetTeardownResult> {
+  const run = readRunContext(input.run);
+  const t = input.target;
+  const span = Number.isInteger(t) ? run.targets?.[t as number] : undefined;
+  if (!span)
+    throw new InputError([
+      { path: 'target', message: `an index into run.targets (0 to ${(run.targets?.length ?? 0) - 1})` },
+    ]);
+  const scoped: RunContext = { ...run, resources: targetResources(run, span.id) };
+  const { result, errors } = await removeRunResources(run.runId, scoped, deps, { targetId: span.id });
+  const record: TargetTeardownResult = { runId: run.runId, target: span.id };
+  for (const [key, value] of Object.entries(result))
+    if (Array.isArray(value) && key !== LOADERS.record.removed) record[key as TeardownListField] = value;
+  await deps.store.putJson(targetTeardownKey(run.runId, span.id), {
+    ...record,
+    ...(errors.length ? { errors } : {}),
+    atMs: deps.clock.nowMs(),
+  });
+  if (errors.length)
+    throw new Error(`teardown of target ${span.id} of run ${run.runId} incomplete: ${errors.join('; ')}`);
+  return record;
+}
+
 /**
  * The run's context: the one given, else the stored one (null when Plan never wrote it). Either may be of the
  * per-kind shape of runs started before the resource list: readRunContext converts it.
@@ -98,10 +139,12 @@ async function removeRunResources(
   runId: string,
   run: RunContext | null,
   deps: TeardownDeps,
+  scope?: RemovalScope,
 ): Promise<{ result: TeardownResult; errors: string[] }> {
   const errors: string[] = [];
   const result: TeardownResult = { runId, terminated: [], deletedTables: [], keptTables: [], failed: false };
-  for (const type of RESOURCE_TYPES) {
+  // one target's teardown leaves the loaders: they serve the next target
+  for (const type of RESOURCE_TYPES.filter((t) => !scope || t !== LOADERS)) {
     // (a malformed entry of the context fails its type only: the others are still removed)
     try {
       if (!type.available(deps)) {
@@ -114,7 +157,7 @@ async function removeRunResources(
         recordRemoval(result, type, { removed: [], kept: [] });
         continue;
       }
-      const removal = await type.removeForRun(runId, run, deps);
+      const removal = await type.removeForRun(runId, run, deps, scope);
       recordRemoval(result, type, removal);
       errors.push(...removal.errors);
     } catch (err) {

@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadPriceBook, usd } from '../../../lib/core/cost/book';
-import { estimateRunCost } from '../../../lib/core/cost/estimate';
 import { planRun } from '../../../lib/core/plan';
 import { renderPlan } from '../../../lib/cli/commands/plan';
 import { validateSpec } from '../../../lib/core/spec';
