@@ -248,7 +248,9 @@ export function estimateRunCost(
     unpriced.push(...(e.unpriced ?? []));
   });
   const load = s.lives.reduce((sum, l) => sum.add(l.loadSeconds), Q.ZERO);
-  lines.push(...pipelineLines({ spec, plan, book, runSeconds: s.runSeconds, runHours: s.runSeconds.div(3600) }, load));
+  lines.push(
+    ...pipelineLines({ spec, plan, book, runSeconds: s.runSeconds, runHours: s.runSeconds.div(3600) }, load),
+  );
 
   const items = lines.map(toItem);
   const total = items.reduce((sum, it) => sum + it.cents, 0n);

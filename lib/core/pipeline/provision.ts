@@ -70,7 +70,11 @@ export async function provisionTarget(
  * The spec with only the target the state machine is at (`target`: its index in the run's `targets`, per-target
  * lifecycles); without an index, every target (a context of an older run).
  */
-export function scopedSpec<S extends { targets: { id: string }[] }>(spec: S, run: RunContext, target: unknown): S {
+export function scopedSpec<S extends { targets: { id: string }[] }>(
+  spec: S,
+  run: RunContext,
+  target: unknown,
+): S {
   if (target === undefined || target === null) return spec;
   const span = Number.isInteger(target) ? run.targets?.[target as number] : undefined;
   if (!span)

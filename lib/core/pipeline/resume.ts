@@ -106,8 +106,7 @@ export async function resumeRun(
   // run before per-target lifecycles gets its spans from the stored plan
   const plan = run.targets ? null : await readPlan(deps.store, runId);
   const spans = (
-    run.targets ??
-    targetSpans(Object.keys(plan!.sizing), plan!.cells, plan!.load ? plan!.load.targets : [])
+    run.targets ?? targetSpans(Object.keys(plan!.sizing), plan!.cells, plan!.load ? plan!.load.targets : [])
   ).filter((t) => cells.some((c) => c >= t.cellStart && c < t.cellEnd));
   const ctx: RunContext = {
     ...run,

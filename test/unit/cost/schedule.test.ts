@@ -23,7 +23,8 @@ const cellSeconds = cellsPerTarget * (300 + 60);
 // (1 ms ScyllaDB, 5 ms Cassandra) gives 4M and 800K rows/s for 10M rows: 2.5 s and 12.5 s
 const lifeSeconds = { scylla: 900 + cellSeconds + 2.5, cassandra: 900 + cellSeconds + 12.5 };
 const nodes = { 'scylla-3': 3, 'cassandra-3': 3, 'cassandra-9': 9, 'cassandra-15': 15 };
-const lifeHours = (id: string) => (id.startsWith('scylla') ? lifeSeconds.scylla : lifeSeconds.cassandra) / 3600;
+const lifeHours = (id: string) =>
+  (id.startsWith('scylla') ? lifeSeconds.scylla : lifeSeconds.cassandra) / 3600;
 const node = usd(book.ec2['i4i.4xlarge']!).toNumber();
 const loader = usd(book.ec2['c5.2xlarge']!).toNumber();
 
