@@ -300,12 +300,12 @@ test("two DynamoDB targets in sequence (#33): the first's table deleted by Teard
     ['dynamodb:DeleteTable', two, 'PipelineTeardown'],
   ]);
   expect(await twin.getJson('runs/twin-seq-1/teardown/one.json')).toMatchObject({ deletedTables: [one] });
-  // the run's Teardown: the loader (which served both targets), no table left
+  // the run's Teardown: the loader (which served both targets), no table left; its record lists the targets'
   const instances = await runInstancesOf('twin-seq-1');
   expect(instances.map((i) => i.state)).toEqual(['terminated']);
   expect(await twin.getJson('runs/twin-seq-1/teardown.json')).toMatchObject({
     terminated: [instances[0]!.id],
-    deletedTables: [],
+    deletedTables: [one, two],
     failed: false,
   });
   expect((await twin.tables()).filter((t) => t.includes('twin-seq'))).toEqual([]);

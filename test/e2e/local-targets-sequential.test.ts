@@ -77,9 +77,9 @@ describe('execution "sequential" (the default): one target at a time', () => {
       target: 'second',
       deletedTables: [second],
     });
-    // the run's Teardown found no table left, and terminated the loader
+    // the run's Teardown found no table left (its record lists the targets' deletes) and terminated the loader
     const teardown = read(runDir, 'teardown.json');
-    expect(teardown).toMatchObject({ deletedTables: [], failed: false });
+    expect(teardown).toMatchObject({ deletedTables: [first, second], failed: false });
     expect(teardown.terminated).toHaveLength(1);
     // one row per planned cell, each measured
     const summary = read(runDir, 'summary.json') as RunSummary;

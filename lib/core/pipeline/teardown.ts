@@ -60,7 +60,7 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   result.failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
   await deps.store.putJson(teardownKey(runId), {
-    ...mergeRecord(result, previous),
+    ...mergeRecord(await withTargetTeardowns(result, run, deps.store), previous),
     ...(errors.length ? { errors } : {}),
     atMs: deps.clock.nowMs(),
   });
@@ -179,6 +179,31 @@ function recordRemoval(
 }
 
 type TeardownRecord = TeardownResult & { passes?: number };
+
+/**
+ * The run's teardown record lists what each target's teardown (TeardownTarget, runs/<id>/teardown/<target>.json)
+ * removed or kept too, so teardown.json says everything the run's teardowns did.
+ */
+async function withTargetTeardowns(
+  result: TeardownResult,
+  run: RunContext | null,
+  store: TeardownDeps['store'],
+): Promise<TeardownResult> {
+  // the targets' in their order, then this pass's own
+  const lists = new Map<TeardownListField, string[]>();
+  for (const span of run?.targets ?? []) {
+    const key = targetTeardownKey(run!.runId, span.id);
+    const rec = (await readOptional(store, key)) as Record<string, unknown> | null;
+    for (const type of RESOURCE_TYPES)
+      for (const field of [type.record.removed, type.record.kept]) {
+        const listed = field ? rec?.[field] : undefined;
+        if (field && Array.isArray(listed)) lists.set(field, [...(lists.get(field) ?? []), ...listed]);
+      }
+  }
+  const out: TeardownResult = { ...result };
+  for (const [field, listed] of lists) out[field] = [...new Set([...listed, ...(result[field] ?? [])])];
+  return out;
+}
 
 /**
  * A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried teardown): the

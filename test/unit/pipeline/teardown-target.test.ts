@@ -126,6 +126,12 @@ describe('TeardownTarget', () => {
     // the run's Teardown (at the end, or on a failure) still removes everything left
     await teardown({ run: w.run }, deps);
     expect([w.tables.size, w.nodes.size, w.loaders.size]).toEqual([0, 0, 0]);
+    // its record lists what the targets' teardowns removed first, then its own
+    expect(await store.getJson(`runs/${RUN}/teardown.json`)).toMatchObject({
+      deletedTables: ['fleetbench-s.ddb-a.per-target-1', 'fleetbench-s.ddb-b.per-target-1'],
+      terminatedNodes: ['x-0', 'x-1', 'y-0'],
+      terminated: ['i-1'],
+    });
   });
 
   it('keeps a table without the run tag (the ownership rule), and refuses an index outside the run', async () => {
