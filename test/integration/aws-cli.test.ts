@@ -87,7 +87,16 @@ function cliAt(endpoint: string, ...args: string[]): Promise<CliResult> {
 
 /** What each Task returns (into its ResultPath) in these executions. */
 const TASK_RESULTS: Record<string, unknown> = {
-  Plan: { runId: 'r', specName: 'quickstart', cellCount: 2, loadCount: 1, loadTargets: ['ddb'], tables: [] },
+  Plan: {
+    runId: 'r',
+    specName: 'quickstart',
+    cellCount: 2,
+    loadCount: 1,
+    loadTargets: ['ddb'],
+    tables: [],
+    targets: [{ id: 'ddb', loadStart: 0, loadEnd: 1, cellStart: 0, cellEnd: 2 }],
+    targetCount: 1,
+  },
   ProvisionTarget: {},
   ProvisionFleet: {},
   WaitReady: { ready: true, waitSeconds: 0 },
@@ -99,6 +108,10 @@ const TASK_RESULTS: Record<string, unknown> = {
   AggregateCell: {},
   Report: {},
   DetectRegressions: { confirmed: 0, suspects: 0 },
+  // the failure policy's answer in these executions: stop (the run fails with the cell's error)
+  CellFailed: { action: 'stop', reason: 'CheckCell: the command failed on loader i-0002 (exit 1)' },
+  WaitLoaders: { ready: true, waitSeconds: 0 },
+  TeardownTarget: { deleted: [] },
   Teardown: { deleted: [] },
   TeardownAfterFailure: { deleted: [] },
 };
@@ -293,9 +306,8 @@ describe('fleetbench start', () => {
       // (Task states run as Pass states here, so they print one line: "· Name")
       const order = [
         '· Plan',
-        '> Provision',
+        '· ProvisionFleet',
         '· ProvisionTarget',
-        '< Provision',
         '· WaitReady',
         '· StartLoad  load 1 of 1 (ddb)',
         '> WaitLoad  load 1 of 1 (ddb)  (waiting 0 s)',
@@ -306,6 +318,7 @@ describe('fleetbench start', () => {
         '· AggregateCell  cell 1 of 2',
         '· ConfigureCell  cell 2 of 2',
         '· AggregateCell  cell 2 of 2',
+        '· TeardownTarget',
         '· Report',
         '· Teardown',
         '· Done',
