@@ -37,10 +37,10 @@ interface FailurePath {
 }
 
 /**
- * The benchmark state machine (Standard): Plan → Provision (target ∥ fleet) → WaitReady → load
- * loop → cell loop (Configure → Start → Wait → Check … → Aggregate) → Report → DetectRegressions → Teardown. Every Task
- * catches States.ALL into TeardownAfterFailure and then Fail; Tasks inside the Parallel are caught by
- * the Parallel. Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
+ * The benchmark state machine (Standard): Plan → ProvisionFleet → per target (ProvisionTarget → WaitReady → load
+ * loop → cell loop (Configure → Start → Wait → Check … → Aggregate) → TeardownTarget) → Report → DetectRegressions →
+ * Teardown. Every Task catches States.ALL into TeardownAfterFailure (which removes every resource of the run) and
+ * then Fail. Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
  * DynamoDbAccess's, like every target kind's.
  */
 export class BenchmarkStateMachine extends Construct {
@@ -118,7 +118,10 @@ function stepFunctions(scope: Construct, env: Record<string, string>): Steps {
   return fns;
 }
 
-/** The definition: Init → Plan → keep the run → Provision → WaitReady until ready → the load loop (then the cells). */
+/**
+ * The definition: Init → Plan → keep the run → ProvisionFleet → the targets one after another (targetStates: each
+ * provisioned, waited on, loaded, measured and torn down) → Report → DetectRegressions → Teardown.
+ */
 function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
   const task: StepTask = (name, payload, resultPath) =>
     new tasks.LambdaInvoke(scope, name, {
@@ -149,13 +152,36 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
       '$.run',
     ),
   );
-  // `job` exists from here on: CellFailed reads $.job (a path that may be missing fails the state machine)
+  // `job` exists from here on: CellFailed reads $.job (a path that may be missing fails the state machine);
+  // `target` is the targets' cursor (the run's targets[index], docs/aws-pipeline.md "Per-target lifecycles")
   const keepRun = new sfn.Pass(scope, 'KeepRunOnly', {
-    parameters: { 'run.$': '$.run', ready: {}, job: {} },
+    parameters: { 'run.$': '$.run', job: {}, target: { index: 0 } },
   });
+  // the loaders serve every target: launched once, they come online while the first target is provisioned
+  const provisionFleet = catchToTeardown(task('ProvisionFleet', runPayload, '$.provisioned'));
+  const targets = targetStates(scope, task, failure);
 
-  const provision = new sfn.Parallel(scope, 'Provision', { resultPath: '$.provisioned' });
-  const provisionTarget = task('ProvisionTarget', runPayload, '$');
+  return init.next(planTask).next(keepRun).next(provisionFleet).next(targets);
+}
+
+/**
+ * One target after another (per-target lifecycles): MoreTargets? → TargetSpan (its span of the run's `targets`,
+ * a fresh ready state) → ProvisionTarget → WaitReady until ready → its loads → its cells → TeardownTarget →
+ * NextTarget; after the last, Report → DetectRegressions → Teardown. Returns the first state (MoreTargets?).
+ */
+function targetStates(scope: Construct, task: StepTask, failure: FailurePath): sfn.State {
+  const { catchToTeardown } = failure;
+  const targetPayload = { run: J.objectAt('$.run'), target: J.numberAt('$.target.index') };
+  const moreTargets = new sfn.Choice(scope, 'MoreTargets?');
+  const span = new sfn.Pass(scope, 'TargetSpan', {
+    parameters: {
+      'index.$': '$.target.index',
+      'span.$': 'States.ArrayGetItem($.run.targets, $.target.index)',
+      ready: {},
+    },
+    resultPath: '$.target',
+  });
+  const provisionTarget = task('ProvisionTarget', targetPayload, '$.provisioned');
   // a Lambda that ran out of its 2 minutes (Lambda.Unknown, Sandbox.Timedout) is tried once more: the step is
   // idempotent (nodes found again by their tags, tables, keyspaces and DAX clusters by their run tag)
   provisionTarget.addRetry({
@@ -163,28 +189,41 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
     maxAttempts: 1,
     interval: Duration.seconds(5),
   });
-  provision.branch(provisionTarget);
-  provision.branch(task('ProvisionFleet', runPayload, '$'));
-  catchToTeardown(provision);
-
+  catchToTeardown(provisionTarget);
   const waitReady = catchToTeardown(
-    task('WaitReady', { run: J.objectAt('$.run'), ready: J.objectAt('$.ready') }, '$.ready'),
+    task('WaitReady', { ...targetPayload, ready: J.objectAt('$.target.ready') }, '$.target.ready'),
   );
   const readyWait = new sfn.Wait(scope, 'WaitBeforeReadyCheck', {
-    time: sfn.WaitTime.secondsPath('$.ready.waitSeconds'),
+    time: sfn.WaitTime.secondsPath('$.target.ready.waitSeconds'),
   });
-  const initLoad = loopStates(scope, task, failure);
+  const teardownTarget = task('TeardownTarget', targetPayload, '$.targetTeardown');
+  // idempotent: a second try finds what is left; failing again, the run's teardown removes everything
+  teardownTarget.addRetry({
+    errors: ['States.ALL'],
+    maxAttempts: 2,
+    interval: Duration.seconds(10),
+    backoffRate: 2,
+  });
+  catchToTeardown(teardownTarget);
+  const nextTarget = new sfn.Pass(scope, 'NextTarget', {
+    parameters: { 'index.$': 'States.MathAdd($.target.index, 1)' },
+    resultPath: '$.target',
+  });
+  const loops = loopStates(scope, task, failure, teardownTarget);
 
-  return init
-    .next(planTask)
-    .next(keepRun)
-    .next(provision)
-    .next(waitReady)
-    .next(
-      new sfn.Choice(scope, 'Ready?')
-        .when(sfn.Condition.booleanEquals('$.ready.ready', true), initLoad)
-        .otherwise(readyWait.next(waitReady)),
-    );
+  moreTargets
+    .when(sfn.Condition.numberLessThanJsonPath('$.target.index', '$.run.targetCount'), span)
+    .otherwise(loops.report);
+  span.next(provisionTarget);
+  provisionTarget.next(waitReady);
+  waitReady.next(
+    new sfn.Choice(scope, 'Ready?')
+      .when(sfn.Condition.booleanEquals('$.target.ready.ready', true), loops.first)
+      .otherwise(readyWait.next(waitReady)),
+  );
+  teardownTarget.next(nextTarget);
+  nextTarget.next(moreTargets);
+  return moreTargets;
 }
 
 /** The failure path: TeardownAfterFailure (retried, then RunFailed whatever it returns); the catch every Task gets. */
@@ -220,16 +259,21 @@ function failurePath(scope: Construct, task: StepTask): FailurePath {
 }
 
 /**
- * The load loop (StartLoad → WaitLoad → CheckLoad … per load phase), then the cell loop (ConfigureCell →
- * StartCell → WaitCell → CheckCell … → AggregateCell per cell), then Report → DetectRegressions → Teardown → Done.
- * Returns the loops' first state.
+ * One target's load loop (StartLoad → WaitLoad → CheckLoad … per load phase of its span), then its cell loop
+ * (ConfigureCell → StartCell → WaitCell → CheckCell … → AggregateCell per cell of its span), then `afterTarget`;
+ * and the run's end: Report → DetectRegressions → Teardown → Done. Returns the loops' first state and Report.
  */
-function loopStates(scope: Construct, task: StepTask, failure: FailurePath): sfn.State {
+function loopStates(
+  scope: Construct,
+  task: StepTask,
+  failure: FailurePath,
+  afterTarget: sfn.State,
+): { first: sfn.State; report: sfn.State } {
   const { catchToTeardown } = failure;
   const runPayload = { run: J.objectAt('$.run') };
-  // load loop
+  // load loop: the target's loads, [loadStart, loadEnd) of the run's
   const initLoad = new sfn.Pass(scope, 'InitLoad', {
-    result: sfn.Result.fromObject({ index: 0 }),
+    parameters: { 'index.$': '$.target.span.loadStart' },
     resultPath: '$.cursor',
   });
   const startLoad = catchToTeardown(
@@ -244,8 +288,9 @@ function loopStates(scope: Construct, task: StepTask, failure: FailurePath): sfn
   const moreLoads = new sfn.Choice(scope, 'MoreLoads?');
 
   // cell loop
+  // cell loop: the target's cells, [cellStart, cellEnd) of the run's
   const initCells = new sfn.Pass(scope, 'InitCells', {
-    result: sfn.Result.fromObject({ index: 0, attempt: 0 }),
+    parameters: { 'index.$': '$.target.span.cellStart', attempt: 0 },
     resultPath: '$.cursor',
   });
   const moreCells = new sfn.Choice(scope, 'MoreCells?');
@@ -262,13 +307,13 @@ function loopStates(scope: Construct, task: StepTask, failure: FailurePath): sfn
   const done = new sfn.Succeed(scope, 'Done');
 
   moreCells
-    .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.run.cellCount'), cells.first)
-    .otherwise(reportTask);
+    .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.target.span.cellEnd'), cells.first)
+    .otherwise(afterTarget);
   nextCell.next(moreCells);
   initCells.next(moreCells);
 
   moreLoads
-    .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.run.loadCount'), startLoad)
+    .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.target.span.loadEnd'), startLoad)
     .otherwise(initCells);
   initLoad.next(moreLoads);
   startLoad.next(waitLoad);
@@ -287,7 +332,7 @@ function loopStates(scope: Construct, task: StepTask, failure: FailurePath): sfn
   reportTask.next(detectTask);
   detectTask.next(teardownTask);
   teardownTask.next(done);
-  return initLoad;
+  return { first: initLoad, report: reportTask };
 }
 
 /**

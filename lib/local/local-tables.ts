@@ -10,6 +10,8 @@ import type { TableDefinition, Tags } from '../core/common/ports';
 
 export class LocalTableAdmin extends DynamoDbTableAdmin {
   private readonly tags = new Map<string, Tags>();
+  /** Every table created and deleted through this admin, in order (what a run did, for tests). */
+  readonly log: { op: 'create' | 'delete'; name: string; atMs: number }[] = [];
 
   override async createTable(def: TableDefinition): Promise<void> {
     // the tags first, as CreateTable sets them on AWS with the table: a Teardown that runs while this call is
@@ -18,6 +20,7 @@ export class LocalTableAdmin extends DynamoDbTableAdmin {
     this.tags.set(def.name, { ...def.tags });
     try {
       await super.createTable(def);
+      this.log.push({ op: 'create', name: def.name, atMs: Date.now() });
     } catch (err) {
       if (before) this.tags.set(def.name, before);
       else this.tags.delete(def.name);
@@ -40,6 +43,7 @@ export class LocalTableAdmin extends DynamoDbTableAdmin {
   override async deleteTable(name: string): Promise<boolean> {
     const deleted = await super.deleteTable(name);
     this.tags.delete(name);
+    if (deleted) this.log.push({ op: 'delete', name, atMs: Date.now() });
     return deleted;
   }
 }

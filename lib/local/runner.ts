@@ -60,6 +60,8 @@ export interface LocalRunOptions {
   signal?: AbortSignal;
   /** Called once the fleet exists, so tests can watch its processes. */
   onFleet?: (fleet: LocalFleet) => void;
+  /** Called once the table admin exists (tests read its `log` of creates and deletes). */
+  onTables?: (tables: LocalTableAdmin) => void;
   /** Called once the stand-in ScyllaDB cluster exists (specs with scylla-ec2 targets). */
   onCluster?: (cluster: LocalCluster) => void;
   /**
@@ -201,13 +203,15 @@ class LocalServices {
       });
       o.onCluster?.(this.cluster);
     }
+    const tables = new LocalTableAdmin({
+      endpoint: this.ddb.endpoint,
+      region: 'us-east-1',
+      credentials: DYNAMODB_LOCAL_CREDENTIALS,
+    });
+    o.onTables?.(tables);
     return {
       store: run.store,
-      tables: new LocalTableAdmin({
-        endpoint: this.ddb.endpoint,
-        region: 'us-east-1',
-        credentials: DYNAMODB_LOCAL_CREDENTIALS,
-      }),
+      tables,
       fleet: this.fleet,
       commands: this.fleet,
       metrics: { put: async () => undefined },

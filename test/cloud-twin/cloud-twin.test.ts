@@ -320,6 +320,48 @@ test('a DynamoDB run: every step from its bundle, under its role, writes the res
   expectNoDenials(mark);
 });
 
+test("two DynamoDB targets in sequence (#33): the first's table deleted by TeardownTarget before the second's is created", async () => {
+  const mark = twin.gateway.calls.length;
+  const target = (id: string) => ({
+    id,
+    kind: 'dynamodb',
+    billing: { mode: 'provisioned', rcu: 100, wcu: 100 },
+    expectedLatencyMs: 20,
+  });
+  const r = await twin.execute({
+    input: { spec: spec('twin-seq', { targets: [target('one'), target('two')] }) },
+    name: 'twin-seq-1',
+    waitMs: 1000,
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: logsOnFailure(r) }).toEqual({ status: 'SUCCEEDED', logs: '' });
+  expect(r.states.filter((s) => s === 'TeardownTarget')).toHaveLength(2);
+  const [one, two] = ['one', 'two'].map((t) => `fleetbench-twin-seq.${t}.twin-seq-1`);
+  // CreateTable and DeleteTable as IAM saw them: who made each call, in order
+  const tableCalls = twin.gateway.calls
+    .slice(mark)
+    .filter((c) => c.action === 'dynamodb:CreateTable' || c.action === 'dynamodb:DeleteTable')
+    .map((c) => [c.action, c.resource.split('/').pop(), c.principal.replace(/Fn.*$/, '')]);
+  expect(tableCalls).toEqual([
+    ['dynamodb:CreateTable', one, 'PipelineProvisionTarget'],
+    ['dynamodb:DeleteTable', one, 'PipelineTeardown'],
+    ['dynamodb:CreateTable', two, 'PipelineProvisionTarget'],
+    ['dynamodb:DeleteTable', two, 'PipelineTeardown'],
+  ]);
+  expect(await twin.getJson('runs/twin-seq-1/teardown/one.json')).toMatchObject({ deletedTables: [one] });
+  // the run's Teardown: the loader (which served both targets), no table left; its record lists the targets'
+  const instances = await runInstancesOf('twin-seq-1');
+  expect(instances.map((i) => i.state)).toEqual(['terminated']);
+  expect(await twin.getJson('runs/twin-seq-1/teardown.json')).toMatchObject({
+    terminated: [instances[0]!.id],
+    deletedTables: [one, two],
+    failed: false,
+  });
+  expect((await twin.tables()).filter((t) => t.includes('twin-seq'))).toEqual([]);
+  const summary = (await twin.getJson('runs/twin-seq-1/summary.json')) as { cells: { cellId: string }[] };
+  expect(summary.cells.map((c) => c.cellId)).toEqual(['one.uniform.r50.t50', 'two.uniform.r50.t50']);
+});
+
 test('a scheduled start while another run of the schedule is running is refused by Plan, nothing provisioned', async () => {
   const mark = twin.gateway.calls.length;
   const sm = twin.stateMachine();

@@ -6,7 +6,7 @@ import { cfnLintErrors } from '../support/cfn-lint';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { CELL_STATES, NON_FATAL_STATES, TASK_STATES } from '../../lib/core/pipeline/states';
+import { CELL_STATES, NON_FATAL_STATES, STEP_ENTRIES, TASK_STATES } from '../../lib/core/pipeline/states';
 import { TABLES } from '../../lib/core/results/schema';
 import { NAG_ACKNOWLEDGEMENTS, applyNagSuppressions } from '../../stacks/nag-suppressions';
 import { FleetbenchStack } from '../../stacks/fleetbench-stack';
@@ -123,6 +123,48 @@ describe('BenchmarkStateMachine', () => {
       expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'Teardown' }),
     ]);
     expect(definition.States.Teardown!.Next).toBe('Done');
+  });
+
+  it('runs the targets one after another, each provisioned, waited on, loaded, measured and torn down (#33)', () => {
+    type Choice = State & {
+      Choices: { Variable: string; NumericLessThanPath?: string; Next: string }[];
+    };
+    type Pass = State & { Parameters?: Record<string, unknown>; ResultPath?: string };
+    const st = definition.States;
+    const next = (n: string) => st[n]!.Next;
+    // the loaders once, then the targets' loop
+    expect([next('KeepRunOnly'), next('ProvisionFleet')]).toEqual(['ProvisionFleet', 'MoreTargets?']);
+    const more = st['MoreTargets?'] as Choice;
+    expect(more.Choices).toEqual([
+      expect.objectContaining({
+        Variable: '$.target.index',
+        NumericLessThanPath: '$.run.targetCount',
+        Next: 'TargetSpan',
+      }),
+    ]);
+    // after the last target: the report, regressions and the run's teardown
+    expect(more.Default).toBe('Report');
+    expect((st.TargetSpan as Pass).Parameters).toMatchObject({
+      'span.$': 'States.ArrayGetItem($.run.targets, $.target.index)',
+    });
+    expect([next('TargetSpan'), next('ProvisionTarget')]).toEqual(['ProvisionTarget', 'WaitReady']);
+    expect((st['Ready?'] as Choice).Choices[0]!.Next).toBe('InitLoad');
+    // the target's loads and cells only: the loops run over its span of the run's
+    expect((st.InitLoad as Pass).Parameters).toEqual({ 'index.$': '$.target.span.loadStart' });
+    expect((st.InitCells as Pass).Parameters).toEqual({ 'index.$': '$.target.span.cellStart', attempt: 0 });
+    expect((st['MoreLoads?'] as Choice).Choices[0]!.NumericLessThanPath).toBe('$.target.span.loadEnd');
+    const cells = st['MoreCells?'] as Choice;
+    expect(cells.Choices[0]!.NumericLessThanPath).toBe('$.target.span.cellEnd');
+    // its last cell done, the target is torn down before the next is provisioned
+    expect(cells.Default).toBe('TeardownTarget');
+    expect([next('TeardownTarget'), next('NextTarget')]).toEqual(['NextTarget', 'MoreTargets?']);
+    expect(st.TeardownTarget!.Retry).toEqual(
+      expect.arrayContaining([expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 2 })]),
+    );
+    // no Parallel: one target's resources exist at a time
+    expect(Object.values(st).filter((x) => x.Type === 'Parallel')).toEqual([]);
+    // TeardownTarget runs in Teardown's function (its deletes are every resource type's grants)
+    expect(STEP_ENTRIES[TASK_STATES.TeardownTarget]).toBe(STEP_ENTRIES[TASK_STATES.Teardown]);
   });
 
   it('is a Standard workflow with a timeout, tracing and logging', () => {

@@ -87,7 +87,16 @@ function cliAt(endpoint: string, ...args: string[]): Promise<CliResult> {
 
 /** What each Task returns (into its ResultPath) in these executions. */
 const TASK_RESULTS: Record<string, unknown> = {
-  Plan: { runId: 'r', specName: 'quickstart', cellCount: 2, loadCount: 1, loadTargets: ['ddb'], tables: [] },
+  Plan: {
+    runId: 'r',
+    specName: 'quickstart',
+    cellCount: 2,
+    loadCount: 1,
+    loadTargets: ['ddb'],
+    tables: [],
+    targets: [{ id: 'ddb', loadStart: 0, loadEnd: 1, cellStart: 0, cellEnd: 2 }],
+    targetCount: 1,
+  },
   ProvisionTarget: {},
   ProvisionFleet: {},
   WaitReady: { ready: true, waitSeconds: 0 },
@@ -98,9 +107,10 @@ const TASK_RESULTS: Record<string, unknown> = {
   CheckCell: { done: true, waitSeconds: 0 },
   AggregateCell: {},
   // CellFailed: see emulatedDefinition (its answer carries the failed step's cause)
-  WaitLoaders: { ready: true, waitSeconds: 0 },
   Report: {},
   DetectRegressions: { confirmed: 0, suspects: 0 },
+  WaitLoaders: { ready: true, waitSeconds: 0 },
+  TeardownTarget: { deleted: [] },
   Teardown: { deleted: [] },
   TeardownAfterFailure: { deleted: [] },
 };
@@ -303,9 +313,8 @@ describe('fleetbench start', () => {
       // (Task states run as Pass states here, so they print one line: "· Name")
       const order = [
         '· Plan',
-        '> Provision',
+        '· ProvisionFleet',
         '· ProvisionTarget',
-        '< Provision',
         '· WaitReady',
         '· StartLoad  load 1 of 1 (ddb)',
         '> WaitLoad  load 1 of 1 (ddb)  (waiting 0 s)',
@@ -316,6 +325,7 @@ describe('fleetbench start', () => {
         '· AggregateCell  cell 1 of 2',
         '· ConfigureCell  cell 2 of 2',
         '· AggregateCell  cell 2 of 2',
+        '· TeardownTarget',
         '· Report',
         '· Teardown',
         '· Done',

@@ -146,7 +146,31 @@ function estimateLines(plan: Plan): string[] {
     lines.push('Not billed by AWS (external services at the price the spec gives):');
     for (const it of e.attributed) lines.push(`  $${it.usd.toFixed(2).padStart(10)}  ${it.label}`);
   }
-  return lines;
+  return [...lines, ...scheduleLines(plan)];
+}
+
+/** Both executions side by side, the chosen one marked, with each target's node-hours (lib/core/cost/schedule.ts). */
+function scheduleLines(plan: Plan): string[] {
+  const chosen = plan.estimate.execution;
+  const order = [chosen, chosen === 'sequential' ? 'parallel' : 'sequential'] as const;
+  const targets = Object.keys(plan.schedules.sequential.nodeHoursByTarget);
+  return [
+    '',
+    'Schedules (the spec\'s "execution" chooses; sequential: one target at a time, each torn down after its cells; ' +
+      'parallel: side by side, each with its own loaders)',
+    table(
+      ['execution', 'estimate', 'wall time', ...targets.map((t) => `${t} node-h`)],
+      order.map((x) => {
+        const s = plan.schedules[x];
+        return [
+          `${x}${x === chosen ? ' (chosen)' : ''}`,
+          `$${s.totalUsd.toFixed(2)}`,
+          `${s.runHours} h`,
+          ...targets.map((t) => String(s.nodeHoursByTarget[t] ?? 0)),
+        ];
+      }),
+    ),
+  ];
 }
 
 /** The failure policy and what its retries can add at worst (lib/core/plan/cell-failure.ts). */

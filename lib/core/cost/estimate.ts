@@ -6,13 +6,14 @@
  * docs/cost-model.md. Exact arithmetic; items rounded to cents.
  */
 import type { Issue } from '../common/errors';
-import { DEFAULT_EXPECTED_LATENCY_MS, type RunSpec } from '../spec/schema';
+import { DEFAULT_EXPECTED_LATENCY_MS, type Execution, type RunSpec } from '../spec/schema';
 import { PriceBook, usd } from './book';
 import { BYTES_PER_GB } from './capacity';
 import { Q } from './decimal';
 import { ESTIMATE_ASSUMPTIONS, round, type Line, type PlanLike, type RunSpan } from './lines';
 import { loadProcesses } from '../plan/processes';
 import { kindOf } from '../targets/registry';
+import { runSchedule, targetLives, type RunSchedule, type TargetLife } from './schedule';
 
 export { ESTIMATE_ASSUMPTIONS, type PlanLike } from './lines';
 export interface EstimateItem {
@@ -28,6 +29,8 @@ export interface EstimateItem {
 
 export interface RunEstimate {
   priceBook: string;
+  /** The schedule the estimate is for: the spec's `execution` unless asked for the other. */
+  execution: Execution;
   /** AWS charges the run causes (external services excluded). */
   totalUsd: number;
   /** Wall-clock time the estimate assumes resources exist. */
@@ -184,43 +187,105 @@ function loaderLine(plan: PlanLike, book: PriceBook, runHours: Q): { line?: Line
   };
 }
 
-export function estimateRunCost(spec: RunSpec, plan: PlanLike, book: PriceBook): RunEstimate {
+/** What one schedule costs and takes, and each target's node-hours in it (`plan` prints both schedules). */
+export interface ScheduleSummary {
+  totalUsd: number;
+  runHours: number;
+  /** Per target: instance-hours and node-hours its estimate lines bill (0 for a serverless target). */
+  nodeHoursByTarget: Record<string, number>;
+}
+
+/** The run under each execution (docs/cost-model.md, "Schedules"). */
+export type Schedules = Record<Execution, ScheduleSummary>;
+
+/** Seconds each target lives, provisioning to teardown, and its load (lib/core/cost/schedule.ts). */
+function lives(spec: RunSpec, plan: PlanLike): TargetLife[] {
+  const load = new Map<string, Q>();
+  if (plan.load) for (const id of plan.load.targets) load.set(id, loadSeconds(spec, plan, id));
+  return targetLives(spec, plan, (id) => load.get(id) ?? Q.ZERO);
+}
+
+/** The loader lines: the one fleet for the whole run (sequential) or each target's group for its life (parallel). */
+function loaderLines(plan: PlanLike, book: PriceBook, s: RunSchedule): { lines: Line[]; unpriced: string[] } {
+  if (s.execution === 'sequential') {
+    const l = loaderLine(plan, book, s.runSeconds.div(3600));
+    return { lines: l.line ? [l.line] : [], unpriced: l.unpriced ? [l.unpriced] : [] };
+  }
+  const lines: Line[] = [];
+  const unpriced: string[] = [];
+  for (const life of s.lives) {
+    const group = { ...plan, fleet: { ...plan.fleet, loaders: life.loaders } };
+    const l = loaderLine(group, book, life.seconds.div(3600));
+    if (l.line) lines.push({ ...l.line, label: `${life.target}: ${l.line.label}`, target: life.target });
+    if (l.unpriced && !unpriced.includes(l.unpriced)) unpriced.push(l.unpriced);
+  }
+  return { lines, unpriced };
+}
+
+/**
+ * The run's cost on AWS under an execution (default: the spec's, else sequential): each target's lines for its own
+ * life (its provisioning, load, cells and teardown), the loaders for the run (sequential) or each group for its
+ * target's life (parallel), and the pipeline.
+ */
+export function estimateRunCost(
+  spec: RunSpec,
+  plan: PlanLike,
+  book: PriceBook,
+  execution: Execution = spec.execution ?? 'sequential',
+): RunEstimate {
+  const s = runSchedule(execution, lives(spec, plan));
   const lines: Line[] = [];
   const attributed: Line[] = [];
-  const unpriced: string[] = [];
-
-  let load = Q.ZERO;
-  if (plan.load) for (const id of plan.load.targets) load = load.add(loadSeconds(spec, plan, id));
-  const runSeconds = Q.of(A.setupAndTeardownSeconds)
-    .add(load)
-    .add(plan.cellSeconds)
-    .add(plan.cells.length * A.perCellOverheadSeconds);
-  const runHours = runSeconds.div(3600);
-
-  const loaders = loaderLine(plan, book, runHours);
-  if (loaders.line) lines.push(loaders.line);
-  if (loaders.unpriced) unpriced.push(loaders.unpriced);
-
-  const span: RunSpan = { spec, plan, book, runSeconds, runHours };
+  const loaders = loaderLines(plan, book, s);
+  lines.push(...loaders.lines);
+  const unpriced: string[] = [...loaders.unpriced];
   spec.targets.forEach((t, i) => {
+    const life = s.lives.find((l) => l.target === t.id)!;
+    const span: RunSpan = { spec, plan, book, runSeconds: life.seconds, runHours: life.seconds.div(3600) };
     const e = kindOf(t).runCost.estimate(t, i, span);
     lines.push(...(e.items ?? []));
     attributed.push(...(e.attributed ?? []));
     unpriced.push(...(e.unpriced ?? []));
   });
-  lines.push(...pipelineLines(span, load));
+  const load = s.lives.reduce((sum, l) => sum.add(l.loadSeconds), Q.ZERO);
+  lines.push(
+    ...pipelineLines({ spec, plan, book, runSeconds: s.runSeconds, runHours: s.runSeconds.div(3600) }, load),
+  );
 
   const items = lines.map(toItem);
-  const total = items.reduce((s, it) => s + it.cents, 0n);
+  const total = items.reduce((sum, it) => sum + it.cents, 0n);
   return {
     priceBook: book.id,
+    execution,
     totalUsd: Number(total) / 100,
-    runHours: round(runHours, 4),
+    runHours: round(s.runSeconds.div(3600), 4),
     loadHours: round(load.div(3600), 4),
     items: items.map(strip),
     attributed: attributed.map(toItem).map(strip),
     unpriced,
   };
+}
+
+/** Node-hours (and instance-hours) each target's lines bill. */
+function nodeHoursByTarget(spec: RunSpec, e: RunEstimate): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of spec.targets) {
+    const q = e.items
+      .filter((it) => it.target === t.id && (it.unit === 'instance-hour' || it.unit === 'node-hour'))
+      .filter((it) => it.kind !== 'loaders')
+      .reduce((sum, it) => sum + it.quantity, 0);
+    out[t.id] = round(Q.of(q), 4);
+  }
+  return out;
+}
+
+/** Both schedules' totals, wall time and node-hours per target. */
+export function estimateSchedules(spec: RunSpec, plan: PlanLike, book: PriceBook): Schedules {
+  const summary = (execution: Execution): ScheduleSummary => {
+    const e = estimateRunCost(spec, plan, book, execution);
+    return { totalUsd: e.totalUsd, runHours: e.runHours, nodeHoursByTarget: nodeHoursByTarget(spec, e) };
+  };
+  return { sequential: summary('sequential'), parallel: summary('parallel') };
 }
 
 const money = (x: number) =>

@@ -9,6 +9,9 @@ export const cellPlanKey = (runId: string, index: number): string =>
   runKey(runId, 'plan', `cell-${index}.json`);
 export const contextKey = (runId: string): string => runKey(runId, 'context.json');
 export const teardownKey = (runId: string): string => runKey(runId, 'teardown.json');
+/** One target's teardown record (TeardownTarget, per-target lifecycles). */
+export const targetTeardownKey = (runId: string, targetId: string): string =>
+  runKey(runId, 'teardown', `${targetId}.json`);
 export const failureKey = (runId: string): string => runKey(runId, 'failure.json');
 /** Written by the execution that resumes a run (lib/core/pipeline/resume.ts): a run is resumed once. */
 export const resumeKey = (runId: string): string => runKey(runId, 'resume.json');

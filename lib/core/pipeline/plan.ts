@@ -12,13 +12,14 @@ import { type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } fr
 import { accountNeeds, preflight } from './preflight';
 import { contextKey, runIdFromExecutionName, specKey, writePlan, type RunContext } from './context';
 import { phaseTimes } from './timing';
-import { historyBudget } from '../plan/history';
+import { historyBudget, readyChecksOf } from '../plan/history';
 import { plannedJobIssues } from './plan-checks';
 import { contextEntries, deployFindings, loadsData } from '../targets/registry';
 import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 import { planPriceBook, runPriceBookKey } from './prices';
 import { priceBookWarnings } from '../cost/book-choice';
 import { resumeRun } from './resume';
+import { targetSpans } from './run-context';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -111,6 +112,7 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   warnings.push(...deploy.warnings);
   if (deploy.issues.length) throw new InputError(deploy.issues);
   refuseOverHistoryBudget(spec);
+  refuseParallel(spec);
   // the newest price book for the spec's region (the stack's refreshed one, else a built-in one), kept with the run
   const book = await planPriceBook(deps.store, spec.region);
   warnings.push(...priceBookWarnings(book, { region: spec.region, nowMs: deps.clock.nowMs() }));
@@ -147,11 +149,29 @@ async function specOf(input: PlanInput, store: ObjectStore): Promise<unknown> {
   return raw;
 }
 
+/** `"execution": "parallel"` is planned and estimated (fleetbench plan), not run by this pipeline yet. */
+function refuseParallel(spec: RunSpec): void {
+  if (spec.execution !== 'parallel') return;
+  throw new InputError([
+    {
+      path: 'execution',
+      message:
+        '"parallel" is estimated by `fleetbench plan` but not run by this pipeline yet: use "sequential" (the ' +
+        'default: one target at a time, each torn down after its cells)',
+    },
+  ]);
+}
+
 /** The history budget from the grid's size, counted: a grid too large for one execution is not planned at all. */
 function refuseOverHistoryBudget(spec: RunSpec): void {
   const cells = cellCount(spec);
   const loads = spec.dataset.load ? spec.targets.filter(loadsData).length : 0;
-  const budget = historyBudget({ cells, loads });
+  const budget = historyBudget({
+    cells,
+    loads,
+    targets: spec.targets.length,
+    readyChecks: readyChecksOf(spec.targets),
+  });
   if (budget.events <= budget.limit) return;
   throw new InputError([
     {
@@ -223,12 +243,19 @@ function runContext(args: {
       },
     ]);
   }
+  const targets = targetSpans(
+    spec.targets.map((t) => t.id),
+    p.cells,
+    p.load ? p.load.targets : [],
+  );
   return {
     runId,
     specName: spec.name,
     storeUri: deps.store.uri,
     startedAtMs: now,
     cellCount: p.cells.length,
+    targets,
+    targetCount: targets.length,
     loadTargets: p.load ? p.load.targets : [],
     loadCount: p.load ? p.load.targets.length : 0,
     loaders: p.fleet.loaders,

@@ -10,7 +10,8 @@ import {
   type CommandRunner,
   type FleetAdmin,
 } from '../common/ports';
-import { checkRun, readSpec, runTags } from './context';
+import { checkRun, readSpec, runTags, type RunContext } from './context';
+import { InputError } from '../common/errors';
 import { kindOf } from '../targets/registry';
 import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';
 import { runReadyLimits } from './timing';
@@ -36,9 +37,10 @@ export interface ProvisionTargetResult {
 export async function provisionTarget(
   runIn: unknown,
   deps: ProvisionContext['ports'] & Pick<ProvisionContext, 'sleep'>,
+  target?: unknown,
 ): Promise<ProvisionTargetResult> {
   const run = checkRun(runIn);
-  const spec = await readSpec(deps.store, run.runId);
+  const spec = scopedSpec(await readSpec(deps.store, run.runId), run, target);
   // not `{ sleep, ...ports } = deps`: a rest copy reads every getter of the Lambdas' ports, and `runs` throws
   const ctx: ProvisionContext = {
     run,
@@ -62,6 +64,24 @@ export async function provisionTarget(
     ...(dax.length ? { dax } : {}),
     ...(secrets.length ? { secrets } : {}),
   };
+}
+
+/**
+ * The spec with only the target the state machine is at (`target`: its index in the run's `targets`, per-target
+ * lifecycles); without an index, every target (a context of an older run).
+ */
+export function scopedSpec<S extends { targets: { id: string }[] }>(
+  spec: S,
+  run: RunContext,
+  target: unknown,
+): S {
+  if (target === undefined || target === null) return spec;
+  const span = Number.isInteger(target) ? run.targets?.[target as number] : undefined;
+  if (!span)
+    throw new InputError([
+      { path: 'target', message: `an index into run.targets (0 to ${(run.targets?.length ?? 0) - 1})` },
+    ]);
+  return { ...spec, targets: spec.targets.filter((t) => t.id === span.id) };
 }
 
 export interface ProvisionFleetResult {
@@ -108,16 +128,16 @@ export async function loaderIds(fleet: FleetAdmin, runId: string): Promise<strin
 }
 
 /**
- * WaitReady: every target ready as its kind says (lib/core/targets/<kind>/kind.ts: tables ACTIVE, DAX available,
+ * WaitReady: every target (or the one at `target`, per-target lifecycles) ready as its kind says (lib/core/targets/<kind>/kind.ts: tables ACTIVE, DAX available,
  * nodes answering), every loader online in SSM; then what each kind does once the whole run is ready (a node
  * cluster's schema). The deadline is the longest any target needs; the step fails once it has passed.
  */
 export async function waitReady(
-  input: { run: unknown; ready?: Partial<ReadyState> | null },
+  input: { run: unknown; ready?: Partial<ReadyState> | null; target?: unknown },
   deps: StepContext['ports'] & { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
 ): Promise<ReadyState> {
   const run = checkRun(input.run);
-  const spec = await readSpec(deps.store, run.runId);
+  const spec = scopedSpec(await readSpec(deps.store, run.runId), run, input.target);
   const now = deps.clock.nowMs();
   const { timeoutSeconds, pollSeconds } = runReadyLimits(spec);
   const deadlineMs = input.ready?.deadlineMs ?? now + timeoutSeconds * 1000;

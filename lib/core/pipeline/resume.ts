@@ -20,7 +20,7 @@ import {
   teardownKey,
   type RunContext,
 } from './context';
-import { readRunContext } from './run-context';
+import { readRunContext, targetSpans } from './run-context';
 import type { CellResult } from './aggregate';
 
 const RUN_ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
@@ -114,8 +114,16 @@ export async function resumeRun(
   const { runId, run, cells } = await resumable(deps.store, input.resume);
   const now = deps.clock.nowMs();
   const record: ResumeRecord = { executionName: input.executionName, atMs: now, cells };
+  // the targets with a cell to run (a target whose cells all have rows is not provisioned again); a context of a
+  // run before per-target lifecycles gets its spans from the stored plan
+  const plan = run.targets ? null : await readPlan(deps.store, runId);
+  const spans = (
+    run.targets ?? targetSpans(Object.keys(plan!.sizing), plan!.cells, plan!.load ? plan!.load.targets : [])
+  ).filter((t) => cells.some((c) => c >= t.cellStart && c < t.cellEnd));
   const ctx: RunContext = {
     ...run,
+    targets: spans,
+    targetCount: spans.length,
     // the janitor's horizon counts from now, as long as the first run's was from its start
     expiresAt: Math.ceil(now / 1000) + (run.expiresAt - Math.floor(run.startedAtMs / 1000)),
     resume: record,

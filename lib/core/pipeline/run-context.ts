@@ -27,6 +27,13 @@ export interface RunContext {
    * entry schema and the helpers: a type's entries, a target's resources).
    */
   resources: RunResource[];
+  /**
+   * The targets in the order the state machine runs them (docs/aws-pipeline.md, "Per-target lifecycles"): each is
+   * provisioned, loaded (loads [loadStart, loadEnd)), measured (cells [cellStart, cellEnd)) and torn down before the
+   * next. Plan writes it (targetSpans); `targetCount` is its length, for the state machine's Choice.
+   */
+  targets?: TargetSpan[];
+  targetCount?: number;
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;
@@ -35,6 +42,44 @@ export interface RunContext {
    * (those without a complete row); the others are skipped by ConfigureCell.
    */
   resume?: { executionName: string; atMs: number; cells: number[] };
+}
+
+/** One target's place in the run: its load phases and its cells, as half-open index ranges. */
+export interface TargetSpan {
+  id: string;
+  loadStart: number;
+  loadEnd: number;
+  cellStart: number;
+  cellEnd: number;
+}
+
+/**
+ * Each target's span: its cells (the plan orders them by target) and its load (the order of `loadTargets`). A target
+ * the plan gives no cell (none) is left out: nothing of it is provisioned.
+ */
+export function targetSpans(
+  targetIds: readonly string[],
+  cells: readonly { target: string }[],
+  loadTargets: readonly string[],
+): TargetSpan[] {
+  return targetIds.flatMap((id) => {
+    const first = cells.findIndex((c) => c.target === id);
+    if (first < 0) return [];
+    let end = first;
+    while (end < cells.length && cells[end]!.target === id) end++;
+    if (cells.slice(end).some((c) => c.target === id))
+      throw new Error(`the plan's cells of target "${id}" are not consecutive`);
+    const load = loadTargets.indexOf(id);
+    return [
+      {
+        id,
+        loadStart: load < 0 ? 0 : load,
+        loadEnd: load < 0 ? 0 : load + 1,
+        cellStart: first,
+        cellEnd: end,
+      },
+    ];
+  });
 }
 
 /** The tags every resource of the run carries (its id, spec, expiry and role), over the user's. */

@@ -16,6 +16,7 @@ export const TASK_STATES = {
   AggregateCell: 'aggregateCell',
   CellFailed: 'cellFailed',
   WaitLoaders: 'waitLoaders',
+  TeardownTarget: 'teardownTarget',
   Report: 'report',
   DetectRegressions: 'detectRegressions',
   Teardown: 'teardown',
@@ -61,5 +62,7 @@ export const STEP_ENTRIES: Record<StepName, string> = {
   waitLoaders: 'wait-loaders.ts',
   report: 'report.ts',
   teardown: 'teardown.ts',
+  // the same function as Teardown (its grants: every resource type's deletes); the handler tells them apart
+  teardownTarget: 'teardown.ts',
   detectRegressions: 'detect-regressions.ts',
 };

@@ -9,13 +9,14 @@ import type { PhaseJob } from './context';
 import { checkPhase, configureCell, startPhase, type StartInput } from './phase';
 import { detectRegressions } from './regressions';
 import { provisionFleet, provisionTarget, waitReady, type ReadyState } from './provision';
-import { teardown, type TeardownInput } from './teardown';
+import { teardown, teardownTarget, type TeardownInput } from './teardown';
 import { cellFailed, waitLoaders, type CellFailedInput } from './cell-failure';
 
 export const STEPS = {
-  provisionTarget: (e: { run: unknown }, p: Ports) => provisionTarget(e.run, p),
+  provisionTarget: (e: { run: unknown; target?: number }, p: Ports) => provisionTarget(e.run, p, e.target),
   provisionFleet: (e: { run: unknown }, p: Ports) => provisionFleet(e.run, p),
-  waitReady: (e: { run: unknown; ready?: Partial<ReadyState> | null }, p: Ports) => waitReady(e, p),
+  waitReady: (e: { run: unknown; ready?: Partial<ReadyState> | null; target?: number }, p: Ports) =>
+    waitReady(e, p),
   startLoad: (e: StartInput, p: Ports) => startPhase('load', e, p),
   checkLoad: (e: { job: PhaseJob }, p: Ports) => checkPhase(e.job, p),
   configureCell: (e: { run: unknown; index: number; attempt?: number }, p: Ports) => configureCell(e, p),
@@ -25,5 +26,6 @@ export const STEPS = {
   cellFailed: (e: CellFailedInput, p: Ports) => cellFailed(e, p),
   waitLoaders: (e: { run: unknown; loaders: { deadlineMs: number } }, p: Ports) => waitLoaders(e, p),
   teardown: (e: TeardownInput, p: Ports) => teardown(e, p),
+  teardownTarget: (e: { run: unknown; target: number }, p: Ports) => teardownTarget(e, p),
   detectRegressions: (e: { run: unknown }, p: Ports) => detectRegressions(e, p),
 };

@@ -16,9 +16,13 @@ import {
 } from './context';
 import { lateArrivals, type LateArrivalDeps, type LateArrivalsResult } from './late-arrivals';
 import { RESOURCE_TYPES } from '../targets/registry';
+import { LOADERS } from '../resources/loaders';
+import { targetResources } from '../resources/run-resource';
+import { targetTeardownKey } from './keys';
 import {
   counted,
   type JanitorListField,
+  type RemovalScope,
   type ResourceType,
   type TeardownListField,
 } from '../resources/resource-type';
@@ -56,7 +60,7 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   result.failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
   const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
   await deps.store.putJson(teardownKey(runId), {
-    ...mergeRecord(result, previous),
+    ...mergeRecord(await withTargetTeardowns(result, run, deps.store), previous),
     ...(errors.length ? { errors } : {}),
     atMs: deps.clock.nowMs(),
   });
@@ -64,6 +68,43 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   if (errors.length)
     throw new Error(`teardown of run ${runId} incomplete (it is retried): ${errors.join('; ')}`);
   return result;
+}
+
+/** What TeardownTarget removed or kept, per resource type's record fields (no loaders: they stay). */
+export type TargetTeardownResult = { runId: string; target: string } & {
+  [field in TeardownListField]?: string[];
+};
+
+/**
+ * TeardownTarget (per-target lifecycles, docs/aws-pipeline.md): after a target's last cell, its resources (the
+ * context's entries for it, and its nodes by their target tag) removed through the same resource types and ownership
+ * rule as Teardown; the loaders stay for the next target. Recorded at runs/<id>/teardown/<target>.json. Whatever it
+ * leaves, the run's Teardown (at the end, or on a failure) removes: it covers every resource of the run.
+ */
+export async function teardownTarget(
+  input: { run: unknown; target: unknown },
+  deps: TeardownDeps,
+): Promise<TargetTeardownResult> {
+  const run = readRunContext(input.run);
+  const t = input.target;
+  const span = Number.isInteger(t) ? run.targets?.[t as number] : undefined;
+  if (!span)
+    throw new InputError([
+      { path: 'target', message: `an index into run.targets (0 to ${(run.targets?.length ?? 0) - 1})` },
+    ]);
+  const scoped: RunContext = { ...run, resources: targetResources(run, span.id) };
+  const { result, errors } = await removeRunResources(run.runId, scoped, deps, { targetId: span.id });
+  const record: TargetTeardownResult = { runId: run.runId, target: span.id };
+  for (const [key, value] of Object.entries(result))
+    if (Array.isArray(value) && key !== LOADERS.record.removed) record[key as TeardownListField] = value;
+  await deps.store.putJson(targetTeardownKey(run.runId, span.id), {
+    ...record,
+    ...(errors.length ? { errors } : {}),
+    atMs: deps.clock.nowMs(),
+  });
+  if (errors.length)
+    throw new Error(`teardown of target ${span.id} of run ${run.runId} incomplete: ${errors.join('; ')}`);
+  return record;
 }
 
 /**
@@ -97,10 +138,12 @@ async function removeRunResources(
   runId: string,
   run: RunContext | null,
   deps: TeardownDeps,
+  scope?: RemovalScope,
 ): Promise<{ result: TeardownResult; errors: string[] }> {
   const errors: string[] = [];
   const result: TeardownResult = { runId, terminated: [], deletedTables: [], keptTables: [], failed: false };
-  for (const type of RESOURCE_TYPES) {
+  // one target's teardown leaves the loaders: they serve the next target
+  for (const type of RESOURCE_TYPES.filter((t) => !scope || t !== LOADERS)) {
     // (a malformed entry of the context fails its type only: the others are still removed)
     try {
       if (!type.available(deps)) {
@@ -113,7 +156,7 @@ async function removeRunResources(
         recordRemoval(result, type, { removed: [], kept: [] });
         continue;
       }
-      const removal = await type.removeForRun(runId, run, deps);
+      const removal = await type.removeForRun(runId, run, deps, scope);
       recordRemoval(result, type, removal);
       errors.push(...removal.errors);
     } catch (err) {
@@ -135,6 +178,31 @@ function recordRemoval(
 }
 
 type TeardownRecord = TeardownResult & { passes?: number };
+
+/**
+ * The run's teardown record lists what each target's teardown (TeardownTarget, runs/<id>/teardown/<target>.json)
+ * removed or kept too, so teardown.json says everything the run's teardowns did.
+ */
+async function withTargetTeardowns(
+  result: TeardownResult,
+  run: RunContext | null,
+  store: TeardownDeps['store'],
+): Promise<TeardownResult> {
+  // the targets' in their order, then this pass's own
+  const lists = new Map<TeardownListField, string[]>();
+  for (const span of run?.targets ?? []) {
+    const key = targetTeardownKey(run!.runId, span.id);
+    const rec = (await readOptional(store, key)) as Record<string, unknown> | null;
+    for (const type of RESOURCE_TYPES)
+      for (const field of [type.record.removed, type.record.kept]) {
+        const listed = field ? rec?.[field] : undefined;
+        if (field && Array.isArray(listed)) lists.set(field, [...(lists.get(field) ?? []), ...listed]);
+      }
+  }
+  const out: TeardownResult = { ...result };
+  for (const [field, listed] of lists) out[field] = [...new Set([...listed, ...(result[field] ?? [])])];
+  return out;
+}
 
 /**
  * A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried teardown): the

@@ -55,7 +55,7 @@ export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: 
 }
 
 /**
- * The longest the run can take: every target's ready wait, load and cell to its deadline, and each retry the plan
+ * The longest the run can take: every target's ready wait (one after another), load and cell to its deadline, and each retry the plan
  * allows (the longest cell again, after replacement loaders waited on to their deadline).
  */
 export function phaseTimes(
@@ -68,7 +68,8 @@ export function phaseTimes(
   const f = plan.onCellFailure;
   const retries =
     f.retries * Math.max(0, ...deadlines) + f.replacements * LOADER_REPLACEMENT_LIMITS.timeoutSeconds;
-  const ready = runReadyLimits(spec).timeoutSeconds;
+  // each target is provisioned and waited on in its turn (per-target lifecycles), to its own kind's deadline
+  const ready = spec.targets.reduce((s, t) => s + runReadyLimits({ targets: [t] }).timeoutSeconds, 0);
   return { worstCaseSeconds: ready + loads + cells + retries };
 }
 

@@ -6,7 +6,7 @@
 import type { CellFailurePolicy, RunSpec } from '../spec/schema';
 import type { PriceBook } from '../cost/book';
 import { estimateRunCost, type PlanLike, type RunEstimate } from '../cost/estimate';
-import { LOADER_REPLACEMENT_LIMITS, retryRoom } from './history';
+import { LOADER_REPLACEMENT_LIMITS, readyChecksOf, retryRoom } from './history';
 
 /** Runs of one cell at most under retry-then-continue: the first, and one retry with fresh YCSB processes. */
 export const CELL_ATTEMPTS = 2;
@@ -54,7 +54,14 @@ export function planCellFailure(
   const attempts = policy === 'stop' ? 1 : CELL_ATTEMPTS;
   const loads = plan.load ? plan.load.targets.length : 0;
   const { retries, replacements } =
-    attempts === 1 ? { retries: 0, replacements: 0 } : retryRoom({ cells: plan.cells.length, loads });
+    attempts === 1
+      ? { retries: 0, replacements: 0 }
+      : retryRoom({
+          cells: plan.cells.length,
+          loads,
+          targets: spec.targets.length,
+          readyChecks: readyChecksOf(spec.targets),
+        });
   if (retries === 0)
     return {
       policy,

@@ -5,7 +5,8 @@
  * above it, and a failed cell is retried only while the retries still fit (./cell-failure.ts).
  */
 import type { ReadyLimits } from '../targets/kind';
-import { TARGET_KINDS } from '../targets/registry';
+import type { Target } from '../spec/schema';
+import { TARGET_KINDS, kindOf } from '../targets/registry';
 
 export const HISTORY_EVENT_LIMIT = 20_000;
 /** Checks of a started phase after its expected end, at most (lib/core/pipeline/timing.ts nextWaitSeconds). */
@@ -37,6 +38,21 @@ export function maxReadyChecks(): number {
   return Math.max(...limits.map((l) => Math.ceil(l.timeoutSeconds / l.pollSeconds)));
 }
 
+/**
+ * The ready checks of each target's WaitReady (it waits for one target at a time: that target's kind's limits, as
+ * lib/core/pipeline/timing.ts runReadyLimits chooses them for it), summed over the targets.
+ */
+export function readyChecksOf(targets: readonly Target[]): number {
+  return targets.reduce((sum, t) => {
+    const slow = kindOf(t).slowReady;
+    const l =
+      slow?.applies(t) && slow.limits.timeoutSeconds > DEFAULT_READY_LIMITS.timeoutSeconds
+        ? slow.limits
+        : DEFAULT_READY_LIMITS;
+    return sum + Math.ceil(l.timeoutSeconds / l.pollSeconds);
+  }, 0);
+}
+
 /** Events one Lambda Task state adds (Entered, Scheduled, Started, Succeeded, Exited). */
 const TASK = 5;
 const CHOICE = 2;
@@ -63,20 +79,46 @@ export function eventsPerReplacement(): number {
 }
 
 export function fixedEvents(): number {
-  const ready = maxReadyChecks() * (TASK + CHOICE + WAIT);
-  // start/end, Plan, Parallel with two branches, passes, Report, DetectRegressions, Teardown, Succeed
-  return 2 + TASK + (4 + 2 * TASK) + 3 * PASS + ready + 3 * TASK + 2;
+  // start/end, Plan, the passes (Init, KeepRunOnly), ProvisionFleet, the targets' last choice, Report,
+  // DetectRegressions, Teardown, Succeed
+  return 2 + TASK + 2 * PASS + TASK + CHOICE + 3 * TASK + 2;
 }
 
-/** The worst-case history events of a run of `cells` cells and `loads` loaded targets (the plan's, or counted). */
-export function historyBudget(counts: { cells: number; loads: number }): {
+/**
+ * The events of one target's lifecycle (the state machine runs them one after another) but its ready checks: its
+ * choice and span, its ProvisionTarget, the load and cell loops' entry and last choice, its TeardownTarget and the
+ * cursor to the next.
+ */
+export function eventsPerTarget(): number {
+  return CHOICE + PASS + TASK + 2 * (PASS + CHOICE) + TASK + PASS;
+}
+
+/** Events of one ready check (WaitReady, its choice, the wait before the next). */
+export const EVENTS_PER_READY_CHECK = TASK + CHOICE + WAIT;
+
+/** What the history budget counts: cells, loaded targets, targets (default one) and their ready checks in all. */
+export interface HistoryCounts {
+  cells: number;
+  loads: number;
+  targets?: number;
+  /** Default: the slowest kind's, for each target (readyChecksOf gives a spec's). */
+  readyChecks?: number;
+}
+
+/** The worst-case history events of a run (the plan's counts, or counted). */
+export function historyBudget(counts: HistoryCounts): {
   events: number;
   perCell: number;
   limit: number;
 } {
   const perCell = eventsPerPhase('run');
   return {
-    events: fixedEvents() + counts.loads * eventsPerPhase('load') + counts.cells * perCell,
+    events:
+      fixedEvents() +
+      (counts.targets ?? 1) * eventsPerTarget() +
+      (counts.readyChecks ?? (counts.targets ?? 1) * maxReadyChecks()) * EVENTS_PER_READY_CHECK +
+      counts.loads * eventsPerPhase('load') +
+      counts.cells * perCell,
     perCell,
     limit: HISTORY_EVENT_LIMIT,
   };
@@ -87,7 +129,7 @@ export function historyBudget(counts: { cells: number; loads: number }): {
  * with their retry, at most MAX_LOADER_REPLACEMENTS), then retries (at most one per cell). A cell failing when no
  * retry is left is recorded incomplete at once; a loader lost when no replacement is left stops the run.
  */
-export function retryRoom(counts: { cells: number; loads: number }): {
+export function retryRoom(counts: HistoryCounts): {
   retries: number;
   replacements: number;
 } {

@@ -22,7 +22,7 @@ import { TABLE_PREFIX } from '../common/ports';
 import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
 import { kindOf, loadsData } from '../targets/registry';
-import { estimateRunCost, type RunEstimate } from '../cost/estimate';
+import { estimateRunCost, estimateSchedules, type RunEstimate, type Schedules } from '../cost/estimate';
 import { planCellFailure, type CellFailurePlan } from './cell-failure';
 import type { CellPrediction } from '../dynamodb-model/plan-cell';
 import {
@@ -115,8 +115,10 @@ export interface Plan {
   warnings: string[];
   /** Seconds of benchmark time (cells only, excluding load and provisioning). */
   cellSeconds: number;
-  /** What the run itself will cost on AWS, itemised (lib/core/cost/estimate.ts). */
+  /** What the run itself will cost on AWS under the spec's `execution`, itemised (lib/core/cost/estimate.ts). */
   estimate: RunEstimate;
+  /** Both executions' cost, wall time and node-hours per target (lib/core/cost/schedule.ts). */
+  schedules: Schedules;
   /** What a failed cell does, and what retries can cost at worst (./cell-failure.ts). */
   onCellFailure: CellFailurePlan;
   /** The SLO searches (`workload.search`), each with its probe cells and predicted limit; absent without one. */
@@ -226,7 +228,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
         `from recordcount, so processes insert (overwrite) the same keys; the insert count is right, the table grows less`,
     );
   }
-  const plan: Omit<Plan, 'estimate' | 'onCellFailure'> = {
+  const plan: Omit<Plan, 'estimate' | 'onCellFailure' | 'schedules'> = {
     specName: spec.name,
     runId,
     cells,
@@ -253,7 +255,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
       `onCellFailure: retrying every cell once would add up to $${onCellFailure.worstCase.extraUsd.toFixed(2)}, ` +
         `taking the run over budget.maxUsd ($${spec.budget.maxUsd}) at worst; set "onCellFailure": "stop" to cap it`,
     );
-  return { ...plan, estimate, onCellFailure };
+  return { ...plan, estimate, schedules: estimateSchedules(spec, plan, book), onCellFailure };
 }
 
 /** A target's cells: every distribution × operation mix × throughput step (× A/A repeats), in that order. */

@@ -65,8 +65,16 @@ export interface ResourceType {
   mayExist(run: RunContext | null): boolean;
   /** Names the context gives (a run naming some where the port is missing fails its teardown: they would stay). */
   namedIn(run: RunContext): string[];
-  /** Removes the run's own (context names and the run tag), each only when its own tag is the run's id. */
-  removeForRun(runId: string, run: RunContext | null, ports: LifecyclePorts): Promise<Removal>;
+  /**
+   * Removes the run's own (context names and the run tag), each only when its own tag is the run's id. With `scope`
+   * (TeardownTarget, per-target lifecycles; `run` then lists that target's resources only): that target's alone.
+   */
+  removeForRun(
+    runId: string,
+    run: RunContext | null,
+    ports: LifecyclePorts,
+    scope?: RemovalScope,
+  ): Promise<Removal>;
   /**
    * The Janitor: removes those of any run (carrying a run tag) whose expires-at has passed; names per `swept`
    * field, and the failures of single resources (the others are still tried).
@@ -74,6 +82,14 @@ export interface ResourceType {
   sweepExpired(ports: SweepPorts, expired: (tags: Tags) => boolean): Promise<Sweep>;
   /** What each run still owns by its run tag ("table fleetbench-…"), for the late-arrivals pass. */
   liveByRun(ports: LifecyclePorts): Promise<{ tags: Tags; label: string }[]>;
+}
+
+/**
+ * One target's teardown (TeardownTarget): its context entries and what carries its target tag; the run-wide sweeps by
+ * the run tag are left to the run's Teardown, which still follows and covers everything of the run.
+ */
+export interface RemovalScope {
+  targetId: string;
 }
 
 /** What a Janitor sweep of one type removed (by record field), and what failed. */

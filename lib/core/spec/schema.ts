@@ -541,6 +541,13 @@ export const LocalOptions = z.strictObject({
 
 /** What the run does when a cell fails (lib/core/pipeline/cell-failure.ts). */
 export const CellFailurePolicy = z.enum(['retry-then-continue', 'stop']);
+
+/**
+ * How a study of several targets runs (docs/aws-pipeline.md): "sequential" gives each target its own lifecycle
+ * (provisioned, loaded, measured, torn down, then the next); "parallel" measures the targets side by side.
+ */
+export const Execution = z.enum(['sequential', 'parallel']);
+export type Execution = z.output<typeof Execution>;
 export type CellFailurePolicy = z.output<typeof CellFailurePolicy>;
 
 export const RunSpecSchema = z.strictObject({
@@ -571,6 +578,11 @@ export const RunSpecSchema = z.strictObject({
     'What a failed cell does: "retry-then-continue" (the default for studies of more than one cell) runs it once more ' +
       'with fresh YCSB processes (replacing lost loaders) and, failing again, records it incomplete and goes on; "stop" ' +
       '(the default for one cell) ends the run, torn down.',
+  ),
+  execution: Execution.optional().describe(
+    'How the targets run: "sequential" (the default) provisions, loads and measures one target at a time and tears ' +
+      'it down before the next is provisioned, so each is billed only for its own cells; "parallel" measures the ' +
+      'targets side by side (fleetbench plan estimates it; the pipeline does not run it yet and refuses it).',
   ),
   baseline: z
     .string()

@@ -118,14 +118,15 @@ describe('run estimate items', () => {
         ],
       }),
     );
-    // two cells now: 900 + 2 × 3,540 + 2 × 60 = 8,100 s = 2.25 h
-    expect(e.runHours).toBe(2.25);
-    // 3 × 2.25 h × $0.686 = $4.6305
-    expect(item(e, /scylla: 3 × i4i.2xlarge/)).toMatchObject({ quantity: 6.75, usd: 4.63 });
-    // 3 × 100 GB × $0.08 × 2.25/730 = $0.0739…
-    expect(item(e, /scylla: 3 × 100 GB gp3/).usd).toBe(0.07);
-    // $4,544/month × 2.25/730 = $14.0055
-    expect(e.attributed).toEqual([expect.objectContaining({ target: 'cloud', usd: 14.01 })]);
+    // sequential (the default): each target lives 900 + 3,540 + 60 = 4,500 s = 1.25 h, one after the other: 2.5 h
+    expect(e.execution).toBe('sequential');
+    expect(e.runHours).toBe(2.5);
+    // each target billed for its own life only: 3 × 1.25 h × $0.686 = $2.5725
+    expect(item(e, /scylla: 3 × i4i.2xlarge/)).toMatchObject({ quantity: 3.75, usd: 2.57 });
+    // 3 × 100 GB × $0.08 × 1.25/730 = $0.0411…
+    expect(item(e, /scylla: 3 × 100 GB gp3/).usd).toBe(0.04);
+    // $4,544/month × 1.25/730 = $7.7808…
+    expect(e.attributed).toEqual([expect.objectContaining({ target: 'cloud', usd: 7.78 })]);
     expect(e.items.some((i) => i.target === 'cloud')).toBe(false);
   });
 

@@ -168,10 +168,16 @@ describe('examples/seed-000-dax.json', () => {
     const [alone, cached] = spec.targets;
     expect(alone).not.toHaveProperty('dax');
     expect(cached).toMatchObject({ dax: { nodeType: 'dax.r5.large', nodes: 3 }, consistentReads: false });
-    const est = estimateRunCost(spec, planRun(spec), book);
+    const plan = planRun(spec);
+    const est = estimateRunCost(spec, plan, book);
     const dax = est.items.filter((i) => i.kind === 'dax');
     expect(dax).toHaveLength(1);
-    const hours = Math.ceil((est.runHours * 3600 + ESTIMATE_ASSUMPTIONS.daxSetupSeconds) / 3600);
+    // the two targets have the same cells and table, so the same life: in sequence the run is twice it, side by
+    // side the run is it; the cluster is billed for its own target's life (not the run's)
+    const side = estimateRunCost(spec, plan, book, 'parallel');
+    expect(est.runHours).toBeCloseTo(2 * side.runHours, 3);
+    expect(side.items.find((i) => i.kind === 'dax')).toEqual(dax[0]);
+    const hours = Math.ceil((side.runHours * 3600 + ESTIMATE_ASSUMPTIONS.daxSetupSeconds) / 3600);
     // 3 nodes × whole hours × $0.269
     expect(dax[0]).toMatchObject({ target: 'dynamodb-dax', quantity: 3 * hours, unitUsd: 0.269 });
     expect(dax[0]!.usd).toBeCloseTo(Math.round(3 * hours * 0.269 * 100) / 100, 9);

@@ -24,6 +24,7 @@ import {
   eventsPerReplacement,
   eventsPerRetry,
   historyBudget,
+  readyChecksOf,
 } from '../../../lib/core/plan/history';
 
 const T0 = 1_800_000_000_000;
@@ -208,7 +209,12 @@ describe("the plan's failure policy (seed 002's staircase)", () => {
     expect(f.retries).toBeGreaterThan(0);
     const loads = p.load?.targets.length ?? 0;
     const events =
-      historyBudget({ cells: p.cells.length, loads }).events +
+      historyBudget({
+        cells: p.cells.length,
+        loads,
+        targets: spec.targets.length,
+        readyChecks: readyChecksOf(spec.targets),
+      }).events +
       f.retries * eventsPerRetry() +
       f.replacements * eventsPerReplacement();
     expect(events).toBeLessThanOrEqual(HISTORY_EVENT_LIMIT);

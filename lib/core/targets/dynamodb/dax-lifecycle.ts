@@ -16,6 +16,7 @@ import type { RunContext } from '../../pipeline/run-context';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 import { entriesOf, entryOf } from '../../resources/run-resource';
 import { DAX_ENTRY } from './entries';
+import type { RemovalScope } from '../../resources/resource-type';
 
 function needDax(step: string, dax: DaxAdmin | undefined): DaxAdmin {
   if (!dax) throw new StepFailedError(step, 'the run has a DAX cluster and no DAX port is configured');
@@ -111,9 +112,11 @@ export async function removeRunDax(
   runId: string,
   run: RunContext | null,
   dax: DaxAdmin,
+  scope?: RemovalScope,
 ): Promise<DaxTeardown> {
   const names = new Set<string>(entriesOf(run, DAX_ENTRY).map((c) => c.name));
-  for (const c of await dax.listClusters({ runId })) names.add(c.name);
+  // one target's teardown: the context's clusters (its own); the run's Teardown sweeps by the run tag
+  if (!scope) for (const c of await dax.listClusters({ runId })) names.add(c.name);
   const groups = new Set(
     (await dax.listSupporting({ runId })).filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name),
   );
@@ -141,7 +144,7 @@ export async function removeRunDax(
   });
   if (clusters.errors.length) throw new Error(clusters.errors.join('; '));
   // groups of the run whose cluster is gone (an earlier pass deleted it, or its create failed)
-  for (const name of groups) if (!handled.has(name)) await deleteGroups(name);
+  if (!scope) for (const name of groups) if (!handled.has(name)) await deleteGroups(name);
   return {
     deletedDaxClusters: clusters.removed,
     pendingDaxGroups,

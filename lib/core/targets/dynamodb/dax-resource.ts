@@ -20,8 +20,8 @@ export const DAX_CLUSTERS: ResourceType = {
   available: (ports) => ports.dax !== undefined,
   mayExist: (run) => !run || entriesOf(run, DAX_ENTRY).length > 0,
   namedIn: (run) => entriesOf(run, DAX_ENTRY).map((c) => c.name),
-  async removeForRun(runId, run, { dax }) {
-    const r = await removeRunDax(runId, run, dax!);
+  async removeForRun(runId, run, { dax }, scope) {
+    const r = await removeRunDax(runId, run, dax!, scope);
     return {
       removed: r.deletedDaxClusters,
       kept: r.keptDaxClusters,

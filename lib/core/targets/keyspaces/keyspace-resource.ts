@@ -19,7 +19,7 @@ export const KEYSPACES: ResourceType = {
   available: (ports) => ports.keyspaces !== undefined,
   mayExist: (run) => !run || entriesOf(run, KEYSPACE_ENTRY).length > 0,
   namedIn: (run) => entriesOf(run, KEYSPACE_ENTRY).map((k) => k.name),
-  removeForRun: (runId, run, { keyspaces }) => removeRunKeyspaces(runId, run, keyspaces!),
+  removeForRun: (runId, run, { keyspaces }, scope) => removeRunKeyspaces(runId, run, keyspaces!, scope),
   sweepExpired: async ({ keyspaces }, expired) => ({
     removed: { deletedKeyspaces: await sweepExpiredKeyspaces(keyspaces!, expired) },
   }),

@@ -17,6 +17,7 @@ import type { KeyspacesTarget, RunSpec } from '../../spec/schema';
 import type { RunContext } from '../../pipeline/run-context';
 import { entriesOf, entryOf } from '../../resources/run-resource';
 import { KEYSPACE_ENTRY, type KeyspaceEntry } from './entries';
+import type { RemovalScope } from '../../resources/resource-type';
 import { ownedByRun, removeOwned, type OwnedRemoval } from '../../pipeline/ownership';
 
 /** The Keyspaces port a step needs (the run has keyspaces targets). */
@@ -179,9 +180,11 @@ export async function removeRunKeyspaces(
   runId: string,
   run: RunContext | null,
   admin: KeyspacesAdmin,
+  scope?: RemovalScope,
 ): Promise<OwnedRemoval> {
   const names = new Set(entriesOf(run, KEYSPACE_ENTRY).map((k) => k.name));
-  for (const k of await admin.listKeyspaces({ runId })) names.add(k.name);
+  // one target's teardown: the context's keyspace (its own); the run's Teardown sweeps by the run tag
+  if (!scope) for (const k of await admin.listKeyspaces({ runId })) names.add(k.name);
   return removeOwned(runId, 'keyspace', names, {
     tags: (name) => admin.keyspaceTags(name),
     remove: (name) => admin.deleteKeyspace(name),

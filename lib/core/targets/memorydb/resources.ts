@@ -10,7 +10,7 @@ import { TAG_RUN_ID, type Tags } from '../../common/ports';
 import { readOptional, specKey } from '../../pipeline/keys';
 import { ownedByRun, removeOwned } from '../../pipeline/ownership';
 import type { RunSpec } from '../../spec/schema';
-import type { LifecyclePorts, Removal, ResourceType } from '../../resources/resource-type';
+import type { LifecyclePorts, Removal, RemovalScope, ResourceType } from '../../resources/resource-type';
 import type { RunContext } from '../../pipeline/run-context';
 import { entriesOf } from '../../resources/run-resource';
 import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
@@ -32,7 +32,10 @@ async function runClusterNames(
   runId: string,
   run: RunContext | null,
   ports: LifecyclePorts,
+  scope?: RemovalScope,
 ): Promise<Set<string>> {
+  // one target's teardown: the context's cluster (its own); the run's Teardown goes by the spec and the run tag
+  if (scope) return new Set(entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name));
   const ids = await specTargetIds(runId, ports);
   const names = new Set([
     ...entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name),
@@ -48,9 +51,10 @@ async function removeClusters(
   runId: string,
   run: RunContext | null,
   ports: LifecyclePorts,
+  scope?: RemovalScope,
 ): Promise<Removal> {
   const admin: MemoryDbAdmin = ports.memorydb!;
-  const names = await runClusterNames(runId, run, ports);
+  const names = await runClusterNames(runId, run, ports, scope);
   const groups = new Set(
     names.size
       ? (await admin.listSupporting({ runId })).filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name)
@@ -73,7 +77,7 @@ async function removeClusters(
     },
   });
   // pieces of the run whose cluster is gone (an earlier pass deleted it, or its create failed part-way)
-  for (const name of groups) if (!handled.has(name)) await deleteGroups(name);
+  if (!scope) for (const name of groups) if (!handled.has(name)) await deleteGroups(name);
   return { ...clusters, pending };
 }
 
@@ -95,7 +99,7 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
   // first and calls MemoryDB only when the context or the spec names a memorydb target, or the spec is missing
   mayExist: () => true,
   namedIn: (run) => entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name),
-  removeForRun: (runId, run, ports) => removeClusters(runId, run, ports),
+  removeForRun: (runId, run, ports, scope) => removeClusters(runId, run, ports, scope),
   async sweepExpired({ memorydb }, expired) {
     const deletedMemoryDbClusters: string[] = [];
     for (const c of await memorydb!.listClusters({})) {
@@ -120,7 +124,10 @@ async function runSecretNames(
   runId: string,
   run: RunContext | null,
   ports: LifecyclePorts,
+  scope?: RemovalScope,
 ): Promise<string[]> {
+  // one target's teardown: the context's login (its own)
+  if (scope) return entriesOf(run, MEMORYDB_LOGIN_ENTRY).map((s) => s.name);
   const fromSpec = await specTargetIds(runId, ports);
   const ids = new Set(fromSpec ?? []);
   // MemoryDB is asked only for runs that have (or may have, without their spec) memorydb targets
@@ -156,9 +163,9 @@ export const MEMORYDB_LOGINS: ResourceType = {
   available: (ports) => ports.secrets !== undefined && ports.memorydb !== undefined,
   mayExist: () => true,
   namedIn: (run) => entriesOf(run, MEMORYDB_LOGIN_ENTRY).map((s) => s.name),
-  async removeForRun(runId, run, ports) {
+  async removeForRun(runId, run, ports, scope) {
     const arns = new Map<string, string>();
-    return removeOwned(runId, 'MemoryDB login secret', await runSecretNames(runId, run, ports), {
+    return removeOwned(runId, 'MemoryDB login secret', await runSecretNames(runId, run, ports, scope), {
       tags: async (name) => {
         const s = await ports.secrets!.describeSecret(name);
         if (s) arns.set(name, s.arn);

@@ -5,6 +5,7 @@
 import { ownedInstanceIds } from '../../pipeline/ownership';
 import type { ResourceType } from '../../resources/resource-type';
 import { NODE_CLUSTER_ENTRY } from './entries';
+import { TAG_TARGET } from './cluster';
 
 export const DATABASE_NODES: ResourceType = {
   id: NODE_CLUSTER_ENTRY.shape.type.value,
@@ -18,8 +19,11 @@ export const DATABASE_NODES: ResourceType = {
   available: (ports) => ports.cluster !== undefined,
   mayExist: () => true,
   namedIn: () => [],
-  async removeForRun(runId, _run, { cluster }) {
-    const ids = ownedInstanceIds(runId, await cluster!.list({ runId }));
+  async removeForRun(runId, _run, { cluster }, scope) {
+    const nodes = (await cluster!.list({ runId })).filter(
+      (n) => !scope || n.tags[TAG_TARGET] === scope.targetId,
+    );
+    const ids = ownedInstanceIds(runId, nodes);
     if (ids.length) await cluster!.terminate(ids);
     return { removed: ids, kept: [], errors: [] };
   },
