@@ -191,8 +191,8 @@ describe('a DAX run through the steps', () => {
     for (let i = 0; i < 10 && !ready.ready; i++)
       ready = await waitReady({ run, ready }, { store, tables, fleet, commands, clock, dax });
     expect(ready.ready).toBe(true);
-    // the history budget counts the most ready checks of either limit: 15 min / 20 s = 45 ≥ DAX's 40 min / 60 s = 40
-    expect(maxReadyChecks()).toBe(45);
+    // the history budget counts the most ready checks of either limit: DAX's 40 min / 60 s = 40 ≥ 15 min / 30 s = 30
+    expect(maxReadyChecks()).toBe(40);
   });
 
   it("the loaders get the cluster's endpoint for the DAX target only, and never a DynamoDB endpoint", async () => {

