@@ -149,7 +149,7 @@ export function awsPorts(): Ports {
     get quotas() {
       return once('quotas', () => new AwsAccountQuotas());
     },
-    // AggregateCell: each DynamoDB cell's table metrics (cloudwatch:GetMetricData, lib/constructs/table-metrics-grant.ts)
+    // AggregateCell: each DynamoDB cell's table metrics (cloudwatch:GetMetricData, granted in lib/constructs/benchmark-state-machine.ts)
     get tableMetrics() {
       return once('tableMetrics', () => new CloudWatchTableMetrics());
     },

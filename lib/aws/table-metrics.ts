@@ -4,7 +4,7 @@
  * ReadThrottleEvents, WriteThrottleEvents (dimension TableName) and ThrottledRequests per operation (dimensions
  * TableName and Operation), https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/metrics-dimensions.html.
  * DynamoDB publishes a metric only for minutes it is non-zero: a missing datapoint is 0.
- * Needs cloudwatch:GetMetricData (lib/constructs/table-metrics-grant.ts).
+ * Needs cloudwatch:GetMetricData (granted to AggregateCell in lib/constructs/benchmark-state-machine.ts).
  */
 import {
   CloudWatchClient,

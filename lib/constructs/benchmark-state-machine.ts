@@ -587,6 +587,10 @@ function grantResults({ resultsBucket: bucket, topic, f }: GrantContext): void {
   runsRead(bucket, f.aggregateCell);
   runsWrite(bucket, f.aggregateCell);
   bucket.grantPut(f.aggregateCell, 'tables/*');
+  // each DynamoDB cell's table metrics from CloudWatch (lib/aws/table-metrics.ts): GetMetricData has no
+  // resource-level permissions ("*" only,
+  // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html)
+  grant(f.aggregateCell, 'ReadTableMetrics', ['cloudwatch:GetMetricData'], ['*']);
   // Report
   runsRead(bucket, f.report);
   runsWrite(bucket, f.report);
