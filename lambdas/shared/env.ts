@@ -30,7 +30,7 @@ export function awsPorts(): Ports {
   const cache: Partial<Ports> = {};
   const once = <K extends keyof Ports>(k: K, make: () => Ports[K]): Ports[K] =>
     (cache[k] ??= make()) as Ports[K];
-  return {
+  const ports: Ports = {
     get store() {
       return once('store', () => new S3Store(`s3://${requireEnv('RESULTS_BUCKET')}`));
     },
@@ -155,4 +155,7 @@ export function awsPorts(): Ports {
     },
     clock: systemClock,
   };
+  // not enumerable: a step that spreads its ports (`{ ...deps }`) must not call the getter that throws
+  Object.defineProperty(ports, 'runs', { enumerable: false });
+  return ports;
 }

@@ -125,11 +125,14 @@ export async function aggregateCellStep(
   // on AWS, the DynamoDB table's CloudWatch metrics over the cell join the results (./table-metrics.ts); an
   // addition to the cell's results, so a failure to read them is kept beside the cell, not the cell's failure
   if (deps.tableMetrics)
-    await joinTableMetrics({ ...deps, tableMetrics: deps.tableMetrics }, { run, spec, cell, row }).catch(
-      (err: unknown) =>
-        deps.store.putJson(cellKey(run.runId, cell.id, 'capacity-error.json'), {
-          error: `CloudWatch table metrics: ${(err as Error).message}`,
-        }),
+    // not `...deps`: a spread reads every getter of the Lambdas' ports, and `runs` throws
+    await joinTableMetrics(
+      { store: deps.store, tableMetrics: deps.tableMetrics },
+      { run, spec, cell, row },
+    ).catch((err: unknown) =>
+      deps.store.putJson(cellKey(run.runId, cell.id, 'capacity-error.json'), {
+        error: `CloudWatch table metrics: ${(err as Error).message}`,
+      }),
     );
   const m = cellMetrics(headlineOf(row));
   await deps.metrics.put(m.dimensions, m.data);

@@ -1,0 +1,30 @@
+/**
+ * The Lambdas' ports (lambdas/shared/env.ts): a step that spreads them (`{ ...deps }`) reads every getter; the run
+ * registry's throws by design (Plan builds its own from the execution's context), so it must not be enumerable.
+ * Three steps met it in the cloud twin before this (ProvisionTarget, CellFailed, AggregateCell).
+ */
+import { awsPorts } from '../../../lambdas/shared/env';
+
+const ENV = {
+  AWS_REGION: 'us-east-1',
+  RESULTS_BUCKET: 'bucket',
+  LOADER_DOCUMENT: 'doc',
+  TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:topic',
+  LAUNCH_TEMPLATE_ID: 'lt-0',
+  LAUNCH_TEMPLATE_ID_ARM: 'lt-1',
+  SUBNET_IDS: 'subnet-0',
+};
+
+describe('the Lambda ports', () => {
+  const saved = { ...process.env };
+  beforeAll(() => Object.assign(process.env, ENV));
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  it('spread without calling the run registry getter, which still refuses when asked', () => {
+    expect(() => ({ ...awsPorts() })).not.toThrow();
+    expect(Object.keys({ ...awsPorts() })).not.toContain('runs');
+    expect(() => awsPorts().runs).toThrow(/execution's context/);
+  });
+});
