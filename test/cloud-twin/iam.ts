@@ -145,6 +145,9 @@ export async function mapRequest(
     }
     if (prefix === 'cloudwatch' && op === 'PutMetricData')
       return one('*', { 'cloudwatch:namespace': String(p.Namespace) });
+    // GetMetricData has no resource type: authorized on "*" only
+    // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html)
+    if (prefix === 'cloudwatch' && op === 'GetMetricData') return one('*');
     if (prefix === 'states') {
       if (op === 'ListExecutions' || op === 'StartExecution') return one(String(p.stateMachineArn));
       if (op === 'DescribeExecution' || op === 'GetExecutionHistory') return one(String(p.executionArn));
