@@ -5,6 +5,7 @@
  * metrics a minute or two late, so the cell's last minute may read as 0 when AggregateCell runs at once.
  * Locally the capacity emulator's seconds go to the same table (lib/local/capacity-store.ts).
  */
+import { kindOf } from '../targets/registry';
 import type { ObjectStore, TableMetricsReader } from '../common/ports';
 import type { CellSummary } from '../plan';
 import { tableName } from '../plan';
@@ -25,7 +26,8 @@ export async function joinTableMetrics(
   const target = o.spec.targets.find((t) => t.id === o.cell.target);
   const start = o.row.window_start_ms;
   const end = o.row.window_end_ms;
-  if (target?.kind !== 'dynamodb' || typeof start !== 'number' || typeof end !== 'number') return 0;
+  if (!target || !kindOf(target).tableMetrics || typeof start !== 'number' || typeof end !== 'number')
+    return 0;
   const name = tableName(o.spec, target, o.run.runId);
   // the whole cell: from its processes' start (the window less its warm-up) to the window's end plus cool-down
   const range = {

@@ -4,7 +4,7 @@
  * for DynamoDB on-demand targets; per spike the operations throttled and the time to recover, measured and
  * predicted.
  */
-import type { DynamoDbTarget, RunSpec } from '../spec/schema';
+import type { RunSpec } from '../spec/schema';
 import { spikesOf, type RatePoint } from '../spec/rate-schedule';
 import {
   measuredTimeline,
@@ -13,7 +13,8 @@ import {
   type ScheduleBucket,
   type SpikeOutcome,
 } from '../results/schedule';
-import { predictOnDemandResponse, type OnDemandResponse } from '../dynamodb-model/on-demand-response';
+import type { OnDemandResponse } from '../dynamodb-model/on-demand-response';
+import { kindOf } from '../targets/registry';
 import type { PlannedCell } from '../dynamodb-model/plan-cell';
 import type { Row } from '../results/rows';
 import { chartOrTable, escapeXml, fmtNum, type Series } from './svg';
@@ -56,19 +57,15 @@ export function scheduleReportOf(
   if (!cell.rateSchedule || !spec?.workload.rateSchedule) return null;
   const measured = measuredTimeline(intervals, cell.rateSchedule, cell.warmupSeconds);
   const target = spec.targets.find((t) => t.id === cell.target);
-  const predicted =
-    target?.kind === 'dynamodb'
-      ? predictOnDemandResponse(
-          spec,
-          target as DynamoDbTarget,
-          { ...cell, properties: cell.properties ?? {} },
-          {
-            points: cell.rateSchedule,
-            durationSeconds: cell.durationSeconds,
-            ...limits,
-          },
-        )
-      : null;
+  // the target's kind predicts its response (DynamoDB on-demand: twice the previous peak at once, then the ceiling)
+  const predicted = target
+    ? (kindOf(target).rateResponse?.(
+        spec,
+        target as never,
+        { ...cell, properties: cell.properties ?? {} },
+        { points: cell.rateSchedule, durationSeconds: cell.durationSeconds, ...limits },
+      ) ?? null)
+    : null;
   const spikes = spikesOf(spec.workload.rateSchedule).map((sp, i): ReportSpike => {
     const outcome = spikeOutcome(measured, sp);
     return { ...outcome, ...spikeCounts(measured, outcome), predicted: predicted?.spikes[i] ?? null };

@@ -16,6 +16,7 @@ import type { RunResource } from '../resources/run-resource';
 import type { TargetSizing } from '../plan/sizing-types';
 import type { CellPrediction, PlannedCell } from '../dynamodb-model/plan-cell';
 import type { CellModel } from '../dynamodb-model/model';
+import type { OnDemandResponse, ResponseOptions } from '../dynamodb-model/on-demand-response';
 import type { KindRunCost } from '../cost/lines';
 import type { PriceBook } from '../cost/book';
 import type { KindMonthlyCost } from '../cost/report-parts';
@@ -142,6 +143,15 @@ export interface TargetKind<T extends Target> {
   withDefaults?(t: T): T;
   /** The spec rules of the kind (beyond its schema), added to `out`. */
   specChecks?(t: T, at: string, spec: RunSpec, out: Findings): void;
+  /**
+   * Query operations (`workload.proportions.query` > 0): what keeps this target from running them, or null; a kind
+   * without the hook runs none (lib/core/spec/key-design.ts refuses them for it).
+   */
+  queryIssue?(t: T, at: string, query: number): Issue | null;
+  /** Its table's CloudWatch metrics (AWS/DynamoDB, by table name) join each cell's results on AWS. */
+  tableMetrics?: boolean;
+  /** The target's predicted response to a cell's rate schedule, which the report draws beside the measured one. */
+  rateResponse?(spec: RunSpec, t: T, cell: PlannedCell, o: ResponseOptions): OnDemandResponse | null;
   /**
    * Secrets written in plain text in the target (a user's binding properties, endpoints with credentials), each
    * refused naming where it goes instead (lib/core/spec/secret-text.ts), added to `issues`.

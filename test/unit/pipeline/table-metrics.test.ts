@@ -58,7 +58,7 @@ describe('joinTableMetrics', () => {
       ['cloudwatch', 100, 5],
     ]);
     // another kind of target: nothing read, nothing written
-    const other = { ...spec, targets: [{ ...spec.targets[0]!, kind: 'redis' }] } as unknown as typeof spec;
+    const other = { ...spec, targets: [{ ...spec.targets[0]!, kind: 'external' }] } as unknown as typeof spec;
     expect(await joinTableMetrics({ store, tableMetrics: reader }, { run, spec: other, cell, row })).toBe(0);
     expect(asked).toHaveLength(1);
   });

@@ -6,6 +6,7 @@
  * or `user<fnvhash64(i)>` (hashed, its default), so ordered keys go round robin over the N values and hashed keys
  * spread evenly. Pure: no SDK, no I/O.
  */
+import type { Issue } from '../../common/errors';
 import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
 
 /** The YCSB properties the binding reads (loader/ycsb-binding/README.md "Key designs", "Query"). */
@@ -71,4 +72,48 @@ export function keyDesignProperties(t: DynamoDbTarget, spec: RunSpec): Record<st
     out[P.queryForward] = String(spec.workload.query?.forward ?? false);
   }
   return out;
+}
+
+const fmt = (x: number) => x.toLocaleString('en-US');
+
+/** Key designs: N partition-key values within the records, a sort key only with N values, distinct names. */
+export function keyDesignIssues(t: DynamoDbTarget, target: string, spec: RunSpec, issues: Issue[]): void {
+  if (!t.keyDesign) return;
+  const k = t.keyDesign;
+  const at = `${target}.keyDesign`;
+  if (typeof k.partitionKeyValues === 'number' && k.partitionKeyValues > spec.dataset.recordCount)
+    issues.push({
+      path: `${at}.partitionKeyValues`,
+      message:
+        `expected at most dataset.recordCount (${fmt(spec.dataset.recordCount)}) partition-key values: each ` +
+        `value holds at least one item, found ${fmt(k.partitionKeyValues)}`,
+    });
+  if (k.partitionKeyValues === 'per-item' && k.sortKeyAttribute !== undefined)
+    issues.push({
+      path: `${at}.sortKeyAttribute`,
+      message:
+        'expected no sort key with partitionKeyValues "per-item" (one item per partition-key value has no ' +
+        'sort key); give partitionKeyValues a number of values to use one',
+    });
+  if (k.sortKeyAttribute !== undefined && k.sortKeyAttribute === t.keyAttribute)
+    issues.push({
+      path: `${at}.sortKeyAttribute`,
+      message: `expected a name other than keyAttribute ("${t.keyAttribute}"), found "${k.sortKeyAttribute}"`,
+    });
+  if (t.existingTable && k.partitionKeyValues !== 'per-item')
+    issues.push({
+      path: `${at}.partitionKeyValues`,
+      message: `expected "per-item" with existingTable: a preloaded table's keys are not the run's to design`,
+    });
+}
+
+/** Query operations run on a table with N partition-key values: a sort key to query by. */
+export function queryIssue(t: DynamoDbTarget, at: string, query: number): Issue | null {
+  if (typeof t.keyDesign?.partitionKeyValues === 'number') return null;
+  return {
+    path: `${at}.keyDesign.partitionKeyValues`,
+    message:
+      `expected a number of partition-key values (a sort key to query by) with workload.proportions.query ` +
+      `${query}, found ${JSON.stringify(t.keyDesign?.partitionKeyValues ?? 'per-item')}`,
+  };
 }

@@ -13,7 +13,8 @@ import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 import { DAX_ENTRY, TABLE_ENTRY } from './entries';
 import { daxMonthly } from './dax-cost';
-import { compositeKeyOf, keyDesignProperties } from './key-design';
+import { compositeKeyOf, keyDesignIssues, keyDesignProperties, queryIssue } from './key-design';
+import { predictOnDemandResponse } from '../../dynamodb-model/on-demand-response';
 
 /**
  * DynamoDB's tag characters: AWS's without `@`
@@ -32,6 +33,7 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   }),
   specChecks(t, at, spec, out) {
     if (t.dax) daxSpecFindings(t, at, out.issues, out.warnings);
+    keyDesignIssues(t, at, spec, out.issues);
     if (t.keyDesign && t.existingTable)
       out.warnings.push(
         `${at}.keyDesign: table "${t.existingTable}" is reused as it is; its key schema must be this key design's`,
@@ -41,6 +43,9 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
         `${at}.existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
       );
   },
+  queryIssue,
+  tableMetrics: true,
+  rateResponse: predictOnDemandResponse,
   deployChecks(t, at, _env, out) {
     // the steps' and loaders' roles are scoped to fleetbench-* tables: another name would be denied mid-run
     if (t.existingTable && !t.existingTable.startsWith(TABLE_PREFIX))
