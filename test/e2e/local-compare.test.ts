@@ -3,7 +3,7 @@
  * DynamoDB Local — a baseline, an unchanged repeat, and a run slowed by the binding's test-only
  * `fleetbench.injectDelayUs` (every operation sleeps that long inside the timed call). The real CLI compares
  * them from the results directory: the slowed run's P99 is significantly worse, by about the delay; the
- * unchanged run shows no significant difference; `--fail-on` sets the exit code.
+ * unchanged run stays within the noise between runs (which the interval does not cover); `--fail-on` sets the exit code.
  *
  * Sizes: 200 ops/s, 256 threads, 20 s with 5 s warm-up and 1-s status intervals (15 buckets per cell, ~3,000
  * operations: a P99 rests on ~30 operations, not the ~6 of a 600-operation cell, whose P99 one stall moved by
@@ -119,15 +119,19 @@ describe('compare: two local runs, one slowed by fleetbench.injectDelayUs, one u
       expect(['better', 'worse', 'no significant difference']).toContain(m.verdict);
   });
 
-  it('the unchanged run: no significant difference in P99; --fail-on gates only the slowed run', () => {
+  // The interval covers the sampling within each run, not the differences between runs (docs/report.md): on this
+  // shared 2-core machine two unchanged runs' P99s differed by up to ~16 % in CI (5.4 vs 4.6 ms, "better" with an
+  // interval of −34 % to −1 %). So the unchanged run is held to what a gate with a margin above that noise says,
+  // and to a change far from the slowed run's (+90 %); the verdict's wording alone is not asserted.
+  it('the unchanged run: a change well within the noise between runs; --fail-on gates only the slowed run', () => {
     const same = JSON.parse(compare(resultsDir, 'cmp-same', 'cmp-base', '--json').stdout) as Comparison;
     const p99 = same.cells[0]!.metrics.find((m) => m.metric === 'p99')!;
     console.log(`unchanged vs base: ${JSON.stringify(p99)}`);
-    expect(p99.verdict).toBe('no significant difference');
-    expect(compare(resultsDir, 'cmp-same', 'cmp-base', '--fail-on', 'p99:+10%').code).toBe(0);
-    const gated = compare(resultsDir, 'cmp-slow', 'cmp-base', '--fail-on', 'p99:+10%');
+    expect(Math.abs(p99.change!)).toBeLessThan(0.4);
+    expect(compare(resultsDir, 'cmp-same', 'cmp-base', '--fail-on', 'p99:+40%').code).toBe(0);
+    const gated = compare(resultsDir, 'cmp-slow', 'cmp-base', '--fail-on', 'p99:+40%');
     expect(gated.code).toBe(3);
-    expect(gated.stdout).toMatch(/^FAIL ddb\.uniform\.r50\.t200: p99 \+\d+\.\d% breaks p99:\+10%$/m);
+    expect(gated.stdout).toMatch(/^FAIL ddb\.uniform\.r50\.t200: p99 \+\d+\.\d% breaks p99:\+40%$/m);
     expect(gated.stdout).toMatch(/intended P99 \(µs\).*worse/);
   });
 
