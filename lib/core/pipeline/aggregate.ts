@@ -125,7 +125,6 @@ export async function aggregateCellStep(
   // on AWS, the DynamoDB table's CloudWatch metrics over the cell join the results (./table-metrics.ts); an
   // addition to the cell's results, so a failure to read them is kept beside the cell, not the cell's failure
   if (deps.tableMetrics)
-    // not `...deps`: a spread reads every getter of the Lambdas' ports, and `runs` throws
     await joinTableMetrics(
       { store: deps.store, tableMetrics: deps.tableMetrics },
       { run, spec, cell, row },

@@ -16,7 +16,6 @@ import {
   type FleetAdmin,
   type ObjectStore,
 } from '../common/ports';
-import { NotFoundError } from '../common/store';
 import { tableDef } from '../results/schema';
 import { cellMetaOf, tableObjectKey, toJsonLines, unmeasuredCellRow } from '../results/rows';
 import type { CellSummary, PlanIndex } from '../plan';
@@ -26,6 +25,7 @@ import {
   cellFailureKey,
   cellKey,
   checkRun,
+  readOptional,
   readPlan,
   runKey,
   type PhaseJob,
@@ -34,6 +34,7 @@ import {
 import { failureExcerpt } from '../common/excerpt';
 import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
 import type { CellResult } from './aggregate';
+import { loaderIds } from './provision';
 
 export interface CellFailedInput {
   run: unknown;
@@ -126,7 +127,6 @@ export async function cellFailed(
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
   if (attempt + 1 < policy.attempts && ledger.retries < policy.retries) {
-    // not `...deps`: a spread reads every getter of the Lambdas' ports, and `runs` throws
     const replacement = await replaceLostLoaders(run, plan, {
       store: deps.store,
       fleet: deps.fleet,
@@ -172,12 +172,13 @@ export async function cellFailed(
 }
 
 async function readLedger(store: ObjectStore, runId: string): Promise<RetryLedger> {
-  try {
-    return (await store.getJson(ledgerKey(runId))) as RetryLedger;
-  } catch (err) {
-    if (err instanceof NotFoundError) return { retries: 0, replacements: 0, replacementUsd: 0 };
-    throw err;
-  }
+  return (
+    ((await readOptional(store, ledgerKey(runId))) as RetryLedger | null) ?? {
+      retries: 0,
+      replacements: 0,
+      replacementUsd: 0,
+    }
+  );
 }
 
 /** The cell's result: an unmeasured, incomplete row with the reason (result.json and the `cells` table). */
@@ -205,14 +206,9 @@ async function failedInARow(
   let n = 0;
   for (let i = index; i >= 0; i--) {
     const c = plan.cells[i]!;
-    try {
-      const r = (await store.getJson(cellKey(run.runId, c.id, 'result.json'))) as CellResult;
-      if (!r.failed) break;
-      n++;
-    } catch (err) {
-      if (err instanceof NotFoundError) break;
-      throw err;
-    }
+    const r = (await readOptional(store, cellKey(run.runId, c.id, 'result.json'))) as CellResult | null;
+    if (!r?.failed) break;
+    n++;
   }
   return n;
 }
@@ -226,9 +222,7 @@ export async function waitLoaders(
   deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
 ): Promise<{ ready: boolean; waitSeconds: number; online: number }> {
   const run = checkRun(input.run);
-  const ids = (await deps.fleet.list({ runId: run.runId }))
-    .filter((i) => i.state === 'pending' || i.state === 'running')
-    .map((i) => i.id);
+  const ids = await loaderIds(deps.fleet, run.runId);
   const online = ids.length ? await deps.commands.online(ids) : [];
   const ready = ids.length >= run.loaders && online.length >= run.loaders;
   if (!ready && deps.clock.nowMs() >= input.loaders.deadlineMs) {

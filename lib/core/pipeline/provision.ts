@@ -41,7 +41,7 @@ export async function provisionTarget(
 ): Promise<ProvisionTargetResult> {
   const run = checkRun(runIn);
   const spec = scopedSpec(await readSpec(deps.store, run.runId), run, target);
-  // not `{ sleep, ...ports } = deps`: a rest copy reads every getter of the Lambdas' ports, and `runs` throws
+  // not `{ sleep, ...ports } = deps`: a rest copy would build every adapter the Lambdas' ports hold
   const ctx: ProvisionContext = {
     run,
     spec,

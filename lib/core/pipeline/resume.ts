@@ -8,7 +8,6 @@
  */
 import { InputError } from '../common/errors';
 import type { Clock, ObjectStore } from '../common/ports';
-import { NotFoundError } from '../common/store';
 import {
   cellKey,
   contextKey,
@@ -53,17 +52,13 @@ export async function runOfExecution(store: ObjectStore, executionRunId: string)
 /** Plan indexes of the cells without a complete row (no result.json, or an incomplete one). */
 export async function cellsToResume(store: ObjectStore, runId: string): Promise<number[]> {
   const plan = await readPlan(store, runId);
-  const todo: number[] = [];
-  for (const cell of plan.cells) {
-    try {
-      const r = (await store.getJson(cellKey(runId, cell.id, 'result.json'))) as CellResult;
-      if (r.row.incomplete === true) todo.push(cell.index);
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      todo.push(cell.index);
-    }
-  }
-  return todo;
+  const results = await Promise.all(
+    plan.cells.map(
+      async (cell) =>
+        (await readOptional(store, cellKey(runId, cell.id, 'result.json'))) as CellResult | null,
+    ),
+  );
+  return plan.cells.filter((_, i) => !results[i] || results[i].row.incomplete === true).map((c) => c.index);
 }
 
 /**
