@@ -20,7 +20,7 @@ import {
   partitionCount,
 } from './rules';
 import { solve, type ClientModel, type Domain, type OpMix, type SolveResult } from './solve';
-import { keyPopularity, type KeyDistribution, type KeyPopularity } from './ycsb-keys';
+import { keyPopularity, type KeyDistribution, type KeyNaming, type KeyPopularity } from './ycsb-keys';
 
 export interface TableModel {
   billing:
@@ -47,6 +47,11 @@ export interface TableModel {
    * split for heat may divide by sort-key range; absent: one value per item.
    */
   partitionKeyValues?: number;
+  /**
+   * How YCSB names the records (insertorder, zeropadding): with N partition-key values, which value a hot
+   * record gets follows from its name (the binding's mapping); absent: YCSB's default, hashed.
+   */
+  keyNaming?: KeyNaming;
 }
 
 /** The factor on every read limit of the table: 1.5 for eventually consistent reads, else 1. */

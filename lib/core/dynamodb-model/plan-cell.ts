@@ -173,8 +173,14 @@ export function cellModelOf(
   const p = cell.proportions;
   const props = cell.properties;
   const threads = cell.loaders * cell.processesPerLoader * intProp(props, 'threadcount', 1);
+  const table = tableModelOf(spec, target, capacityScale);
+  if (table.partitionKeyValues !== undefined)
+    table.keyNaming = {
+      ordered: props.insertorder === 'ordered',
+      zeroPadding: intProp(props, 'zeropadding', 1),
+    };
   return {
-    table: tableModelOf(spec, target, capacityScale),
+    table,
     distribution: dist,
     mix: {
       read: p.read + p.readModifyWrite + (p.query ?? 0),

@@ -18,7 +18,8 @@ import {
   SPLIT_HEAT_FRACTION,
 } from './rules';
 import { solve, type Domain, type SolveResult } from './solve';
-import { keyPopularity, ycsbKeyName, type KeyPopularity } from './ycsb-keys';
+import { keyPopularity, ycsbKeyName, type KeyNaming, type KeyPopularity } from './ycsb-keys';
+import { partitionKeyIndex, partitionKeyValueName } from '../targets/dynamodb/key-design';
 import {
   initialPartitions,
   limitScale,
@@ -114,14 +115,13 @@ class ItemLayout implements Layout {
   }
 }
 
-/** The partition-key value of item `keynum` with N values (the key design's mapping: keynum mod N). */
-export function partitionKeyValueOf(keynum: number, values: number): number {
-  return keynum % values;
-}
-
-/** Its name as the model hashes it onto a partition. */
-export function partitionKeyValueName(value: number): string {
-  return `pk${value}`;
+/**
+ * The partition-key value (its index) of YCSB's record `keynum` with N values: the binding's rule
+ * (lib/core/targets/dynamodb/key-design.ts partitionKeyIndex, the key's digits mod N) on the name YCSB gives
+ * the record (hashed by default: "user" + fnvhash64(keynum); ordered: "user" + keynum, where it is keynum mod N).
+ */
+export function partitionKeyValueOf(keynum: number, values: number, naming: KeyNaming = {}): number {
+  return partitionKeyIndex(ycsbKeyName(keynum, naming), values);
 }
 
 /**
@@ -141,14 +141,26 @@ export function collectionPartition(name: string, n: number): number {
 }
 
 /**
- * Each value's share of the operations: YCSB's listed hot keys by their value, the rest of the mass
- * spread over the values in proportion to their items (keynum mod N gives each ⌊R/N⌋ or ⌈R/N⌉).
+ * Records per value: ordered keys go round robin (keynum mod N: ⌊R/N⌋ or ⌈R/N⌉ each, exactly); hashed keys'
+ * digits spread evenly over the residues, so the same counts are their expectation (each value's count varies
+ * by about √(R/N) from it; counting exactly would hash every record).
  */
-export function collectionShares(pop: KeyPopularity, values: number): number[] {
+function itemsOfValue(records: number, values: number, j: number): number {
+  return Math.floor(records / values) + (j < records % values ? 1 : 0);
+}
+
+/**
+ * Each value's share of the operations: YCSB's listed hot keys by their value (partitionKeyValueOf: the
+ * binding's mapping of the key YCSB names them by), the rest of the mass spread over the values in
+ * proportion to their items (itemsOfValue).
+ */
+export function collectionShares(pop: KeyPopularity, values: number, naming: KeyNaming = {}): number[] {
   const r = pop.recordCount;
-  const items = (j: number) => Math.floor(r / values) + (j < r % values ? 1 : 0);
-  const shares = Array.from({ length: values }, (_, j) => (pop.restMass * items(j)) / Math.max(1, r));
-  for (const h of pop.hot) shares[partitionKeyValueOf(h.keynum, values)]! += h.p;
+  const shares = Array.from(
+    { length: values },
+    (_, j) => (pop.restMass * itemsOfValue(r, values, j)) / Math.max(1, r),
+  );
+  for (const h of pop.hot) shares[partitionKeyValueOf(h.keynum, values, naming)]! += h.p;
   return shares;
 }
 
@@ -163,20 +175,20 @@ interface CollectionPartition {
 /** N partition-key values: item collections hashed whole, split by sort-key range to balance heat. */
 class CollectionLayout implements Layout {
   private parts: CollectionPartition[];
-  constructor(pop: KeyPopularity, values: number, n0: number) {
+  constructor(pop: KeyPopularity, values: number, n0: number, naming: KeyNaming) {
     this.parts = Array.from({ length: n0 }, () => ({ share: 0, items: 0, hottestItem: 0 }));
-    const shares = collectionShares(pop, values);
+    const shares = collectionShares(pop, values, naming);
     const r = pop.recordCount;
     const coldItem = pop.restKeys > 0 ? pop.restMass / pop.restKeys : 0;
     const hottest = new Map<number, number>();
     for (const h of pop.hot) {
-      const v = partitionKeyValueOf(h.keynum, values);
+      const v = partitionKeyValueOf(h.keynum, values, naming);
       hottest.set(v, Math.max(hottest.get(v) ?? 0, h.p));
     }
     shares.forEach((share, j) => {
       const p = this.parts[collectionPartition(partitionKeyValueName(j), n0)]!;
       p.share += share;
-      p.items += Math.floor(r / values) + (j < r % values ? 1 : 0);
+      p.items += itemsOfValue(r, values, j);
       p.hottestItem = Math.max(p.hottestItem, hottest.get(j) ?? coldItem);
     });
   }
@@ -256,7 +268,7 @@ export function simulate(
   const n0 = initialPartitions(t);
   const layout: Layout =
     t.partitionKeyValues !== undefined
-      ? new CollectionLayout(pop, t.partitionKeyValues, n0)
+      ? new CollectionLayout(pop, t.partitionKeyValues, n0, t.keyNaming ?? {})
       : new ItemLayout(pop, n0);
   const splitAfter = opts.splitAfterSeconds ?? SPLIT_FOR_HEAT_SECONDS[t.billing.mode];
   const table = tableLimits(cell, opts.burstFullAtStart ?? true);

@@ -41,9 +41,19 @@ export function fnvhash64(val: number | bigint): bigint {
   return signed < 0n ? -signed : signed;
 }
 
-/** The key YCSB's CoreWorkload builds for a keynum (hashed insert order, zeropadding 1). */
-export function ycsbKeyName(keynum: number): string {
-  return `user${fnvhash64(keynum).toString()}`;
+/** How YCSB names its records: `insertorder` (hashed, its default, or ordered) and `zeropadding` (default 1). */
+export interface KeyNaming {
+  ordered?: boolean;
+  zeroPadding?: number;
+}
+
+/**
+ * The key YCSB's CoreWorkload builds for a keynum (`buildKeyName`): "user" + fnvhash64(keynum), or the keynum
+ * itself with insertorder=ordered, left-padded with zeros to `zeropadding` digits.
+ */
+export function ycsbKeyName(keynum: number, naming: KeyNaming = {}): string {
+  const digits = naming.ordered ? String(keynum) : fnvhash64(keynum).toString();
+  return `user${'0'.repeat(Math.max(0, (naming.zeroPadding ?? 1) - digits.length))}${digits}`;
 }
 
 /** ζ(n, θ) = Σ_{i=1..n} 1/i^θ (exact sum up to 10^7, Euler–Maclaurin beyond). */

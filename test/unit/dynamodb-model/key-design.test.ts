@@ -9,12 +9,15 @@ import {
   collectionShares,
   initialPartitions,
   keyPopularity,
+  partitionKeyValueOf,
   predictSteadyState,
   queryReadUnits,
   simulate,
   steadyTableLimit,
+  ycsbKeyName,
   type CellModel,
 } from '../../../lib/core/dynamodb-model';
+import { partitionKeyValue, partitionKeyValueName } from '../../../lib/core/targets/dynamodb/key-design';
 
 describe('Query read units (read-write-operations.html: the items returned, summed, per 4 KB)', () => {
   it('one small item: 1 unit strongly consistent, 0.5 eventually consistent', () => {
@@ -52,6 +55,36 @@ describe('eventually consistent reads and the table limit (the AWS Database Blog
         table({ warmThroughput: { readUnitsPerSecond: 30_000, writeUnitsPerSecond: 1_000 } }),
       ),
     ).toBe(11);
+  });
+});
+
+describe("the model's partition-key value of a record is the binding's (key-design.ts partitionKeyValue)", () => {
+  it('hashed YCSB keys: the value of user<fnvhash64(k)> for k = 0 … 1,999, N = 7 and 200', () => {
+    for (const n of [7, 200])
+      for (let k = 0; k < 2_000; k++) {
+        const name = ycsbKeyName(k);
+        // the binding's value of the key, and the number the key's digits spell mod N (BigInt: exact)
+        expect(partitionKeyValueName(partitionKeyValueOf(k, n))).toBe(partitionKeyValue(name, n));
+        expect(partitionKeyValueOf(k, n)).toBe(Number(BigInt(name.slice(4)) % BigInt(n)));
+      }
+  });
+  it('record 0 (user6284781860667377211) has value pk11 of 200, not keynum mod N (pk0)', () => {
+    expect(partitionKeyValueOf(0, 200)).toBe(11);
+  });
+  it('ordered keys (insertorder=ordered, zeropadding 7): keynum mod N, the padding changes nothing', () => {
+    expect(ycsbKeyName(42, { ordered: true, zeroPadding: 7 })).toBe('user0000042');
+    expect(
+      [0, 1, 2, 3, 4, 5].map((k) => partitionKeyValueOf(k, 4, { ordered: true, zeroPadding: 7 })),
+    ).toEqual([0, 1, 2, 3, 0, 1]);
+  });
+  it("a zipfian cell's hottest record puts its share on the binding's value of its key", () => {
+    const pop = keyPopularity({ type: 'zipfian' }, 1_000);
+    const hot = pop.hot.reduce((a, h) => (h.p > a.p ? h : a));
+    const shares = collectionShares(pop, 7);
+    const v = Number(partitionKeyValue(ycsbKeyName(hot.keynum), 7).slice(2));
+    // the value holding the hottest record gets at least its share, and is the largest of the 7
+    expect(shares[v]!).toBeGreaterThanOrEqual(hot.p);
+    expect(Math.max(...shares)).toBe(shares[v]);
   });
 });
 

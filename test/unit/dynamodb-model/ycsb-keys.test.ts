@@ -31,7 +31,7 @@ function expectCountNear(count: number, p: number, n: number): void {
 
 describe('YCSB constants', () => {
   it('fnvhash64 and buildKeyName give YCSB keys (keynums 0..4)', () => {
-    expect([0, 1, 2, 3, 4].map(ycsbKeyName)).toEqual([
+    expect([0, 1, 2, 3, 4].map((k) => ycsbKeyName(k))).toEqual([
       'user6284781860667377211',
       'user8517097267634966620',
       'user1820151046732198393',

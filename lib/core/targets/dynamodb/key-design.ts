@@ -27,14 +27,24 @@ export interface CompositeKey {
   sortKeyAttribute: string;
 }
 
-/** The partition-key value of a YCSB key on a table with `n` partition-key values (the binding's KeyDesign rule). */
-export function partitionKeyValue(ycsbKey: string, n: number): string {
+/** The index (0 … n − 1) of a YCSB key's partition-key value: the number its decimal digits spell, mod n. */
+export function partitionKeyIndex(ycsbKey: string, n: number): number {
   let r = 0;
   for (let i = 0; i < ycsbKey.length; i++) {
     const c = ycsbKey.charCodeAt(i) - 48;
     if (c >= 0 && c <= 9) r = (r * 10 + c) % n; // r < n ≤ 10^9: r * 10 + 9 stays exact in a double
   }
-  return `pk${r}`;
+  return r;
+}
+
+/** The partition-key value with index `index`, as the binding writes it. */
+export function partitionKeyValueName(index: number): string {
+  return `pk${index}`;
+}
+
+/** The partition-key value of a YCSB key on a table with `n` partition-key values (the binding's KeyDesign rule). */
+export function partitionKeyValue(ycsbKey: string, n: number): string {
+  return partitionKeyValueName(partitionKeyIndex(ycsbKey, n));
 }
 
 /** The target's composite key, or null (one item per partition-key value, no sort key). */
