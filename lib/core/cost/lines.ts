@@ -7,7 +7,7 @@
 import type { RunSpec } from '../spec/schema';
 import { PriceBook, usd, type DynamoClassPrices } from './book';
 import { Q } from './decimal';
-import { CellLike, cellUnitsPerSec } from './workload-units';
+import { CellLike, cellUnitsPerSec, predictedUnits } from './workload-units';
 import type { LoadProcessesInput } from '../plan/processes';
 
 /** The assumptions of the run estimate (docs/cost-model.md describes them). */
@@ -116,7 +116,10 @@ export function capacityLines(
   }));
 }
 
-/** On-demand request units over the target's cells (their target throughput × duration). */
+/**
+ * On-demand request units over the target's cells: their target throughput × duration, an unpaced cell's by its
+ * predicted timeline (predictedUnits).
+ */
 export function cellRequestUnits(
   plan: PlanLike,
   target: string,
@@ -126,6 +129,12 @@ export function cellRequestUnits(
   let writes = Q.ZERO;
   for (const c of plan.cells) {
     if (c.target !== target) continue;
+    const predicted = predictedUnits(c);
+    if (predicted) {
+      reads = reads.add(predicted.reads);
+      writes = writes.add(predicted.writes);
+      continue;
+    }
     const u = cellUnitsPerSec(c, units);
     reads = reads.add(u.reads.mul(c.durationSeconds));
     writes = writes.add(u.writes.mul(c.durationSeconds));

@@ -23,6 +23,36 @@ export interface CellLike {
   processesPerLoader: number;
   /** the YCSB properties every process of the cell shares */
   properties: Record<string, string>;
+  /** no target rate: `targetOpsPerSec` is what the threads could reach, not what the table admits */
+  unpaced?: boolean;
+  /** DynamoDB cells: the capacity model's timeline (each point the mean over the minute from tSeconds) */
+  prediction?: { timeline: readonly PredictedMinute[] };
+}
+
+/** One point of a predicted timeline as the cost model reads it (lib/core/dynamodb-model/plan-cell.ts TimelinePoint). */
+export interface PredictedMinute {
+  tSeconds: number;
+  consumedReadUnits: number;
+  consumedWriteUnits: number;
+}
+
+/**
+ * The units an unpaced cell consumes by its predicted timeline: each point's mean rate over its span (to the next
+ * point, the last to the cell's end). Undefined for a paced cell or one without a timeline: those are priced at their
+ * target rate (what the loaders send; throttled requests are not billed, and a paced cell predicted to be throttled
+ * is a plan warning, not a cheaper run).
+ */
+export function predictedUnits(cell: CellLike): { reads: Q; writes: Q } | undefined {
+  const t = cell.prediction?.timeline;
+  if (!cell.unpaced || !t?.length) return undefined;
+  let reads = Q.ZERO;
+  let writes = Q.ZERO;
+  t.forEach((p, i) => {
+    const span = Q.of((t[i + 1]?.tSeconds ?? cell.durationSeconds) - p.tSeconds);
+    reads = reads.add(Q.of(p.consumedReadUnits).mul(span));
+    writes = writes.add(Q.of(p.consumedWriteUnits).mul(span));
+  });
+  return { reads, writes };
 }
 
 export interface DynamoOpUnits {

@@ -28,7 +28,7 @@ import {
   type RunSpan,
   type TargetEstimate,
 } from '../../cost/lines';
-import { dynamoOpUnits } from '../../cost/workload-units';
+import { dynamoOpUnits, predictedUnits } from '../../cost/workload-units';
 import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
 import { daxBilledNodeHours, daxMonthly, daxNodeHourPrice } from './dax-cost';
 
@@ -49,6 +49,22 @@ function daxLine(
   };
 }
 
+/** The request lines' labels: at the cells' target throughput, unpaced cells' at their predicted consumption. */
+function requestLabels(plan: RunSpan['plan'], target: string, consistency: Consistency) {
+  const cells = plan.cells.filter((c) => c.target === target);
+  const predicted = cells.filter((c) => predictedUnits(c)).length;
+  const basis =
+    predicted === 0
+      ? "at the cells' target throughput"
+      : predicted === cells.length
+        ? "at the cells' predicted consumption (unpaced: the capacity model's timeline)"
+        : "at the cells' target throughput, unpaced cells' at their predicted consumption (the capacity model's timeline)";
+  return {
+    writes: `write request units ${basis}`,
+    reads: `read request units ${basis} (${consistency} reads)`,
+  };
+}
+
 /** A DynamoDB table for the run: capacity or requests, the load, DAX in front of it, the rows stored. */
 function dynamoDbEstimate(t: DynamoDbTarget, i: number, r: RunSpan): TargetEstimate {
   const { spec, plan, book, runSeconds, runHours } = r;
@@ -65,10 +81,7 @@ function dynamoDbEstimate(t: DynamoDbTarget, i: number, r: RunSpan): TargetEstim
         'dynamodb-requests',
         t.id,
         cellRequestUnits(plan, t.id, units),
-        {
-          writes: "write request units at the cells' target throughput",
-          reads: `read request units at the cells' target throughput (${units.consistency} reads)`,
-        },
+        requestLabels(plan, t.id, units.consistency),
         prices,
       ),
     );
