@@ -108,7 +108,7 @@ describe('local mode end to end (2 cells × 15 s, 10,000 records)', () => {
     try {
       for (const q of NAMED_QUERIES) {
         const rows = await db.query(q.sql, Array(q.parameters).fill('e2e'));
-        // a first run has no history, so no change points (test/e2e/local-regression.test.ts has them)
+        // a first run has no history, so no change points (test/timing/local-regression.test.ts has them)
         expect({ name: q.name, rows: rows.length > 0 }).toEqual({ name: q.name, rows: !q.needsHistory });
       }
     } finally {
