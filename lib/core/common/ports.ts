@@ -6,7 +6,7 @@
  *
  * No AWS SDK import here or anywhere in `lib/core/**`.
  */
-import type { ClusterNode, DbNodeKind, SchemaRequest } from '../targets/nodes/cluster';
+import type { ClusterNode, NodeSoftware, SchemaRequest } from '../targets/nodes/cluster';
 import type { DaxCacheTtls } from '../targets/dynamodb/dax';
 import type { KeyspacesCapacity } from '../targets/keyspaces/keyspace';
 import type { ObjectStore } from './store';
@@ -101,8 +101,8 @@ export interface NodeLaunchRequest {
   /** The spec target the nodes belong to. */
   targetId: string;
   instanceType: string;
-  /** Which database the nodes run (their role tag, image and volumes follow). @default 'scylla-ec2' */
-  kind?: DbNodeKind;
+  /** What the nodes run (their image, volumes and start-up follow): the target kind's NODE_SOFTWARE. */
+  software: NodeSoftware;
   /**
    * An AMI id, how to find the newest official ScyllaDB image of a version, or Amazon Linux 2023 (the
    * cassandra-ec2 nodes': the adapter knows the stack's image for each architecture).
