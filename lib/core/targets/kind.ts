@@ -108,9 +108,10 @@ export interface AccountNeed {
 
 /**
  * What the local mode starts for a target: database nodes on loopback (Alternator over DynamoDB Local, or Apache
- * Cassandra), a stand-in for Secrets Manager (the run's logins), MemoryDB clusters on redis-server.
+ * Cassandra), a stand-in for Secrets Manager (the run's logins). A kind's own service (Ports.kindServices) is
+ * started by its local adapter (lib/local/kind-adapters.ts) for every run with a target of the kind.
  */
-export type LocalNeed = 'nodes' | 'cassandra' | 'secrets' | 'memorydb';
+export type LocalNeed = 'nodes' | 'cassandra' | 'secrets';
 
 /** The capacity model the local mode's emulator applies to a table (DynamoDB's limits, scaled). */
 export interface LocalCapacity {

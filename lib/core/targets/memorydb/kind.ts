@@ -37,9 +37,9 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
         `${at}: ${nodes} nodes in one MemoryDB cluster; the account's default quota is ${MEMORYDB_DEFAULT_NODES_QUOTA} nodes per cluster (NodesPerCluster): raise it first`,
       );
   },
-  // locally on redis-server in cluster mode with TLS and the ACL user (lib/local/memorydb.ts)
+  // locally on redis-server in cluster mode with TLS and the ACL user (lib/local/memorydb.ts, its local adapter)
   localIssues: () => [],
-  localNeeds: ['memorydb', 'secrets'],
+  localNeeds: ['secrets'],
   tableName: (_t, runScoped) => runScoped,
   loads: () => true,
   contextEntries: (t, { runId }) => [
