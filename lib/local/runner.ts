@@ -176,7 +176,7 @@ class LocalServices {
     this.capacity = await startCapacityEmulator(o.spec, runId, this.ddb.endpoint, out);
     this.redis = await startLocalRedis(o.spec, out);
     const needs = localNeeds(o.spec.targets);
-    // the stand-ins of the spec's kinds that bring their own service (MemoryDB clusters on redis-server)
+    // the stand-ins of the spec's kinds that bring a service of their own (./kind-adapters.ts)
     this.kindServices = startKindServices(
       o.spec.targets.map((t) => t.kind),
       out,

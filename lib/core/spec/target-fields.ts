@@ -30,4 +30,6 @@ export interface TargetSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
   /** The mean latency (ms) loader sizing assumes (Little's Law) when a target does not give `expectedLatencyMs`. */
   expectedLatencyMs: number;
+  /** Where the kind comes among the kinds users read (the spec schema's union, its error messages): lowest first. */
+  order: number;
 }

@@ -20,6 +20,7 @@ import type { OnDemandResponse, ResponseOptions } from '../dynamodb-model/on-dem
 import type { KindRunCost } from '../cost/lines';
 import type { PriceBook } from '../cost/book';
 import type { KindMonthlyCost } from '../cost/report-parts';
+import type { KindPriceRefresh } from '../cost/price-refresh-hook';
 import type { CellLike } from '../cost/workload-units';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
@@ -211,6 +212,8 @@ export interface TargetKind<T extends Target> {
   runCost: KindRunCost<T>;
   /** Its monthly cost at a throughput (`fleetbench cost`, the cells' cost columns): its cost input and report. */
   monthlyCost: KindMonthlyCost;
+  /** `fleetbench prices refresh` of the kind's own prices (its price book section), when it has some. */
+  priceRefresh?: KindPriceRefresh;
   /** Validation: the target against the cells planned for it (a table's capacity), added to `out`. */
   cellChecks?(t: T, at: string, run: { spec: RunSpec; cells: readonly CellLike[] }, out: Findings): void;
 }

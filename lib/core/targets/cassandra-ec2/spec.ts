@@ -43,4 +43,8 @@ export const CassandraEc2Target = z.strictObject({
 
 export type CassandraEc2Target = z.output<typeof CassandraEc2Target>;
 
-export const CASSANDRA_EC2_SPEC = { schema: CassandraEc2Target, expectedLatencyMs: 5 } satisfies TargetSpec;
+export const CASSANDRA_EC2_SPEC = {
+  schema: CassandraEc2Target,
+  expectedLatencyMs: 5,
+  order: 30,
+} satisfies TargetSpec;

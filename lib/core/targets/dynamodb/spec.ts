@@ -87,4 +87,5 @@ export const DYNAMODB_SPEC = {
   schema: DynamoDbTarget,
   // the seed study measured ~6.2 ms mean for DynamoDB under load
   expectedLatencyMs: 6,
+  order: 10,
 } satisfies TargetSpec;

@@ -117,4 +117,4 @@ export const ExternalTarget = z.strictObject({
 export type ExternalTarget = z.output<typeof ExternalTarget>;
 export type ExternalPriceModel = z.output<typeof ExternalPriceModel>;
 
-export const EXTERNAL_SPEC = { schema: ExternalTarget, expectedLatencyMs: 5 } satisfies TargetSpec;
+export const EXTERNAL_SPEC = { schema: ExternalTarget, expectedLatencyMs: 5, order: 40 } satisfies TargetSpec;

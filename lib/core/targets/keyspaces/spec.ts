@@ -32,4 +32,5 @@ export const KEYSPACES_SPEC = {
   // Amazon Keyspaces: "single-digit millisecond read and write performance" (the developer guide,
   // https://docs.aws.amazon.com/keyspaces/latest/devguide/calculating-row-size.html); 8 ms, upper single digits
   expectedLatencyMs: 8,
+  order: 50,
 } satisfies TargetSpec;

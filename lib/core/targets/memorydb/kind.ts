@@ -11,6 +11,7 @@ import { memoryDbEndpointProperties, memoryDbReady, memoryDbRuntime, provisionMe
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
 import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
 import { memoryDbResourceName, memoryDbSecretName } from './names';
+import { MEMORYDB_PRICE_REFRESH } from '../../cost/refresh-memorydb';
 
 /**
  * WaitReady's limits for a run with a MemoryDB cluster: the cluster stays `creating` for many minutes (AWS's
@@ -57,4 +58,5 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   resources: [MEMORYDB_LOGINS, MEMORYDB_CLUSTERS],
   runCost: MEMORYDB_RUN_COST,
   monthlyCost: MEMORYDB_MONTHLY_COST,
+  priceRefresh: MEMORYDB_PRICE_REFRESH,
 };

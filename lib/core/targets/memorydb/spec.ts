@@ -67,4 +67,5 @@ export const MEMORYDB_SPEC = {
   // Amazon MemoryDB: "microsecond read and single-digit millisecond write latencies"
   // (https://docs.aws.amazon.com/memorydb/latest/devguide/servicename-feature-overview.html); 2 ms, over TLS
   expectedLatencyMs: 2,
+  order: 60,
 } satisfies TargetSpec;

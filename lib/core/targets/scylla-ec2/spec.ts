@@ -54,4 +54,8 @@ export const ScyllaEc2Target = z.strictObject({
 
 export type ScyllaEc2Target = z.output<typeof ScyllaEc2Target>;
 
-export const SCYLLA_EC2_SPEC = { schema: ScyllaEc2Target, expectedLatencyMs: 2 } satisfies TargetSpec;
+export const SCYLLA_EC2_SPEC = {
+  schema: ScyllaEc2Target,
+  expectedLatencyMs: 2,
+  order: 20,
+} satisfies TargetSpec;
