@@ -36,15 +36,16 @@ const KIND_ADAPTER_FACTORIES: {
 
 /** The kinds' adapters, each built on first use (undefined where the stack set it none). */
 function kindServicesFromEnv(): Partial<KindServices> {
-  const services: Partial<KindServices> = {};
-  for (const kind of Object.keys(KIND_ADAPTER_FACTORIES) as (keyof KindServices)[]) {
-    let built: { service: KindServices[typeof kind] | undefined } | undefined;
+  const services: Record<string, unknown> = {};
+  const factories: Record<string, (env: EnvReader) => unknown> = KIND_ADAPTER_FACTORIES;
+  for (const [kind, make] of Object.entries(factories)) {
+    let built: { service: unknown } | undefined;
     Object.defineProperty(services, kind, {
       enumerable: true,
-      get: () => (built ??= { service: KIND_ADAPTER_FACTORIES[kind](LAMBDA_ENV) }).service,
+      get: () => (built ??= { service: make(LAMBDA_ENV) }).service,
     });
   }
-  return services;
+  return services as Partial<KindServices>;
 }
 
 /** Adapters for the Lambda's environment. Each getter builds its adapter on first use. */

@@ -5,3 +5,5 @@
  * whole; a kind whose port module declares a service and has no line here fails to compile there).
  */
 export { memoryDbAdminFromEnv as memorydb } from './memorydb-admin';
+// (a module even when no kind has a line here)
+export {};

@@ -25,5 +25,6 @@ const KIND_CONSTRUCT_CLASSES: { [K in keyof KindServices]: KindConstruct } = KIN
 
 /** Adds every kind's construct to the stack. */
 export function addKindConstructs(scope: Construct, props: KindConstructProps): Construct[] {
-  return Object.values(KIND_CONSTRUCT_CLASSES).map((C: KindConstruct) => new C(scope, C.constructId, props));
+  const classes: Record<string, KindConstruct> = KIND_CONSTRUCT_CLASSES;
+  return Object.values(classes).map((C) => new C(scope, C.constructId, props));
 }

@@ -5,3 +5,5 @@
  * port module declares a service and has no line here fails to compile there).
  */
 export { LocalMemoryDb as memorydb } from './memorydb';
+// (a module even when no kind has a line here)
+export {};

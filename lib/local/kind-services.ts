@@ -19,14 +19,17 @@ const LOCAL_KIND_ADAPTERS: {
 
 /** The stand-ins of these kinds (the spec's targets') that bring a service of their own. */
 export function startKindServices(kinds: Iterable<string>, out: (line: string) => void): LocalKindServices {
+  const adapters: Record<string, new (out: (line: string) => void) => LocalKindService> = LOCAL_KIND_ADAPTERS;
   const services: Record<string, LocalKindService> = {};
-  for (const kind of new Set(kinds))
-    if (Object.hasOwn(LOCAL_KIND_ADAPTERS, kind))
-      services[kind] = new LOCAL_KIND_ADAPTERS[kind as keyof KindServices](out);
+  for (const kind of new Set(kinds)) {
+    const Adapter = adapters[kind];
+    if (Adapter && Object.hasOwn(adapters, kind)) services[kind] = new Adapter(out);
+  }
   return services as LocalKindServices;
 }
 
 /** Stops every stand-in started. */
 export async function stopKindServices(services: LocalKindServices): Promise<void> {
-  for (const service of Object.values(services)) await service.stop();
+  const started: Record<string, LocalKindService> = services;
+  for (const service of Object.values(started)) await service.stop();
 }
