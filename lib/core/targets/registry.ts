@@ -2,7 +2,7 @@
  * The target-kind registry: every kind of the spec schema's `Target` union maps to its declaration
  * (lib/core/targets/<kind>/kind.ts). A kind added to the schema without an entry here fails to compile; the
  * pipeline steps, the planner, validation and the local mode loop over this registry and never name a kind.
- * Adding a kind is its folder plus one line in ./kinds.ts and one in ./kind-specs.ts (docs/target-kinds.md).
+ * Adding a kind is its folder plus one line in ./kinds.ts and one in ./kind-specs.ts (README, "Target kinds").
  */
 import type { Target } from '../spec/schema';
 import type { Issue } from '../common/errors';
