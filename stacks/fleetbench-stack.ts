@@ -15,7 +15,7 @@ import {
   KeyspacesAccess,
   DaxAccess,
   DynamoDbAccess,
-  MemoryDbAccess,
+  addKindConstructs,
   type ScheduledSpec,
 } from '../lib/constructs';
 import type { NetworkMode } from '../lib/constructs/loader-fleet';
@@ -101,7 +101,7 @@ export class FleetbenchStack extends Stack {
       configureCell: this.pipeline.functions.configureCell,
     });
     this.dax = new DaxAccess(this, 'Dax', { fleet: this.fleet, functions: targetFunctions });
-    new MemoryDbAccess(this, 'MemoryDb', { fleet: this.fleet, functions: targetFunctions });
+    addKindConstructs(this, { fleet: this.fleet, functions: targetFunctions });
     new Preflight(this, 'Preflight', {
       plan: this.pipeline.functions.plan,
       availabilityZones: this.fleet.availabilityZoneCount,

@@ -1,13 +1,15 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { nagAcknowledgementsOf, type NagAcknowledgement } from '../lib/constructs/nag-acknowledgements';
 
 /**
  * The cdk-nag AwsSolutions findings we accept. Each entry matches finding ids (cdk-nag v3 reports
  * granular ids such as `AwsSolutions-IAM5[Resource::...]`) and carries the reason; a finding no
  * entry matches stays an error and fails synth. `network: 'private'`: findings of the private network
- * mode only.
+ * mode only. A kind's construct adds the findings of its own grants (lib/constructs/nag-acknowledgements.ts); a
+ * finding both lists match carries the reasons of both.
  */
-export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 'private' }[] = [
+export const NAG_ACKNOWLEDGEMENTS: NagAcknowledgement[] = [
   {
     pattern:
       /^AwsSolutions-IAM4\[Policy::arn:<AWS::Partition>:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole\]$/,
@@ -84,7 +86,7 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   {
     pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     reason:
-      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces); memorydb:DescribeClusters without a cluster name (teardown and the janitor list the clusters to find those of a run by tag), memorydb:CreateUser and memorydb:CreateSubnetGroup (no resource type in the Service Authorization Reference; allowed only with the fleetbench:run-id request tag) and the EC2 Describe calls the creation of a MemoryDB cluster reads (subnets, VPCs, security groups); pricing:GetProducts of the price-book refresh (the Price List Query API has no resource types); secretsmanager:ListSecrets for the janitor, which lists fleetbench/ secrets to delete expired cassandra-ec2 logins (ListSecrets supports only "*" in the Service Authorization Reference; it returns names and tags, never values, and DeleteSecret stays limited to fleetbench/* secrets carrying a run tag).',
+      'Actions without resource-level permissions: ec2:DescribeInstances, ssm:DescribeInstanceInformation, ssm:ListCommandInvocations and ssm:CancelCommand (no resource type and no condition key in the Service Authorization Reference), dynamodb:ListTables, X-Ray and log delivery for the state machine, the SSM agent channels, cloudwatch:PutMetricData (conditioned on the Fleetbench namespace), and the preflight of the Plan step reads (servicequotas:GetServiceQuota/GetAWSDefaultServiceQuota, dynamodb:DescribeLimits, ec2:DescribeAvailabilityZones); DAX subnet and parameter group actions (no resource type in the Service Authorization Reference), dax:DescribeClusters without cluster names (a List action: teardown and the janitor find the clusters of a run by tag) and the EC2 Describe calls DAX needs (security groups, subnets, VPCs, network interfaces); pricing:GetProducts of the price-book refresh (the Price List Query API has no resource types); secretsmanager:ListSecrets for the janitor, which lists fleetbench/ secrets to delete expired cassandra-ec2 logins (ListSecrets supports only "*" in the Service Authorization Reference; it returns names and tags, never values, and DeleteSecret stays limited to fleetbench/* secrets carrying a run tag).',
   },
   {
     pattern:
@@ -94,21 +96,9 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):(cluster|acl|user|subnetgroup)\/fleetbench-\*\]$/,
-    reason:
-      'MemoryDB clusters, ACLs, users and subnet groups are created per run and named fleetbench-<12 hex> (lib/core/targets/memorydb/names.ts): the grants are limited to that prefix.',
-  },
-  {
-    pattern:
-      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):parametergroup\/default\.\*\]$/,
-    reason:
-      "CreateCluster names the engine's default parameter group (AWS's own, default.memorydb-<engine><major>), read only; no parameter group is created or changed.",
-  },
-  {
-    pattern:
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):security-group\/\*\]$/,
     reason:
-      "A run's DAX or MemoryDB security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag; DAX's network interfaces (CreateCluster's dependent ec2:CreateNetworkInterface) may use groups of the loaders' VPC only (ec2:Vpc).",
+      "A run's DAX security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag; DAX's network interfaces (CreateCluster's dependent ec2:CreateNetworkInterface) may use groups of the loaders' VPC only (ec2:Vpc).",
   },
   {
     pattern: /^AwsSolutions-EC23$/,
@@ -138,9 +128,11 @@ export const NAG_ACKNOWLEDGEMENTS: { pattern: RegExp; reason: string; network?: 
 export function applyNagSuppressions(stack: Stack): string[] {
   const report = new AwsSolutionsChecks().validateScope(stack);
   const left: string[] = [];
+  const acks = [...NAG_ACKNOWLEDGEMENTS, ...nagAcknowledgementsOf(stack)];
   for (const v of report.violations) {
-    const ack = NAG_ACKNOWLEDGEMENTS.find((a) => a.pattern.test(v.ruleName));
-    if (ack) Validations.of(stack).acknowledge({ id: `AwsSolutions::${v.ruleName}`, reason: ack.reason });
+    const reasons = acks.filter((a) => a.pattern.test(v.ruleName)).map((a) => a.reason);
+    if (reasons.length)
+      Validations.of(stack).acknowledge({ id: `AwsSolutions::${v.ruleName}`, reason: reasons.join(' ') });
     else left.push(v.ruleName);
   }
   return left;

@@ -8,7 +8,8 @@ import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { Ec2ClusterAdmin } from '../../lib/aws/ec2-cluster';
 import { Ec2FleetAdmin } from '../../lib/aws/ec2-fleet';
 import { KeyspacesApiAdmin } from '../../lib/aws/keyspaces-admin';
-import { MemoryDbClusterAdmin } from '../../lib/aws/memorydb-admin';
+import * as KIND_ADAPTERS from '../../lib/aws/kind-adapters';
+import type { EnvReader } from '../../lib/aws/env-reader';
 import { EmfMetricsSink } from '../../lib/aws/emf-metrics';
 import { CloudWatchTableMetrics } from '../../lib/aws/table-metrics';
 import { S3Store } from '../../lib/aws/s3-store';
@@ -16,13 +17,35 @@ import { SecretsManagerSecrets } from '../../lib/aws/secrets';
 import { SnsNotifier } from '../../lib/aws/sns-notifier';
 import { SsmClusterProbe } from '../../lib/aws/ssm-cluster-probe';
 import { SsmCommandRunner } from '../../lib/aws/ssm-commands';
-import { systemClock, type Ports } from '../../lib/core/common/ports';
+import { systemClock, type KindServices, type Ports } from '../../lib/core/common/ports';
 
 export function requireEnv(name: string): string {
   const v = process.env[name];
   if (!v)
     throw new Error(`environment variable ${name} is not set (the stack sets it on every step function)`);
   return v;
+}
+
+/** The Lambda's environment as the kinds' adapter factories read it. */
+const LAMBDA_ENV: EnvReader = { get: (name) => process.env[name] || undefined, require: requireEnv };
+
+/** Each kind's AWS adapter factory (lib/aws/kind-adapters.ts): a kind that declares a service and has none fails here. */
+const KIND_ADAPTER_FACTORIES: {
+  [K in keyof KindServices]: (env: EnvReader) => KindServices[K] | undefined;
+} = KIND_ADAPTERS;
+
+/** The kinds' adapters, each built on first use (undefined where the stack set it none). */
+function kindServicesFromEnv(): Partial<KindServices> {
+  const services: Record<string, unknown> = {};
+  const factories: Record<string, (env: EnvReader) => unknown> = KIND_ADAPTER_FACTORIES;
+  for (const [kind, make] of Object.entries(factories)) {
+    let built: { service: unknown } | undefined;
+    Object.defineProperty(services, kind, {
+      enumerable: true,
+      get: () => (built ??= { service: make(LAMBDA_ENV) }).service,
+    });
+  }
+  return services as Partial<KindServices>;
 }
 
 /** Adapters for the Lambda's environment. Each getter builds its adapter on first use. */
@@ -129,17 +152,9 @@ export function awsPorts(): Ports {
           ),
       );
     },
-    // MemoryDB clusters: only where the stack set their network (MemoryDbAccess construct)
-    get memorydb() {
-      if (!process.env.MEMORYDB_VPC_ID) return undefined;
-      return once('memorydb', () => {
-        const network = {
-          vpcId: requireEnv('MEMORYDB_VPC_ID'),
-          subnetIds: requireEnv('MEMORYDB_SUBNET_IDS').split(',').filter(Boolean),
-          loaderSecurityGroupId: requireEnv('MEMORYDB_LOADER_SECURITY_GROUP_ID'),
-        };
-        return new MemoryDbClusterAdmin({}, {}, network);
-      });
+    // the adapters of the kinds that bring a service of their own (lib/aws/kind-adapters.ts), each built on first use
+    get kindServices() {
+      return once('kindServices', kindServicesFromEnv);
     },
     // cassandra-ec2 logins (lib/core/targets/cassandra-ec2/cql-auth.ts): ProvisionTarget creates them, StartLoad/StartCell describe
     // them, Teardown (OnAbort, the janitor's second pass) deletes them; each role is granted only its calls

@@ -163,7 +163,7 @@ export class Ec2ClusterAdmin implements DbNodeAdmin {
       Encrypted: true,
       DeleteOnTermination: true,
     });
-    if (req.kind !== 'cassandra-ec2')
+    if (req.software !== 'apache-cassandra')
       return req.ebsGb
         ? {
             BlockDeviceMappings: [

@@ -39,6 +39,7 @@ import type {
   MemoryDbNetwork,
 } from '../core/targets/memorydb/port';
 import { errorName, translate } from './errors';
+import type { EnvReader } from './env-reader';
 
 const NOT_FOUND = new Set([
   'ClusterNotFoundFault',
@@ -51,6 +52,23 @@ const NOT_FOUND = new Set([
 export const MEMORYDB_ACCESS_STRING = 'on ~* &* +@all';
 
 const tagList = (tags: Tags) => Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+
+/**
+ * MemoryDB's adapter in a Lambda (./kind-adapters.ts): only where the stack set the clusters' network (the
+ * MemoryDbAccess construct sets MEMORYDB_VPC_ID, MEMORYDB_SUBNET_IDS and MEMORYDB_LOADER_SECURITY_GROUP_ID).
+ */
+export function memoryDbAdminFromEnv(env: EnvReader): MemoryDbAdmin | undefined {
+  if (!env.get('MEMORYDB_VPC_ID')) return undefined;
+  return new MemoryDbClusterAdmin(
+    {},
+    {},
+    {
+      vpcId: env.require('MEMORYDB_VPC_ID'),
+      subnetIds: env.require('MEMORYDB_SUBNET_IDS').split(',').filter(Boolean),
+      loaderSecurityGroupId: env.require('MEMORYDB_LOADER_SECURITY_GROUP_ID'),
+    },
+  );
+}
 
 export class MemoryDbClusterAdmin implements MemoryDbAdmin {
   readonly memorydb: MemoryDBClient;

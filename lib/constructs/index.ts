@@ -12,4 +12,5 @@ export * from './preflight';
 export * from './keyspaces-access';
 export * from './price-book-refresh';
 export * from './dynamodb-access';
-export * from './memorydb-access';
+export * from './kind-access';
+export * from './nag-acknowledgements';

@@ -12,6 +12,7 @@ import { grant, type TargetFunctions } from './grants';
 import { TAG_RUN_ID } from '../core/common/ports';
 import { MEMORYDB_NAME_PREFIX } from '../core/targets/memorydb/names';
 import type { LoaderFleet } from './loader-fleet';
+import { acknowledgeNagFindings, type NagAcknowledgement } from './nag-acknowledgements';
 
 export interface MemoryDbAccessProps {
   readonly fleet: LoaderFleet;
@@ -36,9 +37,40 @@ function arns(stack: Stack) {
   };
 }
 
+/** The cdk-nag findings MemoryDB's grants raise, and why they are accepted (the stack's check reads them). */
+export const MEMORYDB_NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
+  {
+    pattern: /^AwsSolutions-IAM5\[Resource::\*\]$/,
+    reason:
+      'MemoryDB: memorydb:DescribeClusters without a cluster name (teardown and the janitor list the clusters to find those of a run by tag), memorydb:CreateUser and memorydb:CreateSubnetGroup (no resource type in the Service Authorization Reference; allowed only with the fleetbench:run-id request tag) and the EC2 Describe calls the creation of a MemoryDB cluster reads (subnets, VPCs, security groups).',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):(cluster|acl|user|subnetgroup)\/fleetbench-\*\]$/,
+    reason:
+      'MemoryDB clusters, ACLs, users and subnet groups are created per run and named fleetbench-<12 hex> (lib/core/targets/memorydb/names.ts): the grants are limited to that prefix.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):parametergroup\/default\.\*\]$/,
+    reason:
+      "CreateCluster names the engine's default parameter group (AWS's own, default.memorydb-<engine><major>), read only; no parameter group is created or changed.",
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ec2:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):security-group\/\*\]$/,
+    reason:
+      "A run's MemoryDB security group does not exist before the run creates it: creating requires the fleetbench:run-id request tag, tagging only at creation, rule changes and deletion only on groups carrying the run tag.",
+  },
+];
+
 export class MemoryDbAccess extends Construct {
+  /** Its id in the stack (./kind-access.ts). */
+  static readonly constructId = 'MemoryDb';
+
   constructor(scope: Construct, id: string, props: MemoryDbAccessProps) {
     super(scope, id);
+    acknowledgeNagFindings(this, MEMORYDB_NAG_ACKNOWLEDGEMENTS);
     const { fleet, functions: f } = props;
     const env: Record<string, string> = {
       MEMORYDB_VPC_ID: fleet.vpc.vpcId,

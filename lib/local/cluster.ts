@@ -74,7 +74,7 @@ export class LocalCluster implements DbNodeAdmin, ClusterProbe {
   }
 
   async launch(req: NodeLaunchRequest): Promise<ClusterNode[]> {
-    const cassandra = req.kind === 'cassandra-ec2';
+    const cassandra = req.software === 'apache-cassandra';
     const live = this.nodes.filter((n) => n.state === 'running').length;
     const max = this.o.maxNodes ?? (cassandra ? 3 : 6);
     if (live + req.nodes.length > max) {

@@ -35,7 +35,7 @@ import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { storeCellCapacity } from './capacity-store';
 import { startLocalRedis, type LocalRedis } from './redis-server';
-import { LocalMemoryDb } from './memorydb';
+import { startKindServices, stopKindServices, type LocalKindServices } from './kind-services';
 import { withResolvedBindings } from './binding-artifacts';
 import { tableName } from '../core/plan';
 import './promise-polyfill';
@@ -157,7 +157,8 @@ class LocalServices {
   cluster?: LocalCluster;
   redis?: LocalRedis;
   secrets?: LocalSecrets;
-  memorydb?: LocalMemoryDb;
+  /** The stand-ins of the kinds that bring a service of their own (./kind-adapters.ts), for the spec's kinds. */
+  kindServices: LocalKindServices = {};
 
   async start(
     o: LocalRunOptions,
@@ -175,9 +176,12 @@ class LocalServices {
     this.capacity = await startCapacityEmulator(o.spec, runId, this.ddb.endpoint, out);
     this.redis = await startLocalRedis(o.spec, out);
     const needs = localNeeds(o.spec.targets);
-    // MemoryDB clusters on redis-server (./memorydb.ts)
-    if (needs.has('memorydb')) this.memorydb = new LocalMemoryDb(out);
-    // the run's logins (cassandra-ec2, memorydb), served to the agents as Secrets Manager
+    // the stand-ins of the spec's kinds that bring a service of their own (./kind-adapters.ts)
+    this.kindServices = startKindServices(
+      o.spec.targets.map((t) => t.kind),
+      out,
+    );
+    // the run's logins (of the kinds that make them), served to the agents as Secrets Manager
     let secretsEndpoint: string | undefined;
     if (needs.has('secrets')) {
       this.secrets = new LocalSecrets();
@@ -218,7 +222,7 @@ class LocalServices {
       notifier: { publish: async (subject) => out(`  notify: ${subject}`) },
       runs: { running: async () => [] },
       ...(this.secrets ? { secrets: this.secrets } : {}),
-      ...(this.memorydb ? { memorydb: this.memorydb } : {}),
+      kindServices: this.kindServices,
       clock: systemClock,
       ...(this.cluster ? { cluster: this.cluster, probe: this.cluster } : {}),
     };
@@ -228,7 +232,7 @@ class LocalServices {
     await this.fleet?.killAll();
     await this.cluster?.killAll();
     await this.redis?.stop();
-    await this.memorydb?.stop();
+    await stopKindServices(this.kindServices);
     await this.secrets?.stop();
     await this.capacity?.stop();
     if (this.ddb !== o.dynamoDbLocal) await this.ddb?.stop();

@@ -110,9 +110,9 @@ it('two loopback Cassandra nodes from the bootstrap script form one ring, serve 
 
   // what ran is the EC2 user data the pipeline made, with only its parameters changed
   const launches = cluster!.launches;
-  expect(launches.map((l) => [l.kind, l.dataVolumeGb, l.nodes.map((n) => n.index)])).toEqual([
-    ['cassandra-ec2', 20, [0]],
-    ['cassandra-ec2', 20, [1]],
+  expect(launches.map((l) => [l.software, l.dataVolumeGb, l.nodes.map((n) => n.index)])).toEqual([
+    ['apache-cassandra', 20, [0]],
+    ['apache-cassandra', 20, [1]],
   ]);
   const ec2 = (l: number) => Buffer.from(launches[l]!.nodes[0]!.userData, 'base64').toString('utf8');
   expect(scriptVariable(ec2(0), 'FB_LISTEN')).toBe('imds');

@@ -146,7 +146,7 @@ describe('a MemoryDB run through the steps', () => {
   });
 
   it('ProvisionTarget makes the login, then the cluster in the loaders network; a retry adopts both', async () => {
-    const first = await provisionTarget(run, { store, tables, memorydb, secrets });
+    const first = await provisionTarget(run, { store, tables, kindServices: { memorydb }, secrets });
     expect(first).toMatchObject({ created: [name], secrets: [secretName] });
     // the login: the user named like the cluster, a 64-hex-digit password
     const sm = new SecretsManagerClient(moto.clientConfig);
@@ -194,7 +194,7 @@ describe('a MemoryDB run through the steps', () => {
       'fleetbench:target': 'mdb',
     });
 
-    const again = await provisionTarget(run, { store, tables, memorydb, secrets });
+    const again = await provisionTarget(run, { store, tables, kindServices: { memorydb }, secrets });
     expect(again).toMatchObject({ created: [name], secrets: [secretName] });
     expect(twin.calls.filter((c) => c.op === 'CreateCluster' && c.body.ClusterName === name)).toHaveLength(1);
   });
@@ -206,13 +206,18 @@ describe('a MemoryDB run through the steps', () => {
     await new MemoryDBClient(moto.clientConfig).send(
       new CreateClusterCommand({ ClusterName: otherName, NodeType: 'db.t4g.small', ACLName: 'open-access' }),
     );
-    await expect(provisionTarget(other, { store, tables, memorydb, secrets })).rejects.toThrow(
+    await expect(
+      provisionTarget(other, { store, tables, kindServices: { memorydb }, secrets }),
+    ).rejects.toThrow(
       new StepFailedError(
         'ProvisionTarget',
         `MemoryDB cluster ${otherName} already exists and is not this run's`,
       ),
     );
-    const down = await teardown({ run: other }, { store, tables, fleet, clock, memorydb, secrets });
+    const down = await teardown(
+      { run: other },
+      { store, tables, fleet, clock, kindServices: { memorydb }, secrets },
+    );
     expect(down.keptMemoryDbClusters).toEqual([otherName]);
     expect(down.deletedMemoryDbClusters).toEqual([]);
     expect((await memorydb.describeCluster(otherName)).status).toBe('available');
@@ -221,12 +226,15 @@ describe('a MemoryDB run through the steps', () => {
   });
 
   it('WaitReady waits for the cluster; StartLoad gives the loaders its endpoint with TLS and the login', async () => {
-    const ready = await waitReady({ run }, { store, tables, fleet: oneLoader, commands, clock, memorydb });
+    const ready = await waitReady(
+      { run },
+      { store, tables, fleet: oneLoader, commands, clock, kindServices: { memorydb } },
+    );
     expect(ready.ready).toBe(true);
     await startPhase(
       'load',
       { run, index: 0 },
-      { store, fleet: oneLoader, commands, clock, memorydb, secrets },
+      { store, fleet: oneLoader, commands, clock, kindServices: { memorydb }, secrets },
     );
     const job = (await store.getJson(`runs/mdb-run-1/load/mdb/jobs/i-loader0.json`)) as {
       processes: Record<string, string>[];
@@ -259,7 +267,7 @@ describe('a MemoryDB run through the steps', () => {
       run,
       spec: runSpec,
       step: 'WaitReady',
-      ports: { store, memorydb: creating as never },
+      ports: { store, kindServices: { memorydb: creating as never } },
     });
     expect(ready.problems).toEqual([`MemoryDB cluster ${name} of mdb is creating (no endpoint yet)`]);
     // an available cluster, but the login secret of another run's name: not this run's, refused
@@ -272,7 +280,7 @@ describe('a MemoryDB run through the steps', () => {
         run: { ...run, runId: 'another-run' },
         spec: runSpec,
         step: 'StartCell',
-        ports: { store, memorydb: available as never, secrets },
+        ports: { store, kindServices: { memorydb: available as never }, secrets },
       }).catch((e: Error) => e.message),
     ).toBe(
       `StartCell: the login secret ${memoryDbSecretName('another-run', 'mdb')} of mdb is missing or not this run's`,
@@ -280,7 +288,10 @@ describe('a MemoryDB run through the steps', () => {
   });
 
   it('Teardown deletes the cluster, its ACL, user, subnet group and security group, and the login', async () => {
-    const down = await teardown({ run }, { store, tables, fleet, clock, memorydb, secrets });
+    const down = await teardown(
+      { run },
+      { store, tables, fleet, clock, kindServices: { memorydb }, secrets },
+    );
     expect(down.deletedMemoryDbClusters).toEqual([name]);
     expect(down.pendingMemoryDbGroups).toEqual([]);
     expect(down.deletedMemoryDbSecrets).toEqual([secretName]);
@@ -292,7 +303,10 @@ describe('a MemoryDB run through the steps', () => {
     expect(await groupsNamed(name)).toEqual([]);
     expect(await secrets.describeSecret(secretName)).toBeNull();
     // a second pass finds nothing left; the run's record keeps what the first removed
-    const again = await teardown({ run }, { store, tables, fleet, clock, memorydb, secrets });
+    const again = await teardown(
+      { run },
+      { store, tables, fleet, clock, kindServices: { memorydb }, secrets },
+    );
     expect(again.deletedMemoryDbClusters).toEqual([]);
     expect(again.deletedMemoryDbSecrets).toEqual([]);
     const record = (await store.getJson(teardownKey(run.runId))) as Record<string, unknown>;
@@ -305,13 +319,13 @@ describe('a MemoryDB run through the steps', () => {
 
   it("the Janitor sweeps an expired run's cluster, its pieces and its login", async () => {
     const old = await plan({ executionName: 'mdb-run-3', spec }, { store, clock });
-    await provisionTarget(old, { store, tables, memorydb, secrets });
+    await provisionTarget(old, { store, tables, kindServices: { memorydb }, secrets });
     const oldName = memoryDbResourceName('mdb-run-3', 'mdb');
     // not yet expired: kept
-    let swept = await janitor({ tables, fleet, clock, memorydb, secrets });
+    let swept = await janitor({ tables, fleet, clock, kindServices: { memorydb }, secrets });
     expect(swept.deletedMemoryDbClusters ?? []).toEqual([]);
     nowMs = (old.expiresAt + 60) * 1000;
-    swept = await janitor({ tables, fleet, clock, memorydb, secrets });
+    swept = await janitor({ tables, fleet, clock, kindServices: { memorydb }, secrets });
     expect(swept.deletedMemoryDbSecrets).toEqual([memoryDbSecretName('mdb-run-3', 'mdb')]);
     expect(swept.deletedMemoryDbClusters).toEqual([oldName]);
     expect(swept.deletedMemoryDbGroups).toEqual([oldName]);
@@ -328,7 +342,7 @@ it('the teardown of a run without memorydb targets does not ask MemoryDB anythin
   };
   const run = await plan({ executionName: 'ddb-run-1', spec: ddbSpec }, { store, clock });
   const before = twin.calls.length;
-  const down = await teardown({ run }, { store, tables, fleet, clock, memorydb, secrets });
+  const down = await teardown({ run }, { store, tables, fleet, clock, kindServices: { memorydb }, secrets });
   expect(twin.calls.slice(before)).toEqual([]);
   expect(down).toMatchObject({ deletedMemoryDbClusters: [], deletedMemoryDbSecrets: [] });
 });

@@ -6,7 +6,7 @@
  *
  * No AWS SDK import here or anywhere in `lib/core/**`.
  */
-import type { ClusterNode, DbNodeKind, SchemaRequest } from '../targets/nodes/cluster';
+import type { ClusterNode, NodeSoftware, SchemaRequest } from '../targets/nodes/cluster';
 import type { DaxCacheTtls } from '../targets/dynamodb/dax';
 import type { KeyspacesCapacity } from '../targets/keyspaces/keyspace';
 import type { ObjectStore } from './store';
@@ -101,8 +101,8 @@ export interface NodeLaunchRequest {
   /** The spec target the nodes belong to. */
   targetId: string;
   instanceType: string;
-  /** Which database the nodes run (their role tag, image and volumes follow). @default 'scylla-ec2' */
-  kind?: DbNodeKind;
+  /** What the nodes run (their image, volumes and start-up follow): the target kind's NODE_SOFTWARE. */
+  software: NodeSoftware;
   /**
    * An AMI id, how to find the newest official ScyllaDB image of a version, or Amazon Linux 2023 (the
    * cassandra-ec2 nodes': the adapter knows the stack's image for each architecture).
@@ -414,9 +414,19 @@ export interface Ports {
   secrets?: SecretAdmin;
   /** DynamoDB tables' CloudWatch metrics (AggregateCell joins them to the cell); none locally (the emulator's instead). */
   tableMetrics?: TableMetricsReader;
-  /** Amazon MemoryDB clusters (memorydb targets); a run with such a target fails without it. */
-  memorydb?: import('../targets/memorydb/port').MemoryDbAdmin;
+  /** The adapters of the kinds that bring their own service, by kind (KindServices); a run of such a kind fails without its own. */
+  kindServices?: Partial<KindServices>;
 }
+
+/**
+ * The adapters of the target kinds that bring a service of their own, by kind name: each such kind's port module
+ * (lib/core/targets/<kind>/port.ts) adds its entry here by declaration merging
+ * (https://www.typescriptlang.org/docs/handbook/declaration-merging.html#module-augmentation), so a kind's hooks get
+ * their own adapter's type and this file names no kind. The AWS handlers (lib/aws/kind-services.ts) and the local
+ * mode (lib/local/kind-services.ts) build them from a registry each, which fails to compile without every entry.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the kinds' port modules
+export interface KindServices {}
 
 // ERRORS
 // ======

@@ -15,6 +15,7 @@
  */
 import type { PriceQuery } from '../common/ports';
 import { withoutRegionPrefix, type PriceListItem } from './price-list';
+import type { KindPriceRefresh, PricePick } from './price-refresh-hook';
 
 export const MEMORYDB_SERVICE_CODE = 'AmazonMemoryDB';
 
@@ -37,12 +38,7 @@ export function memoryDbEngineOf(attributes: Record<string, string>): MemoryDbEn
 }
 
 /** A MemoryDB price the refresh takes: where it goes in the book, its unit, and the product. */
-export interface MemoryDbPick {
-  field: string[];
-  usagetype: string;
-  unit: string;
-  item: PriceListItem;
-}
+export type MemoryDbPick = PricePick;
 
 interface Candidate {
   field: string[];
@@ -119,3 +115,9 @@ export function memoryDbPicks(items: PriceListItem[]): { picks: MemoryDbPick[]; 
     );
   return { picks, notes };
 }
+
+/** MemoryDB's hook in the refresh (its kind declares it): every node type and data-written price the API gives, per engine. */
+export const MEMORYDB_PRICE_REFRESH: KindPriceRefresh = {
+  queries: (region) => [memoryDbQuery(region)],
+  picks: (answers, region) => memoryDbPicks(answers(memoryDbQuery(region))),
+};

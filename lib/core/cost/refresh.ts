@@ -3,15 +3,16 @@
  * the AWS Price List Query API (GetProducts, filtered by region and product attributes), and a dated book
  * made of the answers. Each price keeps its SKU, effective date and offer version, and its tiers as the API
  * gives them. A price the model needs and the API does not give is an error naming it; a missing optional
- * section (Standard-IA, Keyspaces, DAX) is left out with a note; MemoryDB's prices are every node type and
- * data-written price the API gives per engine (refresh-memorydb.ts), each one it lacks left out with a note.
- * Pure: the calls go through `PriceListPort`.
+ * section (Standard-IA, Keyspaces, DAX) is left out with a note; a kind with a refresh hook of its own
+ * (TargetKind.priceRefresh, ./price-refresh-hook.ts) takes the prices it finds in the answers to its own queries,
+ * each one it lacks left out with a note. Pure: the calls go through `PriceListPort`.
  */
 import { InputError } from '../common/errors';
 import { parsePriceBook, type Price, type PriceBook, type PriceBookData } from './book';
 import type { PriceListPort, PriceQuery } from '../common/ports';
 import { firstPaidTier, shiftDecimal, withoutRegionPrefix, type PriceListItem } from './price-list';
-import { memoryDbPicks, memoryDbQuery } from './refresh-memorydb';
+import { TARGET_KINDS } from '../targets/registry';
+import type { KindPriceRefresh } from './price-refresh-hook';
 
 export type { PriceListPort, PriceQuery } from '../common/ports';
 
@@ -149,7 +150,11 @@ export function usagetypeMatches(actual: string | undefined, wanted: string): bo
   return actual === wanted || withoutRegionPrefix(actual) === wanted;
 }
 
-function entryOf(line: PriceLine, item: PriceListItem, region: string): Price {
+function entryOf(
+  line: Pick<PriceLine, 'exp' | 'unit' | 'usagetype'>,
+  item: PriceListItem,
+  region: string,
+): Price {
   const paid = firstPaidTier(item);
   const usd = shiftDecimal(paid ? paid.usd : '0', line.exp);
   const tiered = item.tiers.length > 1;
@@ -216,12 +221,17 @@ export async function refreshPriceBook(prices: PriceListPort, input: RefreshInpu
     daxNodeTypes: Object.keys(base.dax ?? {}),
   });
   const answers = new Map<string, PriceListItem[]>();
-  for (const q of [...lines.map((l) => l.query), memoryDbQuery(region)]) {
+  for (const q of [...lines.map((l) => l.query), ...KIND_REFRESHES.flatMap((k) => k.queries(region))]) {
     const key = queryKey(q);
     if (!answers.has(key)) answers.set(key, await prices.getProducts(q));
   }
   return bookFromAnswers(lines, answers, input);
 }
+
+/** The kinds' own refresh hooks (TargetKind.priceRefresh), in the registry's order. */
+const KIND_REFRESHES: KindPriceRefresh[] = Object.values(TARGET_KINDS).flatMap((k) =>
+  k.priceRefresh ? [k.priceRefresh] : [],
+);
 
 /** The book from the API's answers (by queryKey); lines of an optional section missing drop the section. */
 export function bookFromAnswers(
@@ -249,17 +259,16 @@ export function bookFromAnswers(
       })),
     );
   for (const section of dropped.keys()) setPath(data, section.split('.'), undefined);
-  // MemoryDB: every node type and data-written price the API gives, per engine (refresh-memorydb.ts)
-  const memorydb = memoryDbPicks(answers.get(queryKey(memoryDbQuery(region))) ?? []);
-  for (const p of memorydb.picks) {
-    const line = {
-      field: p.field,
-      query: memoryDbQuery(region),
-      usagetype: p.usagetype,
-      exp: 0,
-      unit: p.unit,
-    };
-    setPath(data, p.field, entryOf(line, p.item, region));
+  // the kinds' own prices: every price each kind's hook takes from the answers to its queries
+  const kindNotes: string[] = [];
+  const kindSections: Record<string, unknown> = {};
+  for (const hook of KIND_REFRESHES) {
+    const taken = hook.picks((q) => answers.get(queryKey(q)) ?? [], region);
+    for (const p of taken.picks) {
+      setPath(data, p.field, entryOf({ ...p, exp: 0 }, p.item, region));
+      kindSections[p.field[0]!] = data[p.field[0]!];
+    }
+    kindNotes.push(...taken.notes);
   }
   const dynamodb = data.dynamodb as Record<string, unknown>;
   if (dynamodb.standardIa === undefined) delete dynamodb.standardIa;
@@ -274,7 +283,7 @@ export function bookFromAnswers(
       `Made by \`fleetbench prices refresh --region ${region}\` on ${new Date(nowMs).toISOString()} from the Price List Query API (GetProducts, On-Demand terms); each price names its SKU, effective date and offer version.`,
       `Hours per month, the DynamoDB free tier's summary and the loader CPU figures are carried over from book ${base.id}; the API's own free tiers are the zero-priced tiers of each price.`,
       ...[...dropped].map(([section, why]) => `No ${section} prices: ${why}.`),
-      ...memorydb.notes,
+      ...kindNotes,
     ],
     dynamodb: {
       ...(dynamodb as Pick<PriceBookData['dynamodb'], 'standard' | 'standardIa'>),
@@ -291,7 +300,7 @@ export function bookFromAnswers(
       ? { keyspaces: data.keyspaces as PriceBookData['keyspaces'] }
       : {}),
     ...(data.dax && !dropped.has('dax') ? { dax: data.dax as PriceBookData['dax'] } : {}),
-    ...(data.memorydb ? { memorydb: data.memorydb as PriceBookData['memorydb'] } : {}),
+    ...(kindSections as Partial<PriceBookData>),
   };
   return parsePriceBook(JSON.parse(JSON.stringify(book)), `${id}.json`);
 }

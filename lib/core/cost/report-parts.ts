@@ -51,7 +51,7 @@ export interface MonthlyReportHead {
   target: { id?: string; kind: TargetKind };
 }
 
-/** A target priced by its monthly lines (nodes, storage, an external service's charges, a MemoryDB cluster). */
+/** A target priced by its monthly lines (nodes, storage, an external service's charges, a managed cluster's nodes). */
 export interface LinesCostReport extends MonthlyReportHead {
   throughput: { readsPerSec: number; writesPerSec: number; opsPerSec: number };
   pricing: Record<string, number | string>;

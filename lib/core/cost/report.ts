@@ -48,7 +48,7 @@ export function parseCostInput(data: unknown, where = ''): ParsedInput {
 type TableReport = DynamoCostReport | KeyspacesCostReport;
 /** The kinds priced by monthly lines: all but the tables'. */
 type LinesKind = Exclude<TargetKind, TableReport['kind']>;
-/** A target priced by its monthly lines (nodes, storage, an external service's charges, a MemoryDB cluster). */
+/** A target priced by its monthly lines (nodes, storage, an external service's charges, a managed cluster's nodes). */
 export type ClusterCostReport = LinesCostReport & {
   kind: LinesKind;
   target: { id?: string; kind: LinesKind };

@@ -20,6 +20,7 @@ import type { OnDemandResponse, ResponseOptions } from '../dynamodb-model/on-dem
 import type { KindRunCost } from '../cost/lines';
 import type { PriceBook } from '../cost/book';
 import type { KindMonthlyCost } from '../cost/report-parts';
+import type { KindPriceRefresh } from '../cost/price-refresh-hook';
 import type { CellLike } from '../cost/workload-units';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
@@ -108,9 +109,10 @@ export interface AccountNeed {
 
 /**
  * What the local mode starts for a target: database nodes on loopback (Alternator over DynamoDB Local, or Apache
- * Cassandra), a stand-in for Secrets Manager (the run's logins), MemoryDB clusters on redis-server.
+ * Cassandra), a stand-in for Secrets Manager (the run's logins). A kind's own service (Ports.kindServices) is
+ * started by its local adapter (lib/local/kind-adapters.ts) for every run with a target of the kind.
  */
-export type LocalNeed = 'nodes' | 'cassandra' | 'secrets' | 'memorydb';
+export type LocalNeed = 'nodes' | 'cassandra' | 'secrets';
 
 /** The capacity model the local mode's emulator applies to a table (DynamoDB's limits, scaled). */
 export interface LocalCapacity {
@@ -210,6 +212,8 @@ export interface TargetKind<T extends Target> {
   runCost: KindRunCost<T>;
   /** Its monthly cost at a throughput (`fleetbench cost`, the cells' cost columns): its cost input and report. */
   monthlyCost: KindMonthlyCost;
+  /** `fleetbench prices refresh` of the kind's own prices (its price book section), when it has some. */
+  priceRefresh?: KindPriceRefresh;
   /** Validation: the target against the cells planned for it (a table's capacity), added to `out`. */
   cellChecks?(t: T, at: string, run: { spec: RunSpec; cells: readonly CellLike[] }, out: Findings): void;
 }

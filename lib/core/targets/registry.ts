@@ -2,7 +2,7 @@
  * The target-kind registry: every kind of the spec schema's `Target` union maps to its declaration
  * (lib/core/targets/<kind>/kind.ts). A kind added to the schema without an entry here fails to compile; the
  * pipeline steps, the planner, validation and the local mode loop over this registry and never name a kind.
- * Adding a kind is its folder plus one line here.
+ * Adding a kind is its folder plus one line in ./kinds.ts and one in ./kind-specs.ts (README, "Target kinds").
  */
 import type { Target } from '../spec/schema';
 import type { Issue } from '../common/errors';
@@ -10,23 +10,15 @@ import type { ResourceType } from '../resources/resource-type';
 import { LOADERS } from '../resources/loaders';
 import type { DeployEnv, Findings, LocalNeed, TargetKind } from './kind';
 import type { RunResource } from '../resources/run-resource';
-import { DYNAMODB } from './dynamodb/kind';
-import { SCYLLA_EC2 } from './scylla-ec2/kind';
-import { CASSANDRA_EC2 } from './cassandra-ec2/kind';
-import { EXTERNAL } from './external/kind';
-import { KEYSPACES_KIND } from './keyspaces/kind';
-import { MEMORYDB } from './memorydb/kind';
+import * as KINDS from './kinds';
+import { KIND_NAMES } from './specs';
 
 type Registry = { [K in Target['kind']]: TargetKind<Extract<Target, { kind: K }>> };
 
-export const TARGET_KINDS: Registry = {
-  dynamodb: DYNAMODB,
-  'scylla-ec2': SCYLLA_EC2,
-  'cassandra-ec2': CASSANDRA_EC2,
-  external: EXTERNAL,
-  keyspaces: KEYSPACES_KIND,
-  memorydb: MEMORYDB,
-};
+/** Every kind's declaration (./kinds.ts), in the kinds' order (their spec modules'). */
+export const TARGET_KINDS: Registry = Object.fromEntries(
+  KIND_NAMES.map((kind) => [kind, (KINDS satisfies Registry)[kind]]),
+) as unknown as Registry;
 
 /** A target's kind declaration. */
 export function kindOf<T extends Target>(t: T): TargetKind<T> {

@@ -4,6 +4,7 @@
  * Three steps met it in the cloud twin before this (ProvisionTarget, CellFailed, AggregateCell).
  */
 import { awsPorts } from '../../../lambdas/shared/env';
+import { MemoryDbClusterAdmin } from '../../../lib/aws/memorydb-admin';
 
 const ENV = {
   AWS_REGION: 'us-east-1',
@@ -26,5 +27,30 @@ describe('the Lambda ports', () => {
     expect(() => ({ ...awsPorts() })).not.toThrow();
     expect(Object.keys({ ...awsPorts() })).not.toContain('runs');
     expect(() => awsPorts().runs).toThrow(/execution's context/);
+  });
+
+  it("builds each kind's own adapter from the registry, on first use, only where the stack set its environment", () => {
+    expect(awsPorts().kindServices?.memorydb).toBeUndefined();
+    const mdb = {
+      MEMORYDB_VPC_ID: 'vpc-1',
+      MEMORYDB_SUBNET_IDS: 'subnet-a,subnet-b',
+      MEMORYDB_LOADER_SECURITY_GROUP_ID: 'sg-1',
+    };
+    Object.assign(process.env, mdb);
+    try {
+      const ports = awsPorts();
+      const admin = ports.kindServices?.memorydb;
+      expect(admin).toBeInstanceOf(MemoryDbClusterAdmin);
+      expect(admin!.network).toEqual({
+        vpcId: 'vpc-1',
+        subnetIds: ['subnet-a', 'subnet-b'],
+        loaderSecurityGroupId: 'sg-1',
+      });
+      expect(ports.kindServices?.memorydb).toBe(admin); // built once
+      delete process.env.MEMORYDB_SUBNET_IDS;
+      expect(() => awsPorts().kindServices?.memorydb).toThrow(/MEMORYDB_SUBNET_IDS is not set/);
+    } finally {
+      for (const k of Object.keys(mdb)) delete process.env[k];
+    }
   });
 });

@@ -11,6 +11,7 @@ import { memoryDbEndpointProperties, memoryDbReady, memoryDbRuntime, provisionMe
 import { MEMORYDB_CLUSTERS, MEMORYDB_LOGINS } from './resources';
 import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
 import { memoryDbResourceName, memoryDbSecretName } from './names';
+import { MEMORYDB_PRICE_REFRESH } from '../../cost/refresh-memorydb';
 
 /**
  * WaitReady's limits for a run with a MemoryDB cluster: the cluster stays `creating` for many minutes (AWS's
@@ -37,9 +38,9 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
         `${at}: ${nodes} nodes in one MemoryDB cluster; the account's default quota is ${MEMORYDB_DEFAULT_NODES_QUOTA} nodes per cluster (NodesPerCluster): raise it first`,
       );
   },
-  // locally on redis-server in cluster mode with TLS and the ACL user (lib/local/memorydb.ts)
+  // locally on redis-server in cluster mode with TLS and the ACL user (lib/local/memorydb.ts, its local adapter)
   localIssues: () => [],
-  localNeeds: ['memorydb', 'secrets'],
+  localNeeds: ['secrets'],
   tableName: (_t, runScoped) => runScoped,
   loads: () => true,
   contextEntries: (t, { runId }) => [
@@ -57,4 +58,5 @@ export const MEMORYDB: TargetKind<MemoryDbTarget> = {
   resources: [MEMORYDB_LOGINS, MEMORYDB_CLUSTERS],
   runCost: MEMORYDB_RUN_COST,
   monthlyCost: MEMORYDB_MONTHLY_COST,
+  priceRefresh: MEMORYDB_PRICE_REFRESH,
 };

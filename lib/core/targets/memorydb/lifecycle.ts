@@ -10,7 +10,7 @@ import { ConflictError, StepFailedError, TAG_RUN_ID, type SecretAdmin, type Tags
 import { ownedByRun } from '../../pipeline/ownership';
 import type { RunSpec } from '../../spec/schema';
 import type { ProvisionContext, Provisioned, ReadyCheck, Runtime, StepContext } from '../kind';
-import type { MemoryDbAdmin, MemoryDbClusterState } from './port';
+import { memoryDbPort, type MemoryDbAdmin, type MemoryDbClusterState } from './port';
 import type { MemoryDbTarget } from './target';
 import { memoryDbResourceName, memoryDbSecretName } from './names';
 
@@ -57,7 +57,7 @@ function needSecrets(step: string, secrets: SecretAdmin | undefined): SecretAdmi
  */
 export async function provisionMemoryDb(t: MemoryDbTarget, ctx: ProvisionContext): Promise<Provisioned> {
   const { run, ports } = ctx;
-  const admin = needPort('ProvisionTarget', ports.memorydb);
+  const admin = needPort('ProvisionTarget', memoryDbPort(ports));
   const secrets = needSecrets('ProvisionTarget', ports.secrets);
   if (!admin.network)
     throw new StepFailedError(
@@ -121,7 +121,7 @@ export function clusterNotReady(targetId: string, s: MemoryDbClusterState): stri
 
 /** WaitReady: what keeps the target's cluster from being ready (empty: `available` with an endpoint). */
 export async function memoryDbReady(t: MemoryDbTarget, { run, ports }: StepContext): Promise<ReadyCheck> {
-  const s = await needPort('WaitReady', ports.memorydb).describeCluster(
+  const s = await needPort('WaitReady', memoryDbPort(ports)).describeCluster(
     memoryDbResourceName(run.runId, t.id),
   );
   const why = clusterNotReady(t.id, s);
@@ -152,7 +152,7 @@ export async function memoryDbRuntime(
   t: MemoryDbTarget,
   { run, ports, step }: StepContext,
 ): Promise<Runtime> {
-  const s = await needPort(step, ports.memorydb).describeCluster(memoryDbResourceName(run.runId, t.id));
+  const s = await needPort(step, memoryDbPort(ports)).describeCluster(memoryDbResourceName(run.runId, t.id));
   if (s.status !== 'available' || !s.endpoint)
     throw new StepFailedError(step, `MemoryDB cluster ${s.name} of ${t.id} is ${s.status}, not available`);
   const name = memoryDbSecretName(run.runId, t.id);

@@ -4,6 +4,7 @@
  * supporting pieces: the ACL, the ACL's user, the subnet group and the security group.
  */
 import type { Tags } from '../../common/tags';
+import type { KindServices } from '../../common/ports';
 
 /** Where a run's clusters go: the loaders' network (the stack sets it). */
 export interface MemoryDbNetwork {
@@ -67,4 +68,17 @@ export interface MemoryDbAdmin {
   listClusters(filter: { runId?: string }): Promise<{ name: string; status: string; tags: Tags }[]>;
   /** Supporting pieces left by runs (found by their security group's run tag), with the group's tags. */
   listSupporting(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]>;
+}
+
+declare module '../../common/ports' {
+  /** MemoryDB's entry in the ports' per-kind adapters (Ports.kindServices). */
+  interface KindServices {
+    /** Amazon MemoryDB clusters (memorydb targets); a run with such a target fails without it. */
+    memorydb: MemoryDbAdmin;
+  }
+}
+
+/** The MemoryDB adapter among the ports (undefined where the stack or the local mode has none). */
+export function memoryDbPort(ports: { kindServices?: Partial<KindServices> }): MemoryDbAdmin | undefined {
+  return ports.kindServices?.memorydb;
 }

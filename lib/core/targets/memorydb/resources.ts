@@ -14,7 +14,7 @@ import type { LifecyclePorts, Removal, RemovalScope, ResourceType } from '../../
 import type { RunContext } from '../../pipeline/run-context';
 import { entriesOf } from '../../resources/run-resource';
 import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
-import type { MemoryDbAdmin } from './port';
+import { memoryDbPort, type MemoryDbAdmin } from './port';
 import { memoryDbResourceName, memoryDbSecretName } from './names';
 import { TAG_TARGET, memoryDbTargets } from './lifecycle';
 
@@ -42,7 +42,7 @@ async function runClusterNames(
     ...(ids ?? []).map((id) => memoryDbResourceName(runId, id)),
   ]);
   if (ids === null || ids.length)
-    for (const c of await ports.memorydb!.listClusters({ runId })) names.add(c.name);
+    for (const c of await memoryDbPort(ports)!.listClusters({ runId })) names.add(c.name);
   return names;
 }
 
@@ -53,7 +53,7 @@ async function removeClusters(
   ports: LifecyclePorts,
   scope?: RemovalScope,
 ): Promise<Removal> {
-  const admin: MemoryDbAdmin = ports.memorydb!;
+  const admin: MemoryDbAdmin = memoryDbPort(ports)!;
   const names = await runClusterNames(runId, run, ports, scope);
   const groups = new Set(
     names.size
@@ -94,13 +94,14 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
     pending: 'pendingMemoryDbGroups',
   },
   swept: ['deletedMemoryDbClusters', 'deletedMemoryDbGroups'],
-  available: (ports) => ports.memorydb !== undefined,
+  available: (ports) => memoryDbPort(ports) !== undefined,
   // contexts of runs before the entries name none (the names follow from the spec): removeForRun reads the spec
   // first and calls MemoryDB only when the context or the spec names a memorydb target, or the spec is missing
   mayExist: () => true,
   namedIn: (run) => entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name),
   removeForRun: (runId, run, ports, scope) => removeClusters(runId, run, ports, scope),
-  async sweepExpired({ memorydb }, expired) {
+  async sweepExpired(ports, expired) {
+    const memorydb = memoryDbPort(ports);
     const deletedMemoryDbClusters: string[] = [];
     for (const c of await memorydb!.listClusters({})) {
       if (!c.tags[TAG_RUN_ID] || !expired(c.tags) || c.status === 'deleting') continue;
@@ -112,8 +113,8 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
         deletedMemoryDbGroups.push(g.name);
     return { removed: { deletedMemoryDbClusters, deletedMemoryDbGroups } };
   },
-  async liveByRun({ memorydb }) {
-    return (await memorydb!.listClusters({}))
+  async liveByRun(ports) {
+    return (await memoryDbPort(ports)!.listClusters({}))
       .filter((c) => c.status !== 'deleting')
       .map((c) => ({ tags: c.tags, label: `MemoryDB cluster ${c.name}` }));
   },
@@ -131,8 +132,8 @@ async function runSecretNames(
   const fromSpec = await specTargetIds(runId, ports);
   const ids = new Set(fromSpec ?? []);
   // MemoryDB is asked only for runs that have (or may have, without their spec) memorydb targets
-  if (ports.memorydb && (fromSpec === null || fromSpec.length))
-    for (const c of await ports.memorydb.listClusters({ runId }))
+  if (memoryDbPort(ports) && (fromSpec === null || fromSpec.length))
+    for (const c of await memoryDbPort(ports)!.listClusters({ runId }))
       if (c.tags[TAG_TARGET]) ids.add(c.tags[TAG_TARGET]);
   const named = entriesOf(run, MEMORYDB_LOGIN_ENTRY).map((s) => s.name);
   return [...new Set([...named, ...[...ids].map((id) => memoryDbSecretName(runId, id))])];
@@ -160,7 +161,7 @@ export const MEMORYDB_LOGINS: ResourceType = {
   record: { removed: 'deletedMemoryDbSecrets', kept: 'keptMemoryDbSecrets' },
   swept: ['deletedMemoryDbSecrets'],
   // a stack without the MemoryDB port made no cluster, and so no login
-  available: (ports) => ports.secrets !== undefined && ports.memorydb !== undefined,
+  available: (ports) => ports.secrets !== undefined && memoryDbPort(ports) !== undefined,
   mayExist: () => true,
   namedIn: (run) => entriesOf(run, MEMORYDB_LOGIN_ENTRY).map((s) => s.name),
   async removeForRun(runId, run, ports, scope) {
@@ -178,7 +179,9 @@ export const MEMORYDB_LOGINS: ResourceType = {
     });
   },
   // the secrets of expired clusters (Secrets Manager is not listed: the clusters' tags name the secrets)
-  async sweepExpired({ memorydb, secrets }, expired) {
+  async sweepExpired(ports, expired) {
+    const { secrets } = ports;
+    const memorydb = memoryDbPort(ports);
     const deletedMemoryDbSecrets: string[] = [];
     if (!memorydb) return { removed: { deletedMemoryDbSecrets } };
     for (const c of await memorydb.listClusters({})) {

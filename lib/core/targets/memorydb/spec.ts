@@ -1,10 +1,11 @@
 /**
  * The spec schema of a memorydb target (Amazon MemoryDB, a durable Redis-compatible database): the cluster's
  * node type, shards, replicas per shard and engine. TLS is always on (the run's ACL user authenticates over it);
- * the schema has no switch for it. The common target fields (id, expectedLatencyMs) come from the spec schema
- * (lib/core/spec/schema.ts), which builds this schema from them: this module imports nothing of it at run time.
+ * the schema has no switch for it. Built over the common target fields (lib/core/spec/target-fields.ts); the spec
+ * schema's target union takes it from lib/core/targets/specs.ts.
  */
 import { z } from 'zod';
+import { targetCommon, type TargetSpec } from '../../spec/target-fields';
 
 /**
  * The engines and versions MemoryDB offers (https://docs.aws.amazon.com/memorydb/latest/devguide/engine-versions.html,
@@ -45,19 +46,26 @@ const engineSchema = z
       });
   });
 
-/** The memorydb target's schema over the spec's common target fields. */
-export function memoryDbTargetSchema<C extends z.ZodRawShape>(common: C) {
-  return z.strictObject({
-    ...common,
-    kind: z.literal('memorydb'),
-    /** e.g. db.r7g.large (priced by the price book's `memorydb` entries). */
-    nodeType: z
-      .string()
-      .regex(MEMORYDB_NODE_TYPE, 'a MemoryDB node type such as db.r7g.large')
-      .default('db.r7g.large'),
-    shards: z.number().int().min(1).max(MEMORYDB_MAX_SHARDS).default(1),
-    /** Replicas per shard: 0 is a single node per shard (no failover); MemoryDB allows up to 5. */
-    replicasPerShard: z.number().int().min(0).max(MEMORYDB_MAX_REPLICAS).default(1),
-    engine: engineSchema.default(MEMORYDB_DEFAULT_ENGINE),
-  });
-}
+/** The memorydb target's schema. */
+export const MemoryDbTarget = z.strictObject({
+  ...targetCommon,
+  kind: z.literal('memorydb'),
+  /** e.g. db.r7g.large (priced by the price book's `memorydb` entries). */
+  nodeType: z
+    .string()
+    .regex(MEMORYDB_NODE_TYPE, 'a MemoryDB node type such as db.r7g.large')
+    .default('db.r7g.large'),
+  shards: z.number().int().min(1).max(MEMORYDB_MAX_SHARDS).default(1),
+  /** Replicas per shard: 0 is a single node per shard (no failover); MemoryDB allows up to 5. */
+  replicasPerShard: z.number().int().min(0).max(MEMORYDB_MAX_REPLICAS).default(1),
+  engine: engineSchema.default(MEMORYDB_DEFAULT_ENGINE),
+});
+export type MemoryDbTarget = z.output<typeof MemoryDbTarget>;
+
+export const MEMORYDB_SPEC = {
+  schema: MemoryDbTarget,
+  // Amazon MemoryDB: "microsecond read and single-digit millisecond write latencies"
+  // (https://docs.aws.amazon.com/memorydb/latest/devguide/servicename-feature-overview.html); 2 ms, over TLS
+  expectedLatencyMs: 2,
+  order: 60,
+} satisfies TargetSpec;

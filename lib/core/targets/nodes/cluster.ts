@@ -26,6 +26,17 @@ export type DbNodeKind = DbNodeTarget['kind'];
 
 /** Tag values of `fleetbench:role` on database nodes, by target kind (loaders carry `loader`, tables `target`). */
 export const NODE_ROLES = { 'scylla-ec2': 'scylla-node', 'cassandra-ec2': 'cassandra-node' } as const;
+/**
+ * What a node kind's nodes run, which sets their image, volumes and start-up in the adapters (lib/aws/ec2-cluster.ts,
+ * lib/local/cluster.ts): ScyllaDB (its official AMI, configured by JSON user data) or Apache Cassandra (Amazon Linux
+ * 2023 with a data volume, installed by the bootstrap script).
+ */
+export type NodeSoftware = 'scylladb' | 'apache-cassandra';
+/** The software of each node kind's nodes (NodeLaunchRequest.software). */
+export const NODE_SOFTWARE: { readonly [K in DbNodeKind]: NodeSoftware } = {
+  'scylla-ec2': 'scylladb',
+  'cassandra-ec2': 'apache-cassandra',
+};
 /** Every database node role: what teardown, the janitor and the IAM conditions cover. */
 export const DB_NODE_ROLES: string[] = Object.values(NODE_ROLES);
 

@@ -7,6 +7,7 @@ import { cassandraBootstrapScript, ec2ClusterParams, initialToken } from '../cas
 import { cqlLoginSecretName, provisionCqlLogin } from '../cassandra-ec2/cql-auth';
 import {
   NODE_ROLES,
+  NODE_SOFTWARE,
   TAG_NODE_INDEX,
   TAG_TARGET,
   nodeUserDataBase64,
@@ -51,7 +52,12 @@ export function nodeLaunchRequest(args: {
 }): NodeLaunchRequest {
   const { run, target, indexes, seeds } = args;
   const tags = (index: number) => nodeTags(run, target.id, index, args.userTags, NODE_ROLES[target.kind]);
-  const base = { runId: run.runId, targetId: target.id, instanceType: target.instanceType };
+  const base = {
+    runId: run.runId,
+    targetId: target.id,
+    instanceType: target.instanceType,
+    software: NODE_SOFTWARE[target.kind],
+  };
   if (target.kind === 'scylla-ec2') {
     return {
       ...base,
@@ -80,7 +86,6 @@ export function nodeLaunchRequest(args: {
   });
   return {
     ...base,
-    kind: 'cassandra-ec2',
     ami: { amazonLinux2023: true },
     dataVolumeGb: target.volume.sizeGb,
     nodes: indexes.map((index) => ({
