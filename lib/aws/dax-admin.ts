@@ -20,12 +20,9 @@ import {
   type DAXClientConfig,
 } from '@aws-sdk/client-dax';
 import {
-  AuthorizeSecurityGroupIngressCommand,
-  CreateSecurityGroupCommand,
   DeleteSecurityGroupCommand,
   DescribeSecurityGroupsCommand,
   EC2Client,
-  RevokeSecurityGroupEgressCommand,
   type EC2ClientConfig,
 } from '@aws-sdk/client-ec2';
 import {
@@ -45,6 +42,7 @@ import {
   type Tags,
 } from '../core/common/ports';
 import { errorName, translate } from './errors';
+import { createLoaderOnlyGroup, listRunGroups } from './loader-only-groups';
 import { ownedByRun } from '../core/pipeline/ownership';
 
 const NOT_FOUND = new Set([
@@ -204,76 +202,25 @@ export class DaxClusterAdmin implements DaxAdmin {
   }
 
   async listSupporting(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]> {
-    const out: { name: string; tags: Tags }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.call('EC2', 'DescribeSecurityGroups', () =>
-        this.ec2.send(
-          new DescribeSecurityGroupsCommand({
-            Filters: [
-              filter.runId !== undefined
-                ? { Name: `tag:${TAG_RUN_ID}`, Values: [filter.runId] }
-                : { Name: 'tag-key', Values: [TAG_RUN_ID] },
-            ],
-            NextToken: token,
-          }),
-        ),
-      );
-      for (const g of page.SecurityGroups ?? []) {
-        // the run's DAX groups carry its DAX resource name (other groups of a run are the stack's, not per run)
-        if (!g.GroupName || !DAX_NAME_PATTERN.test(g.GroupName)) continue;
-        const tags: Tags = {};
-        for (const t of g.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
-        out.push({ name: g.GroupName, tags });
-      }
-      token = page.NextToken;
-    } while (token);
-    return out;
+    // the run's DAX groups carry its DAX resource name (other groups of a run are the stack's, not per run)
+    return listRunGroups(this.ec2, DAX_NAME_PATTERN, filter);
   }
 
   // ------------------------------------------------------------------------------------------ pieces
 
-  private async createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<string> {
-    const created = await this.call('EC2', `CreateSecurityGroup ${req.name}`, () =>
-      this.ec2.send(
-        new CreateSecurityGroupCommand({
-          GroupName: req.name,
-          Description: 'fleetbench DAX cluster: the loaders only',
-          VpcId: network.vpcId,
-          TagSpecifications: [
-            {
-              ResourceType: 'security-group',
-              Tags: Object.entries(req.tags).map(([Key, Value]) => ({ Key, Value })),
-            },
-          ],
-        }),
-      ),
+  private createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<string> {
+    return createLoaderOnlyGroup(
+      this.ec2,
+      {
+        name: req.name,
+        description: 'fleetbench DAX cluster: the loaders only',
+        vpcId: network.vpcId,
+        loaderSecurityGroupId: network.loaderSecurityGroupId,
+        ports: [DAX_PORTS.plain, DAX_PORTS.tls],
+        tags: req.tags,
+      },
+      (id) => this.deleteCreatedSecurityGroup(id, req),
     );
-    const id = created.GroupId!;
-    try {
-      await this.ec2.send(
-        new AuthorizeSecurityGroupIngressCommand({
-          GroupId: id,
-          IpPermissions: [DAX_PORTS.plain, DAX_PORTS.tls].map((port) => ({
-            IpProtocol: 'tcp',
-            FromPort: port,
-            ToPort: port,
-            UserIdGroupPairs: [{ GroupId: network.loaderSecurityGroupId, Description: 'fleetbench loaders' }],
-          })),
-        }),
-      );
-      // the nodes only answer (stateful); no traffic starts from them
-      await this.ec2.send(
-        new RevokeSecurityGroupEgressCommand({
-          GroupId: id,
-          IpPermissions: [{ IpProtocol: '-1', IpRanges: [{ CidrIp: '0.0.0.0/0' }] }],
-        }),
-      );
-    } catch (err) {
-      await this.deleteCreatedSecurityGroup(id, req).catch(() => undefined);
-      throw translate('EC2', `security group rules of ${req.name}`, err);
-    }
-    return id;
   }
 
   /**

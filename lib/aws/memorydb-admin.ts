@@ -22,12 +22,9 @@ import {
   type MemoryDBClientConfig,
 } from '@aws-sdk/client-memorydb';
 import {
-  AuthorizeSecurityGroupIngressCommand,
-  CreateSecurityGroupCommand,
   DeleteSecurityGroupCommand,
   DescribeSecurityGroupsCommand,
   EC2Client,
-  RevokeSecurityGroupEgressCommand,
   type EC2ClientConfig,
 } from '@aws-sdk/client-ec2';
 import { ConflictError, TAG_RUN_ID, type Tags } from '../core/common/ports';
@@ -39,6 +36,7 @@ import type {
   MemoryDbNetwork,
 } from '../core/targets/memorydb/port';
 import { errorName, translate } from './errors';
+import { createLoaderOnlyGroup, listRunGroups } from './loader-only-groups';
 import type { EnvReader } from './env-reader';
 
 const NOT_FOUND = new Set([
@@ -234,75 +232,25 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
   }
 
   async listSupporting(filter: { runId?: string }): Promise<{ name: string; tags: Tags }[]> {
-    const out: { name: string; tags: Tags }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.call('EC2', 'DescribeSecurityGroups', () =>
-        this.ec2.send(
-          new DescribeSecurityGroupsCommand({
-            Filters: [
-              filter.runId !== undefined
-                ? { Name: `tag:${TAG_RUN_ID}`, Values: [filter.runId] }
-                : { Name: 'tag-key', Values: [TAG_RUN_ID] },
-            ],
-            NextToken: token,
-          }),
-        ),
-      );
-      for (const g of page.SecurityGroups ?? []) {
-        // the run's MemoryDB groups carry its MemoryDB resource name (the run's other groups are not per target)
-        if (!g.GroupName || !MEMORYDB_NAME_PATTERN.test(g.GroupName)) continue;
-        const tags: Tags = {};
-        for (const t of g.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
-        out.push({ name: g.GroupName, tags });
-      }
-      token = page.NextToken;
-    } while (token);
-    return out;
+    // the run's MemoryDB groups carry its MemoryDB resource name (the run's other groups are not per target)
+    return listRunGroups(this.ec2, MEMORYDB_NAME_PATTERN, filter);
   }
 
   // ------------------------------------------------------------------------------------------ pieces
 
-  private async createSecurityGroup(req: MemoryDbClusterRequest, network: MemoryDbNetwork): Promise<string> {
-    const created = await this.call('EC2', `CreateSecurityGroup ${req.name}`, () =>
-      this.ec2.send(
-        new CreateSecurityGroupCommand({
-          GroupName: req.name,
-          Description: 'fleetbench MemoryDB cluster: the loaders only',
-          VpcId: network.vpcId,
-          TagSpecifications: [{ ResourceType: 'security-group', Tags: tagList(req.tags) }],
-        }),
-      ),
+  private createSecurityGroup(req: MemoryDbClusterRequest, network: MemoryDbNetwork): Promise<string> {
+    return createLoaderOnlyGroup(
+      this.ec2,
+      {
+        name: req.name,
+        description: 'fleetbench MemoryDB cluster: the loaders only',
+        vpcId: network.vpcId,
+        loaderSecurityGroupId: network.loaderSecurityGroupId,
+        ports: [MEMORYDB_PORT],
+        tags: req.tags,
+      },
+      (id) => this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })),
     );
-    const id = created.GroupId!;
-    try {
-      await this.ec2.send(
-        new AuthorizeSecurityGroupIngressCommand({
-          GroupId: id,
-          IpPermissions: [
-            {
-              IpProtocol: 'tcp',
-              FromPort: MEMORYDB_PORT,
-              ToPort: MEMORYDB_PORT,
-              UserIdGroupPairs: [
-                { GroupId: network.loaderSecurityGroupId, Description: 'fleetbench loaders' },
-              ],
-            },
-          ],
-        }),
-      );
-      // the nodes only answer (stateful); no traffic starts from them
-      await this.ec2.send(
-        new RevokeSecurityGroupEgressCommand({
-          GroupId: id,
-          IpPermissions: [{ IpProtocol: '-1', IpRanges: [{ CidrIp: '0.0.0.0/0' }] }],
-        }),
-      );
-    } catch (err) {
-      await this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })).catch(() => undefined);
-      throw translate('EC2', `security group rules of ${req.name}`, err);
-    }
-    return id;
   }
 
   /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */

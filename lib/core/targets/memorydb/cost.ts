@@ -11,13 +11,9 @@ import type { KindRunCost, Line } from '../../cost/lines';
 import { type KindMonthlyCost, UnpricedError, linesReport } from '../../cost/report-parts';
 import type { CellLike } from '../../cost/workload-units';
 import type { RunSpec } from '../../spec/schema';
-import {
-  MEMORYDB_DEFAULT_ENGINE,
-  MEMORYDB_MAX_REPLICAS,
-  MEMORYDB_MAX_SHARDS,
-  MEMORYDB_NODE_TYPE,
-} from './spec';
+import { MEMORYDB_DEFAULT_ENGINE } from './spec';
 import type { MemoryDbTarget } from './target';
+import { MemoryDbTarget as MemoryDbTargetSchema } from './spec';
 
 /** Creating a cluster takes several minutes and deleting it as long: billed around the run. */
 export const MEMORYDB_SETUP_SECONDS = 1800;
@@ -171,12 +167,7 @@ export function memoryDbMonthly(
 export const MemoryDbCostTarget = z.looseObject({
   id: z.string().optional(),
   kind: z.literal('memorydb'),
-  nodeType: z
-    .string()
-    .regex(MEMORYDB_NODE_TYPE, 'a MemoryDB node type such as db.r7g.large')
-    .default('db.r7g.large'),
-  shards: z.number().int().min(1).max(MEMORYDB_MAX_SHARDS).default(1),
-  replicasPerShard: z.number().int().min(0).max(MEMORYDB_MAX_REPLICAS).default(1),
+  ...MemoryDbTargetSchema.pick({ nodeType: true, shards: true, replicasPerShard: true }).shape,
   engine: z
     .looseObject({ engine: z.enum(['valkey', 'redis']).default(MEMORYDB_DEFAULT_ENGINE.engine) })
     .default({ engine: MEMORYDB_DEFAULT_ENGINE.engine }),
