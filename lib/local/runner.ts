@@ -23,7 +23,7 @@ import type { CellFailedResult } from '../core/pipeline/cell-failure';
 import { resumeExecutionName } from '../core/pipeline/resume';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
-import { localDefinition, taskStates } from './definition';
+import { allStates, localDefinition, taskStates } from './definition';
 import { ensureCassandraAsset, localJava } from '../build/cassandra-asset';
 import { LocalSecrets } from './secrets';
 import { LocalCluster } from './cluster';
@@ -329,7 +329,7 @@ async function execute(args: {
       // Wait states poll every LOCAL_POLL_MS here: the deployed machine waits out each phase's expected
       // length (JVM start-up allowance included) to save state transitions, which cost nothing locally.
       waitTimeOverrides: Object.fromEntries(
-        Object.entries(definition.States)
+        allStates(definition)
           .filter(([, st]) => st.Type === 'Wait')
           .map(([name]) => [name, o.waitMs ?? LOCAL_POLL_MS]),
       ),

@@ -1496,10 +1496,16 @@ test('a DynamoDB + DAX run through ConfigureCell and StartCell: StartCell reads 
 test("the state machine's role may invoke each Task's function, and no other function", async () => {
   const sm = twin.stateMachine();
   const resources = new Set<string>();
-  const visit = (states: Record<string, { Type: string; Resource?: string; Branches?: unknown[] }>) => {
+  const visit = (
+    states: Record<
+      string,
+      { Type: string; Resource?: string; Branches?: unknown[]; ItemProcessor?: unknown }
+    >,
+  ) => {
     for (const s of Object.values(states)) {
       if (s.Type === 'Task') resources.add(String(s.Resource));
       for (const b of (s.Branches ?? []) as { States: typeof states }[]) visit(b.States);
+      if (s.ItemProcessor) visit((s.ItemProcessor as { States: typeof states }).States);
     }
   };
   visit((sm.definition as { States: Parameters<typeof visit>[0] }).States);

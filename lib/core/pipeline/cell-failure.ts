@@ -55,7 +55,7 @@ export interface CellFailedResult {
   reason: string;
   /**
    * stop: the cause the run fails with (the failed step's own, or why the study stops); the error is the step's
-   * (CellFailureIsFatal puts both in $.error)
+   * (CellFailureIsFatal fails the target's iteration with both; the targets' Map's catch puts them in $.error)
    */
   cause: string;
   /** retry: until when the replacement loaders are waited on, and how long to wait before the first look */

@@ -19,7 +19,7 @@ import { addJarDigests, storeJarReader, type JarReader } from './binding-digests
 import { planPriceBook, runPriceBookKey } from './prices';
 import { priceBookWarnings } from '../cost/book-choice';
 import { resumeRun } from './resume';
-import { targetSpans } from './run-context';
+import { targetConcurrency, targetSpans } from './run-context';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -256,6 +256,7 @@ function runContext(args: {
     cellCount: p.cells.length,
     targets,
     targetCount: targets.length,
+    targetConcurrency: targetConcurrency(spec.execution, targets.length),
     loadTargets: p.load ? p.load.targets : [],
     loadCount: p.load ? p.load.targets.length : 0,
     loaders: p.fleet.loaders,
