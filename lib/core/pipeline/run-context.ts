@@ -56,6 +56,23 @@ export interface TargetSpan {
   loadEnd: number;
   cellStart: number;
   cellEnd: number;
+  /**
+   * A parallel run only: the size of the target's own loader group (its loaders carry TAG_LOADER_GROUP = its id);
+   * absent, the target uses the run's loaders (one fleet shared by the targets in turn).
+   */
+  loaders?: number;
+}
+
+/** The tag of a parallel run's loaders naming the target whose group they are. */
+export const TAG_LOADER_GROUP = 'fleetbench:loader-group';
+
+/** The loader group of a target of the run (parallel runs), or null when the targets share the run's loaders. */
+export function loaderGroupOf(
+  run: Pick<RunContext, 'targets'>,
+  targetId: string,
+): { id: string; loaders: number } | null {
+  const span = run.targets?.find((t) => t.id === targetId);
+  return span?.loaders !== undefined ? { id: span.id, loaders: span.loaders } : null;
 }
 
 /**
