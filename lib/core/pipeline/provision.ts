@@ -172,8 +172,13 @@ export async function expectedLoaders(
 ): Promise<{ loaders: number; doneGroups: string[] }> {
   const groups = (run.targets ?? []).filter((t) => t.loaders !== undefined);
   if (!groups.length) return { loaders: run.loaders, doneGroups: [] };
+  // a record of an earlier execution of the run (before `fleetbench resume`) does not count
+  const since = run.resume?.atMs ?? 0;
   const done = await Promise.all(
-    groups.map(async (g) => (await readOptional(store, targetTeardownKey(run.runId, g.id))) !== null),
+    groups.map(async (g) => {
+      const rec = (await readOptional(store, targetTeardownKey(run.runId, g.id))) as { atMs?: number } | null;
+      return rec !== null && (rec.atMs ?? 0) >= since;
+    }),
   );
   return {
     loaders: groups.reduce((n, g, i) => n + (done[i] ? 0 : g.loaders!), 0),

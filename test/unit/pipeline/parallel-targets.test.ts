@@ -133,6 +133,9 @@ describe('loader groups in the pipeline', () => {
     // the loaders the run should have now: group a's only
     expect(await expectedLoaders(run, store)).toEqual({ loaders: 2, doneGroups: ['b'] });
     expect(await provisionFleet(run, { fleet }, ['b'])).toEqual({ launched: 0, instances: 2 });
+    // an execution resuming the run after that teardown (at 1000) counts b's group again
+    const resumed = { ...run, resume: { executionName: 'par-1-r', atMs: 2000, cells: [1] } };
+    expect(await expectedLoaders(resumed, store)).toEqual({ loaders: 3, doneGroups: [] });
   });
 
   it('a sequential run keeps one fleet for every target, untagged, and its teardowns leave it', async () => {
