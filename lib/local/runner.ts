@@ -33,7 +33,7 @@ import { ensureLoaderBuilt } from '../build/maven';
 import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
-import { storeCellCapacity } from './capacity-store';
+import { cellTables, storeCellCapacity } from './capacity-store';
 import { startLocalRedis, type LocalRedis } from './redis-server';
 import { LocalMemoryDb } from './memorydb';
 import { withResolvedBindings } from './binding-artifacts';
@@ -261,8 +261,9 @@ function taskHandlers(args: {
       const ev = input as { index?: number; run?: { cellCount?: number } | null };
       if (state === 'StartCell') {
         out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? progress.cells ?? 0}`);
-        // the emulator throttles the cells (not the load), each from an idle table's capacity state
-        capacity?.arm();
+        // the emulator throttles the cells (not the load), each from an idle table's capacity state: the cell's
+        // own table (a target measured beside it keeps its state)
+        if (capacity) capacity.arm(await cellTables(ports.store, ev).catch(() => undefined));
       } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
       const nonFatal = NON_FATAL_STATES.includes(state);
       if ([o.failAt ?? []].flat().includes(state)) {
@@ -280,6 +281,7 @@ function taskHandlers(args: {
             ports.store,
             input as { run?: unknown },
             (result as { cellId: string }).cellId,
+            await cellTables(ports.store, input as { run?: unknown; index?: number }),
           );
         return result;
       } catch (err) {

@@ -5,13 +5,14 @@
  * two targets' cells overlap in time; the rows are the same cells with the same deterministic columns, and their
  * operation counts agree within the noise of a paced run.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { validateSpec } from '../../lib/core/spec';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { runLocal, type LocalRunResult } from '../../lib/local/runner';
 import { planRun } from '../../lib/core/plan';
+import { capacityObjectKey } from '../../lib/core/results/capacity';
 import { freePort } from '../support/ports';
 import { strayJvms } from '../support/processes';
 
@@ -111,6 +112,13 @@ describe('execution "parallel": two targets side by side, each with its own load
     const [ddbLoaders, redisLoaders] = [loadersOf('ddb'), loadersOf('redis')];
     expect([ddbLoaders.length, redisLoaders.length]).toEqual([1, 1]);
     expect(ddbLoaders[0]).not.toBe(redisLoaders[0]);
+    // the capacity emulator's rows of a cell are its own table's: the DynamoDB cells have them, the Redis cells
+    // (measured beside them) none
+    const meta = { runId: result.runId, specName: 'two-kinds', startedAtMs: context.startedAtMs };
+    const capacity = (cellId: string) => existsSync(path.join(dir, capacityObjectKey(meta, cellId)));
+    expect(rows.map((x) => [x.cell_id, capacity(String(x.cell_id))])).toEqual(
+      rows.map((x) => [x.cell_id, x.target_id === 'ddb']),
+    );
     // each target's teardown terminated its own group's loader
     expect(read(runDir, 'teardown', 'ddb.json').terminated).toEqual(
       ddbLoaders.map((f) => f.replace(/\.json$/, '')),
