@@ -29,7 +29,7 @@ type StepTask = (
   resultPath: string | null,
 ) => tasks.LambdaInvoke;
 /** Adds the catch of every error into TeardownAfterFailure. */
-type CatchToTeardown = <S extends sfn.TaskStateBase | sfn.Parallel>(s: S) => S;
+type CatchToTeardown = <S extends sfn.TaskStateBase | sfn.Parallel | sfn.Map>(s: S) => S;
 /** The failure path: its first state (TeardownAfterFailure, which reads $.error) and the catch into it. */
 interface FailurePath {
   catchToTeardown: CatchToTeardown;
@@ -37,10 +37,10 @@ interface FailurePath {
 }
 
 /**
- * The benchmark state machine (Standard): Plan → ProvisionFleet → per target (ProvisionTarget → WaitReady → load
- * loop → cell loop (Configure → Start → Wait → Check … → Aggregate) → TeardownTarget) → Report → DetectRegressions →
- * Teardown. Every Task catches States.ALL into TeardownAfterFailure (which removes every resource of the run) and
- * then Fail. Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
+ * The benchmark state machine (Standard): Plan → ProvisionFleet → a Map over the targets (each iteration:
+ * ProvisionTarget → WaitReady → load loop → cell loop (Configure → Start → Wait → Check … → Aggregate) →
+ * TeardownTarget) → Report → DetectRegressions → Teardown. Every Task catches States.ALL into TeardownAfterFailure
+ * (which removes every resource of the run) and then Fail, those of the Map's iterations through the Map's catch. Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
  * DynamoDbAccess's, like every target kind's.
  */
 export class BenchmarkStateMachine extends Construct {
@@ -119,7 +119,7 @@ function stepFunctions(scope: Construct, env: Record<string, string>): Steps {
 }
 
 /**
- * The definition: Init → Plan → keep the run → ProvisionFleet → the targets one after another (targetStates: each
+ * The definition: Init → Plan → keep the run → ProvisionFleet → the targets' Map (targetsMap: each target
  * provisioned, waited on, loaded, measured and torn down) → Report → DetectRegressions → Teardown.
  */
 function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
@@ -152,27 +152,32 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
       '$.run',
     ),
   );
-  // `job` exists from here on: CellFailed reads $.job (a path that may be missing fails the state machine);
-  // `target` is the targets' cursor (the run's targets[index], docs/aws-pipeline.md "Per-target lifecycles")
-  const keepRun = new sfn.Pass(scope, 'KeepRunOnly', {
-    parameters: { 'run.$': '$.run', job: {}, target: { index: 0 } },
-  });
+  const keepRun = new sfn.Pass(scope, 'KeepRunOnly', { parameters: { 'run.$': '$.run' } });
   // the loaders serve every target: launched once, they come online while the first target is provisioned
   const provisionFleet = catchToTeardown(task('ProvisionFleet', runPayload, '$.provisioned'));
-  const targets = targetStates(scope, task, failure);
+  const targets = targetsMap(scope, task, failure);
 
-  return init.next(planTask).next(keepRun).next(provisionFleet).next(targets);
+  return init.next(planTask).next(keepRun).next(provisionFleet).next(targets.map);
 }
 
 /**
- * One target after another (per-target lifecycles): MoreTargets? → TargetSpan (its span of the run's `targets`,
- * a fresh ready state) → ProvisionTarget → WaitReady until ready → its loads → its cells → TeardownTarget →
- * NextTarget; after the last, Report → DetectRegressions → Teardown. Returns the first state (MoreTargets?).
+ * The targets (docs/aws-pipeline.md, "Per-target lifecycles"): one inline Map over the run's target spans, whose
+ * iteration is TargetSpan (its span of the run's `targets`, a fresh ready state) → ProvisionTarget → WaitReady until
+ * ready → its loads → its cells → TeardownTarget. The run's `targetConcurrency` is the Map's concurrency: 1 runs the
+ * targets one after another ("sequential"), their number side by side ("parallel"). A Task's failure in an iteration
+ * fails the Map (the other iterations are stopped); the Map's catch brings the failing iteration's Error and Cause to
+ * TeardownAfterFailure as $.error. After the Map: Report → DetectRegressions → Teardown.
  */
-function targetStates(scope: Construct, task: StepTask, failure: FailurePath): sfn.State {
-  const { catchToTeardown } = failure;
+function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { map: sfn.Map } {
   const targetPayload = { run: J.objectAt('$.run'), target: J.numberAt('$.target.index') };
-  const moreTargets = new sfn.Choice(scope, 'MoreTargets?');
+  const map = new sfn.Map(scope, 'Targets', {
+    itemsPath: '$.run.targets',
+    maxConcurrencyPath: '$.run.targetConcurrency',
+    // `job` exists from here on: CellFailed reads $.job (a path that may be missing fails the state machine);
+    // `target` is the iteration's cursor (its index in the run's targets)
+    itemSelector: { run: J.objectAt('$.run'), target: { index: J.numberAt('$$.Map.Item.Index') }, job: {} },
+    resultPath: J.DISCARD,
+  });
   const span = new sfn.Pass(scope, 'TargetSpan', {
     parameters: {
       'index.$': '$.target.index',
@@ -189,9 +194,10 @@ function targetStates(scope: Construct, task: StepTask, failure: FailurePath): s
     maxAttempts: 1,
     interval: Duration.seconds(5),
   });
-  catchToTeardown(provisionTarget);
-  const waitReady = catchToTeardown(
-    task('WaitReady', { ...targetPayload, ready: J.objectAt('$.target.ready') }, '$.target.ready'),
+  const waitReady = task(
+    'WaitReady',
+    { ...targetPayload, ready: J.objectAt('$.target.ready') },
+    '$.target.ready',
   );
   const readyWait = new sfn.Wait(scope, 'WaitBeforeReadyCheck', {
     time: sfn.WaitTime.secondsPath('$.target.ready.waitSeconds'),
@@ -204,16 +210,8 @@ function targetStates(scope: Construct, task: StepTask, failure: FailurePath): s
     interval: Duration.seconds(10),
     backoffRate: 2,
   });
-  catchToTeardown(teardownTarget);
-  const nextTarget = new sfn.Pass(scope, 'NextTarget', {
-    parameters: { 'index.$': 'States.MathAdd($.target.index, 1)' },
-    resultPath: '$.target',
-  });
-  const loops = loopStates(scope, task, failure, teardownTarget);
+  const loops = loopStates(scope, task, teardownTarget);
 
-  moreTargets
-    .when(sfn.Condition.numberLessThanJsonPath('$.target.index', '$.run.targetCount'), span)
-    .otherwise(loops.report);
   span.next(provisionTarget);
   provisionTarget.next(waitReady);
   waitReady.next(
@@ -221,9 +219,32 @@ function targetStates(scope: Construct, task: StepTask, failure: FailurePath): s
       .when(sfn.Condition.booleanEquals('$.target.ready.ready', true), loops.first)
       .otherwise(readyWait.next(waitReady)),
   );
-  teardownTarget.next(nextTarget);
-  nextTarget.next(moreTargets);
-  return moreTargets;
+  map.itemProcessor(span);
+  failure.catchToTeardown(map);
+  map.next(runEnd(scope, task, failure));
+  return { map };
+}
+
+/** The run's end: Report → DetectRegressions (its failure does not fail the run) → Teardown → Done. */
+function runEnd(scope: Construct, task: StepTask, failure: FailurePath): sfn.State {
+  const { catchToTeardown } = failure;
+  const runPayload = { run: J.objectAt('$.run') };
+  const reportTask = catchToTeardown(task('Report', runPayload, '$.report'));
+  const teardownTask = catchToTeardown(
+    task(
+      'Teardown',
+      { run: J.objectAt('$.run'), executionName: J.stringAt('$$.Execution.Name') },
+      '$.teardown',
+    ),
+  );
+  // Regression detection after the results are written. Its failure must not fail the run (the rows are
+  // already in the tables): caught into the normal Teardown with the error kept in $.regressionsError.
+  const detectTask = task('DetectRegressions', runPayload, '$.regressions');
+  detectTask.addCatch(teardownTask, { errors: ['States.ALL'], resultPath: '$.regressionsError' });
+  reportTask.next(detectTask);
+  detectTask.next(teardownTask);
+  teardownTask.next(new sfn.Succeed(scope, 'Done'));
+  return reportTask;
 }
 
 /** The failure path: TeardownAfterFailure (retried, then RunFailed whatever it returns); the catch every Task gets. */
@@ -260,56 +281,41 @@ function failurePath(scope: Construct, task: StepTask): FailurePath {
 
 /**
  * One target's load loop (StartLoad → WaitLoad → CheckLoad … per load phase of its span), then its cell loop
- * (ConfigureCell → StartCell → WaitCell → CheckCell … → AggregateCell per cell of its span), then `afterTarget`;
- * and the run's end: Report → DetectRegressions → Teardown → Done. Returns the loops' first state and Report.
+ * (ConfigureCell → StartCell → WaitCell → CheckCell … → AggregateCell per cell of its span), then `afterTarget`.
+ * Inside the targets' Map: a failure here fails the iteration, which the Map's catch brings to TeardownAfterFailure.
+ * Returns the loops' first state.
  */
-function loopStates(
-  scope: Construct,
-  task: StepTask,
-  failure: FailurePath,
-  afterTarget: sfn.State,
-): { first: sfn.State; report: sfn.State } {
-  const { catchToTeardown } = failure;
-  const runPayload = { run: J.objectAt('$.run') };
+function loopStates(scope: Construct, task: StepTask, afterTarget: sfn.State): { first: sfn.State } {
   // load loop: the target's loads, [loadStart, loadEnd) of the run's
   const initLoad = new sfn.Pass(scope, 'InitLoad', {
     parameters: { 'index.$': '$.target.span.loadStart' },
     resultPath: '$.cursor',
   });
-  const startLoad = catchToTeardown(
-    task('StartLoad', { run: J.objectAt('$.run'), index: J.numberAt('$.cursor.index') }, '$.job'),
+  const startLoad = task(
+    'StartLoad',
+    { run: J.objectAt('$.run'), index: J.numberAt('$.cursor.index') },
+    '$.job',
   );
   const waitLoad = new sfn.Wait(scope, 'WaitLoad', { time: sfn.WaitTime.secondsPath('$.job.waitSeconds') });
-  const checkLoad = catchToTeardown(task('CheckLoad', { job: J.objectAt('$.job') }, '$.job'));
+  const checkLoad = task('CheckLoad', { job: J.objectAt('$.job') }, '$.job');
   const nextLoad = new sfn.Pass(scope, 'NextLoad', {
     parameters: { 'index.$': 'States.MathAdd($.cursor.index, 1)' },
     resultPath: '$.cursor',
   });
   const moreLoads = new sfn.Choice(scope, 'MoreLoads?');
 
-  // cell loop
   // cell loop: the target's cells, [cellStart, cellEnd) of the run's
   const initCells = new sfn.Pass(scope, 'InitCells', {
     parameters: { 'index.$': '$.target.span.cellStart', attempt: 0 },
     resultPath: '$.cursor',
   });
   const moreCells = new sfn.Choice(scope, 'MoreCells?');
-  const cells = cellStates(scope, task, failure);
-  const nextCell = cells.nextCell;
-  const reportTask = catchToTeardown(task('Report', runPayload, '$.report'));
-  const teardownTask = catchToTeardown(
-    task(
-      'Teardown',
-      { run: J.objectAt('$.run'), executionName: J.stringAt('$$.Execution.Name') },
-      '$.teardown',
-    ),
-  );
-  const done = new sfn.Succeed(scope, 'Done');
+  const cells = cellStates(scope, task);
 
   moreCells
     .when(sfn.Condition.numberLessThanJsonPath('$.cursor.index', '$.target.span.cellEnd'), cells.first)
     .otherwise(afterTarget);
-  nextCell.next(moreCells);
+  cells.nextCell.next(moreCells);
   initCells.next(moreCells);
 
   moreLoads
@@ -324,45 +330,31 @@ function loopStates(
       .otherwise(waitLoad),
   );
   nextLoad.next(moreLoads);
-
-  // Regression detection after the results are written. Its failure must not fail the run (the rows are
-  // already in the tables): caught into the normal Teardown with the error kept in $.regressionsError.
-  const detectTask = task('DetectRegressions', runPayload, '$.regressions');
-  detectTask.addCatch(teardownTask, { errors: ['States.ALL'], resultPath: '$.regressionsError' });
-  reportTask.next(detectTask);
-  detectTask.next(teardownTask);
-  teardownTask.next(done);
-  return { first: initLoad, report: reportTask };
+  return { first: initLoad };
 }
 
 /**
  * One cell: ConfigureCell → StartCell → WaitCell → CheckCell … → AggregateCell → NextCell. A failure of any of them
  * goes to CellFailed (lib/core/pipeline/cell-failure.ts), which says what the plan's policy makes of it: retry (the
  * cursor's attempt + 1, after WaitLoaders has the run's loaders online again), skip (the cell recorded incomplete,
- * on to the next) or stop (TeardownAfterFailure with the cell's error).
+ * on to the next) or stop (CellFailureIsFatal fails the iteration with the cell's error, and the targets' Map
+ * catches it into TeardownAfterFailure).
  */
-function cellStates(
-  scope: Construct,
-  task: StepTask,
-  failure: FailurePath,
-): { first: sfn.State; nextCell: sfn.Pass } {
-  const { catchToTeardown, teardownAfterFailure } = failure;
+function cellStates(scope: Construct, task: StepTask): { first: sfn.State; nextCell: sfn.Pass } {
   const cellPayload = {
     run: J.objectAt('$.run'),
     index: J.numberAt('$.cursor.index'),
     attempt: J.numberAt('$.cursor.attempt'),
   };
-  const cellFailed = catchToTeardown(
-    task(
-      'CellFailed',
-      {
-        run: J.objectAt('$.run'),
-        cursor: J.objectAt('$.cursor'),
-        error: J.objectAt('$.cellError'),
-        job: J.objectAt('$.job'),
-      },
-      '$.cellFailure',
-    ),
+  const cellFailed = task(
+    'CellFailed',
+    {
+      run: J.objectAt('$.run'),
+      cursor: J.objectAt('$.cursor'),
+      error: J.objectAt('$.cellError'),
+      job: J.objectAt('$.job'),
+    },
+    '$.cellFailure',
   );
   const toCellFailed = <S extends sfn.TaskStateBase>(st: S): S => {
     st.addCatch(cellFailed, { errors: ['States.ALL'], resultPath: '$.cellError' });
@@ -397,40 +389,42 @@ function cellStates(
       .otherwise(waitCell),
   );
   aggregate.next(nextCell);
+  cellFailed.next(
+    new sfn.Choice(scope, 'AfterCellFailure?')
+      .when(sfn.Condition.stringEquals('$.cellFailure.action', 'retry'), retryStates(scope, task, configure))
+      .when(sfn.Condition.stringEquals('$.cellFailure.action', 'skip'), nextCell)
+      .otherwise(
+        // the error the run fails with: the failed step's, with the policy's cause
+        new sfn.Fail(scope, 'CellFailureIsFatal', {
+          errorPath: '$.cellError.Error',
+          causePath: '$.cellFailure.cause',
+        }),
+      ),
+  );
+  return { first: configure, nextCell };
+}
 
-  // the failure policy's answer
+/** The policy's retry: RetryCell (the cursor's next attempt) → WaitLoaders until the run's loaders are online → `cell`. */
+function retryStates(scope: Construct, task: StepTask, cell: sfn.State): sfn.State {
   const retryCell = new sfn.Pass(scope, 'RetryCell', {
     parameters: { 'index.$': '$.cellFailure.index', 'attempt.$': '$.cellFailure.attempt' },
     resultPath: '$.cursor',
   });
-  const waitLoaders = catchToTeardown(
-    task(
-      'WaitLoaders',
-      { run: J.objectAt('$.run'), loaders: J.objectAt('$.cellFailure.loaders') },
-      '$.loadersReady',
-    ),
+  const waitLoaders = task(
+    'WaitLoaders',
+    { run: J.objectAt('$.run'), loaders: J.objectAt('$.cellFailure.loaders') },
+    '$.loadersReady',
   );
   const loaderWait = new sfn.Wait(scope, 'WaitForLoaders', {
     time: sfn.WaitTime.secondsPath('$.loadersReady.waitSeconds'),
   });
-  const fatal = new sfn.Pass(scope, 'CellFailureIsFatal', {
-    parameters: { 'Error.$': '$.cellError.Error', 'Cause.$': '$.cellFailure.cause' },
-    resultPath: '$.error',
-  });
-  fatal.next(teardownAfterFailure);
   retryCell.next(waitLoaders);
   waitLoaders.next(
     new sfn.Choice(scope, 'LoadersReady?')
-      .when(sfn.Condition.booleanEquals('$.loadersReady.ready', true), configure)
+      .when(sfn.Condition.booleanEquals('$.loadersReady.ready', true), cell)
       .otherwise(loaderWait.next(waitLoaders)),
   );
-  cellFailed.next(
-    new sfn.Choice(scope, 'AfterCellFailure?')
-      .when(sfn.Condition.stringEquals('$.cellFailure.action', 'retry'), retryCell)
-      .when(sfn.Condition.stringEquals('$.cellFailure.action', 'skip'), nextCell)
-      .otherwise(fatal),
-  );
-  return { first: configure, nextCell };
+  return retryCell;
 }
 
 /** What the step grants need: the construct's props, the state machine's name, the step functions. */

@@ -43,13 +43,16 @@ export interface EmulatedTable {
 export interface CapacityProxy {
   /** http://127.0.0.1:<port> */
   endpoint: string;
-  /** Starts throttling; every table gets a fresh (idle) capacity state now. Called at each cell's start. */
-  arm(): void;
+  /**
+   * Starts throttling; every table (or those named: a cell's own, so that targets run side by side do not reset
+   * each other's) gets a fresh (idle) capacity state now. Called at each cell's start.
+   */
+  arm(only?: readonly string[]): void;
   /** Adds (or replaces) a table the proxy models. */
   setTable(name: string, table: EmulatedTable): void;
   counters(name: string): EmulatorCounters | undefined;
-  /** Each modelled table's seconds since the last `arm` (what the local run stores as the cell's capacity rows). */
-  series(): { name: string; startedAtMs: number; seconds: CapacitySecond[] }[];
+  /** Each modelled table's (or those named) seconds since its last `arm` (what the local run stores as the cell's capacity rows). */
+  series(only?: readonly string[]): { name: string; startedAtMs: number; seconds: CapacitySecond[] }[];
   stop(): Promise<void>;
 }
 
@@ -285,21 +288,19 @@ export async function startCapacityProxy(o: {
   const port = (server.address() as AddressInfo).port;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    arm() {
+    arm(only) {
       armed = true;
-      for (const [name, t] of tables) state.set(name, capacity(t.model));
+      for (const [name, t] of tables) if (!only || only.includes(name)) state.set(name, capacity(t.model));
     },
     setTable(name, t) {
       tables.set(name, t);
       if (armed) state.set(name, capacity(t.model));
     },
     counters: (name) => state.get(name)?.counters,
-    series: () =>
-      [...state].map(([name, cap]) => ({
-        name,
-        startedAtMs: cap.startedAtMs,
-        seconds: cap.series(),
-      })),
+    series: (only) =>
+      [...state]
+        .filter(([name]) => !only || only.includes(name))
+        .map(([name, cap]) => ({ name, startedAtMs: cap.startedAtMs, seconds: cap.series() })),
     stop: () =>
       new Promise<void>((resolve) => {
         agent.destroy();

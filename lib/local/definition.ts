@@ -38,6 +38,9 @@ export interface AslState {
   End?: boolean;
   Catch?: { ErrorEquals: string[]; Next: string }[];
   Branches?: AslDefinition[];
+  /** A Map's iteration (ItemProcessor; Iterator in older definitions). */
+  ItemProcessor?: AslDefinition;
+  Iterator?: AslDefinition;
   [k: string]: unknown;
 }
 
@@ -46,6 +49,14 @@ export interface AslDefinition {
   States: Record<string, AslState>;
   TimeoutSeconds?: number;
   [k: string]: unknown;
+}
+
+/** Every state of a definition by name, those of Parallel branches and Map iterations included. */
+export function allStates(def: AslDefinition): [string, AslState][] {
+  return Object.entries(def.States).flatMap(([name, st]): [string, AslState][] => [
+    [name, st],
+    ...[...(st.Branches ?? []), st.ItemProcessor ?? st.Iterator].flatMap((d) => (d ? allStates(d) : [])),
+  ]);
 }
 
 /** Replaces intrinsic functions in a DefinitionString with placeholder strings. */
@@ -149,12 +160,9 @@ function synthesize(): AslDefinition {
   }
 }
 
-/** Every Task state of a definition (Parallel branches included). */
+/** Every Task state of a definition (Parallel branches and Map iterations included). */
 export function taskStates(def: AslDefinition): string[] {
-  const out: string[] = [];
-  for (const [name, s] of Object.entries(def.States)) {
-    if (s.Type === 'Task') out.push(name);
-    for (const b of s.Branches ?? []) out.push(...taskStates(b));
-  }
-  return out;
+  return allStates(def)
+    .filter(([, s]) => s.Type === 'Task')
+    .map(([name]) => name);
 }

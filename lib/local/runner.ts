@@ -23,7 +23,7 @@ import type { CellFailedResult } from '../core/pipeline/cell-failure';
 import { resumeExecutionName } from '../core/pipeline/resume';
 import type { RunSpec } from '../core/spec';
 import { startDynamoDbLocal, DYNAMODB_LOCAL_CREDENTIALS, type DynamoDbLocal } from './dynamodb-local';
-import { localDefinition, taskStates } from './definition';
+import { allStates, localDefinition, taskStates } from './definition';
 import { ensureCassandraAsset, localJava } from '../build/cassandra-asset';
 import { LocalSecrets } from './secrets';
 import { LocalCluster } from './cluster';
@@ -33,7 +33,7 @@ import { ensureLoaderBuilt } from '../build/maven';
 import { LOCAL_STEPS } from './steps';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
-import { storeCellCapacity } from './capacity-store';
+import { cellTables, storeCellCapacity } from './capacity-store';
 import { startLocalRedis, type LocalRedis } from './redis-server';
 import { startKindServices, stopKindServices, type LocalKindServices } from './kind-services';
 import { withResolvedBindings } from './binding-artifacts';
@@ -265,8 +265,9 @@ function taskHandlers(args: {
       const ev = input as { index?: number; run?: { cellCount?: number } | null };
       if (state === 'StartCell') {
         out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? progress.cells ?? 0}`);
-        // the emulator throttles the cells (not the load), each from an idle table's capacity state
-        capacity?.arm();
+        // the emulator throttles the cells (not the load), each from an idle table's capacity state: the cell's
+        // own table (a target measured beside it keeps its state)
+        if (capacity) capacity.arm(await cellTables(ports.store, ev).catch(() => undefined));
       } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
       const nonFatal = NON_FATAL_STATES.includes(state);
       if ([o.failAt ?? []].flat().includes(state)) {
@@ -284,6 +285,7 @@ function taskHandlers(args: {
             ports.store,
             input as { run?: unknown },
             (result as { cellId: string }).cellId,
+            await cellTables(ports.store, input as { run?: unknown; index?: number }),
           );
         return result;
       } catch (err) {
@@ -333,7 +335,7 @@ async function execute(args: {
       // Wait states poll every LOCAL_POLL_MS here: the deployed machine waits out each phase's expected
       // length (JVM start-up allowance included) to save state transitions, which cost nothing locally.
       waitTimeOverrides: Object.fromEntries(
-        Object.entries(definition.States)
+        allStates(definition)
           .filter(([, st]) => st.Type === 'Wait')
           .map(([name]) => [name, o.waitMs ?? LOCAL_POLL_MS]),
       ),

@@ -24,6 +24,7 @@ import {
   GetSecretValueCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { TAG_EXPIRES_AT, TAG_ROLE, TAG_RUN_ID } from '../../lib/core/common/ports';
+import { TAG_LOADER_GROUP } from '../../lib/core/pipeline/run-context';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   cassandraBootstrapScript,
@@ -360,6 +361,85 @@ test("two DynamoDB targets in sequence (#33): the first's table deleted by Teard
   expect((await twin.tables()).filter((t) => t.includes('twin-seq'))).toEqual([]);
   const summary = (await twin.getJson('runs/twin-seq-1/summary.json')) as { cells: { cellId: string }[] };
   expect(summary.cells.map((c) => c.cellId)).toEqual(['one.uniform.r50.t50', 'two.uniform.r50.t50']);
+});
+
+const ddbTarget = (id: string) => ({
+  id,
+  kind: 'dynamodb',
+  billing: { mode: 'provisioned', rcu: 100, wcu: 100 },
+  expectedLatencyMs: 20,
+});
+
+test('two DynamoDB targets in parallel (#33): both under way together, each on its own loader group', async () => {
+  const mark = twin.gateway.calls.length;
+  const r = await twin.execute({
+    input: {
+      spec: spec('twin-par', { execution: 'parallel', targets: [ddbTarget('one'), ddbTarget('two')] }),
+    },
+    name: 'twin-par-1',
+    waitMs: 1000,
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: logsOnFailure(r) }).toEqual({ status: 'SUCCEEDED', logs: '' });
+  expect(r.states.filter((s) => s === 'TeardownTarget')).toHaveLength(2);
+  const [one, two] = ['one', 'two'].map((t) => `fleetbench-twin-par.${t}.twin-par-1`);
+  const calls = twin.gateway.calls.slice(mark);
+  const at = (action: string, table: string) =>
+    calls.findIndex((c) => c.action === action && c.resource.endsWith(`/${table}`));
+  // side by side: each target's table is created before the other's is deleted
+  expect(at('dynamodb:CreateTable', two)).toBeLessThan(at('dynamodb:DeleteTable', one));
+  expect(at('dynamodb:CreateTable', one)).toBeLessThan(at('dynamodb:DeleteTable', two));
+  for (const t of [one, two]) expect(at('dynamodb:DeleteTable', t)).toBeGreaterThan(-1);
+  // one loader per group, launched under ProvisionFleet's role tagged with its target, terminated by the
+  // target's own TeardownTarget
+  const instances = await runInstancesOf('twin-par-1');
+  expect(instances.map((i) => i.tags[TAG_LOADER_GROUP]).sort()).toEqual(['one', 'two']);
+  expect(instances.map((i) => i.state)).toEqual(['terminated', 'terminated']);
+  for (const t of ['one', 'two']) {
+    const id = instances.find((i) => i.tags[TAG_LOADER_GROUP] === t)!.id;
+    expect(await twin.getJson(`runs/twin-par-1/teardown/${t}.json`)).toMatchObject({ terminated: [id] });
+  }
+  expect((await twin.tables()).filter((t) => t.includes('twin-par'))).toEqual([]);
+  const summary = (await twin.getJson('runs/twin-par-1/summary.json')) as { cells: { cellId: string }[] };
+  expect(summary.cells.map((c) => c.cellId)).toEqual(['one.uniform.r50.t50', 'two.uniform.r50.t50']);
+});
+
+test("a failing cell in one of two parallel targets: the run fails with that cell's error, teardown removes both", async () => {
+  const mark = twin.gateway.calls.length;
+  const [one, two] = ['one', 'two'].map((t) => `fleetbench-twin-pfail.${t}.twin-pfail-1`);
+  let waits = 0;
+  let deleted: Promise<boolean> | undefined;
+  const r = await twin.execute({
+    input: {
+      spec: spec('twin-pfail', {
+        execution: 'parallel',
+        targets: [ddbTarget('one'), ddbTarget('two')],
+        dataset: { recordCount: 300, fieldCount: 2, fieldLength: 20, load: false },
+        onCellFailure: 'stop',
+      }),
+    },
+    name: 'twin-pfail-1',
+    waitMs: 1000,
+    onState: (state) => {
+      // both targets' cells under way: target one's table goes from under its loader
+      if (state === 'WaitCell' && ++waits === 2)
+        deleted = twin.clients.ddb.send(new DeleteTableCommand({ TableName: one })).then(() => true);
+    },
+  });
+  expectNoDenials(mark);
+  expect(await deleted).toBe(true);
+  expect(r.status).toBe('FAILED');
+  expect(r.error).toBe('StepFailedError');
+  expect(r.cause).toMatch(/CheckCell: the loader command failed on 1 of 1 loaders: i-/);
+  expect(r.states.slice(-2)).toEqual(['TeardownAfterFailure', 'RunFailed']);
+  // the other target's table, both groups' loaders: all removed by the run's teardown
+  const instances = await runInstancesOf('twin-pfail-1');
+  expect(instances.map((i) => i.state)).toEqual(['terminated', 'terminated']);
+  expect((await twin.tables()).filter((t) => t.includes('twin-pfail'))).toEqual([]);
+  const teardown = (await twin.getJson('runs/twin-pfail-1/teardown.json')) as Record<string, unknown>;
+  expect(teardown).toMatchObject({ failed: true, deletedTables: [two] });
+  expect([...(teardown.terminated as string[])].sort()).toEqual(instances.map((i) => i.id).sort());
+  expectNoDenials(mark);
 });
 
 test('a scheduled start while another run of the schedule is running is refused by Plan, nothing provisioned', async () => {
@@ -1496,10 +1576,16 @@ test('a DynamoDB + DAX run through ConfigureCell and StartCell: StartCell reads 
 test("the state machine's role may invoke each Task's function, and no other function", async () => {
   const sm = twin.stateMachine();
   const resources = new Set<string>();
-  const visit = (states: Record<string, { Type: string; Resource?: string; Branches?: unknown[] }>) => {
+  const visit = (
+    states: Record<
+      string,
+      { Type: string; Resource?: string; Branches?: unknown[]; ItemProcessor?: unknown }
+    >,
+  ) => {
     for (const s of Object.values(states)) {
       if (s.Type === 'Task') resources.add(String(s.Resource));
       for (const b of (s.Branches ?? []) as { States: typeof states }[]) visit(b.States);
+      if (s.ItemProcessor) visit((s.ItemProcessor as { States: typeof states }).States);
     }
   };
   visit((sm.definition as { States: Parameters<typeof visit>[0] }).States);

@@ -830,11 +830,19 @@ export class CloudTwin {
   }): Promise<ExecutionResult> {
     const sm = this.stateMachine();
     const def = sm.definition as {
-      States: Record<string, { Type: string; Resource?: string; Branches?: unknown[] }>;
+      States: Record<
+        string,
+        { Type: string; Resource?: string; Branches?: unknown[]; ItemProcessor?: unknown }
+      >;
     };
     const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
     const waits: Record<string, number> = {};
-    const visit = (states: Record<string, { Type: string; Resource?: string; Branches?: unknown[] }>) => {
+    const visit = (
+      states: Record<
+        string,
+        { Type: string; Resource?: string; Branches?: unknown[]; ItemProcessor?: unknown }
+      >,
+    ) => {
       for (const [name, s] of Object.entries(states)) {
         if (s.Type === 'Task') {
           const fnId = this.functionByArn(String(s.Resource));
@@ -845,6 +853,7 @@ export class CloudTwin {
         }
         if (s.Type === 'Wait' && o.waitMs !== undefined) waits[name] = o.waitMs;
         for (const b of (s.Branches ?? []) as { States: typeof states }[]) visit(b.States);
+        if (s.ItemProcessor) visit((s.ItemProcessor as { States: typeof states }).States);
       }
     };
     visit(def.States);

@@ -26,6 +26,7 @@ interface State {
   End?: boolean;
   Catch?: { ErrorEquals: string[]; Next: string }[];
   Branches?: { StartAt: string; States: Record<string, State> }[];
+  ItemProcessor?: { StartAt: string; States: Record<string, State> };
   Choices?: { Next: string }[];
   Default?: string;
   TimeoutSeconds?: number;
@@ -45,13 +46,22 @@ function definitionOf(t: Template): { StartAt: string; States: Record<string, St
   return JSON.parse(text);
 }
 
+/** Every state with the top-level state holding it (a Parallel's branch or a Map's iteration), or null. */
 function allStates(def: { States: Record<string, State> }): [string, State, string | null][] {
   const out: [string, State, string | null][] = [];
   for (const [name, s] of Object.entries(def.States)) {
     out.push([name, s, null]);
-    for (const b of s.Branches ?? []) for (const [n, bs] of Object.entries(b.States)) out.push([n, bs, name]);
+    for (const b of [...(s.Branches ?? []), ...(s.ItemProcessor ? [s.ItemProcessor] : [])])
+      for (const [n, bs] of Object.entries(b.States)) out.push([n, bs, name]);
   }
   return out;
+}
+
+/** One state by name, wherever it is (top level, a branch, the targets' iteration). */
+function stateNamed(name: string): State {
+  const found = allStates(definition).find(([n]) => n === name);
+  if (!found) throw new Error(`no state ${name}`);
+  return found[1];
 }
 
 let app: App;
@@ -85,7 +95,7 @@ describe('BenchmarkStateMachine', () => {
     );
   });
 
-  it('catches every error of every Task into TeardownAfterFailure (Parallel branches via the Parallel)', () => {
+  it('catches every error of every Task into TeardownAfterFailure (Parallel branches and the Map via theirs)', () => {
     for (const [name, s, parent] of allStates(definition)) {
       if (s.Type !== 'Task' || name === 'TeardownAfterFailure') continue;
       if ((NON_FATAL_STATES as readonly string[]).includes(name)) {
@@ -96,14 +106,28 @@ describe('BenchmarkStateMachine', () => {
         });
         continue;
       }
-      const holder = parent ? definition.States[parent]! : s;
+      // a cell's states go to CellFailed, whose policy decides (its own failure, and a "stop", end in teardown);
+      // any other Task's failure in an iteration fails the targets' Map, whose catch goes to teardown
+      const cell = (CELL_STATES as readonly string[]).includes(name);
+      const holder = parent && !cell ? definition.States[parent]! : s;
       const c = holder.Catch?.find((x) => x.ErrorEquals.includes('States.ALL'));
-      // a cell's states go to CellFailed, whose policy decides (its own failure, and a "stop", end in teardown)
-      const into = (CELL_STATES as readonly string[]).includes(name) ? 'CellFailed' : 'TeardownAfterFailure';
-      expect({ name, next: c?.Next }).toEqual({ name, next: into });
+      expect({ name, next: c?.Next }).toEqual({ name, next: cell ? 'CellFailed' : 'TeardownAfterFailure' });
     }
-    expect(definition.States.CellFailureIsFatal!.Next).toBe('TeardownAfterFailure');
-    const after = definition.States['AfterCellFailure?'] as unknown as {
+    // a "stop" fails the iteration with the failed step's error and the policy's cause: the Map's catch
+    // brings them to TeardownAfterFailure as $.error, and RunFailed fails the run with them
+    expect(stateNamed('CellFailureIsFatal')).toMatchObject({
+      Type: 'Fail',
+      ErrorPath: '$.cellError.Error',
+      CausePath: '$.cellFailure.cause',
+    });
+    expect(definition.States.Targets!.Catch).toEqual([
+      expect.objectContaining({
+        ErrorEquals: ['States.ALL'],
+        Next: 'TeardownAfterFailure',
+        ResultPath: '$.error',
+      }),
+    ]);
+    const after = stateNamed('AfterCellFailure?') as unknown as {
       Choices: { StringEquals: string; Next: string }[];
       Default: string;
     };
@@ -114,7 +138,11 @@ describe('BenchmarkStateMachine', () => {
     expect(after.Default).toBe('CellFailureIsFatal');
     const td = definition.States.TeardownAfterFailure!;
     expect(td.Next).toBe('RunFailed');
-    expect(definition.States.RunFailed!.Type).toBe('Fail');
+    expect(definition.States.RunFailed).toMatchObject({
+      Type: 'Fail',
+      ErrorPath: '$.error.Error',
+      CausePath: '$.error.Cause',
+    });
     // the normal path ends with Teardown too, after regression detection, whose failure does not fail
     // the run (the results are already written) but still goes to Teardown
     expect(definition.States.Report!.Next).toBe('DetectRegressions');
@@ -125,25 +153,42 @@ describe('BenchmarkStateMachine', () => {
     expect(definition.States.Teardown!.Next).toBe('Done');
   });
 
-  it('runs the targets one after another, each provisioned, waited on, loaded, measured and torn down (#33)', () => {
+  it('runs the targets in one Map, each provisioned, waited on, loaded, measured and torn down (#33)', () => {
     type Choice = State & {
       Choices: { Variable: string; NumericLessThanPath?: string; Next: string }[];
     };
     type Pass = State & { Parameters?: Record<string, unknown>; ResultPath?: string };
-    const st = definition.States;
+    type MapState = State & {
+      ItemsPath: string;
+      MaxConcurrencyPath: string;
+      ItemSelector: Record<string, unknown>;
+      ResultPath: string | null;
+      ItemProcessor: { StartAt: string; States: Record<string, State> };
+    };
+    const top = definition.States;
+    // the loaders once, then the targets' Map, then the report, regressions and the run's teardown
+    expect([top.KeepRunOnly!.Next, top.ProvisionFleet!.Next]).toEqual(['ProvisionFleet', 'Targets']);
+    const map = top.Targets as MapState;
+    expect(map).toMatchObject({
+      Type: 'Map',
+      Next: 'Report',
+      ItemsPath: '$.run.targets',
+      // 1 for "sequential", the number of targets for "parallel" (lib/core/pipeline/run-context.ts)
+      MaxConcurrencyPath: '$.run.targetConcurrency',
+      // the iteration's output is dropped: after the Map, the state is the Map's input
+      ResultPath: null,
+    });
+    expect(map.ItemSelector).toEqual({
+      'run.$': '$.run',
+      target: { 'index.$': '$$.Map.Item.Index' },
+      job: {},
+    });
+    // a target's lifecycle is the iteration, and nothing else is
+    const st = map.ItemProcessor.States;
+    expect(map.ItemProcessor.StartAt).toBe('TargetSpan');
+    for (const n of ['Plan', 'ProvisionFleet', 'Report', 'Teardown', 'TeardownAfterFailure'])
+      expect(st[n]).toBeUndefined();
     const next = (n: string) => st[n]!.Next;
-    // the loaders once, then the targets' loop
-    expect([next('KeepRunOnly'), next('ProvisionFleet')]).toEqual(['ProvisionFleet', 'MoreTargets?']);
-    const more = st['MoreTargets?'] as Choice;
-    expect(more.Choices).toEqual([
-      expect.objectContaining({
-        Variable: '$.target.index',
-        NumericLessThanPath: '$.run.targetCount',
-        Next: 'TargetSpan',
-      }),
-    ]);
-    // after the last target: the report, regressions and the run's teardown
-    expect(more.Default).toBe('Report');
     expect((st.TargetSpan as Pass).Parameters).toMatchObject({
       'span.$': 'States.ArrayGetItem($.run.targets, $.target.index)',
     });
@@ -155,14 +200,13 @@ describe('BenchmarkStateMachine', () => {
     expect((st['MoreLoads?'] as Choice).Choices[0]!.NumericLessThanPath).toBe('$.target.span.loadEnd');
     const cells = st['MoreCells?'] as Choice;
     expect(cells.Choices[0]!.NumericLessThanPath).toBe('$.target.span.cellEnd');
-    // its last cell done, the target is torn down before the next is provisioned
+    // its last cell done, the target is torn down: the end of its iteration
     expect(cells.Default).toBe('TeardownTarget');
-    expect([next('TeardownTarget'), next('NextTarget')]).toEqual(['NextTarget', 'MoreTargets?']);
+    expect(st.TeardownTarget!.End).toBe(true);
     expect(st.TeardownTarget!.Retry).toEqual(
       expect.arrayContaining([expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 2 })]),
     );
-    // no Parallel: one target's resources exist at a time
-    expect(Object.values(st).filter((x) => x.Type === 'Parallel')).toEqual([]);
+    expect(allStates(definition).filter(([, x]) => x.Type === 'Parallel')).toEqual([]);
     // TeardownTarget runs in Teardown's function (its deletes are every resource type's grants)
     expect(STEP_ENTRIES[TASK_STATES.TeardownTarget]).toBe(STEP_ENTRIES[TASK_STATES.Teardown]);
   });

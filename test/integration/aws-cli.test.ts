@@ -96,6 +96,7 @@ const TASK_RESULTS: Record<string, unknown> = {
     tables: [],
     targets: [{ id: 'ddb', loadStart: 0, loadEnd: 1, cellStart: 0, cellEnd: 2 }],
     targetCount: 1,
+    targetConcurrency: 1,
   },
   ProvisionTarget: {},
   ProvisionFleet: {},
@@ -122,6 +123,8 @@ function emulatedDefinition(failAt?: string): AslDefinition {
     for (const [name, s] of Object.entries(def.States)) {
       if (s.Type === 'Parallel') {
         states[name] = { ...s, Branches: s.Branches!.map(convert) };
+      } else if (s.Type === 'Map' && s.ItemProcessor) {
+        states[name] = { ...s, ItemProcessor: convert(s.ItemProcessor) };
       } else if (s.Type === 'Task' && name === failAt) {
         // a Parallel whose branch fails: its Catch behaves as the Task's would on a Lambda error
         states[name] = {

@@ -80,7 +80,12 @@ export function renderPlan(plan: Plan): string {
       ]),
     ),
   );
-  lines.push(`Loader fleet: ${plan.fleet.loaders} × ${plan.fleet.instanceType}`);
+  lines.push(
+    plan.loaderGroups
+      ? `Loader groups (parallel): ${plan.loaderGroups.map((g) => `${g.target} ${g.loaders}`).join(', ')} ` +
+          `× ${plan.fleet.instanceType} (${plan.loaderGroups.reduce((n, g) => n + g.loaders, 0)} in all)`
+      : `Loader fleet: ${plan.fleet.loaders} × ${plan.fleet.instanceType}`,
+  );
   for (const [id, s] of Object.entries(plan.sizing)) {
     if (s.cpu)
       lines.push(

@@ -16,7 +16,7 @@ export interface TargetLife {
   loadSeconds: Q;
   /** Of `seconds`, the stand-by the plan holds beyond its cells (see targetLives). */
   standbySeconds: number;
-  /** Loader instances its cells use (its own group in a parallel run). */
+  /** Loader instances its phases use (its own group in a parallel run: groupLoaders). */
   loaders: number;
 }
 
@@ -44,9 +44,23 @@ export function targetLives(spec: RunSpec, plan: PlanLike, loadSeconds: (target:
       seconds: Q.of(A.setupAndTeardownSeconds + cellSeconds + standby).add(load),
       loadSeconds: load,
       standbySeconds: standby,
-      loaders: cells.reduce((m, c) => Math.max(m, c.loaders), 0) || plan.fleet.loaders,
+      loaders: groupLoaders(plan, t.id),
     };
   });
+}
+
+/**
+ * The loaders a target's own phases use: the most any of its cells uses and, when the run loads it, the loaders its
+ * load runs on (the plan's load processes, `processesPerLoader` to a loader). In a parallel run this is the size of
+ * its loader group, which ProvisionFleet launches for it and its TeardownTarget terminates.
+ */
+export function groupLoaders(plan: PlanLike, target: string): number {
+  const cells = plan.cells.filter((c) => c.target === target).reduce((m, c) => Math.max(m, c.loaders), 0);
+  const load =
+    plan.load && plan.load.targets.includes(target)
+      ? Math.ceil(plan.load.processes / plan.load.processesPerLoader)
+      : 0;
+  return Math.max(cells, load) || plan.fleet.loaders;
 }
 
 /** The run's wall time under an execution: the lives in sequence (their sum) or side by side (the longest). */

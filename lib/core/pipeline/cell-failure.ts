@@ -34,7 +34,7 @@ import {
 import { failureExcerpt } from '../common/excerpt';
 import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
 import type { CellResult } from './aggregate';
-import { loaderIds } from './provision';
+import { expectedLoaders, loaderIds } from './provision';
 
 export interface CellFailedInput {
   run: unknown;
@@ -55,7 +55,7 @@ export interface CellFailedResult {
   reason: string;
   /**
    * stop: the cause the run fails with (the failed step's own, or why the study stops); the error is the step's
-   * (CellFailureIsFatal puts both in $.error)
+   * (CellFailureIsFatal fails the target's iteration with both; the targets' Map's catch puts them in $.error)
    */
   cause: string;
   /** retry: until when the replacement loaders are waited on, and how long to wait before the first look */
@@ -219,17 +219,19 @@ async function failedInARow(
  */
 export async function waitLoaders(
   input: { run: unknown; loaders: { deadlineMs: number } },
-  deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
+  deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock; store: ObjectStore },
 ): Promise<{ ready: boolean; waitSeconds: number; online: number }> {
   const run = checkRun(input.run);
   const ids = await loaderIds(deps.fleet, run.runId);
   const online = ids.length ? await deps.commands.online(ids) : [];
-  const ready = ids.length >= run.loaders && online.length >= run.loaders;
+  // a parallel run: the groups of the targets still under way
+  const { loaders } = await expectedLoaders(run, deps.store);
+  const ready = ids.length >= loaders && online.length >= loaders;
   if (!ready && deps.clock.nowMs() >= input.loaders.deadlineMs) {
     throw new StepFailedError(
       'WaitLoaders',
       `replacement loaders not online after ${LOADER_REPLACEMENT_LIMITS.timeoutSeconds} s: ` +
-        `${online.length} of ${run.loaders} online`,
+        `${online.length} of ${loaders} online`,
     );
   }
   return { ready, waitSeconds: LOADER_REPLACEMENT_LIMITS.pollSeconds, online: online.length };

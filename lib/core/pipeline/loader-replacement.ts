@@ -17,7 +17,7 @@ import type { PlanIndex } from '../plan';
 import { LOADER_REPLACEMENT_LIMITS } from '../plan/history';
 import { ec2HourlyPrice } from '../cost/book';
 import { ownedInstanceIds } from './ownership';
-import { provisionFleet } from './provision';
+import { expectedLoaders, provisionFleet } from './provision';
 import { readSpec, runKey, type RunContext } from './context';
 import { runPriceBook } from './prices';
 
@@ -58,7 +58,9 @@ export async function replaceLostLoaders(
   const running = live.filter((i) => i.state === 'running').map((i) => i.id);
   const online = running.length ? await deps.commands.online(running) : [];
   const offline = running.filter((id) => !online.includes(id));
-  const missing = Math.max(0, run.loaders - live.length);
+  // a parallel run: only the groups of targets still under way (a finished target's group is terminated)
+  const expected = await expectedLoaders(run, deps.store);
+  const missing = Math.max(0, expected.loaders - live.length);
   if (!offline.length && !missing) return null;
   const lost = offline;
   const count = offline.length + missing;
@@ -86,7 +88,7 @@ export async function replaceLostLoaders(
     instances.filter((i) => offline.includes(i.id)),
   );
   if (owned.length) await deps.fleet.terminate(owned);
-  const launched = await provisionFleet(run, { fleet: deps.fleet });
+  const launched = await provisionFleet(run, { fleet: deps.fleet }, expected.doneGroups);
   const replacement: LoaderReplacement = {
     atMs: deps.clock.nowMs(),
     lost,

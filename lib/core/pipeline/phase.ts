@@ -28,7 +28,7 @@ import {
   type PhaseJob,
   type RunContext,
 } from './context';
-import { loaderIds } from './provision';
+import { targetLoaders } from './provision';
 import { kindOf } from '../targets/registry';
 import { failureExcerpt } from '../common/excerpt';
 import type { StepContext } from '../targets/kind';
@@ -187,7 +187,9 @@ export async function startPhase(
     credentials,
     attempt: input.attempt ?? 0,
   });
-  const ids = await loaderIds(deps.fleet, run.runId);
+  // the phase's target's own loader group in a parallel run, else the run's loaders
+  const targetId = phase === 'run' ? cell?.target : run.loadTargets[input.index];
+  const { ids } = await targetLoaders(deps.fleet, run, targetId);
   if (ids.length < jobs.length) {
     throw new StepFailedError(step, `${jobs.length} loaders needed, ${ids.length} running`);
   }

@@ -5,7 +5,7 @@
  * context.json to the object store and return the small RunContext.
  */
 import { InputError } from '../common/errors';
-import { planRun, type Plan } from '../plan';
+import { launchedLoaders, planRun, type Plan } from '../plan';
 import { validateSpec, type RunSpec } from '../spec';
 import { cellCount } from '../spec/grid-size';
 import { type AccountQuotas, type Clock, type ObjectStore, type RunRegistry } from '../common/ports';
@@ -19,7 +19,7 @@ import { addJarDigests, storeJarReader, type JarReader } from './binding-digests
 import { planPriceBook, runPriceBookKey } from './prices';
 import { priceBookWarnings } from '../cost/book-choice';
 import { resumeRun } from './resume';
-import { targetSpans } from './run-context';
+import { targetConcurrency, targetSpans } from './run-context';
 
 export interface PlanInput {
   /** `$$.Execution.Name`; the run id is derived from it. */
@@ -112,7 +112,6 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   warnings.push(...deploy.warnings);
   if (deploy.issues.length) throw new InputError(deploy.issues);
   refuseOverHistoryBudget(spec);
-  refuseParallel(spec);
   // the newest price book for the spec's region (the stack's refreshed one, else a built-in one), kept with the run
   const book = await planPriceBook(deps.store, spec.region);
   warnings.push(...priceBookWarnings(book, { region: spec.region, nowMs: deps.clock.nowMs() }));
@@ -147,19 +146,6 @@ async function specOf(input: PlanInput, store: ObjectStore): Promise<unknown> {
     ]);
   }
   return raw;
-}
-
-/** `"execution": "parallel"` is planned and estimated (fleetbench plan), not run by this pipeline yet. */
-function refuseParallel(spec: RunSpec): void {
-  if (spec.execution !== 'parallel') return;
-  throw new InputError([
-    {
-      path: 'execution',
-      message:
-        '"parallel" is estimated by `fleetbench plan` but not run by this pipeline yet: use "sequential" (the ' +
-        'default: one target at a time, each torn down after its cells)',
-    },
-  ]);
 }
 
 /** The history budget from the grid's size, counted: a grid too large for one execution is not planned at all. */
@@ -243,11 +229,13 @@ function runContext(args: {
       },
     ]);
   }
+  // a parallel run's span carries its loader group's size (its loaders carry the target's id as their group)
+  const groups = new Map((p.loaderGroups ?? []).map((g) => [g.target, g.loaders]));
   const targets = targetSpans(
     spec.targets.map((t) => t.id),
     p.cells,
     p.load ? p.load.targets : [],
-  );
+  ).map((span) => (groups.has(span.id) ? { ...span, loaders: groups.get(span.id)! } : span));
   return {
     runId,
     specName: spec.name,
@@ -256,9 +244,10 @@ function runContext(args: {
     cellCount: p.cells.length,
     targets,
     targetCount: targets.length,
+    targetConcurrency: targetConcurrency(spec.execution, targets.length),
     loadTargets: p.load ? p.load.targets : [],
     loadCount: p.load ? p.load.targets.length : 0,
-    loaders: p.fleet.loaders,
+    loaders: launchedLoaders(p),
     instanceType: p.fleet.instanceType,
     resources: contextEntries(spec.targets, { runId, tables: p.tables }),
     // the janitor may clean up after 1.5 × the worst case, plus an hour

@@ -5,7 +5,7 @@
  * one line each naming the quota or setting and the number needed vs available. Used by the Plan step
  * before anything is provisioned and by `fleetbench doctor`.
  */
-import type { Plan } from '../plan';
+import { launchedLoaders, type Plan } from '../plan';
 import type { RunSpec } from '../spec';
 import type { AccountQuotas, DynamoDbLimits } from '../common/ports';
 import { loadTimes, cellTimes } from './timing';
@@ -71,7 +71,9 @@ export function accountNeeds(spec: RunSpec, plan: Plan): AccountNeeds {
     e.what.push(`${count} × ${type} ${what}`);
     vcpus.set(quota.code, e);
   };
-  addVcpus(plan.fleet.instanceType, plan.fleet.loaders, plan.fleet.loaders === 1 ? 'loader' : 'loaders');
+  // a parallel run's loader groups run at the same time: their sum (every target's nodes are counted too)
+  const loaders = launchedLoaders(plan);
+  addVcpus(plan.fleet.instanceType, loaders, loaders === 1 ? 'loader' : 'loaders');
   let replication: AccountNeeds['replication'] = null;
   // what each target asks of the account, as its kind says (lib/core/targets/<kind>/kind.ts)
   spec.targets.forEach((t, i) => {

@@ -9,8 +9,11 @@ import {
   type Clock,
   type CommandRunner,
   type FleetAdmin,
+  type ObjectStore,
 } from '../common/ports';
+import { readOptional, targetTeardownKey } from './keys';
 import { checkRun, readSpec, runTags, type RunContext } from './context';
+import { TAG_LOADER_GROUP, loaderGroupOf } from './run-context';
 import { InputError } from '../common/errors';
 import { kindOf } from '../targets/registry';
 import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';
@@ -89,23 +92,39 @@ export interface ProvisionFleetResult {
   instances: number;
 }
 
+/**
+ * The run's loaders: one fleet of `run.loaders` shared by the targets in turn (sequential), or each target's group
+ * (parallel: its span's `loaders`, each instance tagged with the target as its group). Idempotent: only what is
+ * missing (of each group) is launched, so it also replaces lost loaders (./loader-replacement.ts); a group whose
+ * target is done (`except`: torn down with its loaders) is not launched again.
+ */
 export async function provisionFleet(
   runIn: unknown,
   deps: { fleet: FleetAdmin },
+  except: readonly string[] = [],
 ): Promise<ProvisionFleetResult> {
   const run = checkRun(runIn);
   const have = (await deps.fleet.list({ runId: run.runId })).filter(
     (i) => i.state === 'pending' || i.state === 'running',
   );
-  const missing = run.loaders - have.length;
-  if (missing <= 0) return { launched: 0, instances: have.length };
-  const ids = await deps.fleet.launch({
-    runId: run.runId,
-    count: missing,
-    instanceType: run.instanceType,
-    tags: runTags(run, LOADER_ROLE),
-  });
-  return { launched: ids.length, instances: have.length + ids.length };
+  const groups = (run.targets ?? []).filter((t) => t.loaders !== undefined && !except.includes(t.id));
+  const wanted: { group: string | null; count: number }[] = groups.length
+    ? groups.map((g) => ({
+        group: g.id,
+        count: g.loaders! - have.filter((i) => i.tags[TAG_LOADER_GROUP] === g.id).length,
+      }))
+    : [{ group: null, count: run.loaders - have.length }];
+  let launched = 0;
+  for (const w of wanted.filter((x) => x.count > 0)) {
+    const ids = await deps.fleet.launch({
+      runId: run.runId,
+      count: w.count,
+      instanceType: run.instanceType,
+      tags: runTags(run, LOADER_ROLE, w.group === null ? {} : { [TAG_LOADER_GROUP]: w.group }),
+    });
+    launched += ids.length;
+  }
+  return { launched, instances: have.length + launched };
 }
 
 export interface ReadyState {
@@ -119,12 +138,52 @@ export interface ReadyState {
   nodesAnswering?: number;
 }
 
-/** Loader instance ids of the run in a stable order (loader index = position). */
-export async function loaderIds(fleet: FleetAdmin, runId: string): Promise<string[]> {
+/**
+ * Loader instance ids of the run in a stable order (loader index = position): all of them, or those of one target's
+ * group (a parallel run's: `group` is the target's id).
+ */
+export async function loaderIds(fleet: FleetAdmin, runId: string, group?: string): Promise<string[]> {
   return (await fleet.list({ runId }))
     .filter((i) => i.state === 'pending' || i.state === 'running')
+    .filter((i) => group === undefined || i.tags[TAG_LOADER_GROUP] === group)
     .map((i) => i.id)
     .sort();
+}
+
+/** The loaders a step of a target uses: its group's (parallel) or the run's (sequential), and how many there are to be. */
+export async function targetLoaders(
+  fleet: FleetAdmin,
+  run: RunContext,
+  targetId: string | undefined,
+): Promise<{ ids: string[]; expected: number }> {
+  const group = targetId === undefined ? null : loaderGroupOf(run, targetId);
+  return group
+    ? { ids: await loaderIds(fleet, run.runId, group.id), expected: group.loaders }
+    : { ids: await loaderIds(fleet, run.runId), expected: run.loaders };
+}
+
+/**
+ * The loaders the run should have now: all of them (sequential), or the groups of the targets not torn down yet
+ * (parallel: a target's TeardownTarget terminates its group and records runs/<id>/teardown/<target>.json).
+ */
+export async function expectedLoaders(
+  run: RunContext,
+  store: ObjectStore,
+): Promise<{ loaders: number; doneGroups: string[] }> {
+  const groups = (run.targets ?? []).filter((t) => t.loaders !== undefined);
+  if (!groups.length) return { loaders: run.loaders, doneGroups: [] };
+  // a record of an earlier execution of the run (before `fleetbench resume`) does not count
+  const since = run.resume?.atMs ?? 0;
+  const done = await Promise.all(
+    groups.map(async (g) => {
+      const rec = (await readOptional(store, targetTeardownKey(run.runId, g.id))) as { atMs?: number } | null;
+      return rec !== null && (rec.atMs ?? 0) >= since;
+    }),
+  );
+  return {
+    loaders: groups.reduce((n, g, i) => n + (done[i] ? 0 : g.loaders!), 0),
+    doneGroups: groups.filter((_, i) => done[i]).map((g) => g.id),
+  };
 }
 
 /**
@@ -147,12 +206,14 @@ export async function waitReady(
     const check = await kindOf(t).notReady?.(t, ctx);
     if (check) checks.push(check);
   }
-  const ids = await loaderIds(deps.fleet, run.runId);
+  // the target's own loader group in a parallel run (one target at a time here), else the run's loaders
+  const only = spec.targets.length === 1 ? spec.targets[0]!.id : undefined;
+  const { ids, expected } = await targetLoaders(deps.fleet, run, only);
   const online = ids.length ? await deps.commands.online(ids) : [];
   const offline = ids.filter((id) => !online.includes(id));
   const problems = [
     ...checks.flatMap((c) => c.problems),
-    ...(ids.length < run.loaders ? [`${ids.length} of ${run.loaders} loaders exist`] : []),
+    ...(ids.length < expected ? [`${ids.length} of ${expected} loaders exist`] : []),
     ...(offline.length ? [`loaders not online in SSM: ${offline.join(', ')}`] : []),
   ];
   const ready = problems.length === 0;

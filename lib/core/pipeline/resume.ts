@@ -119,6 +119,8 @@ export async function resumeRun(
     ...run,
     targets: spans,
     targetCount: spans.length,
+    // a parallel run resumes in parallel (its targets left), any other one target at a time
+    targetConcurrency: (run.targetConcurrency ?? 1) > 1 ? Math.max(1, spans.length) : 1,
     // the janitor's horizon counts from now, as long as the first run's was from its start
     expiresAt: Math.ceil(now / 1000) + (run.expiresAt - Math.floor(run.startedAtMs / 1000)),
     resume: record,

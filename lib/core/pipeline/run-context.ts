@@ -30,10 +30,15 @@ export interface RunContext {
   /**
    * The targets in the order the state machine runs them (docs/aws-pipeline.md, "Per-target lifecycles"): each is
    * provisioned, loaded (loads [loadStart, loadEnd)), measured (cells [cellStart, cellEnd)) and torn down before the
-   * next. Plan writes it (targetSpans); `targetCount` is its length, for the state machine's Choice.
+   * next ("sequential"), or side by side ("parallel"). Plan writes it (targetSpans); `targetCount` is its length.
    */
   targets?: TargetSpan[];
   targetCount?: number;
+  /**
+   * How many targets are under way at once: the targets' Map's MaxConcurrency (1: sequential; the number of
+   * targets: parallel). A context without it (a run before the Map) is read as 1.
+   */
+  targetConcurrency?: number;
   /** Epoch seconds after which the janitor may remove anything of this run. */
   expiresAt: number;
   scheduleName?: string;
@@ -51,6 +56,23 @@ export interface TargetSpan {
   loadEnd: number;
   cellStart: number;
   cellEnd: number;
+  /**
+   * A parallel run only: the size of the target's own loader group (its loaders carry TAG_LOADER_GROUP = its id);
+   * absent, the target uses the run's loaders (one fleet shared by the targets in turn).
+   */
+  loaders?: number;
+}
+
+/** The tag of a parallel run's loaders naming the target whose group they are. */
+export const TAG_LOADER_GROUP = 'fleetbench:loader-group';
+
+/** The loader group of a target of the run (parallel runs), or null when the targets share the run's loaders. */
+export function loaderGroupOf(
+  run: Pick<RunContext, 'targets'>,
+  targetId: string,
+): { id: string; loaders: number } | null {
+  const span = run.targets?.find((t) => t.id === targetId);
+  return span?.loaders !== undefined ? { id: span.id, loaders: span.loaders } : null;
 }
 
 /**
@@ -80,6 +102,14 @@ export function targetSpans(
       },
     ];
   });
+}
+
+/**
+ * The targets' Map's concurrency for a spec's `execution`: one target at a time, or all of them (at least 1: a
+ * MaxConcurrency of 0 would mean no limit).
+ */
+export function targetConcurrency(execution: 'sequential' | 'parallel' | undefined, targets: number): number {
+  return execution === 'parallel' ? Math.max(1, targets) : 1;
 }
 
 /** The tags every resource of the run carries (its id, spec, expiry and role), over the user's. */

@@ -19,6 +19,8 @@ import { RESOURCE_TYPES } from '../targets/registry';
 import { LOADERS } from '../resources/loaders';
 import { targetResources } from '../resources/run-resource';
 import { targetTeardownKey } from './keys';
+import { ownedInstanceIds } from './ownership';
+import { TAG_LOADER_GROUP } from './run-context';
 import {
   counted,
   type JanitorListField,
@@ -78,7 +80,8 @@ export type TargetTeardownResult = { runId: string; target: string } & {
 /**
  * TeardownTarget (per-target lifecycles, docs/aws-pipeline.md): after a target's last cell, its resources (the
  * context's entries for it, and its nodes by their target tag) removed through the same resource types and ownership
- * rule as Teardown; the loaders stay for the next target. Recorded at runs/<id>/teardown/<target>.json. Whatever it
+ * rule as Teardown; the loaders stay for the next target, but for a parallel run's target, whose own loader group
+ * (tagged with it) is terminated with it. Recorded at runs/<id>/teardown/<target>.json. Whatever it
  * leaves, the run's Teardown (at the end, or on a failure) removes: it covers every resource of the run.
  */
 export async function teardownTarget(
@@ -97,6 +100,19 @@ export async function teardownTarget(
   const record: TargetTeardownResult = { runId: run.runId, target: span.id };
   for (const [key, value] of Object.entries(result))
     if (Array.isArray(value) && key !== LOADERS.record.removed) record[key as TeardownListField] = value;
+  // a parallel run's target takes its own loader group with it (the estimate bills a group for its target's life)
+  if (span.loaders !== undefined) {
+    try {
+      const group = (await deps.fleet.list({ runId: run.runId })).filter(
+        (i) => i.tags[TAG_LOADER_GROUP] === span.id,
+      );
+      const ids = ownedInstanceIds(run.runId, group);
+      if (ids.length) await deps.fleet.terminate(ids);
+      record[LOADERS.record.removed as TeardownListField] = ids;
+    } catch (err) {
+      errors.push(`terminating the loader group of ${span.id}: ${(err as Error).message}`);
+    }
+  }
   await deps.store.putJson(targetTeardownKey(run.runId, span.id), {
     ...record,
     ...(errors.length ? { errors } : {}),

@@ -55,22 +55,27 @@ export function loadTimes(plan: Pick<Plan, 'load'>, spec: RunSpec): { expected: 
 }
 
 /**
- * The longest the run can take: every target's ready wait (one after another), load and cell to its deadline, and each retry the plan
- * allows (the longest cell again, after replacement loaders waited on to their deadline).
+ * The longest the run can take: each target's ready wait (to its own kind's deadline), load and cells to their
+ * deadlines, one target after another ("sequential": their sum) or side by side ("parallel": the longest), and each
+ * retry the plan allows (the longest cell again, after replacement loaders waited on to their deadline).
  */
 export function phaseTimes(
   plan: Pick<Plan, 'load' | 'cells' | 'onCellFailure'>,
   spec: RunSpec,
 ): { worstCaseSeconds: number } {
-  const loads = plan.load ? plan.load.targets.length * loadTimes(plan, spec).deadline : 0;
+  const load = plan.load ? loadTimes(plan, spec).deadline : 0;
   const deadlines = plan.cells.map((c) => cellTimes(c.durationSeconds).deadline);
-  const cells = deadlines.reduce((s, d) => s + d, 0);
+  const lives = spec.targets.map(
+    (t) =>
+      runReadyLimits({ targets: [t] }).timeoutSeconds +
+      (plan.load?.targets.includes(t.id) ? load : 0) +
+      plan.cells.reduce((s, c, i) => s + (c.target === t.id ? deadlines[i]! : 0), 0),
+  );
   const f = plan.onCellFailure;
   const retries =
     f.retries * Math.max(0, ...deadlines) + f.replacements * LOADER_REPLACEMENT_LIMITS.timeoutSeconds;
-  // each target is provisioned and waited on in its turn (per-target lifecycles), to its own kind's deadline
-  const ready = spec.targets.reduce((s, t) => s + runReadyLimits({ targets: [t] }).timeoutSeconds, 0);
-  return { worstCaseSeconds: ready + loads + cells + retries };
+  const targets = spec.execution === 'parallel' ? Math.max(0, ...lives) : lives.reduce((s, l) => s + l, 0);
+  return { worstCaseSeconds: targets + retries };
 }
 
 /**

@@ -78,19 +78,27 @@ export function eventsPerReplacement(): number {
   return checks * (TASK + CHOICE + WAIT);
 }
 
+/**
+ * The targets' Map's own events (MapStateEntered, MapStateStarted, MapStateSucceeded, MapStateExited) and each
+ * iteration's (MapIterationStarted, MapIterationSucceeded): the event types of an inline Map,
+ * https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html
+ */
+const MAP = 4;
+const MAP_ITERATION = 2;
+
 export function fixedEvents(): number {
-  // start/end, Plan, the passes (Init, KeepRunOnly), ProvisionFleet, the targets' last choice, Report,
+  // start/end, Plan, the passes (Init, KeepRunOnly), ProvisionFleet, the targets' Map, Report,
   // DetectRegressions, Teardown, Succeed
-  return 2 + TASK + 2 * PASS + TASK + CHOICE + 3 * TASK + 2;
+  return 2 + TASK + 2 * PASS + TASK + MAP + 3 * TASK + 2;
 }
 
 /**
- * The events of one target's lifecycle (the state machine runs them one after another) but its ready checks: its
- * choice and span, its ProvisionTarget, the load and cell loops' entry and last choice, its TeardownTarget and the
- * cursor to the next.
+ * The events of one target's lifecycle (an iteration of the targets' Map, whether the iterations run one after
+ * another or side by side: the history holds them all) but its ready checks: the iteration's start and end, its
+ * span, its ProvisionTarget, the load and cell loops' entry and last choice, its TeardownTarget.
  */
 export function eventsPerTarget(): number {
-  return CHOICE + PASS + TASK + 2 * (PASS + CHOICE) + TASK + PASS;
+  return MAP_ITERATION + PASS + TASK + 2 * (PASS + CHOICE) + TASK;
 }
 
 /** Events of one ready check (WaitReady, its choice, the wait before the next). */

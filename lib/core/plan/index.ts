@@ -23,6 +23,7 @@ import { YCSB_INT_MAX } from '../contract/job';
 import { targetBinding, type TargetBinding } from './targets';
 import { kindOf, loadsData } from '../targets/registry';
 import { estimateRunCost, estimateSchedules, type RunEstimate, type Schedules } from '../cost/estimate';
+import { groupLoaders } from '../cost/schedule';
 import { planCellFailure, type CellFailurePlan } from './cell-failure';
 import type { CellPrediction } from '../dynamodb-model/plan-cell';
 import {
@@ -101,14 +102,33 @@ export interface LoadPlan extends LoadProcessesInput {
   targets: string[];
 }
 
+/** A parallel run's loaders for one target: launched for it, tagged with it, used by its phases only. */
+export interface LoaderGroup {
+  target: string;
+  loaders: number;
+}
+
+/** The loaders a run launches: its targets' groups in all (parallel), or the one shared fleet (sequential). */
+export function launchedLoaders(plan: Pick<Plan, 'fleet' | 'loaderGroups'>): number {
+  return plan.loaderGroups ? plan.loaderGroups.reduce((n, g) => n + g.loaders, 0) : plan.fleet.loaders;
+}
+
 export interface Plan {
   specName: string;
   runId: string;
   cells: CellPlan[];
   load: LoadPlan | null;
   sizing: Record<string, TargetSizing>;
-  /** Loader instances to launch: the most any target needs. */
+  /**
+   * The loaders of a sequential run: the most any target needs, shared by the targets one after another. A parallel
+   * run launches `loaderGroups` instead.
+   */
   fleet: { instanceType: string; loaders: number; processesPerLoader: number; threadsPerProcess: number };
+  /**
+   * `"execution": "parallel"` only: each target's own loader group, sized for its own phases (its cells and its
+   * load: lib/core/cost/schedule.ts groupLoaders), in the spec's order; the run launches their sum.
+   */
+  loaderGroups?: LoaderGroup[];
   tables: Record<string, string>;
   /** Per target: the YCSB binding, its properties and credentials reference (its kind's declaration, read by lib/core/plan/targets.ts). */
   bindings: Record<string, TargetBinding>;
@@ -246,6 +266,8 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
     cellSeconds: cells.length * w.durationSeconds,
     ...(searches.length ? { searches } : {}),
   };
+  if (spec.execution === 'parallel')
+    plan.loaderGroups = spec.targets.map((t) => ({ target: t.id, loaders: groupLoaders(plan, t.id) }));
   const book = loadPriceBook(options.priceBook);
   const estimate = estimateRunCost(spec, plan, book);
   warnings.push(...estimate.unpriced);

@@ -280,7 +280,8 @@ export const RunSpecSchema = z.strictObject({
   execution: Execution.optional().describe(
     'How the targets run: "sequential" (the default) provisions, loads and measures one target at a time and tears ' +
       'it down before the next is provisioned, so each is billed only for its own cells; "parallel" measures the ' +
-      'targets side by side (fleetbench plan estimates it; the pipeline does not run it yet and refuses it).',
+      'targets side by side, each on its own loader group sized for its own cells and load, launched with it and ' +
+      'terminated after its last cell (the run takes as long as its longest target).',
   ),
   baseline: z
     .string()
