@@ -148,6 +148,17 @@ describe('execution "parallel": two targets side by side, each with its own load
     expect(lastDdb).toBeLessThan(firstRedis);
   });
 
+  it("the report's Targets section says how the targets were measured, from the cells' windows", () => {
+    const html = (execution: 'parallel' | 'sequential') =>
+      readFileSync(runs[execution].result.reportFile!, 'utf8');
+    const overlap = /measured at the same time for (\d+) s/.exec(html('parallel'));
+    expect(html('parallel')).toMatch(/<h2>Targets<\/h2>/);
+    // the windows overlapped (the test above); the report says by how much: at most the 2 × 5 s each target measured
+    expect(Number(overlap?.[1])).toBeGreaterThan(0);
+    expect(Number(overlap?.[1])).toBeLessThanOrEqual(2 * 5);
+    expect(html('sequential')).toMatch(/no two targets were measured at the same time/);
+  });
+
   it('gives the same rows as the same study run in sequence', () => {
     const deterministic = [
       'cell_id',

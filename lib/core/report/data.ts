@@ -33,6 +33,7 @@ import { bookOriginText, priceBookLine, priceBookWarnings, priceSourceText } fro
 import { runPriceBook } from '../pipeline/prices';
 import { kindOf } from '../targets/registry';
 import type { RunSpec } from '../spec';
+import type { Plan } from '../plan';
 import type { ReportDax } from './html';
 import type { ReportSearch } from './searches';
 import { cellsNotSkipped, frontierKey } from '../pipeline/probe';
@@ -40,6 +41,7 @@ import { readOptional } from '../pipeline/keys';
 import { scheduleReportOf, type ReportSchedule, type ScheduleCellInput } from './schedules';
 import { capacityObjectKey } from '../results/capacity';
 import { cellTimelineOf, type ReportTimeline } from './timeline';
+import { executionOf, type ExecutionInput } from './targets';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -120,6 +122,25 @@ export interface ReportOptions {
   local?: boolean;
 }
 
+type Window = ExecutionInput['windows'][number];
+
+/** A cell's measured window, when its row has one. */
+function windowOf(target: string, row: Row): Window[] {
+  const { window_start_ms: startMs, window_end_ms: endMs } = row;
+  return typeof startMs === 'number' && typeof endMs === 'number' ? [{ target, startMs, endMs }] : [];
+}
+
+/** How the targets were measured: the spec's execution, the loaders each had, their cells' windows. */
+function runExecution(spec: RunSpec | null, plan: Pick<Plan, 'loaderGroups' | 'fleet'>, windows: Window[]) {
+  return executionOf({
+    mode: spec?.execution ?? 'sequential',
+    targets: spec?.targets ?? [],
+    ...(plan.loaderGroups ? { loaderGroups: plan.loaderGroups } : {}),
+    fleetLoaders: plan.fleet.loaders,
+    windows,
+  });
+}
+
 /**
  * A cell's views over time: a rate-schedule cell's offered over served rate beside the on-demand model with the
  * limits the run met, and a DynamoDB cell's measured curve against its predicted timeline.
@@ -170,6 +191,7 @@ export async function buildReportData(
   const timelines: Record<string, ReportTimeline> = {};
   const notes: string[] = [];
   const schedules: ReportSchedule[] = [];
+  const windows: Window[] = [];
   let startedAt = '';
   // probes an SLO search skipped ran nothing (lib/core/pipeline/probe.ts)
   for (const cell of await cellsNotSkipped(store, runId, plan.cells)) {
@@ -185,6 +207,7 @@ export async function buildReportData(
     }
     if (!startedAt && typeof result.row.window_start_ms === 'number')
       startedAt = new Date(result.row.window_start_ms).toISOString();
+    windows.push(...windowOf(cell.target, result.row));
     // what the run itself was predicted to attain: on AWS the table's prediction; locally the emulator's
     const predicted = options.local
       ? emulated
@@ -227,6 +250,7 @@ export async function buildReportData(
   const { spectra, comparison } = await comparisonAndSpectra(store, runId, spec?.baseline, notes);
   const searches = await frontierRows(store, runId, plan.searches ?? [], notes);
   return {
+    execution: runExecution(spec, plan, windows),
     runId,
     specName: plan.specName,
     startedAt: startedAt || 'unknown',

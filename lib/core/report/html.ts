@@ -13,6 +13,7 @@ import { comparisonSection, spectrumSection } from './sections';
 import { searchSections, type ReportSearch } from './searches';
 import { scheduleSections, type ReportSchedule } from './schedules';
 import { timelineSection, type ReportTimeline } from './timeline';
+import { executionSection, type ReportExecution } from './targets';
 import type { NoiseCalibration } from '../regression/noise';
 import { LOADER_CPU_SUSPECT_PCT, type LoaderCpu } from '../results/loader-cpu';
 import type { CellHeadline } from '../contract/headline';
@@ -73,6 +74,8 @@ export interface ReportData {
   searches?: ReportSearch[];
   /** rate-schedule cells: offered over served over time, spikes, the on-demand model (lib/core/report/schedules.ts) */
   schedules?: ReportSchedule[];
+  /** how the targets were measured: in sequence or side by side (lib/core/report/targets.ts) */
+  execution?: ReportExecution;
 }
 
 export interface ReportDax {
@@ -507,6 +510,7 @@ export function renderReport(d: ReportData): string {
   const sections: string[] = [
     ...comparisonSection(d.comparison),
     ...searchSections(d.searches, d.cells),
+    ...executionSection(d.execution),
     ...cellsSection(d.cells),
     ...loaderCpuSection(d.cells),
     ...spectrumSection(d.cells, d.spectra ?? {}),
