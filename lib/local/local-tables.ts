@@ -15,7 +15,7 @@ export class LocalTableAdmin extends DynamoDbTableAdmin {
 
   override async createTable(def: TableDefinition): Promise<void> {
     // the tags first, as CreateTable sets them on AWS with the table: a Teardown that runs while this call is
-    // in flight (a failed Parallel branch) finds the new table already tagged with its run
+    // in flight (another Map iteration failed) finds the new table already tagged with its run
     const before = this.tags.get(def.name);
     this.tags.set(def.name, { ...def.tags });
     try {

@@ -1,7 +1,8 @@
 /**
- * The janitor's second pass: late arrivals. Provision is a Parallel state; when one branch fails, or the
- * execution is stopped, the other branch's Lambda keeps going (database nodes after the seed wait, a DAX
- * cluster) and can create resources after TeardownAfterFailure and the abort rule's teardown ran. Those
+ * The janitor's second pass: late arrivals. The targets run in a Map (side by side with `"execution": "parallel"`);
+ * when one iteration fails, or the execution is stopped, a Lambda already running in another (ProvisionTarget: database
+ * nodes after the seed wait, a DAX cluster) keeps going and can create resources after TeardownAfterFailure and the
+ * abort rule's teardown ran. Those
  * carry the run's tag and an expires-at days away. This pass finds every run that still owns something
  * (by the run tag) although its teardown record (`teardown.json`) or failure record (`failure.json`) is
  * older than LATE_ARRIVAL_AFTER_MS, and runs that run's teardown again. A run without either record is
