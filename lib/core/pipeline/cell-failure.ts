@@ -35,6 +35,7 @@ import { failureExcerpt } from '../common/excerpt';
 import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
 import type { CellResult } from './aggregate';
 import { expectedLoaders, loaderIds } from './provision';
+import { loaderGroupOf } from './run-context';
 
 export interface CellFailedInput {
   run: unknown;
@@ -59,7 +60,13 @@ export interface CellFailedResult {
    */
   cause: string;
   /** retry: until when the replacement loaders are waited on, and how long to wait before the first look */
-  loaders: { deadlineMs: number; waitSeconds: number; replacement: LoaderReplacement | null };
+  loaders: {
+    deadlineMs: number;
+    waitSeconds: number;
+    replacement: LoaderReplacement | null;
+    /** a parallel run: the cell's loader group, the only one replaced and waited for */
+    group?: string;
+  };
 }
 
 /** What the run has spent on retries so far (`runs/<id>/retries.json`). */
@@ -134,6 +141,7 @@ export async function cellFailed(
       clock: deps.clock,
       spentUsd: ledger.replacementUsd,
       left: policy.replacements - ledger.replacements,
+      target: cell.target,
     });
     await deps.store.putJson(ledgerKey(run.runId), {
       retries: ledger.retries + 1,
@@ -148,6 +156,7 @@ export async function cellFailed(
         deadlineMs: now + LOADER_REPLACEMENT_LIMITS.timeoutSeconds * 1000,
         waitSeconds: replacement ? LOADER_REPLACEMENT_LIMITS.firstWaitSeconds : 0,
         replacement,
+        ...(loaderGroupOf(run, cell.target) ? { group: cell.target } : {}),
       },
     };
   }
@@ -218,14 +227,15 @@ async function failedInARow(
  * CellFailed set has passed.
  */
 export async function waitLoaders(
-  input: { run: unknown; loaders: { deadlineMs: number } },
+  input: { run: unknown; loaders: Pick<CellFailedResult['loaders'], 'deadlineMs' | 'group'> },
   deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock; store: ObjectStore },
 ): Promise<{ ready: boolean; waitSeconds: number; online: number }> {
   const run = checkRun(input.run);
-  const ids = await loaderIds(deps.fleet, run.runId);
+  // a parallel run: the failed cell's own group (CellFailed names it), else every loader of the run
+  const group = input.loaders.group === undefined ? null : loaderGroupOf(run, input.loaders.group);
+  const ids = await loaderIds(deps.fleet, run.runId, group?.id);
   const online = ids.length ? await deps.commands.online(ids) : [];
-  // a parallel run: the groups of the targets still under way
-  const { loaders } = await expectedLoaders(run, deps.store);
+  const { loaders } = group ?? (await expectedLoaders(run, deps.store));
   const ready = ids.length >= loaders && online.length >= loaders;
   if (!ready && deps.clock.nowMs() >= input.loaders.deadlineMs) {
     throw new StepFailedError(

@@ -18,6 +18,7 @@ import { LOADER_REPLACEMENT_LIMITS } from '../plan/history';
 import { ec2HourlyPrice } from '../cost/book';
 import { ownedInstanceIds } from './ownership';
 import { expectedLoaders, provisionFleet } from './provision';
+import { TAG_LOADER_GROUP, loaderGroupOf } from './run-context';
 import { readSpec, runKey, type RunContext } from './context';
 import { runPriceBook } from './prices';
 
@@ -51,15 +52,23 @@ export async function replaceLostLoaders(
     spentUsd: number;
     /** replacements the plan still allows (the history budget's) */
     left: number;
+    /** the failed cell's target: in a parallel run only its own loader group is looked at and replaced */
+    target?: string;
   },
 ): Promise<LoaderReplacement | null> {
-  const instances = await deps.fleet.list({ runId: run.runId });
+  const group = deps.target === undefined ? null : loaderGroupOf(run, deps.target);
+  // another group's loaders are not this cell's: one still booting (another cell's replacement) is not lost
+  const instances = (await deps.fleet.list({ runId: run.runId })).filter(
+    (i) => !group || i.tags[TAG_LOADER_GROUP] === group.id,
+  );
   const live = instances.filter((i) => i.state === 'pending' || i.state === 'running');
   const running = live.filter((i) => i.state === 'running').map((i) => i.id);
   const online = running.length ? await deps.commands.online(running) : [];
   const offline = running.filter((id) => !online.includes(id));
-  // a parallel run: only the groups of targets still under way (a finished target's group is terminated)
-  const expected = await expectedLoaders(run, deps.store);
+  // a parallel run: the cell's group, or the groups of targets still under way (a finished target's is terminated)
+  const expected = group
+    ? { loaders: group.loaders, doneGroups: otherGroups(run, group.id) }
+    : await expectedLoaders(run, deps.store);
   const missing = Math.max(0, expected.loaders - live.length);
   if (!offline.length && !missing) return null;
   const lost = offline;
@@ -98,6 +107,11 @@ export async function replaceLostLoaders(
   };
   await deps.store.putJson(replacementEventKey(run.runId, replacement.atMs), replacement);
   return replacement;
+}
+
+/** The loader groups of a parallel run other than `id` (a replacement for `id`'s cell launches none of theirs). */
+function otherGroups(run: RunContext, id: string): string[] {
+  return (run.targets ?? []).filter((t) => t.loaders !== undefined && t.id !== id).map((t) => t.id);
 }
 
 /** Loader-hours a replacement adds at worst (its boot, until the wait's deadline) × the loader's price. */

@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { plan, readPlan, type RunContext } from '../../../lib/core/pipeline';
-import { cellFailed, failureReason } from '../../../lib/core/pipeline/cell-failure';
+import { cellFailed, failureReason, waitLoaders } from '../../../lib/core/pipeline/cell-failure';
+import { TAG_LOADER_GROUP } from '../../../lib/core/pipeline/run-context';
 import {
   TAG_ROLE,
   TAG_RUN_ID,
@@ -183,6 +184,60 @@ describe('CellFailed', () => {
       { store, clock, fleet: w.fleet, commands: w.commands },
     );
     expect(w.cancelled).toEqual([['c-9']]);
+  });
+
+  it("a parallel run: only the failed cell's loader group is looked at, replaced and waited for", async () => {
+    const twoTargets = {
+      ...specOf(2),
+      targets: ['a', 'b'].map((id) => ({ id, kind: 'dynamodb', billing: { mode: 'on-demand' } })),
+      execution: 'parallel',
+    };
+    const { run, store, w } = await setUp(twoTargets);
+    expect(run.targets?.map((t) => [t.id, t.loaders])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    // each group's loader, tagged with its target; b's has just been launched and is not online in SSM yet
+    w.lose();
+    const [a1] = await w.fleet.launch({
+      runId: run.runId,
+      count: 1,
+      instanceType: 'c5.large',
+      tags: { [TAG_RUN_ID]: run.runId, [TAG_ROLE]: 'loader', [TAG_LOADER_GROUP]: 'a' },
+    });
+    const [b1] = await w.fleet.launch({
+      runId: run.runId,
+      count: 1,
+      instanceType: 'c5.large',
+      tags: { [TAG_RUN_ID]: run.runId, [TAG_ROLE]: 'loader', [TAG_LOADER_GROUP]: 'b' },
+    });
+    w.launched.length = 0;
+    const commands = {
+      ...w.commands,
+      online: async (ids: string[]) => ids.filter((id) => id !== b1),
+    } as CommandRunner;
+    const deps = { store, clock, fleet: w.fleet, commands };
+    const cellOf = (target: string) => run.targets!.find((t) => t.id === target)!.cellStart;
+    const failA = await cellFailed(
+      { run, cursor: { index: cellOf('a'), attempt: 0 }, error: null, job: {} },
+      deps,
+    );
+    // a's loader answers: nothing to replace; b's booting loader is not a's business
+    expect(failA.loaders).toMatchObject({ replacement: null, group: 'a' });
+    expect((await w.fleet.list({ runId: run.runId })).map((i) => i.id).sort()).toEqual([a1, b1].sort());
+    expect(await waitLoaders({ run, loaders: failA.loaders }, deps)).toMatchObject({
+      ready: true,
+      online: 1,
+    });
+    // a's loader gone: one launched in group a only, b's left alone
+    await w.fleet.terminate([a1!]);
+    const again = await cellFailed(
+      { run, cursor: { index: cellOf('a'), attempt: 0 }, error: null, job: {} },
+      deps,
+    );
+    expect(again.loaders.replacement).toMatchObject({ missing: 1, launched: 1, lost: [] });
+    expect(w.launched.map((l) => [l.count, l.tags[TAG_LOADER_GROUP]])).toEqual([[1, 'a']]);
+    expect((await w.fleet.list({ runId: run.runId })).some((i) => i.id === b1)).toBe(true);
   });
 
   it("keeps a Lambda error's message, not its JSON", () => {
