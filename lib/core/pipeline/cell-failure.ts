@@ -69,14 +69,24 @@ export interface CellFailedResult {
   };
 }
 
-/** What the run has spent on retries so far (`runs/<id>/retries.json`). */
+/** What this execution of the run has spent on retries so far (the records under retriesKey). */
 interface RetryLedger {
   retries: number;
   replacements: number;
   replacementUsd: number;
 }
 
-const ledgerKey = (runId: string) => runKey(runId, 'retries.json');
+/** One retry granted: the replacement's worst-case cost when loaders were replaced with it. */
+interface RetryRecord {
+  replacementUsd: number | null;
+}
+
+/**
+ * The retries of one execution of a run (`runs/<id>/retries/<execution>/`: a resuming execution has a history, and a
+ * budget, of its own), one record per retry, so that the CellFailed steps of a parallel run's targets never overwrite
+ * each other's count (a counter read and written by each could lose one).
+ */
+const retriesKey = (run: RunContext) => runKey(run.runId, 'retries', run.resume?.executionName ?? run.runId);
 
 /** The plan's policy; a plan written before the policy existed stops, as those runs did. */
 function policyOf(plan: PlanIndex): CellFailurePlan {
@@ -129,7 +139,7 @@ export async function cellFailed(
     reason,
   });
   const policy = policyOf(plan);
-  const ledger = await readLedger(deps.store, run.runId);
+  const ledger = await readLedger(deps.store, run);
   const base = { index: cell.index, cellId: cell.id, reason, cause: input.error?.Cause ?? reason };
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
@@ -143,11 +153,9 @@ export async function cellFailed(
       left: policy.replacements - ledger.replacements,
       target: cell.target,
     });
-    await deps.store.putJson(ledgerKey(run.runId), {
-      retries: ledger.retries + 1,
-      replacements: ledger.replacements + (replacement ? 1 : 0),
-      replacementUsd: ledger.replacementUsd + (replacement?.worstCaseUsd ?? 0),
-    } satisfies RetryLedger);
+    await deps.store.putJson(`${retriesKey(run)}/${cell.id}-attempt-${attempt + 1}.json`, {
+      replacementUsd: replacement?.worstCaseUsd ?? null,
+    } satisfies RetryRecord);
     return {
       ...base,
       action: 'retry',
@@ -180,14 +188,15 @@ export async function cellFailed(
   return { ...base, reason: why, action: 'skip', attempt, loaders: noLoaders };
 }
 
-async function readLedger(store: ObjectStore, runId: string): Promise<RetryLedger> {
-  return (
-    ((await readOptional(store, ledgerKey(runId))) as RetryLedger | null) ?? {
-      retries: 0,
-      replacements: 0,
-      replacementUsd: 0,
-    }
-  );
+async function readLedger(store: ObjectStore, run: RunContext): Promise<RetryLedger> {
+  const keys = await store.list(`${retriesKey(run)}/`);
+  const records = (await Promise.all(keys.map((k) => store.getJson(k)))) as RetryRecord[];
+  const replaced = records.filter((r) => r.replacementUsd !== null);
+  return {
+    retries: records.length,
+    replacements: replaced.length,
+    replacementUsd: replaced.reduce((s, r) => s + r.replacementUsd!, 0),
+  };
 }
 
 /** The cell's result: an unmeasured, incomplete row with the reason (result.json and the `cells` table). */

@@ -2,7 +2,7 @@
  * CellFailed (lib/core/pipeline/cell-failure.ts) over a real stored plan (the Plan step on an FsStore) and in-memory
  * fleet/command ports: what the failure policy makes of a failed cell, what it records, and the plan's worst case.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { plan, readPlan, type RunContext } from '../../../lib/core/pipeline';
@@ -238,6 +238,28 @@ describe('CellFailed', () => {
     expect(again.loaders.replacement).toMatchObject({ missing: 1, launched: 1, lost: [] });
     expect(w.launched.map((l) => [l.count, l.tags[TAG_LOADER_GROUP]])).toEqual([[1, 'a']]);
     expect((await w.fleet.list({ runId: run.runId })).some((i) => i.id === b1)).toBe(true);
+  });
+
+  it("two targets' cells failing at once each count their retry (one record per retry, none overwritten)", async () => {
+    const twoTargets = {
+      ...specOf(2),
+      targets: ['a', 'b'].map((id) => ({ id, kind: 'dynamodb', billing: { mode: 'on-demand' } })),
+      execution: 'parallel',
+    };
+    const { dir, run, store, w } = await setUp(twoTargets);
+    const deps = { store, clock, fleet: w.fleet, commands: w.commands };
+    const first = (t: string) => run.targets!.find((x) => x.id === t)!.cellStart;
+    const both = await Promise.all(
+      ['a', 'b'].map((t) =>
+        cellFailed({ run, cursor: { index: first(t), attempt: 0 }, error: null, job: {} }, deps),
+      ),
+    );
+    expect(both.map((r) => r.action)).toEqual(['retry', 'retry']);
+    const records = readdirSync(path.join(dir, 'runs', run.runId, 'retries', run.runId));
+    expect(records.sort()).toEqual(both.map((r) => `${r.cellId}-attempt-1.json`).sort());
+    // the same step run again (a Lambda retry) writes the same record: still two
+    await cellFailed({ run, cursor: { index: first('a'), attempt: 0 }, error: null, job: {} }, deps);
+    expect(readdirSync(path.join(dir, 'runs', run.runId, 'retries', run.runId))).toHaveLength(2);
   });
 
   it("keeps a Lambda error's message, not its JSON", () => {
