@@ -422,8 +422,8 @@ export interface Ports {
  * The adapters of the target kinds that bring a service of their own, by kind name: each such kind's port module
  * (lib/core/targets/<kind>/port.ts) adds its entry here by declaration merging
  * (https://www.typescriptlang.org/docs/handbook/declaration-merging.html#module-augmentation), so a kind's hooks get
- * their own adapter's type and this file names no kind. The AWS handlers (lib/aws/kind-services.ts) and the local
- * mode (lib/local/kind-services.ts) build them from a registry each, which fails to compile without every entry.
+ * their own adapter's type and this file names no kind. The AWS handlers (lib/aws/kind-adapters.ts, read by lambdas/shared/env.ts) and the local
+ * mode (lib/local/kind-adapters.ts, started by lib/local/kind-services.ts) build them from a registry each, which fails to compile without every entry.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the kinds' port modules
 export interface KindServices {}
