@@ -135,8 +135,30 @@ export function renderPlan(plan: Plan): string {
       ]),
     ),
   );
-  lines.push(...searchLines(plan), ...estimateLines(plan), cellFailureLine(plan.onCellFailure));
+  lines.push(...placementLines(plan), ...searchLines(plan), ...estimateLines(plan));
+  lines.push(cellFailureLine(plan.onCellFailure));
   return lines.join('\n') + '\n';
+}
+
+/** One line per cell with N partition-key values: its read units' p10–p90 over random placements of the values. */
+function placementLines(plan: Plan): string[] {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const range = (p: { p10: number; p90: number }) => `${n(p.p10)}–${n(p.p90)}`;
+  const lines = plan.cells.flatMap((c) => {
+    const s = c.prediction?.placementSpread;
+    if (!s) return [];
+    const step = s.afterFirstDoubling;
+    return [
+      `  ${c.id}: start ${range(s.start.consumedReadUnits)}` +
+        (step ? `, after ${n(step.tSeconds.p50 / 60)} min ${range(step.consumedReadUnits)}` : '') +
+        `, end ${range(s.final.consumedReadUnits)}; the model's hash: ${s.modelHottestValues} values on the hottest ` +
+        `of ${s.partitions}, in ${n(s.modelHottestFraction * 100)} % of ${s.placements} placements`,
+    ];
+  });
+  if (!lines.length) return [];
+  const head =
+    'Read units/s, p10–p90 over random placements of the partition-key values (docs/dynamodb-model.md):';
+  return [head, ...lines];
 }
 
 /** The run's estimate, itemised, and what external services would cost beside it. */

@@ -7,3 +7,5 @@ export * from './ycsb-keys';
 export * from './plan-cell';
 export * from './emulator';
 export * from './client-sim';
+export * from './timeline';
+export * from './placement-spread';

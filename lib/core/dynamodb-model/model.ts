@@ -52,6 +52,12 @@ export interface TableModel {
    * record gets follows from its name (the binding's mapping); absent: YCSB's default, hashed.
    */
   keyNaming?: KeyNaming;
+  /**
+   * With N partition-key values: the partition (of those at creation) each value's item collection is placed on,
+   * index = value; absent: by the hash of the value's name (simulate.ts collectionPartition). Another placement
+   * is another draw of DynamoDB's unpublished hash (placement-spread.ts).
+   */
+  placement?: readonly number[];
 }
 
 /** The factor on every read limit of the table: 1.5 for eventually consistent reads, else 1. */

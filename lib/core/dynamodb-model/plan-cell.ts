@@ -9,18 +9,12 @@ import { STORAGE_OVERHEAD_BYTES_PER_ITEM } from '../cost/capacity';
 import { BINDING_RETRY_DEFAULTS, type RetryPolicy } from './solve';
 import { predictSteadyState, type CellModel, type Prediction } from './model';
 import { keyPopularity, type KeyPopularity } from './ycsb-keys';
-import { simulate } from './simulate';
+import { predictTimeline, type TimelinePoint } from './timeline';
+import { placementSpread, type PlacementSpread } from './placement-spread';
 import { queryReadUnits } from './rules';
 import type { KeyDistribution } from './ycsb-keys';
 
-/** One point of a cell's predicted timeline: the mean over the minute from `tSeconds`. */
-export interface TimelinePoint {
-  tSeconds: number;
-  goodOpsPerSec: number;
-  consumedReadUnits: number;
-  consumedWriteUnits: number;
-  partitions: number;
-}
+export { predictTimeline, timelineStepSeconds, type TimelinePoint } from './timeline';
 
 /** What the plan publishes per DynamoDB cell (`fleetbench plan --json`). */
 export interface CellPrediction {
@@ -55,6 +49,12 @@ export interface CellPrediction {
    * being local seconds since the cell's start (localTimeline).
    */
   localTimeline?: TimelinePoint[];
+  /**
+   * With N partition-key values (1 < N < records): the timeline's start, first doubling and end over K seeded random
+   * placements of the values (DynamoDB's hash is not published; the timeline is the model's hash, one draw), each
+   * as p10 / p50 / p90 (placement-spread.ts)
+   */
+  placementSpread?: PlacementSpread;
 }
 
 /** The planned-cell fields the model reads (structurally lib/core/plan's CellPlan). */
@@ -211,6 +211,7 @@ export function predictPlannedCell(
   // YCSB's key popularity once for both modes (a zipfian fold of 200,000 ranks)
   const pop = keyPopularity(model.distribution, model.table.recordCount);
   const p = predictSteadyState(model, pop);
+  const spread = placementSpread(model, cell.durationSeconds, pop);
   return {
     attainment: cell.unpaced ? NaN : p.attainment,
     goodOpsPerSec: p.goodOpsPerSec,
@@ -223,6 +224,7 @@ export function predictPlannedCell(
     capacityScale,
     reason: cell.unpaced ? '' : p.reason,
     timeline: predictTimeline(model, cell.durationSeconds, pop),
+    ...(spread ? { placementSpread: spread } : {}),
   };
 }
 
@@ -259,39 +261,4 @@ export function localTimeline(
     ...p,
     tSeconds: p.tSeconds / timeScale,
   }));
-}
-
-/** Simulation steps of a timeline: 1 s, coarser for long cells (at most 300 steps: a plan of many cells stays fast). */
-export function timelineStepSeconds(durationSeconds: number): number {
-  return Math.max(1, Math.ceil(durationSeconds / 300));
-}
-
-/**
- * The simulation of a cell averaged per minute (per `pointSeconds`; the last point over what remains of the
- * cell), simulated in steps no longer than a point.
- */
-export function predictTimeline(
-  model: CellModel,
-  durationSeconds: number,
-  pop: KeyPopularity = keyPopularity(model.distribution, model.table.recordCount),
-  pointSeconds = 60,
-): TimelinePoint[] {
-  const dt = Math.min(timelineStepSeconds(durationSeconds), pointSeconds);
-  const steps = simulate(model, { seconds: durationSeconds, stepSeconds: dt }, pop);
-  const out: TimelinePoint[] = [];
-  for (let start = 0; start < durationSeconds; start += pointSeconds) {
-    const inMinute = steps.filter((s) => s.t >= start && s.t < start + pointSeconds);
-    if (inMinute.length === 0) continue;
-    // to 0.01: the stored plan keeps its size, no figure here is that precise
-    const mean = (f: (s: (typeof steps)[number]) => number) =>
-      Math.round((inMinute.reduce((a, s) => a + f(s), 0) / inMinute.length) * 100) / 100;
-    out.push({
-      tSeconds: start,
-      goodOpsPerSec: mean((s) => s.goodOpsPerSec),
-      consumedReadUnits: mean((s) => s.consumedReadUnitsPerSec),
-      consumedWriteUnits: mean((s) => s.consumedWriteUnitsPerSec),
-      partitions: inMinute.at(-1)!.partitions,
-    });
-  }
-  return out;
 }

@@ -175,7 +175,13 @@ interface CollectionPartition {
 /** N partition-key values: item collections hashed whole, split by sort-key range to balance heat. */
 class CollectionLayout implements Layout {
   private parts: CollectionPartition[];
-  constructor(pop: KeyPopularity, values: number, n0: number, naming: KeyNaming) {
+  constructor(
+    pop: KeyPopularity,
+    values: number,
+    n0: number,
+    opts: { naming: KeyNaming; placement?: readonly number[] | undefined },
+  ) {
+    const { naming, placement } = opts;
     this.parts = Array.from({ length: n0 }, () => ({ share: 0, items: 0, hottestItem: 0 }));
     const shares = collectionShares(pop, values, naming);
     const r = pop.recordCount;
@@ -186,7 +192,7 @@ class CollectionLayout implements Layout {
       hottest.set(v, Math.max(hottest.get(v) ?? 0, h.p));
     }
     shares.forEach((share, j) => {
-      const p = this.parts[collectionPartition(partitionKeyValueName(j), n0)]!;
+      const p = this.parts[placement?.[j] ?? collectionPartition(partitionKeyValueName(j), n0)]!;
       p.share += share;
       p.items += itemsOfValue(r, values, j);
       p.hottestItem = Math.max(p.hottestItem, hottest.get(j) ?? coldItem);
@@ -268,7 +274,10 @@ export function simulate(
   const n0 = initialPartitions(t);
   const layout: Layout =
     t.partitionKeyValues !== undefined
-      ? new CollectionLayout(pop, t.partitionKeyValues, n0, t.keyNaming ?? {})
+      ? new CollectionLayout(pop, t.partitionKeyValues, n0, {
+          naming: t.keyNaming ?? {},
+          placement: t.placement,
+        })
       : new ItemLayout(pop, n0);
   const splitAfter = opts.splitAfterSeconds ?? SPLIT_FOR_HEAT_SECONDS[t.billing.mode];
   const table = tableLimits(cell, opts.burstFullAtStart ?? true);
