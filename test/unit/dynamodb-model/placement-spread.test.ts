@@ -128,6 +128,15 @@ describe('cells with nothing to place', () => {
     expect(predicted.length).toBeGreaterThan(0);
     expect(predicted.every((c) => c.prediction!.placementSpread === undefined)).toBe(true);
   });
+  it('a paced cell has none (its grid may hold hundreds; 25 simulations each would outlast the Plan step)', () => {
+    const paced = JSON.parse(seed003) as { workload: Record<string, unknown> };
+    paced.workload.targetOpsPerSec = [10_000, 20_000];
+    const plan = planOf(JSON.stringify(paced), seed003File);
+    const od200 = plan.cells.filter((c) => c.target === 'od-200-pk');
+    expect(od200.length).toBe(2);
+    expect(od200.every((c) => c.prediction && c.prediction.placementSpread === undefined)).toBe(true);
+  });
+
   it('N values as many as the records is one per item', () => {
     const model = (values: number) =>
       ({ table: { recordCount: 1_000, partitionKeyValues: values } }) as unknown as CellModel;
