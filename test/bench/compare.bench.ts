@@ -5,7 +5,7 @@
  * number of distinct values per bucket, not the operations, sets the cost of a merge.
  */
 import { Histogram } from '../../lib/core/hdr/histogram';
-import { Prng } from '../../lib/core/regression/prng';
+import { Prng } from '../../lib/core/common/prng';
 import type { CellBuckets } from '../../lib/core/results/buckets';
 import { compareRuns, type RunSide } from '../../lib/core/report/compare';
 import { noResultHeadline } from '../../lib/core/contract/headline';

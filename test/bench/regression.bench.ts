@@ -32,7 +32,7 @@ import {
   split,
   statsAt,
 } from '../../lib/core/regression/detect';
-import { Prng } from '../../lib/core/regression/prng';
+import { Prng } from '../../lib/core/common/prng';
 import { compareSplit, magnitude } from '../../lib/core/regression/stats';
 import { OtavaCase, OtavaPoint, OtavaResult, runOtavaAsync } from '../oracle/regression/otava';
 import { regimes } from '../oracle/regression/series';

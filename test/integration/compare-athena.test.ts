@@ -23,7 +23,7 @@ import {
 import { S3Store } from '../../lib/aws/s3-store';
 import { cellKey, contextKey } from '../../lib/core/pipeline';
 import { Histogram } from '../../lib/core/hdr/histogram';
-import { Prng } from '../../lib/core/regression/prng';
+import { Prng } from '../../lib/core/common/prng';
 import type { CellBuckets } from '../../lib/core/results/buckets';
 import type { Comparison } from '../../lib/core/report/compare';
 import { startMoto, type MotoServer } from '../support/moto';

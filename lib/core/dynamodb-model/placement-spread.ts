@@ -10,7 +10,7 @@
 import { initialPartitions, type CellModel } from './model';
 import { collectionPartition } from './simulate';
 import { predictTimeline, type TimelinePoint } from './timeline';
-import type { KeyPopularity } from './ycsb-keys';
+import { seededRandom, type KeyPopularity } from './ycsb-keys';
 import { partitionKeyValueName } from '../targets/dynamodb/key-design';
 
 /** Placements drawn per cell (each a 90-minute cell simulated again: about 35 ms; 25 keep a plan of seed 003 within 2 s of its time without them). */
@@ -54,21 +54,6 @@ export interface PlacementSpread {
   modelHottestValues: number;
   /** the fraction of placements whose hottest partition holds modelHottestValues values */
   modelHottestFraction: number;
-}
-
-/**
- * Mulberry32, a 32-bit seeded generator (public domain, Tommy Ettinger:
- * https://gist.github.com/tommyettinger/46a874533244883189143505d203312c): uniform in [0, 1).
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Nearest-rank percentile (the smallest value with at least p % of the values at or below it). */
@@ -127,7 +112,7 @@ export function placementSpread(
   const n0 = initialPartitions(model.table);
   const own = Array.from({ length: values }, (_, j) => collectionPartition(partitionKeyValueName(j), n0));
   const modelHottestValues = hottest(own, n0);
-  const random = mulberry32(PLACEMENT_SEED);
+  const random = seededRandom(PLACEMENT_SEED);
   const timelines: TimelinePoint[][] = [];
   const hottestCounts: number[] = [];
   for (let k = 0; k < draws; k++) {

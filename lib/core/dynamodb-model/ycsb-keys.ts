@@ -15,6 +15,7 @@
  *   SkewedLatestGenerator.java; CoreWorkload.java `nextKeynum` (re-draws a keynum above the last
  *   inserted one) and `buildKeyName` ("user" + fnvhash64(keynum) unless insertorder=ordered).
  */
+import { Prng } from '../common/prng';
 
 /** YCSB's θ (ZipfianGenerator.ZIPFIAN_CONSTANT); 0.17.0 has no property to change it. */
 export const ZIPFIAN_THETA = 0.99;
@@ -247,16 +248,10 @@ function computePopularity(dist: KeyDistribution, recordCount: number): KeyPopul
 /** A uniform [0, 1) source; Math.random by default, a seeded one in tests and simulations. */
 export type Random = () => number;
 
-/** A seeded PRNG (mulberry32) for reproducible simulations and emulator runs. */
+/** A seeded PRNG (mulberry32, ../common/prng.ts) for reproducible simulations and emulator runs. */
 export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const prng = new Prng(seed >>> 0);
+  return () => prng.next();
 }
 
 /** A sampler of keynums as YCSB's key chooser draws them (no run-phase inserts). */

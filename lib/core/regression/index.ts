@@ -4,7 +4,7 @@ export * from './edivisive';
 export * from './guard';
 export * from './metrics';
 export * from './noise';
-export * from './prng';
+export * from '../common/prng';
 export * from './series';
 export * from './stats';
 export * from './tdist';

@@ -8,7 +8,7 @@
  *   Our shuffles come from a seeded generator, so the same input and seed give the same answer.
  */
 import { Candidate, SignificanceTester, SplitSearch, enclosing } from './edivisive';
-import { Prng, shuffleInPlace } from './prng';
+import { Prng, shuffleInPlace } from '../common/prng';
 import { compareSplit } from './stats';
 
 export class TTestTester implements SignificanceTester {

@@ -13,7 +13,7 @@
  */
 import { isProbeCellId } from '../search/probe';
 import { Histogram, type SparseHistogram } from '../hdr/histogram';
-import { Prng } from '../regression/prng';
+import { Prng } from '../common/prng';
 import type { CellHeadline } from '../contract/headline';
 import type { CellBuckets } from '../results/buckets';
 import { InputError } from '../common/errors';

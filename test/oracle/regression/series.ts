@@ -2,7 +2,7 @@
  * Deterministic synthetic series (seeded mulberry32 + Box–Muller) for the Otava oracle test and the
  * detection benchmark.
  */
-import { Prng } from '../../../lib/core/regression/prng';
+import { Prng } from '../../../lib/core/common/prng';
 
 export function gauss(rng: Prng): number {
   const u = 1 - rng.next();

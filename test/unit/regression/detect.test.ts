@@ -9,7 +9,7 @@ import {
   statsAt,
 } from '../../../lib/core/regression/detect';
 import { bestSplit, eDivisive, SplitSearch } from '../../../lib/core/regression/edivisive';
-import { Prng } from '../../../lib/core/regression/prng';
+import { Prng } from '../../../lib/core/common/prng';
 import { PermutationTester } from '../../../lib/core/regression/testers';
 import { compareSplit, forwardChange, magnitude } from '../../../lib/core/regression/stats';
 

@@ -4,7 +4,7 @@
  * draws scaled by a factor (a change of exactly that factor).
  */
 import { Histogram } from '../../../lib/core/hdr/histogram';
-import { Prng } from '../../../lib/core/regression/prng';
+import { Prng } from '../../../lib/core/common/prng';
 import type { CellHeadline } from '../../../lib/core/contract/headline';
 import type { CellBuckets } from '../../../lib/core/results/buckets';
 import { compareRuns, failures, parseFailOn, type RunSide } from '../../../lib/core/report/compare';

@@ -1,5 +1,7 @@
 /**
- * A small seeded pseudo-random generator (mulberry32: 32-bit state, period 2^32) for the permutation test.
+ * A small seeded pseudo-random generator (mulberry32: 32-bit state, period 2^32; public domain, Tommy Ettinger:
+ * https://gist.github.com/tommyettinger/46a874533244883189143505d203312c) for the permutation test, the capacity
+ * model's simulations and placements, and the emulator.
  * Not for cryptography; chosen because it is tiny, fast and gives the same sequence on every platform.
  */
 export class Prng {
