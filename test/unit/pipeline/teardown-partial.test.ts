@@ -7,13 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { janitor, teardown } from '../../../lib/core/pipeline';
-import {
-  TAG_EXPIRES_AT,
-  TAG_RUN_ID,
-  type DbNodeAdmin,
-  type FleetAdmin,
-  type DynamoDbAdmin,
-} from '../../../lib/core/common/ports';
+import { TAG_EXPIRES_AT, TAG_RUN_ID } from '../../../lib/core/common/ports';
+import { teardownWorld } from '../../support/teardown-world';
 import { FsStore } from '../../../lib/local/fs-store';
 
 const RUN = 'partial-1';
@@ -26,23 +21,7 @@ function world(failLoaders: boolean) {
     ['n-1', { id: 'n-1', state: 'running', tags }],
   ]);
   const tables = new Map([['fleetbench-partial-1-ddb', tags]]);
-  const fleet = {
-    list: async () => [...loaders.values()],
-    terminate: async (ids: string[]) => {
-      if (failLoaders) throw new Error('EC2 TerminateInstances: RequestLimitExceeded');
-      for (const id of ids) loaders.delete(id);
-    },
-  } as unknown as FleetAdmin;
-  const cluster = {
-    list: async () => [...nodes.values()],
-    terminate: async (ids: string[]) => ids.forEach((id) => nodes.delete(id)),
-  } as unknown as DbNodeAdmin;
-  const tableAdmin = {
-    listTables: async () => [...tables].map(([name, t]) => ({ name, tags: t })),
-    tableTags: async (name: string) => tables.get(name) ?? null,
-    deleteTable: async (name: string) => tables.delete(name),
-  } as unknown as DynamoDbAdmin;
-  return { loaders, nodes, tables, fleet, cluster, tableAdmin };
+  return teardownWorld({ loaders, nodes, tables, failLoaders });
 }
 
 describe('teardown with a failing loader API', () => {

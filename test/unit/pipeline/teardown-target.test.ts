@@ -9,12 +9,8 @@ import * as path from 'node:path';
 import { teardown } from '../../../lib/core/pipeline';
 import { teardownTarget } from '../../../lib/core/pipeline/teardown';
 import { targetSpans, type RunContext } from '../../../lib/core/pipeline/run-context';
-import {
-  TAG_RUN_ID,
-  type DbNodeAdmin,
-  type DynamoDbAdmin,
-  type FleetAdmin,
-} from '../../../lib/core/common/ports';
+import { TAG_RUN_ID } from '../../../lib/core/common/ports';
+import { teardownWorld } from '../../support/teardown-world';
 import { TAG_TARGET } from '../../../lib/core/targets/nodes/cluster';
 import { FsStore } from '../../../lib/local/fs-store';
 import { InputError } from '../../../lib/core/common/errors';
@@ -51,19 +47,7 @@ function world() {
     ['fleetbench-s.ddb-a.per-target-1', own],
     ['fleetbench-s.ddb-b.per-target-1', own],
   ]);
-  const fleet = {
-    list: async () => [...loaders.values()],
-    terminate: async (ids: string[]) => ids.forEach((id) => loaders.delete(id)),
-  } as unknown as FleetAdmin;
-  const cluster = {
-    list: async () => [...nodes.values()],
-    terminate: async (ids: string[]) => ids.forEach((id) => nodes.delete(id)),
-  } as unknown as DbNodeAdmin;
-  const tableAdmin = {
-    listTables: async () => [...tables].map(([name, t]) => ({ name, tags: t })),
-    tableTags: async (name: string) => tables.get(name) ?? null,
-    deleteTable: async (name: string) => tables.delete(name),
-  } as unknown as DynamoDbAdmin;
+  const { fleet, cluster, tableAdmin } = teardownWorld({ loaders, nodes, tables });
   const table = (targetId: string) => ({
     type: 'dynamodb-table',
     targetId,
