@@ -210,10 +210,15 @@ export function predictPlannedCell(
   if (!model) return null;
   // YCSB's key popularity once for both modes (a zipfian fold of 200,000 ranks)
   const pop = keyPopularity(model.distribution, model.table.recordCount);
-  const p = predictSteadyState(model, pop);
   // unpaced cells only: their result is the curve, and there are few of them (one per mix); 25 more simulations
   // per cell of a paced grid of hundreds would take the Plan step past its time
   const spread = cell.unpaced ? placementSpread(model, cell.durationSeconds, pop) : null;
+  return { ...predictionOf(model, cell, pop), ...(spread ? { placementSpread: spread } : {}) };
+}
+
+/** The steady state and the timeline of a cell's model (the limits as the model's, × its capacityScale). */
+function predictionOf(model: CellModel, cell: PlannedCell, pop: KeyPopularity): CellPrediction {
+  const p = predictSteadyState(model, pop);
   return {
     attainment: cell.unpaced ? NaN : p.attainment,
     goodOpsPerSec: p.goodOpsPerSec,
@@ -223,16 +228,16 @@ export function predictPlannedCell(
     throttledAttemptsPerOp: p.throttledAttemptsPerOp,
     addedLatencyMs: p.addedLatencyMs,
     partitions: p.partitions,
-    capacityScale,
+    capacityScale: model.table.capacityScale ?? 1,
     reason: cell.unpaced ? '' : p.reason,
     timeline: predictTimeline(model, cell.durationSeconds, pop),
-    ...(spread ? { placementSpread: spread } : {}),
   };
 }
 
 /**
  * The plan's prediction for a DynamoDB cell of a local run: every limit × local.capacityScale and, with
- * local.timeScale, the timeline on the local clock (localTimeline) beside the model's.
+ * local.timeScale, the timeline on the local clock (localTimeline) beside the model's. No placement spread: the plan
+ * shows the AWS prediction's (the local run's hash is the emulator's own, one draw).
  */
 export function predictLocalCell(
   spec: RunSpec,
@@ -240,11 +245,12 @@ export function predictLocalCell(
   cell: PlannedCell,
   local: { capacityScale?: number | undefined; timeScale?: number | undefined },
 ): CellPrediction | null {
-  const scale = local.capacityScale ?? 1;
-  const p = predictPlannedCell(spec, target, cell, scale);
-  const model = cellModelOf(spec, target, cell, scale);
-  if (!p || !model || local.timeScale === undefined) return p;
-  return { ...p, localTimeline: localTimeline(model, cell.durationSeconds, local.timeScale) };
+  const model = cellModelOf(spec, target, cell, local.capacityScale ?? 1);
+  if (!model) return null;
+  const pop = keyPopularity(model.distribution, model.table.recordCount);
+  const p = predictionOf(model, cell, pop);
+  if (local.timeScale === undefined) return p;
+  return { ...p, localTimeline: localTimeline(model, cell.durationSeconds, local.timeScale, pop) };
 }
 
 /**
