@@ -42,8 +42,7 @@ import {
   type Tags,
 } from '../core/common/ports';
 import { errorName, translate } from './errors';
-import { createLoaderOnlyGroup, listRunGroups } from './loader-only-groups';
-import { ownedByRun } from '../core/pipeline/ownership';
+import { createLoaderOnlyGroup, deleteCreatedGroup, listRunGroups } from './loader-only-groups';
 
 const NOT_FOUND = new Set([
   'ClusterNotFoundFault',
@@ -77,7 +76,7 @@ export class DaxClusterAdmin implements DaxAdmin {
     try {
       const sg = await this.createSecurityGroup(req, network);
       // by the id just created: a group of that name may exist in another VPC
-      undo.push(() => this.deleteCreatedSecurityGroup(sg, req));
+      undo.push(() => deleteCreatedGroup(this.ec2, sg, req));
       await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
         this.dax.send(
           new CreateSubnetGroupCommand({
@@ -209,37 +208,17 @@ export class DaxClusterAdmin implements DaxAdmin {
   // ------------------------------------------------------------------------------------------ pieces
 
   private createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<string> {
-    return createLoaderOnlyGroup(
-      this.ec2,
-      {
-        name: req.name,
-        description: 'fleetbench DAX cluster: the loaders only',
-        vpcId: network.vpcId,
-        loaderSecurityGroupId: network.loaderSecurityGroupId,
-        ports: [DAX_PORTS.plain, DAX_PORTS.tls],
-        tags: req.tags,
-      },
-      (id) => this.deleteCreatedSecurityGroup(id, req),
-    );
+    return createLoaderOnlyGroup(this.ec2, {
+      name: req.name,
+      description: 'fleetbench DAX cluster: the loaders only',
+      vpcId: network.vpcId,
+      loaderSecurityGroupId: network.loaderSecurityGroupId,
+      ports: [DAX_PORTS.plain, DAX_PORTS.tls],
+      tags: req.tags,
+    });
   }
 
-  /**
-   * A failed creation's rollback: the security group it created, by its id, deleted only once the request's run
-   * tag is read on it (./ownership.ts's rule); without that tag it is left for Teardown, which finds it by the tag.
-   */
-  private async deleteCreatedSecurityGroup(id: string, req: DaxClusterRequest): Promise<void> {
-    const found = await this.call('EC2', `DescribeSecurityGroups ${id} (${req.name})`, () =>
-      this.ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [id] })),
-    );
-    const tags = Object.fromEntries(
-      (found.SecurityGroups?.[0]?.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']),
-    );
-    const runId = req.tags[TAG_RUN_ID];
-    if (runId && ownedByRun(tags, runId)) await this.deleteSecurityGroupId(id, req.name);
-  }
-
-  /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */
-  /** The ids of the security groups of that name carrying `runId`'s tag (any run's without it). */
+  /** Teardown and the janitor (the cluster that named them is gone): the ids of the security groups of that name carrying `runId`'s tag (any run's without it). */
   private async securityGroupsNamed(name: string, runId: string | undefined): Promise<string[]> {
     const found = await this.call('EC2', `DescribeSecurityGroups ${name}`, () =>
       this.ec2.send(

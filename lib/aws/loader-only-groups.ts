@@ -6,12 +6,14 @@
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
+  DeleteSecurityGroupCommand,
   DescribeSecurityGroupsCommand,
   RevokeSecurityGroupEgressCommand,
   type EC2Client,
 } from '@aws-sdk/client-ec2';
 import { TAG_RUN_ID, type Tags } from '../core/common/ports';
 import { translate } from './errors';
+import { ownedByRun } from '../core/pipeline/ownership';
 
 export interface LoaderOnlyGroupRequest {
   /** the group's name: the cluster's */
@@ -26,14 +28,10 @@ export interface LoaderOnlyGroupRequest {
 }
 
 /**
- * Creates the group and its rules; when a rule cannot be set, `rollback` removes the group (by the adapter's own
- * rule) and the rule's error is thrown. Returns the group id.
+ * Creates the group and its rules; when a rule cannot be set, the group is removed (deleteCreatedGroup: only once
+ * the run's tag is read on it) and the rule's error is thrown. Returns the group id.
  */
-export async function createLoaderOnlyGroup(
-  ec2: EC2Client,
-  req: LoaderOnlyGroupRequest,
-  rollback: (groupId: string) => Promise<unknown>,
-): Promise<string> {
+export async function createLoaderOnlyGroup(ec2: EC2Client, req: LoaderOnlyGroupRequest): Promise<string> {
   const created = await ec2
     .send(
       new CreateSecurityGroupCommand({
@@ -71,10 +69,34 @@ export async function createLoaderOnlyGroup(
       }),
     );
   } catch (err) {
-    await rollback(id).catch(() => undefined);
+    await deleteCreatedGroup(ec2, id, req).catch(() => undefined);
     throw translate('EC2', `security group rules of ${req.name}`, err);
   }
   return id;
+}
+
+/**
+ * A failed creation's rollback: the group it created, by its id, deleted only once the request's run tag is read on
+ * it (lib/core/pipeline/ownership.ts's rule); without that tag it is left for Teardown, which finds it by the tag.
+ */
+export async function deleteCreatedGroup(
+  ec2: EC2Client,
+  id: string,
+  req: Pick<LoaderOnlyGroupRequest, 'name' | 'tags'>,
+): Promise<void> {
+  const found = await ec2
+    .send(new DescribeSecurityGroupsCommand({ GroupIds: [id] }))
+    .catch((err: unknown) => {
+      throw translate('EC2', `DescribeSecurityGroups ${id} (${req.name})`, err);
+    });
+  const tags = Object.fromEntries(
+    (found.SecurityGroups?.[0]?.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']),
+  );
+  const runId = req.tags[TAG_RUN_ID];
+  if (!runId || !ownedByRun(tags, runId)) return;
+  await ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })).catch((err: unknown) => {
+    throw translate('EC2', `DeleteSecurityGroup ${id} (${req.name})`, err);
+  });
 }
 
 /**

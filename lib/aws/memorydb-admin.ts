@@ -36,7 +36,7 @@ import type {
   MemoryDbNetwork,
 } from '../core/targets/memorydb/port';
 import { errorName, translate } from './errors';
-import { createLoaderOnlyGroup, listRunGroups } from './loader-only-groups';
+import { createLoaderOnlyGroup, deleteCreatedGroup, listRunGroups } from './loader-only-groups';
 import type { EnvReader } from './env-reader';
 
 const NOT_FOUND = new Set([
@@ -99,7 +99,7 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
     try {
       const sg = await this.createSecurityGroup(req, network);
       // by the id just created: a group of that name may exist in another VPC
-      undo.push(() => this.deleteSecurityGroupId(sg, req.name));
+      undo.push(() => deleteCreatedGroup(this.ec2, sg, req));
       await this.createPieces(req, network, undo);
       await this.call('MemoryDB', `CreateCluster ${req.name}`, () =>
         this.memorydb.send(
@@ -239,18 +239,14 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
   // ------------------------------------------------------------------------------------------ pieces
 
   private createSecurityGroup(req: MemoryDbClusterRequest, network: MemoryDbNetwork): Promise<string> {
-    return createLoaderOnlyGroup(
-      this.ec2,
-      {
-        name: req.name,
-        description: 'fleetbench MemoryDB cluster: the loaders only',
-        vpcId: network.vpcId,
-        loaderSecurityGroupId: network.loaderSecurityGroupId,
-        ports: [MEMORYDB_PORT],
-        tags: req.tags,
-      },
-      (id) => this.ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })),
-    );
+    return createLoaderOnlyGroup(this.ec2, {
+      name: req.name,
+      description: 'fleetbench MemoryDB cluster: the loaders only',
+      vpcId: network.vpcId,
+      loaderSecurityGroupId: network.loaderSecurityGroupId,
+      ports: [MEMORYDB_PORT],
+      tags: req.tags,
+    });
   }
 
   /** Teardown and the janitor: the run-tagged groups of that name (the cluster that named them is gone). */

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { CreateClusterCommand, DeleteClusterCommand } from '@aws-sdk/client-dax';
 import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
+import { deleteCreatedGroup } from '../../lib/aws/loader-only-groups';
 import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import {
   ConflictError,
@@ -231,5 +232,32 @@ describe('DAX cluster adapter on moto', () => {
       /has 28 characters; DAX allows 1-20/,
     );
     expect(twin.calls.length).toBe(before);
+  });
+});
+
+describe("a failed creation's security-group rollback (lib/aws/loader-only-groups.ts, DAX's and MemoryDB's)", () => {
+  const group = async (name: string, runId: string) =>
+    (
+      await ec2.send(
+        new CreateSecurityGroupCommand({
+          GroupName: name,
+          Description: 'x',
+          VpcId: vpcId,
+          TagSpecifications: [{ ResourceType: 'security-group', Tags: [{ Key: TAG_RUN_ID, Value: runId }] }],
+        }),
+      )
+    ).GroupId!;
+  const exists = async (id: string) =>
+    (
+      (await ec2.send(new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'group-id', Values: [id] }] })))
+        .SecurityGroups ?? []
+    ).length === 1;
+
+  it("deletes the group only when it carries the request's run tag", async () => {
+    const mine = await group('fb-rollback-mine', 'run-rb-1');
+    const theirs = await group('fb-rollback-theirs', 'run-rb-2');
+    await deleteCreatedGroup(ec2, mine, { name: 'fb-rollback-mine', tags: { [TAG_RUN_ID]: 'run-rb-1' } });
+    await deleteCreatedGroup(ec2, theirs, { name: 'fb-rollback-theirs', tags: { [TAG_RUN_ID]: 'run-rb-1' } });
+    expect([await exists(mine), await exists(theirs)]).toEqual([false, true]);
   });
 });
