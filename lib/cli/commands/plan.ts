@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { planRun, type Plan } from '../../core/plan';
+import { launchedLoaders, planRun, type Plan } from '../../core/plan';
 import { InputError } from '../../core/common/errors';
 import { budgetIssues } from '../../core/cost/estimate';
 import { loadSpecFile, printWarnings } from '../spec-file';
@@ -83,7 +83,7 @@ export function renderPlan(plan: Plan): string {
   lines.push(
     plan.loaderGroups
       ? `Loader groups (parallel): ${plan.loaderGroups.map((g) => `${g.target} ${g.loaders}`).join(', ')} ` +
-          `× ${plan.fleet.instanceType} (${plan.loaderGroups.reduce((n, g) => n + g.loaders, 0)} in all)`
+          `× ${plan.fleet.instanceType} (${launchedLoaders(plan)} in all)`
       : `Loader fleet: ${plan.fleet.loaders} × ${plan.fleet.instanceType}`,
   );
   for (const [id, s] of Object.entries(plan.sizing)) {

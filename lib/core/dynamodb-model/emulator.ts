@@ -361,9 +361,8 @@ export class TableCapacity {
   private ask(it: Item, dir: Dir, units: number, nowMs: number): void {
     const part = it.part;
     const c = part.demand;
-    const k = Math.exp(-Math.max(0, nowMs - c.at) / 1000 / DECAY_SECONDS);
-    c.read *= k;
-    c.write *= k;
+    c.read = decayed(c.read, c.at, nowMs);
+    c.write = decayed(c.write, c.at, nowMs);
     c.at = nowMs;
     c[dir] += units / DECAY_SECONDS;
     if (c.read >= SPLIT_HEAT_FRACTION * part.read.rate || c.write >= SPLIT_HEAT_FRACTION * part.write.rate)
@@ -387,10 +386,14 @@ export class TableCapacity {
     const heats = members.map((m) => decayed(m.rate, m.at, nowMs));
     const total = heats.reduce((a, b) => a + b, 0);
     const lower = total > 0 ? heats.slice(0, cut).reduce((a, b) => a + b, 0) / total : 0.5;
-    const k = Math.exp(-Math.max(0, nowMs - part.demand.at) / 1000 / DECAY_SECONDS);
+    const { read, write, at } = part.demand;
     halves.forEach((h, i) => {
       const share = i === 0 ? lower : 1 - lower;
-      h.demand = { read: part.demand.read * k * share, write: part.demand.write * k * share, at: nowMs };
+      h.demand = {
+        read: decayed(read, at, nowMs) * share,
+        write: decayed(write, at, nowMs) * share,
+        at: nowMs,
+      };
     });
     group.parts.splice(i, 1, ...halves);
     group.bounds.splice(i, 0, members[cut]!.order);
