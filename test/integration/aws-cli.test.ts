@@ -95,7 +95,6 @@ const TASK_RESULTS: Record<string, unknown> = {
     loadTargets: ['ddb'],
     tables: [],
     targets: [{ id: 'ddb', loadStart: 0, loadEnd: 1, cellStart: 0, cellEnd: 2 }],
-    targetCount: 1,
     targetConcurrency: 1,
   },
   ProvisionTarget: {},

@@ -34,7 +34,7 @@ import {
 import { failureExcerpt } from '../common/excerpt';
 import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
 import type { CellResult } from './aggregate';
-import { expectedLoaders, loaderIds } from './provision';
+import { targetLoaders } from './provision';
 import { loaderGroupOf } from './run-context';
 
 export interface CellFailedInput {
@@ -237,14 +237,12 @@ async function failedInARow(
  */
 export async function waitLoaders(
   input: { run: unknown; loaders: Pick<CellFailedResult['loaders'], 'deadlineMs' | 'group'> },
-  deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock; store: ObjectStore },
+  deps: { fleet: FleetAdmin; commands: CommandRunner; clock: Clock },
 ): Promise<{ ready: boolean; waitSeconds: number; online: number }> {
   const run = checkRun(input.run);
   // a parallel run: the failed cell's own group (CellFailed names it), else every loader of the run
-  const group = input.loaders.group === undefined ? null : loaderGroupOf(run, input.loaders.group);
-  const ids = await loaderIds(deps.fleet, run.runId, group?.id);
+  const { ids, expected: loaders } = await targetLoaders(deps.fleet, run, input.loaders.group);
   const online = ids.length ? await deps.commands.online(ids) : [];
-  const { loaders } = group ?? (await expectedLoaders(run, deps.store));
   const ready = ids.length >= loaders && online.length >= loaders;
   if (!ready && deps.clock.nowMs() >= input.loaders.deadlineMs) {
     throw new StepFailedError(

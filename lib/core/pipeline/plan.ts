@@ -243,7 +243,6 @@ function runContext(args: {
     startedAtMs: now,
     cellCount: p.cells.length,
     targets,
-    targetCount: targets.length,
     targetConcurrency: targetConcurrency(spec.execution, targets.length),
     loadTargets: p.load ? p.load.targets : [],
     loadCount: p.load ? p.load.targets.length : 0,

@@ -13,8 +13,7 @@ import {
 } from '../common/ports';
 import { readOptional, targetTeardownKey } from './keys';
 import { checkRun, readSpec, runTags, type RunContext } from './context';
-import { TAG_LOADER_GROUP, loaderGroupOf } from './run-context';
-import { InputError } from '../common/errors';
+import { TAG_LOADER_GROUP, loaderGroupOf, spanAt } from './run-context';
 import { kindOf } from '../targets/registry';
 import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';
 import { runReadyLimits } from './timing';
@@ -79,11 +78,7 @@ export function scopedSpec<S extends { targets: { id: string }[] }>(
   target: unknown,
 ): S {
   if (target === undefined || target === null) return spec;
-  const span = Number.isInteger(target) ? run.targets?.[target as number] : undefined;
-  if (!span)
-    throw new InputError([
-      { path: 'target', message: `an index into run.targets (0 to ${(run.targets?.length ?? 0) - 1})` },
-    ]);
+  const span = spanAt(run, target);
   return { ...spec, targets: spec.targets.filter((t) => t.id === span.id) };
 }
 

@@ -19,7 +19,7 @@ import {
   teardownKey,
   type RunContext,
 } from './context';
-import { readRunContext, targetSpans } from './run-context';
+import { readRunContext, targetConcurrency, targetSpans } from './run-context';
 import type { CellResult } from './aggregate';
 
 const RUN_ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
@@ -118,9 +118,11 @@ export async function resumeRun(
   const ctx: RunContext = {
     ...run,
     targets: spans,
-    targetCount: spans.length,
     // a parallel run resumes in parallel (its targets left), any other one target at a time
-    targetConcurrency: (run.targetConcurrency ?? 1) > 1 ? Math.max(1, spans.length) : 1,
+    targetConcurrency: targetConcurrency(
+      (run.targetConcurrency ?? 1) > 1 ? 'parallel' : 'sequential',
+      spans.length,
+    ),
     // the janitor's horizon counts from now, as long as the first run's was from its start
     expiresAt: Math.ceil(now / 1000) + (run.expiresAt - Math.floor(run.startedAtMs / 1000)),
     resume: record,

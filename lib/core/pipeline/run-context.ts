@@ -18,7 +18,7 @@ export interface RunContext {
   cellCount: number;
   /** Targets loaded before the cells (ids, in order); empty when there is no load phase. */
   loadTargets: string[];
-  /** loadTargets.length (the state machine's Choice compares against it). */
+  /** loadTargets.length (`fleetbench status` shows a load's place among them). */
   loadCount: number;
   loaders: number;
   instanceType: string;
@@ -30,10 +30,9 @@ export interface RunContext {
   /**
    * The targets in the order the state machine runs them (docs/aws-pipeline.md, "Per-target lifecycles"): each is
    * provisioned, loaded (loads [loadStart, loadEnd)), measured (cells [cellStart, cellEnd)) and torn down before the
-   * next ("sequential"), or side by side ("parallel"). Plan writes it (targetSpans); `targetCount` is its length.
+   * next ("sequential"), or side by side ("parallel"). Plan writes it (targetSpans); the targets' Map runs over it.
    */
   targets?: TargetSpan[];
-  targetCount?: number;
   /**
    * How many targets are under way at once: the targets' Map's MaxConcurrency (1: sequential; the number of
    * targets: parallel). A context without it (a run before the Map) is read as 1.
@@ -102,6 +101,16 @@ export function targetSpans(
       },
     ];
   });
+}
+
+/** The span of the run's target at `index` (a Task's `target` input); an InputError naming the field otherwise. */
+export function spanAt(run: Pick<RunContext, 'targets'>, index: unknown): TargetSpan {
+  const span = Number.isInteger(index) ? run.targets?.[index as number] : undefined;
+  if (!span)
+    throw new InputError([
+      { path: 'target', message: `an index into run.targets (0 to ${(run.targets?.length ?? 0) - 1})` },
+    ]);
+  return span;
 }
 
 /**

@@ -20,7 +20,7 @@ import { LOADERS } from '../resources/loaders';
 import { targetResources } from '../resources/run-resource';
 import { targetTeardownKey } from './keys';
 import { ownedInstanceIds } from './ownership';
-import { TAG_LOADER_GROUP } from './run-context';
+import { TAG_LOADER_GROUP, spanAt } from './run-context';
 import {
   counted,
   type JanitorListField,
@@ -89,12 +89,7 @@ export async function teardownTarget(
   deps: TeardownDeps,
 ): Promise<TargetTeardownResult> {
   const run = readRunContext(input.run);
-  const t = input.target;
-  const span = Number.isInteger(t) ? run.targets?.[t as number] : undefined;
-  if (!span)
-    throw new InputError([
-      { path: 'target', message: `an index into run.targets (0 to ${(run.targets?.length ?? 0) - 1})` },
-    ]);
+  const span = spanAt(run, input.target);
   const scoped: RunContext = { ...run, resources: targetResources(run, span.id) };
   const { result, errors } = await removeRunResources(run.runId, scoped, deps, { targetId: span.id });
   const record: TargetTeardownResult = { runId: run.runId, target: span.id };

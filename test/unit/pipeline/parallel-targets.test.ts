@@ -96,7 +96,6 @@ describe('loader groups in the pipeline', () => {
     instanceType: 'c5.large',
     resources: [],
     targets,
-    targetCount: targets.length,
     targetConcurrency: targets.length,
     expiresAt: 9e9,
   });

@@ -79,7 +79,6 @@ function world() {
       cellStart: i,
       cellEnd: i + 1,
     })),
-    targetCount: 4,
     expiresAt: 9e9,
   } as RunContext;
   return { loaders, nodes, tables, run, ports: { fleet, cluster, tables: tableAdmin } };
