@@ -279,10 +279,15 @@ function nodeHoursByTarget(spec: RunSpec, e: RunEstimate): Record<string, number
   return out;
 }
 
-/** Both schedules' totals, wall time and node-hours per target. */
-export function estimateSchedules(spec: RunSpec, plan: PlanLike, book: PriceBook): Schedules {
+/** Both schedules' totals, wall time and node-hours per target (`chosen`: the spec's, already estimated). */
+export function estimateSchedules(
+  spec: RunSpec,
+  plan: PlanLike,
+  book: PriceBook,
+  chosen?: RunEstimate,
+): Schedules {
   const summary = (execution: Execution): ScheduleSummary => {
-    const e = estimateRunCost(spec, plan, book, execution);
+    const e = chosen?.execution === execution ? chosen : estimateRunCost(spec, plan, book, execution);
     return { totalUsd: e.totalUsd, runHours: e.runHours, nodeHoursByTarget: nodeHoursByTarget(spec, e) };
   };
   return { sequential: summary('sequential'), parallel: summary('parallel') };

@@ -277,7 +277,7 @@ export function planRun(spec: RunSpec, options: PlanOptions = {}): Plan {
       `onCellFailure: retrying every cell once would add up to $${onCellFailure.worstCase.extraUsd.toFixed(2)}, ` +
         `taking the run over budget.maxUsd ($${spec.budget.maxUsd}) at worst; set "onCellFailure": "stop" to cap it`,
     );
-  return { ...plan, estimate, schedules: estimateSchedules(spec, plan, book), onCellFailure };
+  return { ...plan, estimate, schedules: estimateSchedules(spec, plan, book, estimate), onCellFailure };
 }
 
 /** A target's cells: every distribution × operation mix × throughput step (× A/A repeats), in that order. */
