@@ -260,6 +260,13 @@ function taskHandlers(args: {
 }): Record<string, (input: unknown) => Promise<unknown>> {
   const { o, ports, capacity, progress, out } = args;
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+  // each cell's table, read from the plan at its StartCell and kept for its AggregateCell
+  const tablesByCell = new Map<number, string[]>();
+  const tablesOf = async (input: { run?: unknown; index?: number }) => {
+    const i = input.index ?? -1;
+    if (!tablesByCell.has(i)) tablesByCell.set(i, await cellTables(ports.store, input));
+    return tablesByCell.get(i)!;
+  };
   for (const [state, step] of Object.entries(TASK_STATES) as [TaskStateName, keyof typeof LOCAL_STEPS][]) {
     handlers[state] = async (input: unknown) => {
       const ev = input as { index?: number; run?: { cellCount?: number } | null };
@@ -267,7 +274,7 @@ function taskHandlers(args: {
         out(`  [${state}] cell ${(ev.index ?? 0) + 1} of ${ev.run?.cellCount ?? progress.cells ?? 0}`);
         // the emulator throttles the cells (not the load), each from an idle table's capacity state: the cell's
         // own table (a target measured beside it keeps its state)
-        if (capacity) capacity.arm(await cellTables(ports.store, ev).catch(() => undefined));
+        if (capacity) capacity.arm(await tablesOf(ev));
       } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
       const nonFatal = NON_FATAL_STATES.includes(state);
       if ([o.failAt ?? []].flat().includes(state)) {
@@ -285,7 +292,7 @@ function taskHandlers(args: {
             ports.store,
             input as { run?: unknown },
             (result as { cellId: string }).cellId,
-            await cellTables(ports.store, input as { run?: unknown; index?: number }),
+            await tablesOf(input as { run?: unknown; index?: number }),
           );
         return result;
       } catch (err) {
