@@ -28,8 +28,6 @@
 import {
   BURST_SECONDS,
   OnDemandCeiling,
-  ON_DEMAND_NEW_TABLE_READ_UNITS,
-  ON_DEMAND_NEW_TABLE_WRITE_UNITS,
   PARTITION_READ_UNITS_PER_SEC,
   PARTITION_WRITE_UNITS_PER_SEC,
   SPLIT_FOR_HEAT_SECONDS,
@@ -37,6 +35,7 @@ import {
 } from './rules';
 import {
   initialPartitions,
+  onDemandCeilings,
   limitScale,
   partitionHash,
   steadyTableLimit,
@@ -171,7 +170,6 @@ export interface ItemKey {
 
 /** One table's capacity state. */
 export class TableCapacity {
-  private readonly scale: number;
   /** every limit's factor: capacityScale, reads also × the eventually consistent factor (model.ts limitScale) */
   private readonly limits: LimitScale;
   private readonly timeScale: number;
@@ -192,7 +190,6 @@ export class TableCapacity {
     nowMs: number,
     options: EmulatorOptions = {},
   ) {
-    this.scale = model.capacityScale ?? 1;
     this.limits = limitScale(model);
     this.startMs = nowMs;
     this.timeScale = options.timeScale ?? 1;
@@ -218,18 +215,7 @@ export class TableCapacity {
       this.table = this.burstPair(steady.readUnitsPerSec, steady.writeUnitsPerSec, nowMs, true);
       this.ceiling = null;
     } else {
-      const warm = model.warmThroughput ?? {};
-      const s = this.scale;
-      this.ceiling = {
-        read: new OnDemandCeiling(
-          (warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS) * s,
-          steady.readUnitsPerSec,
-        ),
-        write: new OnDemandCeiling(
-          (warm.writeUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_WRITE_UNITS) * s,
-          steady.writeUnitsPerSec,
-        ),
-      };
+      this.ceiling = onDemandCeilings(model);
       // on-demand: no burst bucket; the ceiling moves with the previous peak
       const r = this.ceiling.read.ceiling;
       const w = this.ceiling.write.ceiling;

@@ -14,6 +14,7 @@ import {
   ON_DEMAND_NEW_TABLE_PARTITIONS,
   ON_DEMAND_NEW_TABLE_READ_UNITS,
   ON_DEMAND_NEW_TABLE_WRITE_UNITS,
+  OnDemandCeiling,
   PARTITION_MAX_BYTES,
   PARTITION_READ_UNITS_PER_SEC,
   PARTITION_WRITE_UNITS_PER_SEC,
@@ -91,6 +92,26 @@ export function steadyTableLimit(t: TableModel): { readUnitsPerSec: number; writ
   return {
     readUnitsPerSec: (t.billing.maxReadRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * r,
     writeUnitsPerSec: (t.billing.maxWriteRequestUnits ?? DEFAULT_TABLE_QUOTA_UNITS) * s,
+  };
+}
+
+/**
+ * An on-demand table's ceilings, read and write: from its warm throughput (or a new table's) × capacityScale, rising
+ * with the previous peak up to its limit (rules.ts OnDemandCeiling). The emulator and the on-demand response share it.
+ */
+export function onDemandCeilings(t: TableModel): { read: OnDemandCeiling; write: OnDemandCeiling } {
+  const s = t.capacityScale ?? 1;
+  const warm = t.warmThroughput ?? {};
+  const cap = steadyTableLimit(t);
+  return {
+    read: new OnDemandCeiling(
+      (warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS) * s,
+      cap.readUnitsPerSec,
+    ),
+    write: new OnDemandCeiling(
+      (warm.writeUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_WRITE_UNITS) * s,
+      cap.writeUnitsPerSec,
+    ),
   };
 }
 

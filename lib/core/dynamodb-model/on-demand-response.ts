@@ -15,8 +15,7 @@ import type { DynamoDbTarget, RunSpec } from '../spec/schema';
 import { offeredRate, spikesOf, type RatePoint } from '../spec/rate-schedule';
 import { spikeOutcome, type SpikeOutcome } from '../results/schedule';
 import { cellModelOf, type PlannedCell } from './plan-cell';
-import { steadyTableLimit } from './model';
-import { ON_DEMAND_NEW_TABLE_READ_UNITS, ON_DEMAND_NEW_TABLE_WRITE_UNITS, OnDemandCeiling } from './rules';
+import { onDemandCeilings } from './model';
 
 /** One second of the predicted response. */
 export interface ResponsePoint {
@@ -57,17 +56,7 @@ export function predictOnDemandResponse(
   if (target.billing.mode !== 'on-demand' || !spec.workload.rateSchedule) return null;
   const model = cellModelOf(spec, target, cell, o.capacityScale ?? 1);
   if (!model) return null;
-  const s = o.capacityScale ?? 1;
-  const warm = target.warmThroughput ?? {};
-  const cap = steadyTableLimit(model.table);
-  const read = new OnDemandCeiling(
-    (warm.readUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_READ_UNITS) * s,
-    cap.readUnitsPerSec,
-  );
-  const write = new OnDemandCeiling(
-    (warm.writeUnitsPerSecond ?? ON_DEMAND_NEW_TABLE_WRITE_UNITS) * s,
-    cap.writeUnitsPerSec,
-  );
+  const { read, write } = onDemandCeilings(model.table);
   const p = cell.proportions;
   const readOnly = p.read + (p.query ?? 0);
   const writeOnly = p.update + p.insert;
