@@ -38,7 +38,6 @@ export function memoryDbEngineOf(attributes: Record<string, string>): MemoryDbEn
 }
 
 /** A MemoryDB price the refresh takes: where it goes in the book, its unit, and the product. */
-export type MemoryDbPick = PricePick;
 
 interface Candidate {
   field: string[];
@@ -82,7 +81,7 @@ function candidateOf(item: PriceListItem, notes: string[]): Candidate | undefine
 }
 
 /** The MemoryDB prices in GetProducts' answer for a region, and a note for each one left out. */
-export function memoryDbPicks(items: PriceListItem[]): { picks: MemoryDbPick[]; notes: string[] } {
+export function memoryDbPicks(items: PriceListItem[]): { picks: PricePick[]; notes: string[] } {
   const notes: string[] = [];
   const byField = new Map<string, Candidate[]>();
   for (const item of items) {
@@ -91,7 +90,7 @@ export function memoryDbPicks(items: PriceListItem[]): { picks: MemoryDbPick[]; 
     const key = c.field.join('.');
     byField.set(key, [...(byField.get(key) ?? []), c]);
   }
-  const picks: MemoryDbPick[] = [];
+  const picks: PricePick[] = [];
   for (const [key, cs] of byField) {
     if (cs.length > 1) {
       notes.push(

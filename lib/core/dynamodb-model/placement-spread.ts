@@ -81,7 +81,7 @@ function spreadPoint(points: readonly TimelinePoint[]): SpreadPoint {
 }
 
 /** The first minute whose consumed read units exceed the first's by more than 20 %. */
-export function firstDoubling(t: readonly TimelinePoint[]): TimelinePoint | undefined {
+function firstDoubling(t: readonly TimelinePoint[]): TimelinePoint | undefined {
   return t.find((p) => p.consumedReadUnits > 1.2 * t[0]!.consumedReadUnits);
 }
 

@@ -42,6 +42,7 @@ import { scheduleReportOf, type ReportSchedule, type ScheduleCellInput } from '.
 import { capacityObjectKey } from '../results/capacity';
 import { cellTimelineOf, type ReportTimeline } from './timeline';
 import { executionOf, type ExecutionInput } from './targets';
+import { THROUGHPUT_OPS } from '../results/names';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -55,7 +56,6 @@ export function reportCellOf(row: Row): ReportCell {
  * without operations has no ops/s and no latency (null: a gap in the charts), not zeros.
  */
 export function seriesOf(intervals: Row[]): ReportPoint[] {
-  const base = /^(READ|UPDATE|INSERT|SCAN|DELETE|READ-MODIFY-WRITE|QUERY)$/;
   const byBucket = new Map<
     number,
     { t: number; ops: number; count: number; p50: number | null; p99: number | null }
@@ -64,7 +64,7 @@ export function seriesOf(intervals: Row[]): ReportPoint[] {
     const op = String(r.op);
     const t = num(r, 'offset_seconds') ?? 0;
     const b = byBucket.get(t) ?? { t, ops: 0, count: 0, p50: null, p99: null };
-    if (base.test(op)) {
+    if (THROUGHPUT_OPS.includes(op)) {
       b.ops += num(r, 'ops_per_sec') ?? 0;
       b.count += num(r, 'count') ?? 0;
     }
@@ -72,7 +72,7 @@ export function seriesOf(intervals: Row[]): ReportPoint[] {
     if (
       op === 'Intended-READ' ||
       op === 'Intended-UPDATE' ||
-      (op.startsWith('Intended-') && base.test(op.slice(9)))
+      (op.startsWith('Intended-') && THROUGHPUT_OPS.includes(op.slice(9)))
     ) {
       const p50 = num(r, 'p50_us');
       const p99 = num(r, 'p99_us');

@@ -7,6 +7,7 @@
 import type { CellPlan } from '../plan';
 import type { TimelinePoint } from '../dynamodb-model/plan-cell';
 import { capacityPointsOf, type CapacityPoint } from '../results/capacity';
+import { THROUGHPUT_OPS } from '../results/names';
 import { escapeXml, lineChart, type Series } from './svg';
 import type { Row } from '../results/rows';
 
@@ -22,13 +23,11 @@ export interface ReportTimeline {
   predictedNote: string;
 }
 
-const BASE = /^(READ|UPDATE|INSERT|SCAN|DELETE|READ-MODIFY-WRITE|QUERY)$/;
-
 /** Measured ops/s per bucket (all base operations), x = offset_seconds + warm-up. */
 function measuredOf(intervals: readonly Row[], warmupSeconds: number): [number, number | null][] {
   const by = new Map<number, { ops: number; count: number }>();
   for (const r of intervals) {
-    if (!BASE.test(String(r.op)) || typeof r.offset_seconds !== 'number') continue;
+    if (!THROUGHPUT_OPS.includes(String(r.op)) || typeof r.offset_seconds !== 'number') continue;
     const b = by.get(r.offset_seconds) ?? { ops: 0, count: 0 };
     b.ops += typeof r.ops_per_sec === 'number' ? r.ops_per_sec : 0;
     b.count += typeof r.count === 'number' ? r.count : 0;

@@ -15,6 +15,11 @@
 
 export const BASE_OPS = ['READ', 'UPDATE', 'INSERT', 'SCAN', 'DELETE', 'QUERY'] as const;
 export const COMPOSITE_OPS = ['READ-MODIFY-WRITE', 'VERIFY'] as const;
+/**
+ * The measurement names whose interval rows the report sums into a bucket's throughput: the base operations and
+ * read-modify-write (VERIFY is a check inside another operation, not an operation of its own).
+ */
+export const THROUGHPUT_OPS: readonly string[] = [...BASE_OPS, 'READ-MODIFY-WRITE'];
 const KNOWN_OPS: readonly string[] = [...COMPOSITE_OPS, ...BASE_OPS]; // longest prefixes first
 
 const IGNORED = /^(Intended-)?(CLEANUP(-.*)?|THREAD_COUNT|USED_MEM_MB|SYS_LOAD_AVG|GCS|GCS_TIME)$/;

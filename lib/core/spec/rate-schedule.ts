@@ -24,7 +24,7 @@ export interface Spike {
   peakOpsPerSec: number;
 }
 
-export function segmentSeconds(s: RateSegment): number {
+function segmentSeconds(s: RateSegment): number {
   return s.kind === 'steps' ? s.steps.reduce((a, x) => a + x.seconds, 0) : s.seconds;
 }
 
