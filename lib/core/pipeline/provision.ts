@@ -16,7 +16,7 @@ import { checkRun, readSpec, runTags, type RunContext } from './context';
 import { TAG_LOADER_GROUP, loaderGroupOf, spanAt } from './run-context';
 import { kindOf } from '../targets/registry';
 import type { ProvisionContext, Provisioned, ReadyCheck, StepContext } from '../targets/kind';
-import { runReadyLimits } from './timing';
+import { runReadyLimits } from '../plan/history';
 
 export interface ProvisionTargetResult {
   created: string[];

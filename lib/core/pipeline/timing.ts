@@ -13,9 +13,7 @@
  */
 import type { Plan } from '../plan';
 import type { RunSpec } from '../spec';
-import { kindOf } from '../targets/registry';
-import { DEFAULT_READY_LIMITS, LOADER_REPLACEMENT_LIMITS, POLLS_AFTER_END } from '../plan/history';
-import type { ReadyLimits } from '../targets/kind';
+import { LOADER_REPLACEMENT_LIMITS, POLLS_AFTER_END, runReadyLimits } from '../plan/history';
 
 /** JVM start, connection set-up and output upload around YCSB's own maxexecutiontime. */
 export const STARTUP_SECONDS = 30;
@@ -27,18 +25,6 @@ export const MIN_POLL_SECONDS = 10;
 export { DAX_READY_POLL_SECONDS, DAX_READY_TIMEOUT_SECONDS } from '../targets/dynamodb/ready';
 /** Assumed rate of one unthrottled YCSB load process (only sets the load phase's deadline). */
 export const ASSUMED_LOAD_OPS_PER_PROCESS = 1000;
-
-/**
- * WaitReady's deadline and poll interval for a run: the longest any of its targets needs (each kind says; a DAX
- * cluster takes 10+ minutes). The one place they are chosen, for the step and for the plan's worst case.
- */
-export function runReadyLimits(spec: Pick<RunSpec, 'targets'>): ReadyLimits {
-  const slow = spec.targets.flatMap((t) => {
-    const s = kindOf(t).slowReady;
-    return s?.applies(t) ? [s.limits] : [];
-  });
-  return [DEFAULT_READY_LIMITS, ...slow].reduce((a, b) => (b.timeoutSeconds > a.timeoutSeconds ? b : a));
-}
 
 /** Expected and deadline seconds of a run phase. */
 export function cellTimes(durationSeconds: number): { expected: number; deadline: number } {

@@ -39,16 +39,21 @@ export function maxReadyChecks(): number {
 }
 
 /**
- * The ready checks of each target's WaitReady (it waits for one target at a time: that target's kind's limits, as
- * lib/core/pipeline/timing.ts runReadyLimits chooses them for it), summed over the targets.
+ * WaitReady's deadline and poll interval for a run's targets: the longest any of them needs (each kind says; a DAX
+ * cluster takes 10+ minutes). The one place they are chosen, for the step, the plan's worst case and the history.
  */
+export function runReadyLimits(spec: { targets: readonly Target[] }): ReadyLimits {
+  const slow = spec.targets.flatMap((t) => {
+    const s = kindOf(t).slowReady;
+    return s?.applies(t) ? [s.limits] : [];
+  });
+  return [DEFAULT_READY_LIMITS, ...slow].reduce((a, b) => (b.timeoutSeconds > a.timeoutSeconds ? b : a));
+}
+
+/** The ready checks of each target's WaitReady (one target at a time, by its own limits), summed over the targets. */
 export function readyChecksOf(targets: readonly Target[]): number {
   return targets.reduce((sum, t) => {
-    const slow = kindOf(t).slowReady;
-    const l =
-      slow?.applies(t) && slow.limits.timeoutSeconds > DEFAULT_READY_LIMITS.timeoutSeconds
-        ? slow.limits
-        : DEFAULT_READY_LIMITS;
+    const l = runReadyLimits({ targets: [t] });
     return sum + Math.ceil(l.timeoutSeconds / l.pollSeconds);
   }, 0);
 }

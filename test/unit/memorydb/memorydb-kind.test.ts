@@ -47,8 +47,8 @@ function issuesOf(f: () => unknown) {
 
 describe('WaitReady for a memorydb run', () => {
   it('waits up to 40 minutes, polled every minute (the default 15 minutes would fail a normal creation)', async () => {
-    const { runReadyLimits } = await import('../../../lib/core/pipeline/timing');
-    const { DEFAULT_READY_LIMITS, maxReadyChecks } = await import('../../../lib/core/plan/history');
+    const { DEFAULT_READY_LIMITS, maxReadyChecks, runReadyLimits } =
+      await import('../../../lib/core/plan/history');
     expect(runReadyLimits(validateSpec(spec()).spec)).toEqual({ timeoutSeconds: 2400, pollSeconds: 60 });
     expect(DEFAULT_READY_LIMITS.timeoutSeconds).toBe(900);
     // the history budget still counts the most checks any limit allows (MemoryDB's and DAX's 40 min / 60 s = 40;
