@@ -22,6 +22,13 @@ import {
 
 export const AGENT_MAIN = path.join(__dirname, '..', '..', 'loader', 'agent', 'src', 'main.ts');
 
+/**
+ * Most loaders the local mode runs at once, all of a run's launches together (a parallel run's groups, replacements):
+ * each runs its YCSB JVMs on this machine. `fleetbench run --local` refuses a plan over it before anything starts
+ * (assertRunnable, ./runner.ts).
+ */
+export const LOCAL_MAX_LOADERS = 8;
+
 export interface LocalFleetOptions {
   /** Loader bundle directory (`<dir>/lib/*.jar`). */
   bundleDir: string;
@@ -29,7 +36,7 @@ export interface LocalFleetOptions {
   endpoint: string;
   /** Where agent logs go. */
   logDir: string;
-  /** Most loaders this machine may run at once. */
+  /** Most loaders this machine may run at once (LOCAL_MAX_LOADERS unless set). */
   maxLoaders?: number;
   /** Live progress lines from the agents (`loader-<i>: ...`). */
   onProgress?: (instanceId: string, line: string) => void;
@@ -59,9 +66,12 @@ export class LocalFleet implements FleetAdmin, CommandRunner {
   constructor(private readonly o: LocalFleetOptions) {}
 
   async launch(req: LaunchRequest): Promise<string[]> {
-    const max = this.o.maxLoaders ?? 8;
-    if (req.count > max) {
-      throw new CapacityError(`${req.count} local loaders requested; this machine runs at most ${max}`);
+    const max = this.o.maxLoaders ?? LOCAL_MAX_LOADERS;
+    const live = this.slots.filter((s) => s.state !== 'terminated').length;
+    if (live + req.count > max) {
+      throw new CapacityError(
+        `${req.count} local loaders requested beside ${live} running; this machine runs at most ${max} at once`,
+      );
     }
     const ids: string[] = [];
     for (let i = 0; i < req.count; i++) {

@@ -27,7 +27,7 @@ import { allStates, localDefinition, taskStates } from './definition';
 import { ensureCassandraAsset, localJava } from '../build/cassandra-asset';
 import { LocalSecrets } from './secrets';
 import { LocalCluster } from './cluster';
-import { LocalFleet } from './fleet';
+import { LOCAL_MAX_LOADERS, LocalFleet } from './fleet';
 import { FsStore } from './fs-store';
 import { ensureLoaderBuilt } from '../build/maven';
 import { LOCAL_STEPS } from './steps';
@@ -37,7 +37,7 @@ import { cellTables, storeCellCapacity } from './capacity-store';
 import { startLocalRedis, type LocalRedis } from './redis-server';
 import { startKindServices, stopKindServices, type LocalKindServices } from './kind-services';
 import { withResolvedBindings } from './binding-artifacts';
-import { tableName } from '../core/plan';
+import { launchedLoaders, planRun, tableName } from '../core/plan';
 import './promise-polyfill';
 
 export interface LocalRunOptions {
@@ -442,9 +442,20 @@ async function startCapacityEmulator(
   return proxy;
 }
 
-/** Refuses, before anything starts, a spec whose targets the local mode cannot run (each kind says why). */
+/**
+ * Refuses, before anything starts, a spec the local mode cannot run: a target of a kind it cannot serve (each kind
+ * says why), or more loaders at once than this machine runs (LOCAL_MAX_LOADERS: a parallel run's groups together).
+ */
 export function assertRunnable(spec: RunSpec): void {
   const issues = localIssues(spec.targets);
+  const loaders = launchedLoaders(planRun(spec));
+  if (loaders > LOCAL_MAX_LOADERS)
+    issues.push({
+      path: 'loaders.count',
+      message:
+        `expected at most ${LOCAL_MAX_LOADERS} loaders at once in local mode (each runs its YCSB processes on this ` +
+        `machine), found ${loaders}${spec.execution === 'parallel' ? ` (one group per target, side by side: "execution": "parallel")` : ''}`,
+    });
   if (issues.length) throw new InputError(issues);
 }
 
