@@ -178,8 +178,18 @@ describe('the plan of an unpaced query cell', () => {
     expect(props.queryproportion).toBe('1');
     expect(props.readproportion).toBe('0');
     expect(JSON.parse(JSON.stringify(c.prediction)).attainment).toBeNull();
-    // 20 loaders × 4 processes × 50 threads at 2 ms: Little's Law read backwards
+    // 80 loaders × 5 processes × 10 threads at 2 ms: Little's Law read backwards
     expect(c.targetOpsPerSec).toBe(2_000_000);
+  });
+  it("has loaders whose CPU can drive that rate: the curve is the table's, not the loaders'", () => {
+    // the price book's measured CPU per query on c5.2xlarge: at 20 loaders the example would need 231 % of their
+    // vCPUs (at most ~866,000 queries/s, below test 3's 1,440,000), and the plan would warn
+    for (const t of spec.targets) {
+      const s = plan.sizing[t.id]!;
+      expect(s.cpu).not.toBeNull();
+      expect(s.cpu!.cpusNeeded / (s.loaders * s.cpu!.vcpus)).toBeLessThanOrEqual(0.7);
+    }
+    expect(plan.warnings.filter((w) => w.includes('too few for the CPU'))).toEqual([]);
   });
 });
 
