@@ -19,8 +19,7 @@ import { RESOURCE_TYPES } from '../targets/registry';
 import { LOADERS } from '../resources/loaders';
 import { targetResources } from '../resources/run-resource';
 import { targetTeardownKey } from './keys';
-import { ownedInstanceIds } from './ownership';
-import { TAG_LOADER_GROUP, spanAt } from './run-context';
+import { spanAt } from './run-context';
 import {
   counted,
   type JanitorListField,
@@ -58,8 +57,15 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   const run = await runContextOf(input, named, deps);
   // an execution resuming a run (./resume.ts) has a name of its own: its context is the run's
   const runId = run?.runId ?? named;
-  const { result, errors } = await removeRunResources(runId, run, deps);
-  result.failed = Boolean(input.error || (input.status && input.status !== 'SUCCEEDED'));
+  const { lists, errors } = await removeRunResources(runId, run, deps);
+  const result: TeardownResult = {
+    runId,
+    terminated: [],
+    deletedTables: [],
+    keptTables: [],
+    ...lists,
+    failed: Boolean(input.error || (input.status && input.status !== 'SUCCEEDED')),
+  };
   const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
   await deps.store.putJson(teardownKey(runId), {
     ...mergeRecord(await withTargetTeardowns(result, run, deps.store), previous),
@@ -72,7 +78,10 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   return result;
 }
 
-/** What TeardownTarget removed or kept, per resource type's record fields (no loaders: they stay). */
+/**
+ * What TeardownTarget removed or kept, per resource type's record fields (`terminated` only for a parallel run's
+ * target: its loader group; otherwise the loaders stay for the next target).
+ */
 export type TargetTeardownResult = { runId: string; target: string } & {
   [field in TeardownListField]?: string[];
 };
@@ -91,23 +100,13 @@ export async function teardownTarget(
   const run = readRunContext(input.run);
   const span = spanAt(run, input.target);
   const scoped: RunContext = { ...run, resources: targetResources(run, span.id) };
-  const { result, errors } = await removeRunResources(run.runId, scoped, deps, { targetId: span.id });
-  const record: TargetTeardownResult = { runId: run.runId, target: span.id };
-  for (const [key, value] of Object.entries(result))
-    if (Array.isArray(value) && key !== LOADERS.record.removed) record[key as TeardownListField] = value;
   // a parallel run's target takes its own loader group with it (the estimate bills a group for its target's life)
-  if (span.loaders !== undefined) {
-    try {
-      const group = (await deps.fleet.list({ runId: run.runId })).filter(
-        (i) => i.tags[TAG_LOADER_GROUP] === span.id,
-      );
-      const ids = ownedInstanceIds(run.runId, group);
-      if (ids.length) await deps.fleet.terminate(ids);
-      record[LOADERS.record.removed as TeardownListField] = ids;
-    } catch (err) {
-      errors.push(`terminating the loader group of ${span.id}: ${(err as Error).message}`);
-    }
-  }
+  const scope: RemovalScope = {
+    targetId: span.id,
+    ...(span.loaders !== undefined ? { loaderGroup: span.id } : {}),
+  };
+  const { lists, errors } = await removeRunResources(run.runId, scoped, deps, scope);
+  const record: TargetTeardownResult = { runId: run.runId, target: span.id, ...lists };
   await deps.store.putJson(targetTeardownKey(run.runId, span.id), {
     ...record,
     ...(errors.length ? { errors } : {}),
@@ -140,6 +139,9 @@ function runIdOf(input: TeardownInput): string {
   return runIdFromExecutionName(input.executionName);
 }
 
+/** Each type's record fields as one removal filled them. */
+type RemovalLists = { [field in TeardownListField]?: string[] };
+
 /**
  * Each type of resource (lib/core/resources) is removed even when another fails (a loader API error must not leave
  * $2/h of database nodes running); the failures are returned together once everything was tried. A type whose
@@ -150,11 +152,12 @@ async function removeRunResources(
   run: RunContext | null,
   deps: TeardownDeps,
   scope?: RemovalScope,
-): Promise<{ result: TeardownResult; errors: string[] }> {
+): Promise<{ lists: RemovalLists; errors: string[] }> {
   const errors: string[] = [];
-  const result: TeardownResult = { runId, terminated: [], deletedTables: [], keptTables: [], failed: false };
-  // one target's teardown leaves the loaders: they serve the next target
-  for (const type of RESOURCE_TYPES.filter((t) => !scope || t !== LOADERS)) {
+  const lists: RemovalLists = {};
+  // one target's teardown leaves the loaders (they serve the next target), unless it has a group of its own
+  const types = RESOURCE_TYPES.filter((t) => t !== LOADERS || !scope || scope.loaderGroup !== undefined);
+  for (const type of types) {
     // (a malformed entry of the context fails its type only: the others are still removed)
     try {
       if (!type.available(deps)) {
@@ -164,28 +167,28 @@ async function removeRunResources(
         continue;
       }
       if (!type.mayExist(run)) {
-        recordRemoval(result, type, { removed: [], kept: [] });
+        recordRemoval(lists, type, { removed: [], kept: [] });
         continue;
       }
       const removal = await type.removeForRun(runId, run, deps, scope);
-      recordRemoval(result, type, removal);
+      recordRemoval(lists, type, removal);
       errors.push(...removal.errors);
     } catch (err) {
       errors.push(`${type.activity}: ${(err as Error).message}`);
-      recordRemoval(result, type, { removed: [], kept: [] });
+      recordRemoval(lists, type, { removed: [], kept: [] });
     }
   }
-  return { result, errors };
+  return { lists, errors };
 }
 
 function recordRemoval(
-  result: TeardownResult,
+  lists: RemovalLists,
   type: ResourceType,
   removal: { removed: string[]; kept: string[]; pending?: string[] },
 ): void {
-  result[type.record.removed] = removal.removed;
-  if (type.record.kept) result[type.record.kept] = removal.kept;
-  if (type.record.pending) result[type.record.pending] = removal.pending ?? [];
+  lists[type.record.removed] = removal.removed;
+  if (type.record.kept) lists[type.record.kept] = removal.kept;
+  if (type.record.pending) lists[type.record.pending] = removal.pending ?? [];
 }
 
 type TeardownRecord = TeardownResult & { passes?: number };

@@ -1,5 +1,9 @@
-/** The run's loader instances as a resource type (./resource-type.ts): found by the run tag, terminated. */
+/**
+ * The run's loader instances as a resource type (./resource-type.ts): found by the run tag, terminated; for one
+ * target of a parallel run, only its own loader group (RemovalScope.loaderGroup).
+ */
 import { ownedInstanceIds } from '../pipeline/ownership';
+import { TAG_LOADER_GROUP } from '../pipeline/run-context';
 import type { ResourceType } from './resource-type';
 
 export const LOADERS: ResourceType = {
@@ -14,8 +18,13 @@ export const LOADERS: ResourceType = {
   available: () => true,
   mayExist: () => true,
   namedIn: () => [],
-  async removeForRun(runId, _run, { fleet }) {
-    const ids = ownedInstanceIds(runId, await fleet.list({ runId }));
+  async removeForRun(runId, _run, { fleet }, scope) {
+    const listed = await fleet.list({ runId });
+    const group = scope?.loaderGroup;
+    const ids = ownedInstanceIds(
+      runId,
+      group === undefined ? listed : listed.filter((i) => i.tags[TAG_LOADER_GROUP] === group),
+    );
     if (ids.length) await fleet.terminate(ids);
     return { removed: ids, kept: [], errors: [] };
   },

@@ -90,6 +90,11 @@ export interface ResourceType {
  */
 export interface RemovalScope {
   targetId: string;
+  /**
+   * A parallel run's target: its own loader group (the loaders tagged with it), terminated with it. Unset, one
+   * target's removal leaves the loaders: they serve the next target.
+   */
+  loaderGroup?: string;
 }
 
 /** What a Janitor sweep of one type removed (by record field), and what failed. */

@@ -95,6 +95,8 @@ describe('TeardownTarget', () => {
     const deps = { ...w.ports, store, clock: { nowMs: () => 1000 } };
     const a = await teardownTarget({ run: w.run, target: 0 }, deps);
     expect(a).toMatchObject({ target: 'ddb-a', deletedTables: ['fleetbench-s.ddb-a.per-target-1'] });
+    // the loaders serve the next target: its record says nothing of them (not "terminated none")
+    expect(a).not.toHaveProperty('terminated');
     expect([...w.tables.keys()]).toEqual(['fleetbench-s.ddb-b.per-target-1']);
     expect(w.nodes.size).toBe(3);
     // a node target: its nodes by their target tag, not the other cluster's
