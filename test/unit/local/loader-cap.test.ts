@@ -30,7 +30,13 @@ function fourTargets(execution: 'sequential' | 'parallel', loaders: number): Run
 
 describe('assertRunnable: loaders at once in local mode', () => {
   it('accepts every local example', () => {
-    for (const name of ['quickstart', 'local-redis', 'local-throttling', 'local-split-for-heat', 'local-spike'])
+    for (const name of [
+      'quickstart',
+      'local-redis',
+      'local-throttling',
+      'local-split-for-heat',
+      'local-spike',
+    ])
       expect(() => assertRunnable(example(name))).not.toThrow();
   });
 
