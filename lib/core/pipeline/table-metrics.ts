@@ -8,7 +8,6 @@
 import { kindOf } from '../targets/registry';
 import type { ObjectStore, TableMetricsReader } from '../common/ports';
 import type { CellSummary } from '../plan';
-import { tableName } from '../plan';
 import type { RunSpec } from '../spec';
 import { capacityObjectKey, cloudWatchCapacityRows } from '../results/capacity';
 import { toJsonLines, type Row } from '../results/rows';
@@ -24,11 +23,10 @@ export async function joinTableMetrics(
   o: { run: RunContext; spec: RunSpec; cell: CellSummary; row: Row },
 ): Promise<number> {
   const target = o.spec.targets.find((t) => t.id === o.cell.target);
+  const name = target ? kindOf(target).metricsTable?.(target, o.run) : undefined;
   const start = o.row.window_start_ms;
   const end = o.row.window_end_ms;
-  if (!target || !kindOf(target).tableMetrics || typeof start !== 'number' || typeof end !== 'number')
-    return 0;
-  const name = tableName(o.spec, target, o.run.runId);
+  if (name === undefined || typeof start !== 'number' || typeof end !== 'number') return 0;
   // the whole cell: from its processes' start (the window less its warm-up) to the window's end plus cool-down
   const range = {
     startMs: start - o.cell.warmupSeconds * 1000,

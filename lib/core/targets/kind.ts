@@ -150,8 +150,11 @@ export interface TargetKind<T extends Target> {
    * without the hook runs none (lib/core/spec/key-design.ts refuses them for it).
    */
   queryIssue?(t: T, at: string, query: number): Issue | null;
-  /** Its table's CloudWatch metrics (AWS/DynamoDB, by table name) join each cell's results on AWS. */
-  tableMetrics?: boolean;
+  /**
+   * The table whose CloudWatch metrics (AWS/DynamoDB, by table name) join each cell's results on AWS: the name the
+   * run context holds for the target (what Plan named and provisioned or reused), or undefined when it holds none.
+   */
+  metricsTable?(t: T, run: RunContext): string | undefined;
   /** The target's predicted response to a cell's rate schedule, which the report draws beside the measured one. */
   rateResponse?(spec: RunSpec, t: T, cell: PlannedCell, o: ResponseOptions): OnDemandResponse | null;
   /**

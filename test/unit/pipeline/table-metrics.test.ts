@@ -1,6 +1,6 @@
 /**
- * AggregateCell's CloudWatch join (lib/core/pipeline/table-metrics.ts): the cell's DynamoDB table (the run's name
- * for it), the whole cell's range (window less warm-up to window plus cool-down), the minutes written as
+ * AggregateCell's CloudWatch join (lib/core/pipeline/table-metrics.ts): the cell's DynamoDB table (the name the run
+ * context holds for it: what Plan named, or the `existingTable` reused), the whole cell's range (window less warm-up to window plus cool-down), the minutes written as
  * `capacity` rows where the report reads them; nothing for another kind of target.
  */
 import { mkdtempSync } from 'node:fs';
@@ -23,7 +23,22 @@ const spec = validateSpec(
 describe('joinTableMetrics', () => {
   it("reads the cell's table over the whole cell and writes one capacity row per minute", async () => {
     const store = new FsStore(mkdtempSync(path.join(tmpdir(), 'fleetbench-tm-')));
-    const run = { runId: 'r1', specName: spec.name, startedAtMs: Date.UTC(2026, 10, 27) } as RunContext;
+    const target = spec.targets[0]!.id;
+    const planned = tableName(spec, spec.targets[0]!, 'r1');
+    const table = (name: string, owned: boolean) => ({
+      type: 'dynamodb-table',
+      targetId: target,
+      name,
+      owned,
+    });
+    const runWith = (name: string, owned = true) =>
+      ({
+        runId: 'r1',
+        specName: spec.name,
+        startedAtMs: Date.UTC(2026, 10, 27),
+        resources: [table(name, owned)],
+      }) as RunContext;
+    const run = runWith(planned);
     const cell = { ...planRun(spec, { runId: 'r1' }).cells[0]!, warmupSeconds: 30, cooldownSeconds: 10 };
     const asked: { table: string; range: { startMs: number; endMs: number } }[] = [];
     const minute = (startMs: number): TableMinute => ({
@@ -45,10 +60,17 @@ describe('joinTableMetrics', () => {
     expect(n).toBe(2);
     expect(asked).toEqual([
       {
-        table: tableName(spec, spec.targets[0]!, 'r1'),
+        table: planned,
         range: { startMs: run.startedAtMs + 70_000, endMs: run.startedAtMs + 160_000 },
       },
     ]);
+    // a reused table: the context's name, not one the plan would make
+    await joinTableMetrics(
+      { store, tableMetrics: reader },
+      { run: runWith('orders-prod', false), spec, cell, row },
+    );
+    expect(asked.at(-1)!.table).toBe('orders-prod');
+    asked.pop();
     const key = capacityObjectKey(run, cell.id);
     const rows = fromJsonLines([{ text: (await store.get(key)).toString('utf8'), source: key }]).map(
       (r) => r.row,

@@ -12,6 +12,7 @@ import { predictLocalCell, predictPlannedCell, tableModelOf } from '../../dynamo
 import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 import { DAX_ENTRY, TABLE_ENTRY } from './entries';
+import { entryOf } from '../../resources/run-resource';
 import { daxMonthly } from './dax-cost';
 import { compositeKeyOf, keyDesignIssues, keyDesignProperties, queryIssue } from './key-design';
 import { predictOnDemandResponse } from '../../dynamodb-model/on-demand-response';
@@ -44,7 +45,7 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
       );
   },
   queryIssue,
-  tableMetrics: true,
+  metricsTable: (t, run) => entryOf(run, TABLE_ENTRY, t.id)?.name,
   rateResponse: predictOnDemandResponse,
   deployChecks(t, at, _env, out) {
     // the steps' and loaders' roles are scoped to fleetbench-* tables: another name would be denied mid-run
