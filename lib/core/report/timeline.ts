@@ -15,8 +15,8 @@ import type { Row } from '../results/rows';
 export interface ReportTimeline {
   /** measured ops/s of every bucket (warm-up included) */
   measured: [number, number | null][];
-  /** the table's capacity (locally: the emulator's seconds); empty when not recorded */
-  capacity: Omit<CapacityPoint, 'bucketStartMs'>[];
+  /** the table's capacity (locally: the emulator's seconds), t in seconds since the processes began; empty when not recorded */
+  capacity: (Omit<CapacityPoint, 'bucketStartMs'> & { t: number })[];
   /** the model's timeline on this run's clock (locally with a time scale: localTimeline) */
   predicted: TimelinePoint[];
   /** how the prediction was scaled, for the caption */

@@ -80,10 +80,9 @@ export function cloudWatchCapacityRows(
   );
 }
 
-/** One bucket of a table's capacity as the report draws it. */
+/** One bucket of a table's capacity as the report draws it (on its own clock: ../report/timeline.ts). */
 export interface CapacityPoint {
-  /** table_age_seconds */
-  t: number;
+  /** the bucket's start, epoch ms (emulator seconds and CloudWatch minutes alike) */
   bucketStartMs: number;
   consumedReadUnits: number;
   consumedWriteUnits: number;
@@ -100,7 +99,6 @@ export function capacityPointsOf(rows: readonly Row[]): CapacityPoint[] {
   return rows
     .filter((r) => r.table_name === first)
     .map((r) => ({
-      t: n(r, 'table_age_seconds'),
       bucketStartMs: n(r, 'bucket_start_ms'),
       consumedReadUnits: n(r, 'consumed_read_units'),
       consumedWriteUnits: n(r, 'consumed_write_units'),
@@ -111,5 +109,5 @@ export function capacityPointsOf(rows: readonly Row[]): CapacityPoint[] {
       throttledPerSec: n(r, 'throttled_requests') / Math.max(1e-9, n(r, 'bucket_seconds')),
       partitions: typeof r.partitions === 'number' ? r.partitions : null,
     }))
-    .sort((a, b) => a.t - b.t);
+    .sort((a, b) => a.bucketStartMs - b.bucketStartMs);
 }

@@ -37,7 +37,7 @@ describe('joinTableMetrics', () => {
         specName: spec.name,
         startedAtMs: Date.UTC(2026, 10, 27),
         resources: [table(name, owned)],
-      }) as RunContext;
+      }) as unknown as RunContext;
     const run = runWith(planned);
     const cell = { ...planRun(spec, { runId: 'r1' }).cells[0]!, warmupSeconds: 30, cooldownSeconds: 10 };
     const asked: { table: string; range: { startMs: number; endMs: number } }[] = [];
