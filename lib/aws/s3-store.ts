@@ -128,6 +128,37 @@ export class S3Store implements ObjectStore {
     await this.put(key, JSON.stringify(value, null, 2) + '\n', { contentType: 'application/json' });
   }
 
+  async createJson(key: string, value: unknown): Promise<boolean> {
+    const bytes = Buffer.from(JSON.stringify(value, null, 2) + '\n', 'utf8');
+    const put = () =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(key),
+          Body: bytes,
+          ContentLength: bytes.byteLength,
+          ContentType: 'application/json',
+          // S3 conditional writes: https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
+          IfNoneMatch: '*',
+        }),
+      );
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await put();
+        return true;
+      } catch (err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        // 412: the key exists (another writer won); 409: a concurrent conditional write to it, which S3 asks to retry
+        if (status === 412) return false;
+        if (status === 409 && attempt < 4) {
+          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+          continue;
+        }
+        throw translateS3Error(this.uriOf(key), err);
+      }
+    }
+  }
+
   async link(key: string, expiresInSeconds: number): Promise<string> {
     if (!(
       Number.isInteger(expiresInSeconds) &&

@@ -46,6 +46,26 @@ export class FsStore implements ObjectStore {
     });
   }
 
+  async createJson(key: string, value: unknown): Promise<boolean> {
+    const file = this.pathOf(key);
+    return this.wrap(key, async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      // written whole under a temporary name, then linked into place: link() fails when the name exists, so one
+      // writer wins and a reader never sees half an object
+      const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      await fs.writeFile(tmp, JSON.stringify(value, null, 2) + '\n');
+      try {
+        await fs.link(tmp, file);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw err;
+      } finally {
+        await fs.rm(tmp, { force: true });
+      }
+    });
+  }
+
   async putFile(key: string, localPath: string): Promise<void> {
     const file = this.pathOf(key);
     await this.wrap(key, async () => {
@@ -124,9 +144,9 @@ export class FsStore implements ObjectStore {
     return new FsStore(path.join(this.dir, ...checkKey(joinKey(prefix), 'prefix').split('/')));
   }
 
-  private async wrap(key: string, fn: () => Promise<void>): Promise<void> {
+  private async wrap<T>(key: string, fn: () => Promise<T>): Promise<T> {
     try {
-      await fn();
+      return await fn();
     } catch (err) {
       throw new StoreError(this.uriOf(key), (err as Error).message, { cause: err });
     }

@@ -48,6 +48,11 @@ export interface ObjectStore {
   /** Parsed JSON; NotFoundError when missing, InputError (naming the object) when not valid JSON. */
   getJson(key: string): Promise<unknown>;
   putJson(key: string, value: unknown): Promise<void>;
+  /**
+   * Writes the JSON only when no object has the key, so that of two writers racing for a key exactly one wins (on
+   * S3 a conditional write, `If-None-Match: *`; on disk a file created exclusively). True when this call wrote it.
+   */
+  createJson(key: string, value: unknown): Promise<boolean>;
   /** The same store rooted one level deeper (`prefix` must be a valid key). */
   child(prefix: string): ObjectStore;
   /** The URI of one key (for messages and manifests). */

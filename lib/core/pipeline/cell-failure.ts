@@ -76,17 +76,54 @@ interface RetryLedger {
   replacementUsd: number;
 }
 
-/** One retry granted: the replacement's worst-case cost when loaders were replaced with it. */
+/**
+ * One retry granted, to a cell's attempt: the replacement's worst-case cost when loaders were replaced with it (null
+ * until then, or when none were).
+ */
 interface RetryRecord {
+  cellId: string;
+  attempt: number;
   replacementUsd: number | null;
 }
 
 /**
  * The retries of one execution of a run (`runs/<id>/retries/<execution>/`: a resuming execution has a history, and a
- * budget, of its own), one record per retry, so that the CellFailed steps of a parallel run's targets never overwrite
- * each other's count (a counter read and written by each could lose one).
+ * budget, of its own), one slot per retry the plan allows (`slot-<k>.json`, k < the policy's retries), each claimed
+ * by a create-only write: when the CellFailed steps of a parallel run's targets race for the last retry, one gets it
+ * (a counter read and written by each could lose one; records of their own could both be written).
  */
 const retriesKey = (run: RunContext) => runKey(run.runId, 'retries', run.resume?.executionName ?? run.runId);
+const retrySlotKey = (run: RunContext, k: number) => `${retriesKey(run)}/slot-${k}.json`;
+
+/**
+ * The slot of this cell's next attempt: the one it holds already (a Lambda retry of this step), else the first free
+ * slot it wins; null when every slot is taken.
+ */
+async function claimRetry(
+  store: ObjectStore,
+  run: RunContext,
+  claim: { cellId: string; attempt: number; slots: number },
+): Promise<string | null> {
+  for (;;) {
+    const held = await readRetries(store, run);
+    const own = held.find((r) => r.record.cellId === claim.cellId && r.record.attempt === claim.attempt);
+    if (own) return own.key;
+    if (held.length >= claim.slots) return null;
+    const taken = new Set(held.map((r) => r.key));
+    const k = [...Array(claim.slots).keys()].find((i) => !taken.has(retrySlotKey(run, i)))!;
+    const record: RetryRecord = { cellId: claim.cellId, attempt: claim.attempt, replacementUsd: null };
+    if (await store.createJson(retrySlotKey(run, k), record)) return retrySlotKey(run, k);
+    // another cell's step won slot k between the read and the write: look again
+  }
+}
+
+async function readRetries(
+  store: ObjectStore,
+  run: RunContext,
+): Promise<{ key: string; record: RetryRecord }[]> {
+  const keys = await store.list(`${retriesKey(run)}/`);
+  return Promise.all(keys.map(async (key) => ({ key, record: (await store.getJson(key)) as RetryRecord })));
+}
 
 /** The plan's policy; a plan written before the policy existed stops, as those runs did. */
 function policyOf(plan: PlanIndex): CellFailurePlan {
@@ -143,7 +180,11 @@ export async function cellFailed(
   const base = { index: cell.index, cellId: cell.id, reason, cause: input.error?.Cause ?? reason };
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
-  if (attempt + 1 < policy.attempts && ledger.retries < policy.retries) {
+  const slot =
+    attempt + 1 < policy.attempts
+      ? await claimRetry(deps.store, run, { cellId: cell.id, attempt: attempt + 1, slots: policy.retries })
+      : null;
+  if (slot !== null) {
     const replacement = await replaceLostLoaders(run, plan, {
       store: deps.store,
       fleet: deps.fleet,
@@ -153,7 +194,9 @@ export async function cellFailed(
       left: policy.replacements - ledger.replacements,
       target: cell.target,
     });
-    await deps.store.putJson(`${retriesKey(run)}/${cell.id}-attempt-${attempt + 1}.json`, {
+    await deps.store.putJson(slot, {
+      cellId: cell.id,
+      attempt: attempt + 1,
       replacementUsd: replacement?.worstCaseUsd ?? null,
     } satisfies RetryRecord);
     return {
@@ -189,8 +232,7 @@ export async function cellFailed(
 }
 
 async function readLedger(store: ObjectStore, run: RunContext): Promise<RetryLedger> {
-  const keys = await store.list(`${retriesKey(run)}/`);
-  const records = (await Promise.all(keys.map((k) => store.getJson(k)))) as RetryRecord[];
+  const records = (await readRetries(store, run)).map((r) => r.record);
   const replaced = records.filter((r) => r.replacementUsd !== null);
   return {
     retries: records.length,

@@ -84,6 +84,20 @@ export function storeContract(name: string, open: () => Promise<ObjectStore>): v
       expect((await store.get('runs/r2/c.txt')).toString()).toBe('c');
     });
 
+    test('createJson writes only when the key is free: of writers racing for one key, exactly one wins', async () => {
+      expect(await store.createJson('claims/slot-0.json', { by: 'first' })).toBe(true);
+      expect(await store.createJson('claims/slot-0.json', { by: 'second' })).toBe(false);
+      expect(await store.getJson('claims/slot-0.json')).toEqual({ by: 'first' });
+      const wins = await Promise.all(
+        ['a', 'b', 'c', 'd', 'e'].map((by) => store.createJson('claims/slot-1.json', { by })),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const winner = ['a', 'b', 'c', 'd', 'e'][wins.indexOf(true)];
+      expect(await store.getJson('claims/slot-1.json')).toEqual({ by: winner });
+      // nothing else left behind (no temporary objects listed)
+      expect(await store.list('claims/')).toEqual(['claims/slot-0.json', 'claims/slot-1.json']);
+    });
+
     test('invalid keys are refused before any I/O', async () => {
       for (const bad of ['', '/abs', 'a//b', 'a/../b', './a', 'a/']) {
         await expect(store.put(bad, 'x')).rejects.toBeInstanceOf(InputError);

@@ -255,11 +255,47 @@ describe('CellFailed', () => {
       ),
     );
     expect(both.map((r) => r.action)).toEqual(['retry', 'retry']);
-    const records = readdirSync(path.join(dir, 'runs', run.runId, 'retries', run.runId));
-    expect(records.sort()).toEqual(both.map((r) => `${r.cellId}-attempt-1.json`).sort());
-    // the same step run again (a Lambda retry) writes the same record: still two
-    await cellFailed({ run, cursor: { index: first('a'), attempt: 0 }, error: null, job: {} }, deps);
-    expect(readdirSync(path.join(dir, 'runs', run.runId, 'retries', run.runId))).toHaveLength(2);
+    const retriesDir = path.join(dir, 'runs', run.runId, 'retries', run.runId);
+    const held = () =>
+      readdirSync(retriesDir)
+        .map((f) => JSON.parse(readFileSync(path.join(retriesDir, f), 'utf8')) as { cellId: string })
+        .map((r) => r.cellId)
+        .sort();
+    expect(readdirSync(retriesDir).sort()).toEqual(['slot-0.json', 'slot-1.json']);
+    expect(held()).toEqual(both.map((r) => r.cellId).sort());
+    // the same step run again (a Lambda retry) finds its own slot: still two
+    expect(
+      (await cellFailed({ run, cursor: { index: first('a'), attempt: 0 }, error: null, job: {} }, deps))
+        .action,
+    ).toBe('retry');
+    expect(held()).toEqual(both.map((r) => r.cellId).sort());
+  });
+
+  it('two cells racing for the last retry: one gets it, the other is recorded incomplete', async () => {
+    const twoTargets = {
+      ...specOf(2),
+      targets: ['a', 'b'].map((id) => ({ id, kind: 'dynamodb', billing: { mode: 'on-demand' } })),
+      execution: 'parallel',
+    };
+    const { dir, run, store, w } = await setUp(twoTargets);
+    // a plan whose history budget leaves one retry (plan.onCellFailure.retries)
+    const p = await readPlan(store, run.runId);
+    await store.putJson(`runs/${run.runId}/plan.json`, {
+      ...p,
+      onCellFailure: { ...p.onCellFailure!, retries: 1 },
+    });
+    const deps = { store, clock, fleet: w.fleet, commands: w.commands };
+    const first = (t: string) => run.targets!.find((x) => x.id === t)!.cellStart;
+    const both = await Promise.all(
+      ['a', 'b'].map((t) =>
+        cellFailed({ run, cursor: { index: first(t), attempt: 0 }, error: null, job: {} }, deps),
+      ),
+    );
+    expect(both.map((r) => r.action).sort()).toEqual(['retry', 'skip']);
+    expect(both.find((r) => r.action === 'skip')!.reason).toMatch(
+      /not retried: the run's 1 retries are spent/,
+    );
+    expect(readdirSync(path.join(dir, 'runs', run.runId, 'retries', run.runId))).toEqual(['slot-0.json']);
   });
 
   it("keeps a Lambda error's message, not its JSON", () => {
