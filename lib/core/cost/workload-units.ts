@@ -90,7 +90,7 @@ export function readUnitsPerScan(units: DynamoOpUnits, maxScanLength: number): n
   return units.consistency === 'eventual' ? blocks / 2 : blocks;
 }
 
-function maxScanLength(cell: CellLike): number {
+function maxScanLength(cell: Pick<CellLike, 'properties'>): number {
   const v = Number(cell.properties.maxscanlength);
   return Number.isFinite(v) && v > 0 ? v : YCSB_DEFAULT_MAX_SCAN_LENGTH;
 }
@@ -99,7 +99,10 @@ function maxScanLength(cell: CellLike): number {
  * Units per second a cell asks of the table at its target throughput: reads (read, the read half of
  * read-modify-write, scans) and writes (update, insert, the write half of read-modify-write).
  */
-export function cellUnitsPerSec(cell: CellLike, units: DynamoOpUnits): { reads: Q; writes: Q } {
+export function cellUnitsPerSec(
+  cell: Pick<CellLike, 'proportions' | 'targetOpsPerSec' | 'properties'>,
+  units: DynamoOpUnits,
+): { reads: Q; writes: Q } {
   const p = cell.proportions;
   const ops = Q.of(cell.targetOpsPerSec);
   const reads = ops

@@ -5,23 +5,37 @@
  */
 import { billedMonthly, loadPriceBook, monthlyCost, type PriceBook } from '../cost';
 import type { CellSummary, Plan } from '../plan';
+import { capacityProperties } from '../plan/grid';
 import type { CellCosts } from '../results/rows';
 import type { RunSpec } from '../spec';
 import { UnpricedError } from '../cost/report-parts';
+import { cellUnitsPerSec, type DynamoOpUnits } from '../cost/workload-units';
+import { kindOf } from '../targets/registry';
 
 /**
- * Reads and writes per second of a cell at `opsPerSec`: a read-modify-write is one read and one
- * write; scans are priced as reads of one item each (a lower bound: a scan reads up to maxscanlength
- * items).
+ * Reads and writes per second of a cell at `opsPerSec`, in operations on one item each: a read-modify-write is one
+ * read and one write. For a kind billed per request (`units`), a scan or a query counts as the reads of one item its
+ * units come to (the run estimate's rule, cellUnitsPerSec: a scan reads (1 + maxscanlength) / 2 items in 4 KB
+ * blocks); otherwise each is one read.
  */
 export function cellReadWriteRates(
-  cell: Pick<CellSummary, 'proportions'>,
+  cell: Pick<CellSummary, 'proportions'> & { properties?: Record<string, string> },
   opsPerSec: number,
+  units?: DynamoOpUnits,
 ): { readsPerSec: number; writesPerSec: number } {
   const p = cell.proportions;
+  if (!units)
+    return {
+      readsPerSec: opsPerSec * (p.read + p.scan + p.query + p.readModifyWrite),
+      writesPerSec: opsPerSec * (p.update + p.insert + p.readModifyWrite),
+    };
+  const u = cellUnitsPerSec(
+    { proportions: p, targetOpsPerSec: opsPerSec, properties: cell.properties ?? {} },
+    units,
+  );
   return {
-    readsPerSec: opsPerSec * (p.read + p.scan + p.readModifyWrite),
-    writesPerSec: opsPerSec * (p.update + p.insert + p.readModifyWrite),
+    readsPerSec: u.reads.div(units.readUnitsPerRead).toNumber(),
+    writesPerSec: u.writes.div(units.writeUnitsPerWrite).toNumber(),
   };
 }
 
@@ -30,9 +44,11 @@ export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
   return (cell: CellSummary, achievedOpsPerSec: number): CellCosts => {
     const target = spec.targets.find((t) => t.id === cell.target);
     if (!target || !Number.isFinite(achievedOpsPerSec)) return {};
+    const units = kindOf(target).opUnits?.(spec, target);
+    const properties = capacityProperties(spec.workload);
     const input = {
       target,
-      throughput: cellReadWriteRates(cell, achievedOpsPerSec),
+      throughput: cellReadWriteRates({ ...cell, properties }, achievedOpsPerSec, units),
       dataset: {
         recordCount: spec.dataset.recordCount,
         fieldCount: spec.dataset.fieldCount,

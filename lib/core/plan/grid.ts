@@ -31,12 +31,17 @@ export function distributionSlug(d: ReturnType<typeof distributionInfo>): string
 /** One cell of the grid; `properties` holds the one property the capacity check reads (maxscanlength). */
 export type GridCell = CellLike;
 
+/** The YCSB properties the capacity rules read of every cell of the spec (maxscanlength: a scan's units). */
+export function capacityProperties(w: RunSpec['workload']): Record<string, string> {
+  const scan = { ...BASE_WORKLOADS[w.base].properties, ...w.extraProperties }.maxscanlength;
+  return scan === undefined ? {} : { maxscanlength: scan };
+}
+
 export function cellGrid(spec: RunSpec): GridCell[] {
   const w = spec.workload;
   const steps = rateSteps(w);
   const mixes = operationMixes(w);
-  const scan = { ...BASE_WORKLOADS[w.base].properties, ...w.extraProperties }.maxscanlength;
-  const properties: Record<string, string> = scan === undefined ? {} : { maxscanlength: scan };
+  const properties = capacityProperties(w);
   const cells: GridCell[] = [];
   for (const t of spec.targets) {
     for (const d of distributionsOf(w)) {

@@ -21,7 +21,7 @@ import type { KindRunCost } from '../cost/lines';
 import type { PriceBook } from '../cost/book';
 import type { KindMonthlyCost } from '../cost/report-parts';
 import type { KindPriceRefresh } from '../cost/price-refresh-hook';
-import type { CellLike } from '../cost/workload-units';
+import type { CellLike, DynamoOpUnits } from '../cost/workload-units';
 
 /** What a kind may read to set a target's properties: the spec, the run's table, id and loader sizing. */
 export interface PropertiesContext {
@@ -215,6 +215,11 @@ export interface TargetKind<T extends Target> {
   runCost: KindRunCost<T>;
   /** Its monthly cost at a throughput (`fleetbench cost`, the cells' cost columns): its cost input and report. */
   monthlyCost: KindMonthlyCost;
+  /**
+   * A kind billed per request: the units one operation of the spec asks of the target (item size, units per read
+   * and per write), by which a cell's scans and queries are counted in reads of one item (the cells' cost columns).
+   */
+  opUnits?(spec: RunSpec, t: T): DynamoOpUnits;
   /** `fleetbench prices refresh` of the kind's own prices (its price book section), when it has some. */
   priceRefresh?: KindPriceRefresh;
   /** Validation: the target against the cells planned for it (a table's capacity), added to `out`. */

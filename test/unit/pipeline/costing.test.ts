@@ -53,3 +53,56 @@ describe('cell cost columns', () => {
     expect(f(cell, 90000).monthlyCostUsd).toBe(a.monthlyCostUsd);
   });
 });
+
+// Queries and scans at their units (AWS: a read of up to 4 KB is 1 RCU, half eventually consistent; a Query or Scan
+// reads its items' total size in 4 KB blocks:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html)
+describe('cell cost columns of queries and scans', () => {
+  const base = {
+    name: 'q-and-scan',
+    targets: [{ id: 'ddb', kind: 'dynamodb', billing: { mode: 'on-demand' } }],
+    dataset: { recordCount: 1, fieldCount: 10, fieldLength: 100 },
+    loaders: { count: 1 },
+  };
+  const book = loadPriceBook('2024-11');
+  const rru = Number(book.dynamodb.standard.rruPerMillion.usd) / 1e6;
+
+  it('prices an eventually consistent Query of one small item at half a read unit, not at nothing', () => {
+    const spec = validateSpec({
+      ...base,
+      targets: [{ ...base.targets[0], keyDesign: { partitionKeyValues: 10, sortKeyAttribute: 's' } }],
+      dataset: { ...base.dataset, recordCount: 10 },
+      workload: {
+        base: 'c',
+        proportions: { query: 1 },
+        targetOpsPerSec: [1000],
+        distributions: ['uniform'],
+        durationSeconds: 60,
+      },
+    }).spec;
+    const cell = planRun(spec).cells[0]!;
+    const costs = cellCostsFor(spec, book)(cell, 1000);
+    // 1,000 queries/s × 0.5 read unit × 3,600 s × 730 h, storage of one item (< a cent) aside
+    expect(costs.monthlyCostOnDemandUsd).toBeCloseTo(1000 * 0.5 * 3600 * 730 * rru, 0);
+  });
+
+  it('prices a scan at the 4 KB blocks of the items it reads, (1 + maxscanlength) / 2 of them', () => {
+    const spec = validateSpec({
+      ...base,
+      workload: {
+        base: 'e',
+        proportions: { scan: 1 },
+        targetOpsPerSec: [100],
+        distributions: ['uniform'],
+        durationSeconds: 60,
+      },
+    }).spec;
+    const cell = planRun(spec).cells[0]!;
+    // workload e: maxscanlength 100, a mean of 50.5 items of 1,084 bytes (10 × 100 + "field0".."field9" + key "p"
+    // and its 23-byte value) = 54,742 bytes = 14 blocks of 4 KB, eventually consistent: 7 read units a scan
+    const unitsPerScan = Math.ceil((50.5 * 1084) / 4096) / 2;
+    expect(unitsPerScan).toBe(7);
+    const costs = cellCostsFor(spec, book)(cell, 100);
+    expect(costs.monthlyCostOnDemandUsd).toBeCloseTo(100 * unitsPerScan * 3600 * 730 * rru, 0);
+  });
+});

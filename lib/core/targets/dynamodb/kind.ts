@@ -13,6 +13,7 @@ import { DYNAMODB_TABLES } from './table-resource';
 import { DAX_CLUSTERS } from './dax-resource';
 import { DAX_ENTRY, TABLE_ENTRY } from './entries';
 import { entryOf } from '../../resources/run-resource';
+import { dynamoOpUnits } from '../../cost/workload-units';
 import { daxMonthly } from './dax-cost';
 import { compositeKeyOf, keyDesignIssues, keyDesignProperties, queryIssue } from './key-design';
 import { predictOnDemandResponse } from '../../dynamodb-model/on-demand-response';
@@ -46,6 +47,7 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   },
   queryIssue,
   metricsTable: (t, run) => entryOf(run, TABLE_ENTRY, t.id)?.name,
+  opUnits: dynamoOpUnits,
   rateResponse: predictOnDemandResponse,
   deployChecks(t, at, _env, out) {
     // the steps' and loaders' roles are scoped to fleetbench-* tables: another name would be denied mid-run

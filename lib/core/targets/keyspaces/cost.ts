@@ -26,7 +26,8 @@ import {
 } from '../../cost/lines';
 import { type CostInputBase, type KindMonthlyCost } from '../../cost/report-parts';
 import { type TableCost, tableCost } from '../../cost/table-report';
-import type { KeyspacesTarget } from '../../spec/schema';
+import type { KeyspacesTarget, RunSpec } from '../../spec/schema';
+import type { DynamoOpUnits } from '../../cost/workload-units';
 
 export type KeyspacesReadConsistency = 'LOCAL_QUORUM' | 'LOCAL_ONE' | 'ONE';
 
@@ -151,6 +152,20 @@ export function keyspacesCostReport(args: {
   };
 }
 
+/** The units one operation asks of a Keyspaces table: its row as the request carries it, read at its consistency. */
+export function keyspacesOpUnits(spec: RunSpec, t: KeyspacesTarget): DynamoOpUnits {
+  const row = keyspacesRowBytes({
+    fieldCount: spec.dataset.fieldCount,
+    fieldLength: spec.dataset.fieldLength,
+  });
+  return {
+    itemBytes: row.requestBytes,
+    consistency: 'strong',
+    writeUnitsPerWrite: keyspacesWriteUnits(row.requestBytes),
+    readUnitsPerRead: keyspacesReadUnits(row.requestBytes, t.readConsistency),
+  };
+}
+
 /**
  * A Keyspaces table for the run: provisioned capacity for the run's hours, or (on-demand) request units at the
  * cells' target throughput and the load's writes; and the rows stored for the run, as a DynamoDB table's lines.
@@ -162,19 +177,14 @@ function keyspacesEstimate(t: KeyspacesTarget, _i: number, r: RunSpan): TargetEs
     fieldCount: spec.dataset.fieldCount,
     fieldLength: spec.dataset.fieldLength,
   });
-  const wpw = keyspacesWriteUnits(row.requestBytes);
-  const rpr = keyspacesReadUnits(row.requestBytes, t.readConsistency);
+  const opUnits = keyspacesOpUnits(spec, t);
+  const wpw = opUnits.writeUnitsPerWrite;
   const out: Line[] = [];
   const of = { target: t.id };
   if (t.capacity.mode === 'provisioned') {
     out.push(...capacityLines('keyspaces-capacity', t.id, t.capacity, prices, runHours));
   } else {
-    const units = cellRequestUnits(plan, t.id, {
-      itemBytes: row.requestBytes,
-      consistency: 'strong',
-      writeUnitsPerWrite: wpw,
-      readUnitsPerRead: rpr,
-    });
+    const units = cellRequestUnits(plan, t.id, opUnits);
     if (plan.load?.targets.includes(t.id))
       units.writes = units.writes.add(Q.of(spec.dataset.recordCount).mul(wpw));
     out.push(

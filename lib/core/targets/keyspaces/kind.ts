@@ -4,7 +4,7 @@ import { keyspaceName, keyspacesJobProperties } from './keyspace';
 import { keyspacesTargetChecks } from './spec-checks';
 import { CQL_TABLE } from '../nodes/cluster';
 import type { TargetKind } from '../kind';
-import { KEYSPACES_MONTHLY_COST, KEYSPACES_RUN_COST } from './cost';
+import { KEYSPACES_MONTHLY_COST, KEYSPACES_RUN_COST, keyspacesOpUnits } from './cost';
 import { configureKeyspacesCapacity, keyspaceNotReady, provisionKeyspace } from './lifecycle';
 import { KEYSPACES } from './keyspace-resource';
 import { KEYSPACE_ENTRY } from './entries';
@@ -47,4 +47,5 @@ export const KEYSPACES_KIND: TargetKind<KeyspacesTarget> = {
   resources: [KEYSPACES],
   runCost: KEYSPACES_RUN_COST,
   monthlyCost: KEYSPACES_MONTHLY_COST,
+  opUnits: keyspacesOpUnits,
 };
