@@ -23,5 +23,7 @@ export const handler = stepHandler('Plan', (event: PlanInput & { stateMachineArn
     ...(process.env.MAX_RUN_SECONDS ? { maxRunSeconds: Number(process.env.MAX_RUN_SECONDS) } : {}),
     ...(isNetwork(process.env.LOADER_NETWORK) ? { network: process.env.LOADER_NETWORK } : {}),
     ...(event.stateMachineArn ? { runs: new SfnRunRegistry(event.stateMachineArn) } : {}),
+    // the stack's account, from the state machine's ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)
+    ...(event.stateMachineArn?.split(':')[4] ? { account: event.stateMachineArn.split(':')[4] } : {}),
   }),
 );

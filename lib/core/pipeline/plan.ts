@@ -50,6 +50,8 @@ export interface PlanDeps {
    * another region is refused. Without it (local mode) the spec's region stands.
    */
   region?: string;
+  /** The stack's account (a credentials secret must be one of its own), when known. */
+  account?: string;
   /** The account's quotas: the run is refused before anything is provisioned when it does not fit. */
   quotas?: AccountQuotas;
   /** Availability zones the stack's subnets span (a node cluster's replicas go one per AZ). */
@@ -108,7 +110,12 @@ export async function plan(state: PlanInput, deps: PlanDeps): Promise<RunContext
   const spec = stackRegion(raw, validated.spec, deps.region);
   const warnings = [...validated.warnings];
   // what the stack cannot deploy (each kind's rules: roles, network, security groups, binding jars)
-  const deploy = deployFindings({ spec, storeUri: deps.store.uri, network: deps.network });
+  const deploy = deployFindings({
+    spec,
+    storeUri: deps.store.uri,
+    network: deps.network,
+    ...(deps.account ? { account: deps.account } : {}),
+  });
   warnings.push(...deploy.warnings);
   if (deploy.issues.length) throw new InputError(deploy.issues);
   refuseOverHistoryBudget(spec);

@@ -38,6 +38,8 @@ export interface DeployEnv {
   storeUri: string;
   /** The loaders' network: `private` has no route to the internet. */
   network?: 'public' | 'private' | 'existing';
+  /** The stack's account (unset: not known here); its region is the spec's (Plan refuses another). */
+  account?: string;
 }
 
 /** What ProvisionTarget gives each kind: the run, its spec, the ports, the tags of target resources. */

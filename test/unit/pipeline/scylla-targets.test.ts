@@ -78,6 +78,31 @@ describe('Plan (the pipeline step)', () => {
     ]);
     expect(readdirSync(dir)).toEqual([]); // nothing written
   });
+
+  it("refuses a secret in another region or another account than the stack's (the loaders could not read it)", async () => {
+    const withSecret = (arn: string) => {
+      const s = structuredClone(mixed);
+      (s.targets[2] as { credentialsSecretArn: string }).credentialsSecretArn = arn;
+      return s;
+    };
+    const stack = { store: new FsStore(dir), clock, region: 'us-east-1', account: '123456789012' };
+    const refused = async (arn: string, name: string) => {
+      const err = await plan({ executionName: name, spec: withSecret(arn) }, stack).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).issues[0]).toMatchObject({
+        path: 'targets[2].credentialsSecretArn',
+        message: expect.stringContaining('arn:aws:secretsmanager:us-east-1:123456789012:secret:fleetbench/'),
+      });
+    };
+    await refused('arn:aws:secretsmanager:eu-west-1:123456789012:secret:fleetbench/cloud-AbCdEf', 'region-1');
+    await refused(
+      'arn:aws:secretsmanager:us-east-1:210987654321:secret:fleetbench/cloud-AbCdEf',
+      'account-1',
+    );
+    expect(readdirSync(dir)).toEqual([]); // nothing written
+    // the stack's own region and account: planned
+    await expect(plan({ executionName: 'own-1', spec: withSecret(SECRET) }, stack)).resolves.toBeDefined();
+  });
 });
 
 it('Plan refuses scylla-ec2 client ports the nodes’ security group does not open', async () => {

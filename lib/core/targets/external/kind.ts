@@ -93,11 +93,12 @@ export const EXTERNAL: TargetKind<ExternalTarget> = {
     t.protocol === 'redis'
       ? { endpoints: t.endpoints, clusterOrTls: Boolean(t.redis?.cluster) || externalTls(t) }
       : undefined,
-  deployChecks(t, at, { storeUri, network }, { issues, warnings }) {
-    if (t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn))
+  deployChecks(t, at, { spec, storeUri, network, account }, { issues, warnings }) {
+    const stack = { region: spec.region, ...(account ? { account } : {}) };
+    if (t.credentialsSecretArn && !readableByLoaders(t.credentialsSecretArn, stack))
       issues.push({
         path: `${at}.credentialsSecretArn`,
-        message: `the loaders may read secrets named ${CREDENTIALS_SECRET_PREFIX}* only (arn:aws:secretsmanager:<region>:<account>:secret:${CREDENTIALS_SECRET_PREFIX}...); got ${t.credentialsSecretArn}`,
+        message: `the loaders may read secrets named ${CREDENTIALS_SECRET_PREFIX}* in the stack's region and account only (arn:aws:secretsmanager:${spec.region}:${account ?? '<account>'}:secret:${CREDENTIALS_SECRET_PREFIX}...); got ${t.credentialsSecretArn}`,
       });
     if (network === 'private')
       warnings.push(

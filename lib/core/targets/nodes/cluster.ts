@@ -249,9 +249,13 @@ export function cassandraJobProperties(
  */
 export const CREDENTIALS_SECRET_PREFIX = 'fleetbench/';
 
-/** Whether a Secrets Manager ARN names a secret the loaders may read. */
-export function readableByLoaders(secretArn: string): boolean {
-  return /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:fleetbench\//.test(secretArn);
+/**
+ * Whether a Secrets Manager ARN names a secret the loaders may read: under the prefix, in the stack's region (the
+ * loaders' client asks their own region) and account (their role's grant is on the stack's own secrets).
+ */
+export function readableByLoaders(secretArn: string, stack: { region: string; account?: string }): boolean {
+  const m = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):(\d{12}):secret:fleetbench\//.exec(secretArn);
+  return m !== null && m[1] === stack.region && (stack.account === undefined || m[2] === stack.account);
 }
 
 /** Properties of an external target's endpoints (credentials are never among them). */
