@@ -165,6 +165,17 @@ describe('variations', () => {
     expect(r.monthly.onDemand.writes).toBe(328_500);
   });
 
+  it("refuses the free tier for a Standard-IA table: AWS's price list gives that class none", () => {
+    const ia = {
+      ...seedExample,
+      target: { ...seedExample.target, tableClass: 'STANDARD_INFREQUENT_ACCESS' },
+    };
+    expect(() => dynamo({ ...ia, freeTier: true })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'freeTier' })] }),
+    );
+    expect(() => dynamo(ia, loadPriceBook('2024-11'))).not.toThrow();
+  });
+
   it('computes the item and the storage from a YCSB dataset when not given', () => {
     const r = dynamo({
       target: { kind: 'dynamodb', consistentReads: true },

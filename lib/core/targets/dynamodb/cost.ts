@@ -4,6 +4,7 @@
  * stored for the run; and how long the load takes under the table's capacity (docs/cost-model.md). And its
  * monthly cost at a throughput (`fleetbench cost`, the cells' cost columns), with the DAX cluster in front of it.
  */
+import { InputError } from '../../common/errors';
 import { z } from 'zod';
 import { dynamoPrices, usd, type PriceBook } from '../../cost/book';
 import { type Consistency, readUnitsPerRead, writeUnitsPerWrite } from '../../cost/capacity';
@@ -191,6 +192,16 @@ function dynamoReport(
   input: CostInputBase,
   book: PriceBook,
 ): DynamoCostReport {
+  // the always-free 25 GB, 25 WCU and 25 RCU are the Standard class's: AWS's price list gives the Standard-IA class's
+  // storage and capacity no free tier (AmazonDynamoDB offer file, us-east-1: TimedStorage-ByteHrs 0-25 GB-Mo at $0,
+  // IA-TimedStorage-ByteHrs flat; https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonDynamoDB/current/us-east-1/index.json)
+  if (input.freeTier && t.tableClass !== 'STANDARD')
+    throw new InputError([
+      {
+        path: 'freeTier',
+        message: `DynamoDB's always-free tier applies to the STANDARD table class only, not to ${t.tableClass}`,
+      },
+    ]);
   const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
   const item = itemBytesOf(input, t.keyAttribute);
   const consistency: Consistency = input.transactional
