@@ -79,6 +79,11 @@ export interface YcsbItemShape {
   keyAttribute?: string;
   /** field name prefix (default "field", giving field0..field{n-1}) */
   fieldPrefix?: string;
+  /**
+   * A composite key (a key design with N partition-key values): the key attribute holds a partition-key value of
+   * `partitionValueBytes` bytes and the sort key attribute (`attribute`) holds the YCSB key.
+   */
+  sortKey?: { attribute: string; partitionValueBytes: number };
 }
 
 function nonNegInt(value: unknown, path: string, issues: { path: string; message: string }[]): number {
@@ -90,8 +95,10 @@ function nonNegInt(value: unknown, path: string, issues: { path: string; message
 }
 
 /**
- * Size of the item YCSB's DynamoDB binding writes: the key attribute plus fieldCount string
- * attributes named field0..field{n-1} of fieldLength bytes each.
+ * Size of the item YCSB's DynamoDB binding writes: the key attribute (the YCSB key, or with a composite key a
+ * partition-key value, plus the sort key attribute holding the YCSB key) and fieldCount string attributes named
+ * field0..field{n-1} of fieldLength bytes each. A target's item is lib/core/targets/dynamodb/item-size.ts's
+ * dynamoItemBytes, which gives this the shape its key design writes.
  */
 export function ycsbItemBytes(shape: YcsbItemShape = {}): number {
   const issues: { path: string; message: string }[] = [];
@@ -101,10 +108,14 @@ export function ycsbItemBytes(shape: YcsbItemShape = {}): number {
   const keyAttribute = shape.keyAttribute ?? 'p';
   const prefix = shape.fieldPrefix ?? 'field';
   if (keyAttribute === '') issues.push({ path: 'keyAttribute', message: 'expected a non-empty name' });
+  const sk = shape.sortKey;
+  const partitionValue = sk ? nonNegInt(sk.partitionValueBytes, 'sortKey.partitionValueBytes', issues) : 0;
+  if (sk?.attribute === '') issues.push({ path: 'sortKey.attribute', message: 'expected a non-empty name' });
   if (issues.length) throw new InputError(issues);
   let names = 0;
   for (let i = 0; i < fieldCount; i++) names += utf8Bytes(prefix + i);
-  return utf8Bytes(keyAttribute) + keyBytes + names + fieldCount * fieldLength;
+  const key = sk ? partitionValue + utf8Bytes(sk.attribute) + keyBytes : keyBytes;
+  return utf8Bytes(keyAttribute) + key + names + fieldCount * fieldLength;
 }
 
 function positiveSize(sizeBytes: number, what: string): void {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { InputError } from '../common/errors';
 import type { TargetKind } from '../spec/schema';
 import type { PriceBook } from './book';
-import { storageGbForItems, ycsbItemBytes } from './capacity';
+import { storageGbForItems } from './capacity';
 import { Q } from './decimal';
 import { costPerOps, roundLines, totalOf } from './monthly';
 import { fine, money } from './table-report';
@@ -77,23 +77,13 @@ export function headOf(book: PriceBook) {
   return { priceBook: book.id, priceBookDate: book.date, hoursPerMonth: book.hoursPerMonth };
 }
 
-/** The item size: `itemBytes`, or YCSB's from the dataset. */
+/** The item size: `itemBytes`, or the item the target's binding writes for the dataset (`sizeOf`, the kind's rule). */
 export function itemBytesOf(
   input: CostInputBase,
-  keyAttribute: string,
+  sizeOf: (dataset: NonNullable<CostInputBase['dataset']>) => number,
 ): { bytes: number; from: 'itemBytes' | 'dataset' } {
   if (input.itemBytes !== undefined) return { bytes: input.itemBytes, from: 'itemBytes' };
-  if (input.dataset) {
-    return {
-      bytes: ycsbItemBytes({
-        fieldCount: input.dataset.fieldCount,
-        fieldLength: input.dataset.fieldLength,
-        keyBytes: input.dataset.keyBytes,
-        keyAttribute,
-      }),
-      from: 'dataset',
-    };
-  }
+  if (input.dataset) return { bytes: sizeOf(input.dataset), from: 'dataset' };
   throw new InputError([
     { path: 'itemBytes', message: 'expected itemBytes, or a dataset to compute the YCSB item size from' },
   ]);

@@ -3,13 +3,8 @@
  * spec's dataset), read/write units per operation, and units per second at the cell's throughput.
  */
 import type { DynamoDbTarget, Proportions, RunSpec } from '../spec/schema';
-import {
-  Consistency,
-  READ_UNIT_BYTES,
-  readUnitsPerRead,
-  writeUnitsPerWrite,
-  ycsbItemBytes,
-} from './capacity';
+import { Consistency, READ_UNIT_BYTES, readUnitsPerRead, writeUnitsPerWrite } from './capacity';
+import { dynamoItemBytes } from '../targets/dynamodb/item-size';
 import { Q } from './decimal';
 
 /** The parts of a planned cell the cost model reads (structurally a lib/core/plan CellPlan). */
@@ -65,12 +60,9 @@ export interface DynamoOpUnits {
 /** YCSB's default maxscanlength (CoreWorkload). */
 export const YCSB_DEFAULT_MAX_SCAN_LENGTH = 1000;
 
+/** The units of one operation on the target's item, as its binding writes it for the key design (item-size.ts). */
 export function dynamoOpUnits(spec: RunSpec, target: DynamoDbTarget): DynamoOpUnits {
-  const itemBytes = ycsbItemBytes({
-    fieldCount: spec.dataset.fieldCount,
-    fieldLength: spec.dataset.fieldLength,
-    keyAttribute: target.keyAttribute,
-  });
+  const itemBytes = dynamoItemBytes(target, spec.dataset);
   const consistency: Consistency = target.consistentReads ? 'strong' : 'eventual';
   return {
     itemBytes,

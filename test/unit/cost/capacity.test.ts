@@ -54,9 +54,21 @@ describe('YCSB item size', () => {
     );
   });
 
+  it('a composite key adds the sort key attribute and holds a partition-key value in the key attribute', () => {
+    // the binding's {p: "pk42", sk: <23-byte key>, field0..field9}: p + "pk42" + sk + key + 60 + 1,000
+    const item: Record<string, string> = { p: 'pk42', sk: 'user6284781860667377211' };
+    for (let i = 0; i < 10; i++) item[`field${i}`] = 'x'.repeat(100);
+    const shape = { sortKey: { attribute: 'sk', partitionValueBytes: 4 } };
+    expect(ycsbItemBytes(shape)).toBe(itemSizeBytes(item));
+    expect(ycsbItemBytes(shape)).toBe(1 + 4 + 2 + 23 + 60 + 1000);
+  });
+
   it('rejects a bad shape with the field named', () => {
     expect(() => ycsbItemBytes({ fieldCount: -1 })).toThrow(InputError);
     expect(() => ycsbItemBytes({ fieldLength: 1.5 })).toThrow(/fieldLength/);
+    expect(() => ycsbItemBytes({ sortKey: { attribute: '', partitionValueBytes: 3 } })).toThrow(
+      /sortKey\.attribute/,
+    );
   });
 });
 

@@ -30,7 +30,9 @@ import {
   type TargetEstimate,
 } from '../../cost/lines';
 import { dynamoOpUnits, predictedUnits } from '../../cost/workload-units';
-import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
+import type { RunSpec } from '../../spec/schema';
+import { DynamoDbTarget } from './spec';
+import { dynamoItemBytes } from './item-size';
 import { daxBilledNodeHours, daxMonthly, daxNodeHourPrice } from './dax-cost';
 
 /** A DAX cluster's node-hours from creation to deletion, each partial node-hour billed as a full one. */
@@ -158,6 +160,8 @@ const dynamoTarget = z.looseObject({
   tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
   consistentReads: z.boolean().default(false),
   keyAttribute: z.string().min(1).default('p'),
+  /** The table's key design (the run spec's): with N partition-key values the item also holds the sort key. */
+  keyDesign: DynamoDbTarget.shape.keyDesign,
   /** A DAX cluster in front of the table (the run spec's `dax`): its node-hours are added to the table's cost. */
   dax: z.looseObject({ nodeType: z.string().min(1), nodes: z.number().int().min(1).max(11) }).optional(),
 });
@@ -203,7 +207,7 @@ function dynamoReport(
       },
     ]);
   const prices = dynamoPrices(book, t.tableClass === 'STANDARD' ? 'standard' : 'standard-ia');
-  const item = itemBytesOf(input, t.keyAttribute);
+  const item = itemBytesOf(input, (dataset) => dynamoItemBytes(t, dataset));
   const consistency: Consistency = input.transactional
     ? 'transactional'
     : t.consistentReads

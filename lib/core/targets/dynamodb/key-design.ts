@@ -58,6 +58,14 @@ export function compositeKeyOf(t: DynamoDbTarget): CompositeKey | null {
 }
 
 /**
+ * YCSB's `zeropadding` for a load in key order: the digits of recordCount, so that every loaded key ("user" + its
+ * record number, 0 … recordCount − 1) has as many digits and the keys sort as they are numbered.
+ */
+export function keyOrderZeroPadding(recordCount: number): number {
+  return String(recordCount).length;
+}
+
+/**
  * YCSB properties of the key design and the query operation: the binding's, and YCSB's own `insertorder` and
  * `zeropadding` for a load in key order (keys that sort as they are numbered, so each partition-key value's items
  * arrive in ascending sort-key order; `shuffled` is YCSB's default hashed order). Nothing for today's design.
@@ -72,7 +80,7 @@ export function keyDesignProperties(t: DynamoDbTarget, spec: RunSpec): Record<st
     out[P.loadOrder] = t.keyDesign!.loadOrder;
     if (t.keyDesign!.loadOrder === 'key-order') {
       out.insertorder = 'ordered';
-      out.zeropadding = String(String(spec.dataset.recordCount).length);
+      out.zeropadding = String(keyOrderZeroPadding(spec.dataset.recordCount));
     }
   }
   // the query proportion itself is the cell's (lib/core/plan: per operation mix, as every proportion)

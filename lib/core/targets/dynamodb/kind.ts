@@ -17,6 +17,7 @@ import { dynamoOpUnits } from '../../cost/workload-units';
 import { daxMonthly } from './dax-cost';
 import { compositeKeyOf, keyDesignIssues, keyDesignProperties, queryIssue } from './key-design';
 import { predictOnDemandResponse } from '../../dynamodb-model/on-demand-response';
+import { itemSizeIssue } from './item-size';
 
 /**
  * DynamoDB's tag characters: AWS's without `@`
@@ -36,6 +37,8 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   specChecks(t, at, spec, out) {
     if (t.dax) daxSpecFindings(t, at, out.issues, out.warnings);
     keyDesignIssues(t, at, spec, out.issues);
+    const tooLarge = itemSizeIssue(t, at, spec.dataset, 'a DynamoDB table');
+    if (tooLarge) out.issues.push(tooLarge);
     if (t.keyDesign && t.existingTable)
       out.warnings.push(
         `${at}.keyDesign: table "${t.existingTable}" is reused as it is; its key schema must be this key design's`,
