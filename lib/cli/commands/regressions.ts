@@ -25,6 +25,7 @@ import {
   analyzeAll,
   buildSeries,
   calibratedMinMagnitude,
+  isSeriesRow,
   readLatestNoise,
   resolveOptions,
 } from '../../core/regression';
@@ -69,7 +70,7 @@ export function loadTables(dir: string): { cells: LocatedRow[]; runStarts: Map<s
   const cellsDir = path.join(dir, 'tables', 'cells');
   const runsDir = path.join(dir, 'tables', 'runs');
   const isRoot = fs.existsSync(cellsDir);
-  const cells = readJsonLines(jsonlFiles(isRoot ? cellsDir : dir)).filter((c) => c.row.incomplete !== true);
+  const cells = readJsonLines(jsonlFiles(isRoot ? cellsDir : dir)).filter((c) => isSeriesRow(c.row));
   const runStarts = new Map<string, number>();
   if (isRoot && fs.existsSync(runsDir)) {
     for (const { row } of readJsonLines(jsonlFiles(runsDir))) {

@@ -10,7 +10,6 @@
  * confirmed regression is alerted once — also when a later detection places the same step a run or two
  * away (within minSegment − 1 runs of an alerted one of the same series and kind).
  */
-import { isProbeCellId } from '../search/probe';
 import type { MetricsSink, Notifier, ObjectStore, Clock } from '../common/ports';
 import {
   analyzeAll,
@@ -26,6 +25,7 @@ import {
   studentTTwoSidedP,
   type AnalyzeOptions,
   type DetectOptions,
+  isSeriesRow,
   type Change,
   type SeriesAnalysis,
 } from '../regression';
@@ -128,8 +128,7 @@ export async function readHistory(
     // an SLO search's probes run rates decided at run time: probe k of one run is not probe k of another
     cells: cells.filter(
       ({ row }) =>
-        row.incomplete !== true &&
-        !isProbeCellId(String(row.cell_id)) &&
+        isSeriesRow(row) &&
         (row.run_id === run.runId || !(timeOf(row) > run.startedAtMs)),
     ),
     runStarts,

@@ -9,6 +9,16 @@
 import { InputError, Issue } from '../common/errors';
 import { CellsRow, Direction, METRICS, MetricDef } from './metrics';
 import { parseAaCellId } from './noise';
+import { isProbeCellId } from '../search/probe';
+
+/**
+ * Whether a `cells` row belongs in a series (the DetectRegressions step and `fleetbench regressions`/`history` alike):
+ * an incomplete cell (a loader or process missing) does not measure the same thing, and an SLO search's probes run
+ * rates decided at run time (probe k of one run is not probe k of another).
+ */
+export function isSeriesRow(row: { incomplete?: unknown; cell_id?: unknown }): boolean {
+  return row.incomplete !== true && !isProbeCellId(String(row.cell_id));
+}
 
 export interface SeriesKey {
   spec: string;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -152,6 +152,51 @@ describe('fleetbench regressions (the real executable)', () => {
       ).stdout,
     );
     expect(withIt.suspects).toHaveLength(1);
+  });
+});
+
+describe("fleetbench regressions and history leave an SLO search's probes out, as the pipeline step does", () => {
+  /** 30 quiet runs, each with a search probe whose rate the search chose: 40,000 ops/s, then 10,000 from run 20. */
+  function withProbes(): string {
+    const dir = resultsRoot(30, 99);
+    for (let i = 0; i < 30; i++) {
+      const date = new Date(T0 + i * DAY).toISOString().slice(0, 10);
+      const file = join(
+        dir,
+        'tables',
+        'cells',
+        `run_date=${date}/spec_name=nightly`,
+        `nightly-${date}.jsonl`,
+      );
+      const rate = i < 20 ? 40_000 : 10_000;
+      const probe = {
+        run_date: date,
+        spec_name: 'nightly',
+        run_id: `nightly-${date}`,
+        cell_id: 'ddb.search.probe2',
+        target_id: 'ddb',
+        window_start_ms: T0 + i * DAY + 120_000,
+        all_intended_p99_us: 2000 + ((i * 37) % 11),
+        good_ops_per_sec: rate - (i % 3),
+        attainment: 1,
+        error_rate: 0,
+        achieved_ops_per_sec: rate,
+        measured_seconds: 300,
+      };
+      appendFileSync(file, JSON.stringify(probe) + '\n');
+    }
+    return dir;
+  }
+
+  it('finds no change where only the search path moved (probe 2 ran 40,000 then 10,000 ops/s)', () => {
+    const dir = withProbes();
+    const doc = JSON.parse(cli('regressions', '--dir', dir, '--json').stdout);
+    expect(doc.series).toBe(8); // the plain cell's series only
+    expect(doc.changes).toEqual([]);
+    const history = cli('history', 'nightly', '--dir', dir, '--metric', 'good_ops_per_sec');
+    expect(history.status).toBe(0);
+    expect(history.stdout).toContain('ddb-uniform-r50-t1000');
+    expect(history.stdout).not.toContain('probe2');
   });
 });
 
