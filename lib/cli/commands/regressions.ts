@@ -26,6 +26,7 @@ import {
   buildSeries,
   calibratedMinMagnitude,
   isSeriesRow,
+  NEWEST_MIN_HISTORY,
   readLatestNoise,
   resolveOptions,
 } from '../../core/regression';
@@ -161,6 +162,8 @@ export interface RegressionsDocument {
   series: number;
   changes: Change[];
   suspects: (NewestVerdict & { key: SeriesKey })[];
+  /** series too short to judge their newest run (fewer earlier runs than the guard needs): not a clean result */
+  tooShort: { key: SeriesKey; earlierRuns: number }[];
   /** calibrated series (A/A runs), with the threshold used */
   noise: NoiseBand[];
 }
@@ -193,6 +196,9 @@ export function regressionsDocument(
     series: analyses.length,
     changes: analyses.flatMap((a) => a.changes).filter((c) => all || c.confirmed),
     suspects: analyses.filter((a) => a.newest.status === 'suspect').map((a) => ({ key: a.key, ...a.newest })),
+    tooShort: analyses
+      .filter((a) => a.newest.status === 'insufficient-history')
+      .map((a) => ({ key: a.key, earlierRuns: a.newest.n })),
     noise,
   };
 }
@@ -231,6 +237,14 @@ function text(doc: RegressionsDocument): string {
       ? `${regressions} regression(s), ${doc.changes.length - regressions} improvement(s), ${doc.suspects.length} suspect newest run(s) in ${doc.series} series`
       : `No regressions found in ${doc.series} series`,
   );
+  // a short history is not a clean one: say how many series could not be judged
+  if (doc.tooShort.length) {
+    const most = Math.max(...doc.tooShort.map((s) => s.earlierRuns));
+    lines.push(
+      `${doc.tooShort.length} of them too short to judge the newest run (at most ${most} earlier run(s); ` +
+        `the newest-run check needs ${NEWEST_MIN_HISTORY}): no verdict for those yet`,
+    );
+  }
   return lines.join('\n') + '\n';
 }
 

@@ -22,6 +22,9 @@ export interface GuardOptions {
   minMagnitude?: number;
 }
 
+/** Earlier runs the newest-run check needs by default (fewer: `insufficient-history`, no verdict). */
+export const NEWEST_MIN_HISTORY = 5;
+
 export type GuardStatus = 'ok' | 'suspect' | 'insufficient-history' | 'missing';
 
 export interface GuardResult {
@@ -48,7 +51,7 @@ export function newestPointGuard(
   options: GuardOptions = {},
 ): GuardResult {
   const history = options.history ?? 30;
-  const minHistory = Math.max(2, options.minHistory ?? 5);
+  const minHistory = Math.max(2, options.minHistory ?? NEWEST_MIN_HISTORY);
   const quantile = options.quantile ?? 0.99;
   const minMagnitude = options.minMagnitude ?? 0.05;
   const index = values.length - 1;

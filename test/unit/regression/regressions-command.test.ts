@@ -86,6 +86,22 @@ describe('fleetbench regressions (the real executable)', () => {
     expect(quiet.stdout.trim()).toBe('No regressions found in 8 series');
   });
 
+  it('says when a history is too short to judge, rather than calling it clean', () => {
+    // three runs, the newest twice as slow: two earlier runs are fewer than the newest-run check needs (5)
+    const dir = resultsRoot(3, 2, (i) => (i === 2 ? { all_intended_p99_us: 4000 } : {}));
+    const r = cli('regressions', '--dir', dir);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('No regressions found in 8 series');
+    expect(r.stdout).toContain(
+      '8 of them too short to judge the newest run (at most 2 earlier run(s); the newest-run check needs 5)',
+    );
+    const doc = JSON.parse(cli('regressions', '--dir', dir, '--json').stdout);
+    expect(doc.tooShort).toHaveLength(8);
+    expect(doc.tooShort[0].earlierRuns).toBe(2);
+    // a long enough history: no such line
+    expect(cli('regressions', '--dir', resultsRoot(30, 99)).stdout).not.toContain('too short');
+  });
+
   it('reports a slow newest run as suspect, not as a change', () => {
     const r = cli('regressions', '--dir', resultsRoot(30, 29), '--json', '--metric', 'intended_p99_us');
     const doc = JSON.parse(r.stdout);
