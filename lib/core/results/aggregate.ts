@@ -455,7 +455,8 @@ function addNameToSeries(m: Merged, name: string, buckets: Map<number, NameBucke
     m.seriesByBucket.set(b, point);
     if (!base && !rmw) continue;
     let acc = m.buckets.get(b);
-    if (!acc) m.buckets.set(b, (acc = { counts: new Map(), intended: null, service: null, spans: new Map() }));
+    if (!acc)
+      m.buckets.set(b, (acc = { counts: new Map(), intended: null, service: null, spans: new Map() }));
     if (!info.intended) acc.counts.set(name, (acc.counts.get(name) ?? 0) + count);
     if (rmw) continue; // counted once through its READ and UPDATE samples: its latency and span are its own row's
     if (info.kind === 'ok' && info.intended) (acc.intended ??= new Histogram(h)).add(h);
