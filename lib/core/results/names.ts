@@ -87,7 +87,9 @@ export interface OperationTally {
  * Exact unless a read-modify-write's read AND update both failed: the samples cannot tell which failed read
  * and failed update belong together, so each failed sample counts as a failed operation and such an operation
  * moves one operation from good to failed (good is never overstated). Intended- names are the same operations
- * timed from their intended start: not counted again.
+ * timed from their intended start: not counted again. Over a window or a bucket the tally is exact up to a
+ * read-modify-write in flight at its edge (its READ sample in one interval, its UPDATE and READ-MODIFY-WRITE in
+ * the next: YCSB records them microseconds apart).
  */
 export function tallyOperations(entries: Iterable<readonly [string, number]>): OperationTally {
   let ok = 0;
