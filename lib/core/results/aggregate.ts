@@ -531,13 +531,15 @@ function seriesOf(m: Merged, win: WindowBounds, o: CheckedOptions): SeriesBucket
 
 /** The in-window buckets' base operations, for the comparison's bootstrap (lib/core/report/compare.ts). */
 function windowBucketsOf(m: Merged, win: WindowBounds, o: CheckedOptions): WindowBucket[] {
+  // in the window, holding base-operation intervals (intended-only ones too): not a lone READ-MODIFY-WRITE sample
+  const kept = (b: number, acc: BucketAccumulator): boolean => {
+    const start = win.startMs + b * o.seriesMs;
+    const base = acc.spans.size > 0 || acc.intended !== null || acc.service !== null;
+    return start >= win.startMs && start < win.endMs && base;
+  };
   return [...m.buckets.entries()]
-    .filter(([b]) => {
-      const start = win.startMs + b * o.seriesMs;
-      return start >= win.startMs && start < win.endMs;
-    })
-    .sort((a, b) => a[0] - b[0])
-    .filter(([, acc]) => acc.spans.size > 0) // a bucket with base-operation intervals (not a lone RMW sample)
+    .filter(([b, acc]) => kept(b, acc))
+    .sort((x, y) => x[0] - y[0])
     .map(([b, acc]) => {
       const { good, failed } = tallyOperations(acc.counts);
       return {
