@@ -67,7 +67,7 @@ export function seriesOf(intervals: Row[]): ReportPoint[] {
     const t = num(r, 'offset_seconds') ?? 0;
     const b = byBucket.get(t) ?? { t, rates: [], count: 0, p50: null, p99: null };
     b.rates.push([op, num(r, 'ops_per_sec') ?? 0]);
-    if (THROUGHPUT_OPS.includes(op)) b.count += num(r, 'count') ?? 0;
+    if (THROUGHPUT_OPS.includes(op.replace(/^Intended-/, ''))) b.count += num(r, 'count') ?? 0;
     // the worst operation's percentile in the bucket (the rows keep each operation's own)
     if (
       op === 'Intended-READ' ||

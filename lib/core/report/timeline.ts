@@ -34,7 +34,8 @@ function measuredOf(intervals: readonly Row[], warmupSeconds: number): [number, 
     const op = String(r.op);
     const b = by.get(r.offset_seconds) ?? { rates: [], count: 0 };
     b.rates.push([op, typeof r.ops_per_sec === 'number' ? r.ops_per_sec : 0]);
-    if (THROUGHPUT_OPS.includes(op)) b.count += typeof r.count === 'number' ? r.count : 0;
+    if (THROUGHPUT_OPS.includes(op.replace(/^Intended-/, '')))
+      b.count += typeof r.count === 'number' ? r.count : 0;
     by.set(r.offset_seconds, b);
   }
   return [...by]

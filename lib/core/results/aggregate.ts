@@ -351,7 +351,7 @@ interface NameBucket {
 
 /** A bucket's base operations, all names merged: what the comparison's bootstrap resamples. */
 interface BucketAccumulator {
-  /** per non-intended operation name (base and READ-MODIFY-WRITE): its count, for tallyOperations */
+  /** per operation name (base and READ-MODIFY-WRITE, Intended- too): its count, for tallyOperations */
   counts: Map<string, number>;
   intended: Histogram | null;
   service: Histogram | null;
@@ -457,7 +457,7 @@ function addNameToSeries(m: Merged, name: string, buckets: Map<number, NameBucke
     let acc = m.buckets.get(b);
     if (!acc)
       m.buckets.set(b, (acc = { counts: new Map(), intended: null, service: null, spans: new Map() }));
-    if (!info.intended) acc.counts.set(name, (acc.counts.get(name) ?? 0) + count);
+    acc.counts.set(name, (acc.counts.get(name) ?? 0) + count);
     if (rmw) continue; // counted once through its READ and UPDATE samples: its latency and span are its own row's
     if (info.kind === 'ok' && info.intended) (acc.intended ??= new Histogram(h)).add(h);
     if (info.kind === 'ok' && !info.intended) (acc.service ??= new Histogram(h)).add(h);

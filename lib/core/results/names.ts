@@ -87,24 +87,32 @@ export interface OperationTally {
  * Exact unless a read-modify-write's read AND update both failed: the samples cannot tell which failed read
  * and failed update belong together, so each failed sample counts as a failed operation and such an operation
  * moves one operation from good to failed (good is never overstated). Intended- names are the same operations
- * timed from their intended start: not counted again. Over a window or a bucket the tally is exact up to a
+ * timed from their intended start: not counted again, and counted instead when they are all there is
+ * (measurement.interval=intended). Over a window or a bucket the tally is exact up to a
  * read-modify-write in flight at its edge (its READ sample in one interval, its UPDATE and READ-MODIFY-WRITE in
  * the next: YCSB records them microseconds apart).
  */
 export function tallyOperations(entries: Iterable<readonly [string, number]>): OperationTally {
-  let ok = 0;
-  let failedSamples = 0;
-  let rmw = 0;
-  let throttled = 0;
+  const service = { ok: 0, failed: 0, rmw: 0, throttled: 0, ops: false, throttles: false };
+  const intended = { ...service };
   for (const [name, n] of entries) {
     const info = classifyName(name);
-    if (info.intended) continue;
-    if (info.kind === 'ok') ok += n;
-    else if (info.kind === 'failed') failedSamples += n;
-    else if (info.kind === 'throttled') throttled += n;
-    else if (name === READ_MODIFY_WRITE) rmw += n;
+    const t = info.intended ? intended : service;
+    if (info.kind === 'throttled') {
+      t.throttled += n;
+      t.throttles = true;
+      continue;
+    }
+    if (info.kind === 'ok') t.ok += n;
+    else if (info.kind === 'failed') t.failed += n;
+    else if ((info.intended ? name.slice('Intended-'.length) : name) === READ_MODIFY_WRITE) t.rmw += n;
+    else continue;
+    t.ops = true;
   }
-  const issued = Math.max(0, ok + failedSamples - rmw);
-  const failed = Math.min(failedSamples, issued);
+  // measurement.interval=intended: YCSB records only the Intended- names (Measurements.measure is a no-op)
+  const t = service.ops || !intended.ops ? service : intended;
+  const issued = Math.max(0, t.ok + t.failed - t.rmw);
+  const failed = Math.min(t.failed, issued);
+  const throttled = service.throttles || !intended.throttles ? service.throttled : intended.throttled;
   return { good: issued - failed, failed, throttled };
 }

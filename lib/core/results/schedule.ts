@@ -45,7 +45,8 @@ export function measuredTimeline(
     const op = String(r.op);
     const info = classifyName(op);
     const counted = info.kind === 'ok' || info.kind === 'failed' || info.kind === 'throttled';
-    if (info.intended || !(counted || op === READ_MODIFY_WRITE)) continue;
+    // Intended- names too: tallyOperations counts them when they are all there is (measurement.interval=intended)
+    if (!(counted || info.op === READ_MODIFY_WRITE)) continue;
     const seconds = num(r, 'bucket_seconds') ?? 0;
     if (!(seconds > 0)) continue;
     const t = (num(r, 'offset_seconds') ?? 0) + warmupSeconds;

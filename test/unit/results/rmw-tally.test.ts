@@ -6,7 +6,12 @@
  * (https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/workloads/CoreWorkload.java,
  * https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/DBWrapper.java).
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { tallyOperations } from '../../../lib/core/results/names';
+import { aggregateCell } from '../../../lib/core/results/aggregate';
+import { readCellDir } from '../../../lib/local/cell-dir';
 import { seriesOf } from '../../../lib/core/report/data';
 import { measuredTimeline } from '../../../lib/core/results/schedule';
 import type { Row } from '../../../lib/core/results/rows';
@@ -95,6 +100,14 @@ describe('tallyOperations: a read-modify-write is one operation', () => {
     expect(t).toEqual({ good: 0, failed: 5, throttled: 0 });
   });
 
+  it('measurement.interval=intended (YCSB records only the Intended- names): the same operations', () => {
+    const o = { plain: 10, plainFailed: 1, rmwOk: 7, rmwReadFailed: 2, rmwUpdateFailed: 1, rmwBothFailed: 0 };
+    const intendedOnly = samplesOf(o)
+      .filter(([name]) => !name.startsWith('Intended-') && name !== 'SCHEDULE-DELAY')
+      .map(([name, n]) => [`Intended-${name}`, n] as [string, number]);
+    expect(tallyOperations(intendedOnly)).toEqual({ good: 16, failed: 4, throttled: 0 });
+  });
+
   it('other workloads are unchanged: every successful sample is a good operation, every failed one a failure', () => {
     // workload A with per-status names (reportlatencyforeacherror) and the binding's throttled attempts
     const t = tallyOperations([
@@ -134,8 +147,41 @@ describe("the report's series and a schedule's timeline tally their buckets the 
     expect(seriesOf(rows).map((p) => p.opsPerSec)).toEqual([95]);
   });
 
+  it('seriesOf with only Intended- rows (measurement.interval=intended): the same', () => {
+    const intended = rows
+      .filter((r) => !String(r.op).startsWith('Intended-'))
+      .map((r) => ({ ...r, op: `Intended-${String(r.op)}` }));
+    expect(seriesOf(intended).map((p) => p.opsPerSec)).toEqual([95]);
+    const [b] = measuredTimeline(intended, [{ t: 0, opsPerSec: 100 }], 0);
+    expect(b).toMatchObject({ servedOpsPerSec: 95, failedOpsPerSec: 5, throttledAttemptsPerSec: 9 });
+  });
+
   it('measuredTimeline: served, failed and throttled per second', () => {
     const [b] = measuredTimeline(rows, [{ t: 0, opsPerSec: 100 }], 0);
     expect(b).toMatchObject({ servedOpsPerSec: 95, failedOpsPerSec: 5, throttledAttemptsPerSec: 9 });
+  });
+});
+
+describe('aggregateCell with measurement.interval=intended (only Intended- logs, as YCSB writes them then)', () => {
+  const FIXTURE = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetbench-intended-'));
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  for (const l of fs.readdirSync(dir))
+    for (const p of fs.readdirSync(path.join(dir, l)))
+      for (const f of fs.readdirSync(path.join(dir, l, p)))
+        // the service-time logs go (the binding records throttled attempts in both forms; this fixture in one)
+        if (f.endsWith('.hdr') && !f.startsWith('Intended-') && !f.includes('THROTTLED'))
+          fs.rmSync(path.join(dir, l, p, f));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  // the whole run (no warm-up): each name's log has its own interval boundaries, so a window edge cuts them apart
+  it('counts the same operations as the service-time logs of the same run', async () => {
+    const both = await aggregateCell(await readCellDir(FIXTURE), { targetOpsPerSec: 100 });
+    const intended = await aggregateCell(await readCellDir(dir), { targetOpsPerSec: 100 });
+    expect(both.goodOps).toBeGreaterThan(0);
+    expect(intended.goodOps).toBe(both.goodOps);
+    expect(intended.failedOps).toBe(both.failedOps);
+    // over measured_seconds, which spans each set of logs' own intervals (a few ms apart)
+    expect(Math.abs(intended.attainment! / both.attainment! - 1)).toBeLessThan(0.005);
   });
 });
