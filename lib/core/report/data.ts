@@ -42,7 +42,7 @@ import { scheduleReportOf, type ReportSchedule, type ScheduleCellInput } from '.
 import { capacityObjectKey } from '../results/capacity';
 import { cellTimelineOf, type ReportTimeline } from './timeline';
 import { executionOf, type ExecutionInput } from './targets';
-import { THROUGHPUT_OPS } from '../results/names';
+import { THROUGHPUT_OPS, tallyOperations } from '../results/names';
 
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
@@ -52,22 +52,22 @@ export function reportCellOf(row: Row): ReportCell {
 }
 
 /**
- * The time series of a cell from its interval rows: all base operations per bucket (intended latency). A bucket
- * without operations has no ops/s and no latency (null: a gap in the charts), not zeros.
+ * The time series of a cell from its interval rows: per bucket the good operations per second, each operation
+ * the workload issued counted once (tallyOperations: a read-modify-write is one, not its READ + UPDATE + itself),
+ * and the worst operation's intended latency. A bucket without operations has no ops/s and no latency (null: a
+ * gap in the charts), not zeros.
  */
 export function seriesOf(intervals: Row[]): ReportPoint[] {
   const byBucket = new Map<
     number,
-    { t: number; ops: number; count: number; p50: number | null; p99: number | null }
+    { t: number; rates: [string, number][]; count: number; p50: number | null; p99: number | null }
   >();
   for (const r of intervals) {
     const op = String(r.op);
     const t = num(r, 'offset_seconds') ?? 0;
-    const b = byBucket.get(t) ?? { t, ops: 0, count: 0, p50: null, p99: null };
-    if (THROUGHPUT_OPS.includes(op)) {
-      b.ops += num(r, 'ops_per_sec') ?? 0;
-      b.count += num(r, 'count') ?? 0;
-    }
+    const b = byBucket.get(t) ?? { t, rates: [], count: 0, p50: null, p99: null };
+    b.rates.push([op, num(r, 'ops_per_sec') ?? 0]);
+    if (THROUGHPUT_OPS.includes(op.replace(/^Intended-/, ''))) b.count += num(r, 'count') ?? 0;
     // the worst operation's percentile in the bucket (the rows keep each operation's own)
     if (
       op === 'Intended-READ' ||
@@ -83,7 +83,12 @@ export function seriesOf(intervals: Row[]): ReportPoint[] {
   }
   return [...byBucket.values()]
     .sort((a, b) => a.t - b.t)
-    .map((b) => ({ t: b.t, opsPerSec: b.count > 0 ? b.ops : null, p50: b.p50, p99: b.p99 }));
+    .map((b) => ({
+      t: b.t,
+      opsPerSec: b.count > 0 ? tallyOperations(b.rates).good : null,
+      p50: b.p50,
+      p99: b.p99,
+    }));
 }
 
 /** The rows of one table object ([] when it is not there). */

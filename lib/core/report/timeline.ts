@@ -7,7 +7,7 @@
 import type { CellPlan } from '../plan';
 import type { TimelinePoint } from '../dynamodb-model/plan-cell';
 import { capacityPointsOf, type CapacityPoint } from '../results/capacity';
-import { THROUGHPUT_OPS } from '../results/names';
+import { THROUGHPUT_OPS, tallyOperations } from '../results/names';
 import { escapeXml, lineChart, type Series } from './svg';
 import type { Row } from '../results/rows';
 
@@ -23,17 +23,24 @@ export interface ReportTimeline {
   predictedNote: string;
 }
 
-/** Measured ops/s per bucket (all base operations), x = offset_seconds + warm-up. */
+/**
+ * Measured good ops/s per bucket, each operation the workload issued counted once (tallyOperations: a
+ * read-modify-write is one), x = offset_seconds + warm-up.
+ */
 function measuredOf(intervals: readonly Row[], warmupSeconds: number): [number, number | null][] {
-  const by = new Map<number, { ops: number; count: number }>();
+  const by = new Map<number, { rates: [string, number][]; count: number }>();
   for (const r of intervals) {
-    if (!THROUGHPUT_OPS.includes(String(r.op)) || typeof r.offset_seconds !== 'number') continue;
-    const b = by.get(r.offset_seconds) ?? { ops: 0, count: 0 };
-    b.ops += typeof r.ops_per_sec === 'number' ? r.ops_per_sec : 0;
-    b.count += typeof r.count === 'number' ? r.count : 0;
+    if (typeof r.offset_seconds !== 'number') continue;
+    const op = String(r.op);
+    const b = by.get(r.offset_seconds) ?? { rates: [], count: 0 };
+    b.rates.push([op, typeof r.ops_per_sec === 'number' ? r.ops_per_sec : 0]);
+    if (THROUGHPUT_OPS.includes(op.replace(/^Intended-/, '')))
+      b.count += typeof r.count === 'number' ? r.count : 0;
     by.set(r.offset_seconds, b);
   }
-  return [...by].sort((a, b) => a[0] - b[0]).map(([t, b]) => [t + warmupSeconds, b.count > 0 ? b.ops : null]);
+  return [...by]
+    .sort((a, b) => a[0] - b[0])
+    .map(([t, b]) => [t + warmupSeconds, b.count > 0 ? tallyOperations(b.rates).good : null]);
 }
 
 /**

@@ -33,7 +33,7 @@ import { Histogram, type SparseHistogram } from '../hdr/histogram';
 import { V2Decoder, type DecodedCounts } from '../hdr/decode';
 import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';
 import type { CellInput, LogRef } from './input';
-import { BASE_OPS, classifyName, isIgnoredName } from './names';
+import { BASE_OPS, READ_MODIFY_WRITE, classifyName, isIgnoredName, tallyOperations } from './names';
 import type { ManifestCpu } from './loader-cpu';
 
 export interface AggregateOptions {
@@ -117,9 +117,12 @@ export interface CellAggregate {
   families: Record<string, { service: LatencyStats; intended: LatencyStats; spectrum: FamilySpectrum }>;
   /** Σ of `Return=` lines over all processes' summaries (YCSB reports them for the whole run) */
   statuses: Record<string, Record<string, number>>;
-  /** successful base-op operations in the window (Σ READ, UPDATE, INSERT, SCAN, DELETE counts) */
+  /**
+   * successful operations in the window, each operation the workload issued counted once (tallyOperations: a
+   * read-modify-write's READ, UPDATE and READ-MODIFY-WRITE samples are one operation)
+   */
   goodOps: number;
-  /** failed base-op operations in the window (Σ <OP>-FAILED / <OP>-<STATUS> counts) */
+  /** failed operations in the window, as goodOps (an <OP>-FAILED / <OP>-<STATUS> sample fails its operation) */
   failedOps: number;
   /** throttled attempts in the window (Σ <OP>-THROTTLED counts) */
   throttledAttempts: number;
@@ -159,7 +162,7 @@ export interface WindowBucket {
   offsetSeconds: number;
   /** seconds the bucket's intervals cover (per log, averaged), as in the series */
   seconds: number;
-  /** successful and failed base operations */
+  /** successful and failed operations, counted as the cell's goodOps / failedOps (tallyOperations) */
   good: number;
   failed: number;
   /** successful base operations' intended and service latency (null: none recorded) */
@@ -348,8 +351,8 @@ interface NameBucket {
 
 /** A bucket's base operations, all names merged: what the comparison's bootstrap resamples. */
 interface BucketAccumulator {
-  good: number;
-  failed: number;
+  /** per operation name (base and READ-MODIFY-WRITE, Intended- too): its count, for tallyOperations */
+  counts: Map<string, number>;
   intended: Histogram | null;
   service: Histogram | null;
   /** per log: the span its base-operation intervals cover in the bucket */
@@ -438,6 +441,7 @@ function checkLayout(total: Histogram, d: DecodedCounts, name: string, where: st
 function addNameToSeries(m: Merged, name: string, buckets: Map<number, NameBucket>): void {
   const info = classifyName(name);
   const base = (BASE_OPS as readonly string[]).includes(info.op) && info.kind !== 'throttled';
+  const rmw = name === READ_MODIFY_WRITE;
   for (const [b, { h, spans }] of buckets) {
     const point = m.seriesByBucket.get(b) ?? {};
     const seconds = averageSeconds(spans);
@@ -449,36 +453,27 @@ function addNameToSeries(m: Merged, name: string, buckets: Map<number, NameBucke
       point[name] = { count, opsPerSec, seconds, p50, p99, max: h.max };
     }
     m.seriesByBucket.set(b, point);
-    if (!base) continue;
+    if (!base && !rmw) continue;
     let acc = m.buckets.get(b);
     if (!acc)
-      m.buckets.set(b, (acc = { good: 0, failed: 0, intended: null, service: null, spans: new Map() }));
+      m.buckets.set(b, (acc = { counts: new Map(), intended: null, service: null, spans: new Map() }));
+    acc.counts.set(name, (acc.counts.get(name) ?? 0) + count);
+    if (rmw) continue; // counted once through its READ and UPDATE samples: its latency and span are its own row's
     if (info.kind === 'ok' && info.intended) (acc.intended ??= new Histogram(h)).add(h);
     if (info.kind === 'ok' && !info.intended) (acc.service ??= new Histogram(h)).add(h);
-    if (!info.intended) {
-      if (info.kind === 'ok') acc.good += count;
-      else acc.failed += count;
-      for (const [key, [from, to]] of spans) widen(acc.spans, key, from, to);
-    }
+    if (!info.intended) for (const [key, [from, to]] of spans) widen(acc.spans, key, from, to);
   }
 }
 
-/** Operation counts over the window, by what each name counts. */
+/** Operation counts over the window: each name's own, and the operations issued (tallyOperations). */
 function countOps(totals: Map<string, Histogram>, perSec: (n: number) => number) {
   const ops: Record<string, OpStats> = {};
-  let goodOps = 0;
-  let failedOps = 0;
-  let throttledAttempts = 0;
   for (const [name, h] of totals) {
     const stats = latencyStats(h);
     ops[name] = { ...stats, throughput: perSec(stats.count) };
-    const info = classifyName(name);
-    if (info.intended) continue;
-    if (info.kind === 'ok') goodOps += stats.count;
-    else if (info.kind === 'failed') failedOps += stats.count;
-    else if (info.kind === 'throttled') throttledAttempts += stats.count;
   }
-  return { ops, goodOps, failedOps, throttledAttempts };
+  const t = tallyOperations([...totals].map(([name, h]) => [name, h.totalCount] as const));
+  return { ops, goodOps: t.good, failedOps: t.failed, throttledAttempts: t.throttled };
 }
 
 /** 4. families: READ, UPDATE and ALL (every base operation), service and intended, with their spectra. */
@@ -536,20 +531,26 @@ function seriesOf(m: Merged, win: WindowBounds, o: CheckedOptions): SeriesBucket
 
 /** The in-window buckets' base operations, for the comparison's bootstrap (lib/core/report/compare.ts). */
 function windowBucketsOf(m: Merged, win: WindowBounds, o: CheckedOptions): WindowBucket[] {
+  // in the window, holding base-operation intervals (intended-only ones too): not a lone READ-MODIFY-WRITE sample
+  const kept = (b: number, acc: BucketAccumulator): boolean => {
+    const start = win.startMs + b * o.seriesMs;
+    const base = acc.spans.size > 0 || acc.intended !== null || acc.service !== null;
+    return start >= win.startMs && start < win.endMs && base;
+  };
   return [...m.buckets.entries()]
-    .filter(([b]) => {
-      const start = win.startMs + b * o.seriesMs;
-      return start >= win.startMs && start < win.endMs;
-    })
-    .sort((a, b) => a[0] - b[0])
-    .map(([b, acc]) => ({
-      offsetSeconds: b * o.seriesSeconds,
-      seconds: averageSeconds(acc.spans),
-      good: acc.good,
-      failed: acc.failed,
-      intended: acc.intended ? sparseOf(acc.intended) : null,
-      service: acc.service ? sparseOf(acc.service) : null,
-    }));
+    .filter(([b, acc]) => kept(b, acc))
+    .sort((x, y) => x[0] - y[0])
+    .map(([b, acc]) => {
+      const { good, failed } = tallyOperations(acc.counts);
+      return {
+        offsetSeconds: b * o.seriesSeconds,
+        seconds: averageSeconds(acc.spans),
+        good,
+        failed,
+        intended: acc.intended ? sparseOf(acc.intended) : null,
+        service: acc.service ? sparseOf(acc.service) : null,
+      };
+    });
 }
 
 export async function aggregateCell(

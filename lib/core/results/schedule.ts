@@ -4,7 +4,7 @@
  * attempts; per spike the operations throttled and the time to recover.
  */
 import type { Row } from './rows';
-import { classifyName } from './names';
+import { READ_MODIFY_WRITE, classifyName, tallyOperations } from './names';
 import { offeredRate, type RatePoint, type Spike } from '../spec/rate-schedule';
 
 /** The share of offered load served that counts as recovered (issue #29: "good rate ≥ 95 % of offered"). */
@@ -40,33 +40,36 @@ export function measuredTimeline(
   points: readonly RatePoint[],
   warmupSeconds: number,
 ): ScheduleBucket[] {
-  const byT = new Map<number, { seconds: number; good: number; failed: number; throttled: number }>();
+  const byT = new Map<number, { seconds: number; rates: [string, number][] }>();
   for (const r of intervals) {
-    const info = classifyName(String(r.op));
-    if (info.intended || (info.kind !== 'ok' && info.kind !== 'failed' && info.kind !== 'throttled'))
-      continue;
+    const op = String(r.op);
+    const info = classifyName(op);
+    const counted = info.kind === 'ok' || info.kind === 'failed' || info.kind === 'throttled';
+    // Intended- names too: tallyOperations counts them when they are all there is (measurement.interval=intended)
+    if (!(counted || info.op === READ_MODIFY_WRITE)) continue;
     const seconds = num(r, 'bucket_seconds') ?? 0;
     if (!(seconds > 0)) continue;
     const t = (num(r, 'offset_seconds') ?? 0) + warmupSeconds;
-    const b = byT.get(t) ?? { seconds: 0, good: 0, failed: 0, throttled: 0 };
+    const b = byT.get(t) ?? { seconds: 0, rates: [] };
     b.seconds = Math.max(b.seconds, seconds);
     // each name's rate over its own span (as the series does: names' spans differ by a few ms)
-    const rate = (num(r, 'count') ?? 0) / seconds;
-    if (info.kind === 'ok') b.good += rate;
-    else if (info.kind === 'failed') b.failed += rate;
-    else b.throttled += rate;
+    b.rates.push([op, (num(r, 'count') ?? 0) / seconds]);
     byT.set(t, b);
   }
   return [...byT.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([t, b]) => ({
-      t,
-      seconds: b.seconds,
-      offeredOpsPerSec: offeredRate(points, t, t + b.seconds),
-      servedOpsPerSec: b.good,
-      failedOpsPerSec: b.failed,
-      throttledAttemptsPerSec: b.throttled,
-    }));
+    .map(([t, b]) => {
+      // operations as issued: a read-modify-write once (lib/core/results/names.ts tallyOperations)
+      const ops = tallyOperations(b.rates);
+      return {
+        t,
+        seconds: b.seconds,
+        offeredOpsPerSec: offeredRate(points, t, t + b.seconds),
+        servedOpsPerSec: ops.good,
+        failedOpsPerSec: ops.failed,
+        throttledAttemptsPerSec: ops.throttled,
+      };
+    });
 }
 
 /**
