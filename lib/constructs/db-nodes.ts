@@ -182,8 +182,11 @@ function grantNodeLifecycle(
       `arn:${stack.partition}:ec2:${stack.region}::image/*`,
     ],
   );
+  // tagged as nodes and with a run id (as the loaders' launch: BenchmarkStateMachine), so a launch that lost the
+  // run's tags is refused instead of leaving nodes no teardown or janitor finds
   add(f.provisionTarget, 'RunTaggedNodes', ['ec2:RunInstances'], [arn('instance', '*')], {
     StringEquals: { [`aws:RequestTag/${TAG_ROLE}`]: DB_NODE_ROLES },
+    StringLike: { [`aws:RequestTag/${TAG_RUN_ID}`]: '?*' },
   });
   add(f.provisionTarget, 'TagNodesOnLaunch', ['ec2:CreateTags'], [arn('instance', '*'), arn('volume', '*')], {
     StringEquals: { 'ec2:CreateAction': 'RunInstances' },

@@ -55,8 +55,13 @@ export class KeyspacesAccess extends Construct {
     // by tag: ListTagsForResource on the keyspace)
     for (const fn of Object.values(f))
       add(fn, 'ReadRunKeyspaces', ['cassandra:Select'], [runKeyspaces, runTables, systemKeyspaces]);
+    // Teardown, the abort rule and the janitor drop fb_ keyspaces that carry a run tag (every one is created with
+    // it, above): the keyspace and table resources take aws:ResourceTag/<key> in the Service Authorization
+    // Reference (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonkeyspacesforapachecassandra.html)
     for (const fn of [f.teardown, f.onAbort, f.janitor])
-      add(fn, 'DropRunKeyspaces', ['cassandra:Drop'], [runKeyspaces, runTables]);
+      add(fn, 'DropRunKeyspaces', ['cassandra:Drop'], [runKeyspaces, runTables], {
+        Null: { [`aws:ResourceTag/${TAG_RUN_ID}`]: 'false' },
+      });
     // ConfigureCell: GetTable, and UpdateTable (cassandra:Alter on the table) when the capacity has drifted
     const cc = props.configureCell;
     if (cc) {

@@ -176,13 +176,17 @@ export class MemoryDbAccess extends Construct {
       grant(fn, 'ReadMemoryDbClusterTags', ['memorydb:ListTags'], [clusters]);
       grant(fn, 'DescribeMemoryDbSecurityGroups', ['ec2:DescribeSecurityGroups'], ['*']);
     }
-    // ProvisionTarget's rollback of a failed creation, Teardown, the abort rule and the janitor
+    // ProvisionTarget's rollback of a failed creation, Teardown, the abort rule and the janitor: only pieces that
+    // carry a run tag (each is created with it, see grantCreation); the Service Authorization Reference lists
+    // aws:ResourceTag/<key> for the four delete actions and the cluster, acl, user and subnetgroup resources
+    // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonmemorydb.html)
     for (const fn of [f.provisionTarget, f.teardown, f.onAbort, f.janitor]) {
       grant(
         fn,
         'DeleteMemoryDbPieces',
         ['memorydb:DeleteCluster', 'memorydb:DeleteAcl', 'memorydb:DeleteUser', 'memorydb:DeleteSubnetGroup'],
         [clusters, acls, users, subnetGroups],
+        runTagged,
       );
       grant(
         fn,

@@ -69,6 +69,8 @@ export class Gateway {
   readonly calls: CallRecord[] = [];
   private faults: (Fault & { seen: number })[] = [];
   private readonly tags = new Map<string, { Key: string; Value: string }[]>();
+  /** MemoryDB and Keyspaces resources' tags by ARN, as their creation gave them (for their deletes' conditions). */
+  private readonly resourceTags = new Map<string, Record<string, string>>();
   private server?: http.Server;
   port = 0;
   /** Services answered by another local endpoint (signing name → port), e.g. cassandra → the Keyspaces twin. */
@@ -106,6 +108,23 @@ export class Gateway {
     if (m.operation === 'dynamodb:ListTagsOfResource')
       return { Tags: this.tags.get(name(m.params.ResourceArn)) ?? [] };
     return undefined;
+  }
+
+  /**
+   * After a MemoryDB or Keyspaces call succeeded: a creation with tags (its TagResource check on the new resource,
+   * with the request's tags) records them; a delete forgets them.
+   */
+  private keepResourceTags(m: Mapped): void {
+    for (const c of m.checks) {
+      if (c.action === 'memorydb:TagResource' || c.action === 'cassandra:TagResource') {
+        const tags: Record<string, string> = { ...this.resourceTags.get(c.resource) };
+        for (const [k, v] of Object.entries(c.context))
+          if (k.startsWith('aws:RequestTag/') && typeof v === 'string')
+            tags[k.slice('aws:RequestTag/'.length)] = v;
+        this.resourceTags.set(c.resource, tags);
+      }
+      if (/^(memorydb:Delete|cassandra:Drop)/.test(c.action)) this.resourceTags.delete(c.resource);
+    }
   }
 
   /** Tags of a table created outside the gateway (a test's fixture). */
@@ -180,6 +199,7 @@ export class Gateway {
         ...(this.o.securityGroupTags ? { securityGroupTags: this.o.securityGroupTags } : {}),
         ...(this.o.topicKey ? { topicKey: this.o.topicKey } : {}),
         ...(this.o.secretTags ? { secretTags: this.o.secretTags } : {}),
+        resourceTags: (arn) => this.resourceTags.get(arn) ?? {},
       });
     } catch (err) {
       if (!(err instanceof UnmappedOperation)) throw err;
@@ -253,6 +273,7 @@ export class Gateway {
           mapped.params.Tags as { Key: string; Value: string }[],
         );
       if (mapped.operation === 'dynamodb:DeleteTable') this.tags.delete(String(mapped.params.TableName));
+      this.keepResourceTags(mapped);
       if (mapped.operation === 'ec2:TerminateInstances')
         this.o.ssm.terminated(mapped.checks.map((c) => c.resource.split('/').pop()!));
     }

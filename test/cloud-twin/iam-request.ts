@@ -25,3 +25,14 @@ export interface Mapped {
   /** Parsed parameters (JSON body or query form), for the twin's own handling. */
   params: Record<string, unknown>;
 }
+
+/**
+ * The tags a MemoryDB or Keyspaces resource carries (by the ARN ./iam-memorydb.ts and ./keyspaces-iam.ts give it),
+ * as IAM sees them for aws:ResourceTag conditions; {} when it has none or is unknown.
+ */
+export type ResourceTags = (arn: string) => Record<string, string>;
+
+/** A resource's tags as IAM's aws:ResourceTag/<key> context. */
+export function resourceTagContext(tags: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tags).map(([k, v]) => [`aws:ResourceTag/${k}`, v]));
+}

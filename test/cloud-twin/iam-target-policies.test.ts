@@ -92,6 +92,7 @@ function recording<C>(client: C, service: string): C {
         for (const x of [v ?? ''].flat()) query.append(k, x);
       const group = /(?:^|&)GroupId=([^&]+)/.exec(typeof r.body === 'string' ? r.body : '');
       if (service === 'ec2' && group) await securityGroupTags([decodeURIComponent(group[1]!)]);
+      if (service === 'cassandra') keyspaceTagsAtDelete(r.headers, r.body);
       sent.push({
         service,
         method: r.method,
@@ -214,7 +215,23 @@ const securityGroupTags = async (ids: string[]) => {
     groupTags.set(g.GroupId!, Object.fromEntries((g.Tags ?? []).map((t) => [t.Key!, t.Value!])));
   return Object.fromEntries(ids.map((id) => [id, groupTags.get(id) ?? {}]));
 };
-const lookups = { instanceTags: async () => ({}), launchTemplateRole: () => undefined, securityGroupTags };
+/** Tags of keyspaces as they were when a DeleteKeyspace named them (by the ARN ./keyspaces-iam.ts gives it). */
+const keyspaceTags = new Map<string, Record<string, string>>();
+function keyspaceTagsAtDelete(headers: Record<string, string>, body: unknown): void {
+  if (!/\.DeleteKeyspace$/.test(String(headers['X-Amz-Target'] ?? headers['x-amz-target']))) return;
+  const ks = (JSON.parse(String(body)) as { keyspaceName: string }).keyspaceName;
+  const tags = ksTwin.keyspaces.get(ks)?.tags ?? [];
+  keyspaceTags.set(
+    `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/${ks}/`,
+    Object.fromEntries(tags.map((t) => [t.key, t.value])),
+  );
+}
+const lookups = {
+  instanceTags: async () => ({}),
+  launchTemplateRole: () => undefined,
+  securityGroupTags,
+  resourceTags: (arn: string) => keyspaceTags.get(arn) ?? {},
+};
 
 interface Decided {
   operation: string;

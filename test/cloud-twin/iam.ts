@@ -11,10 +11,10 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, REGION } from './template';
 import { mapKeyspaces } from './keyspaces-iam';
 import { mapDax, mapDaxEc2, type SecurityGroupTags } from './iam-dax';
-import type { ApiRequest, IamCheck, Mapped } from './iam-request';
+import type { ApiRequest, IamCheck, Mapped, ResourceTags } from './iam-request';
 import { mapMemoryDb } from './iam-memorydb';
 
-export type { ApiRequest, IamCheck, Mapped };
+export type { ApiRequest, IamCheck, Mapped, ResourceTags };
 
 export class UnmappedOperation extends Error {}
 
@@ -73,11 +73,13 @@ export async function mapRequest(
     topicKey?: (topicArn: string) => TopicKey | undefined;
     /** A secret's tags (by name or ARN; empty when it does not exist) for DeleteSecret's conditions. */
     secretTags?: (id: string) => Promise<Record<string, string>>;
+    /** MemoryDB and Keyspaces resources' tags (their deletes' aws:ResourceTag conditions). */
+    resourceTags?: ResourceTags;
   },
 ): Promise<Mapped> {
   if (req.service === 's3') return mapS3(req);
   if (req.service === 'cassandra') {
-    const ks = mapKeyspaces(req);
+    const ks = mapKeyspaces(req, lookups.resourceTags);
     if (ks) return ks;
     throw new UnmappedOperation(
       `cassandra ${String(req.headers['x-amz-target'])} is not in the twin's IAM table`,
@@ -85,7 +87,7 @@ export async function mapRequest(
   }
   const dax = mapDax(req);
   if (dax) return dax;
-  const memorydb = mapMemoryDb(req);
+  const memorydb = mapMemoryDb(req, lookups.resourceTags);
   if (memorydb) return memorydb;
   const target = String(req.headers['x-amz-target'] ?? '');
   if (JSON_PREFIX[req.service] && target) {

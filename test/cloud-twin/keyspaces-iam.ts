@@ -14,17 +14,24 @@
  * call returns: system_schema.tables, system_schema.keyspaces, system_schema_mcs.tags (where the developer guide
  * reads tags, https://docs.aws.amazon.com/keyspaces/latest/devguide/Tagging.Operations.view.table.html); a tag read
  * of a table checks that table too. The grants (lib/constructs/keyspaces-access.ts) also allow Select on fb_
- * keyspace ARNs and `…/keyspace/system*`, so IAM's string match of either reading is covered.
+ * keyspace ARNs and `…/keyspace/system*`, so IAM's string match of either reading is covered. DeleteKeyspace carries
+ * the keyspace's tags (aws:ResourceTag/<key>, a condition key of the keyspace resource type) from `tagsOf`.
  */
 import { ACCOUNT, REGION } from './template';
-import type { ApiRequest, IamCheck, Mapped } from './iam-request';
+import {
+  resourceTagContext,
+  type ApiRequest,
+  type IamCheck,
+  type Mapped,
+  type ResourceTags,
+} from './iam-request';
 
 const keyspaceArn = (ks: string) => `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/${ks}/`;
 const tableArn = (ks: string, t: string) =>
   `arn:aws:cassandra:${REGION}:${ACCOUNT}:/keyspace/${ks}/table/${t}`;
 
 /** The IAM checks of one Keyspaces API request; null when the operation is not one the project calls. */
-export function mapKeyspaces(req: ApiRequest): Mapped | null {
+export function mapKeyspaces(req: ApiRequest, tagsOf: ResourceTags = () => ({})): Mapped | null {
   const op = String(req.headers['x-amz-target'] ?? '').replace(/^KeyspacesService\./, '');
   const p = (req.body.length ? JSON.parse(req.body.toString('utf8')) : {}) as Record<string, unknown>;
   const ks = String(p.keyspaceName);
@@ -49,7 +56,13 @@ export function mapKeyspaces(req: ApiRequest): Mapped | null {
     CreateKeyspace: () => creates(keyspaceArn(ks)),
     CreateTable: () => creates(tableArn(ks, String(p.tableName))),
     GetTable: () => select(tableArn(ks, String(p.tableName)), system('tables')),
-    DeleteKeyspace: () => [{ action: 'cassandra:Drop', resource: keyspaceArn(ks), context: {} }],
+    DeleteKeyspace: () => [
+      {
+        action: 'cassandra:Drop',
+        resource: keyspaceArn(ks),
+        context: resourceTagContext(tagsOf(keyspaceArn(ks))),
+      },
+    ],
     // UpdateTable authorizes cassandra:Alter ("alter a keyspace or table") on the table
     UpdateTable: () => [
       { action: 'cassandra:Alter', resource: tableArn(ks, String(p.tableName)), context: {} },

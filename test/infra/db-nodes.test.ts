@@ -144,7 +144,7 @@ function statements(
 }
 
 describe('permissions', () => {
-  it('ProvisionTarget launches only from the node template, only instances tagged as nodes', () => {
+  it('ProvisionTarget launches only from the node template, only instances tagged as nodes with a run id', () => {
     const s = statements('provisionTarget');
     const run = s.filter((x) => [x.Action].flat().includes('ec2:RunInstances'));
     expect(run.map((x) => x.Sid).sort()).toEqual(['RunNodesFromTemplate', 'RunTaggedNodes']);
@@ -152,6 +152,7 @@ describe('permissions', () => {
     expect(JSON.stringify(tagged.Resource)).toContain(':instance/*');
     expect(tagged.Condition).toEqual({
       StringEquals: { 'aws:RequestTag/fleetbench:role': ['scylla-node', 'cassandra-node'] },
+      StringLike: { 'aws:RequestTag/fleetbench:run-id': '?*' },
     });
     const fromTemplate = run.find((x) => x.Sid === 'RunNodesFromTemplate')!;
     expect(JSON.stringify(fromTemplate.Resource)).not.toContain(':instance/');

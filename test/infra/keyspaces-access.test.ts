@@ -58,12 +58,15 @@ it('ProvisionTarget creates fb_ keyspaces and tables only with the run tag in th
   expect(s.Condition).toEqual({ Null: { 'aws:RequestTag/fleetbench:run-id': 'false' } });
 });
 
-it('only Teardown, the abort handler and the janitor may drop, and only fb_ keyspaces', () => {
+it('only Teardown, the abort handler and the janitor may drop, and only fb_ keyspaces carrying a run tag', () => {
   for (const n of names) {
     const drops = statementsOf(n).filter((x) => ([] as string[]).concat(x.Action).includes('cassandra:Drop'));
-    if (['teardown', 'onAbort', 'janitor'].includes(n))
+    if (['teardown', 'onAbort', 'janitor'].includes(n)) {
       expect(drops.map((d) => d.Resource)).toEqual([[arn('fb_*/'), arn('fb_*/table/*')]]);
-    else expect(drops).toEqual([]);
+      expect(drops.map((d) => d.Condition)).toEqual([
+        { Null: { 'aws:ResourceTag/fleetbench:run-id': 'false' } },
+      ]);
+    } else expect(drops).toEqual([]);
   }
 });
 

@@ -134,6 +134,13 @@ describe('step permissions', () => {
       );
       expect(a.filter((x) => /:Create/.test(x))).toEqual([]);
     }
+    // the pieces are deleted only when they carry a run tag (each is created with it)
+    for (const fn of ['provisionTarget', 'teardown', 'onAbort', 'janitor']) {
+      const del = fnStatements(fn).filter((x) => [x.Action].flat().some((a) => /^memorydb:Delete/.test(a)));
+      expect(del.map((x) => [x.Sid, x.Condition])).toEqual([
+        ['DeleteMemoryDbPieces', { Null: { 'aws:ResourceTag/fleetbench:run-id': 'false' } }],
+      ]);
+    }
     expect(actionsOf(fnStatements('report')).filter((a) => a.startsWith('memorydb:'))).toEqual([]);
   });
 
