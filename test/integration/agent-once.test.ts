@@ -8,7 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { FsStore } from '../../lib/local/fs-store';
+import { LocalFleet } from '../../lib/local/fleet';
 import { LoaderPaths, ensureLoaderBuilt } from '../../lib/build/maven';
 import { parseManifest } from '../../lib/core/contract/manifest';
 import { buildAgent } from '../../loader/agent/build';
@@ -158,4 +160,41 @@ test('a lock whose agent died (SIGKILL) without an outcome is taken over: its JV
   const ms = await manifests('stale');
   expect(ms.map((m) => m.pid).sort()).toEqual(own.sort());
   expect(ms.every((m) => m.error === null)).toBe(true);
+});
+
+test('local mode: a command sent twice to one slot runs one workload, both end Success; a new fleet runs it again', async () => {
+  const file = await writeJob('local', { durationSeconds: 1 });
+  const jobPrefix = pathToFileURL(path.dirname(file)).href;
+  const logDir = path.join(root, 'local-agents');
+  const fleetOf = () =>
+    new LocalFleet({ bundleDir: path.dirname(paths.bundleLibDir), endpoint: 'http://127.0.0.1:9', logDir });
+  const settle = async (fleet: LocalFleet, ids: string[]) => {
+    for (let t = 0; t < 600; t++) {
+      const inv = await fleet.status(ids);
+      if (inv.every((i) => i.status !== 'InProgress' && i.status !== 'Pending')) return inv;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the local agents did not end');
+  };
+  const send = (fleet: LocalFleet) => fleet.send({ instanceIds: ['i-0'], jobPrefix, timeoutSeconds: 60 });
+  const logs = async () => (await fs.readdir(logDir)).filter((f) => f.endsWith('.log')).sort();
+  const pidsIn = async (names: string[]) =>
+    (await Promise.all(names.map((n) => fs.readFile(path.join(logDir, n), 'utf8')))).map(jvmPids);
+
+  // a retried StartCell: the same job file, a second command to the same loader while the first runs
+  const fleet = fleetOf();
+  const sent = [...(await send(fleet)), ...(await send(fleet))];
+  const inv = await settle(fleet, sent);
+  expect(inv.map((i) => i.status)).toEqual(['Success', 'Success']);
+  const [p1, p2] = await pidsIn(await logs());
+  expect([p1!.length, p2!.length].sort()).toEqual([0, 2]);
+
+  // a resumed run's fleet (same slot id, same job): its own state, so the job runs again
+  const again = fleetOf();
+  const inv2 = await settle(again, await send(again));
+  expect(inv2.map((i) => i.status)).toEqual(['Success']);
+  // its command's log (the new fleet numbers its commands from 1 again: cmd-1-i-0.log is its own now)
+  const [p3] = await pidsIn([`${inv2[0]!.commandId}-i-0.log`]);
+  expect(p3).toHaveLength(2);
+  expect((await manifests('local')).map((m) => m.pid).sort()).toEqual([...p3!].sort());
 });
