@@ -107,7 +107,7 @@ test('two agents given one job at once: one workload, both exit 0 with its resul
   const ms = await manifests('ok');
   expect(ms.map((m) => m.process)).toEqual([0, 1]);
   expect(ms.map((m) => m.pid).sort()).toEqual(jvmPids(runner.stderr).sort());
-  expect(ms.every((m) => m.error === null && m.operations > 0)).toBe(true);
+  expect(ms.every((m) => m.error === null && (m.operations ?? 0) > 0)).toBe(true);
   // the retry (attempt 1, its own output prefix) is another job: it ran its own JVMs
   expect(jvmPids(rc.stderr)).toHaveLength(2);
   expect((await manifests('ok', 'retry-1/raw')).map((m) => m.pid).sort()).toEqual(jvmPids(rc.stderr).sort());

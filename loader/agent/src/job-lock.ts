@@ -12,7 +12,8 @@
  *     reused pid is not taken for the agent) and the pids of the JVMs it started;
  *   - `<key>.done`: the outcome the lock's holder records when it ends (exit code, result, failed processes).
  * An agent that finds a done marker reports that outcome and runs nothing. One that finds a live holder waits for
- * its done marker (a stop signal meanwhile is passed on to the holder), then reports it. A lock whose holder is
+ * its done marker (a stop signal meanwhile is passed on to the holder, unless the holder is stopping already),
+ * then reports it. A lock whose holder is
  * dead without a done marker is stale: the agent kills the JVMs the dead holder left (Linux, where their identity
  * can be checked) and takes generation g+1 exclusively (of two agents taking over at once one wins; the other
  * waits on it), then runs.
@@ -77,6 +78,9 @@ interface LockRecord extends ProcessId {
   startedMs: number;
   /** the JVMs this holder started */
   children: ProcessId[];
+  /** set when the holder got SIGINT/SIGTERM itself: a waiter then does not signal it again (a second signal would
+   * make it exit at once, without uploading what its JVMs left) */
+  stopping?: boolean;
 }
 
 /** The /proc/<pid>/stat start time (field 22) and state (field 3); null without /proc or without the process. */
@@ -151,6 +155,9 @@ export function ensureStateDir(dir: string, field: string): string {
   return abs;
 }
 
+/** How long a stopped waiter leaves the holder to record that it is stopping too, before it passes the stop on. */
+const STOP_GRACE_MS = 500;
+
 export interface ClaimOptions {
   stateDir: string;
   job: Pick<Job, 'runId' | 'cellId' | 'phase' | 'loaderIndex' | 'outputPrefix'>;
@@ -175,6 +182,12 @@ export class JobLock {
   /** Records a JVM this agent started (a later agent kills it should this one die without an outcome). */
   addChild(pid: number): void {
     this.record.children.push(processId(pid));
+    writeAtomic(this.file, this.record);
+  }
+
+  /** Records that this agent is stopping (a signal): an agent waiting on it does not pass its own stop on. */
+  markStopping(): void {
+    this.record.stopping = true;
     writeAtomic(this.file, this.record);
   }
 
@@ -207,6 +220,7 @@ export async function claimJob(o: ClaimOptions): Promise<Claim> {
   const what = `${o.job.phase} of ${o.job.runId}/${o.job.cellId} loader-${o.job.loaderIndex}`;
   let waitingOn: number | undefined;
   let forwarded = false;
+  let abortSeenMs: number | undefined;
   for (;;) {
     const done = readJson<JobOutcome>(doneFile);
     if (done) {
@@ -240,9 +254,14 @@ export async function claimJob(o: ClaimOptions): Promise<Claim> {
       );
     }
     if (o.signal?.aborted && !forwarded) {
-      forwarded = true;
-      o.log(`agent: stopping, so stopping pid ${holder.pid} that runs this job (SIGTERM)`);
-      signalProcess(holder, 'SIGTERM');
+      // a stop of both (a process group, a fleet's teardown) reaches the holder itself: give it a moment to say so
+      abortSeenMs ??= Date.now();
+      if (holder.stopping) forwarded = true;
+      else if (Date.now() - abortSeenMs >= STOP_GRACE_MS) {
+        forwarded = true;
+        o.log(`agent: stopping, so stopping pid ${holder.pid} that runs this job (SIGTERM)`);
+        signalProcess(holder, 'SIGTERM');
+      }
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }

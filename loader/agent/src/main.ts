@@ -28,6 +28,7 @@ import {
   claimJob,
   defaultStateDir,
   ensureStateDir,
+  type JobLock,
   type JobOutcome,
 } from './job-lock';
 
@@ -69,6 +70,7 @@ export async function agentMain(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
   let abortTimeoutMs = ABORT_UPLOAD_ALLOWANCE_MS;
+  let lock: JobLock | undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
     const code = sig === 'SIGINT' ? 130 : 143;
     if (stoppedBy) {
@@ -78,6 +80,8 @@ export async function agentMain(argv: string[]): Promise<number> {
     }
     stoppedBy = sig;
     process.stderr.write(`agent: ${sig} received, stopping every YCSB process\n`);
+    // an agent waiting on this job must not signal this one again (./job-lock.ts)
+    lock?.markStopping();
     controller.abort();
     // should stopping and uploading hang, do not outlive the signal by more than this
     setTimeout(() => {
@@ -158,6 +162,7 @@ export async function agentMain(argv: string[]): Promise<number> {
     });
     if ('stopped' in claim) return stoppedBy === 'SIGINT' ? 130 : 143;
     if ('outcome' in claim) return reportOutcome(claim.outcome);
+    lock = claim.run;
     let outcome: Omit<JobOutcome, 'pid' | 'finishedMs'> | undefined;
     try {
       const result = await runJob(job, {

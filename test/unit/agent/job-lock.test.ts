@@ -103,6 +103,28 @@ test('an agent stopped while another runs the job passes the stop on and never r
   expect(waiter.lines.join('\n')).toMatch(new RegExp(`stopping pid ${holder.pid} that runs this job`));
 });
 
+test('a waiter stopped together with the holder does not signal it again (it would exit without uploading)', async () => {
+  const { spawn } = await import('node:child_process');
+  const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  try {
+    const held = await claimJob(opts({ self: processId(holder.pid!) }));
+    if (!('run' in held)) throw new Error('the holder did not get the lock');
+    held.run.markStopping();
+    const stop = new AbortController();
+    const waiter = opts({ signal: stop.signal });
+    const claim = claimJob(waiter);
+    stop.abort();
+    await new Promise((r) => setTimeout(r, 800));
+    expect(holder.exitCode).toBeNull();
+    expect(holder.signalCode).toBeNull();
+    held.run.finish({ ...outcome, exitCode: 143 });
+    expect(await claim).toMatchObject({ outcome: { exitCode: 143 } });
+    expect(waiter.lines.join('\n')).not.toMatch(/stopping pid/);
+  } finally {
+    holder.kill('SIGKILL');
+  }
+});
+
 test('a stale lock (holder gone, no outcome) is taken over; a live one is not', async () => {
   const gone = { pid: deadPid(), startTicks: null };
   expect(processAlive(gone)).toBe(false);
