@@ -58,12 +58,22 @@ interface LocalInvocation {
   detail?: string;
 }
 
+let fleets = 0;
+
 export class LocalFleet implements FleetAdmin, CommandRunner {
   private readonly slots: Slot[] = [];
   private readonly invocations: LocalInvocation[] = [];
   private seq = 0;
+  /**
+   * Where this fleet's agents keep each job's lock and outcome (loader/agent/src/job-lock.ts): a job delivered twice
+   * runs once. One directory per fleet, as a loader's state lives as long as the loader: a resumed run's fleet
+   * (same slot ids, same jobs) runs its jobs again.
+   */
+  private readonly stateDir: string;
 
-  constructor(private readonly o: LocalFleetOptions) {}
+  constructor(private readonly o: LocalFleetOptions) {
+    this.stateDir = path.join(o.logDir, 'state', `${Date.now().toString(36)}-${process.pid}-${++fleets}`);
+  }
 
   async launch(req: LaunchRequest): Promise<string[]> {
     const max = this.o.maxLoaders ?? LOCAL_MAX_LOADERS;
@@ -125,6 +135,7 @@ export class LocalFleet implements FleetAdmin, CommandRunner {
             ...process.env,
             FLEETBENCH_PROGRESS: 'plain',
             AWS_ENDPOINT_URL_DYNAMODB: this.o.endpoint,
+            FLEETBENCH_AGENT_STATE_DIR: this.stateDir,
             ...this.o.env,
           },
           detached: true,

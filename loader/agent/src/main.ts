@@ -3,11 +3,13 @@
  *
  *   node agent.js <job.json | file:///…/job.json | s3://bucket/…/job.json>
  *        [--bundle <dir>] [--classpath <cp>] [--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch]
+ *        [--state-dir <dir>]
  *
  * Environment: FLEETBENCH_BUNDLE (the loader bundle directory, `<dir>/lib/*.jar`), FLEETBENCH_RUN_AS
  * (or --run-as: the user the JVMs run as; the agent must be root to switch),
  * FLEETBENCH_PROGRESS=cloudwatch (on AWS: progress lines plus PutMetricData, namespace Fleetbench) or
- * emf (EMF documents on stdout), JAVA_HOME.
+ * emf (EMF documents on stdout), JAVA_HOME, FLEETBENCH_AGENT_STATE_DIR (or --state-dir: where the agent keeps each
+ * job's lock and outcome, so a job delivered twice runs once: ./job-lock.ts).
  * Exit codes: 0 all processes succeeded; 1 a process failed (named on stderr) or an internal
  * error; 2 a bad job or bad flags (nothing was started); 130/143 stopped by SIGINT/SIGTERM.
  */
@@ -19,11 +21,20 @@ import { openStore } from '../../../lib/open-store';
 import { CloudWatchMetricsSink } from '../../../lib/aws/cloudwatch-metrics';
 import { SecretsManagerSecrets } from '../../../lib/aws/secrets';
 import { loadJob } from './job';
-import { runJob } from './run-job';
+import { runJob, type JobResult } from './run-job';
+import {
+  STATE_DIR_ENV,
+  canonicalRef,
+  claimJob,
+  defaultStateDir,
+  ensureStateDir,
+  type JobLock,
+  type JobOutcome,
+} from './job-lock';
 
 const USAGE =
   'usage: agent <job.json | file:///…/job.json | s3://bucket/…/job.json> [--bundle <dir>] [--classpath <cp>] ' +
-  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch] [--run-as <user>]';
+  '[--work-dir <dir>] [--keep-work-dir] [--progress plain|emf|cloudwatch] [--run-as <user>] [--state-dir <dir>]';
 
 /** The uid and gid of a user in an /etc/passwd text; an InputError naming the field when it is not there. */
 export function passwdUser(name: string, passwd: string, field = '--run-as'): { uid: number; gid: number } {
@@ -59,6 +70,7 @@ export async function agentMain(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
   let abortTimeoutMs = ABORT_UPLOAD_ALLOWANCE_MS;
+  let lock: JobLock | undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
     const code = sig === 'SIGINT' ? 130 : 143;
     if (stoppedBy) {
@@ -68,6 +80,8 @@ export async function agentMain(argv: string[]): Promise<number> {
     }
     stoppedBy = sig;
     process.stderr.write(`agent: ${sig} received, stopping every YCSB process\n`);
+    // an agent waiting on this job must not signal this one again (./job-lock.ts)
+    lock?.markStopping();
     controller.abort();
     // should stopping and uploading hang, do not outlive the signal by more than this
     setTimeout(() => {
@@ -90,6 +104,7 @@ export async function agentMain(argv: string[]): Promise<number> {
           'keep-work-dir': { type: 'boolean' },
           progress: { type: 'string' },
           'run-as': { type: 'string' },
+          'state-dir': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
       });
@@ -133,30 +148,53 @@ export async function agentMain(argv: string[]): Promise<number> {
           values['run-as'] ? '--run-as' : 'FLEETBENCH_RUN_AS',
         )
       : undefined;
-    const result = await runJob(job, {
-      ...(runAs ? { runAs } : {}),
-      classpath,
-      openStore: (uri) => openStore(uri),
-      fetchSecret: (arn) => new SecretsManagerSecrets(secretsClientConfig()).secretString(arn),
-      workDir: values['work-dir'],
-      keepWorkDir: values['keep-work-dir'],
-      progressFormat: progress === 'emf' ? 'emf' : 'plain',
-      // on a loader: plain lines in the command output, and the figures as CloudWatch metrics
-      ...(progress === 'cloudwatch' ? { metrics: new CloudWatchMetricsSink() } : {}),
-      signal: controller.signal,
-      onSpawn: (proc, pid) => process.stderr.write(`agent: proc-${proc} pid ${pid}\n`),
-    });
-    process.stdout.write(
-      JSON.stringify({ ok: result.ok, outputPrefix: result.outputPrefix, failed: result.failed }) + '\n',
+    const stateDir = ensureStateDir(
+      values['state-dir'] ?? process.env[STATE_DIR_ENV] ?? defaultStateDir(),
+      values['state-dir'] ? '--state-dir' : process.env[STATE_DIR_ENV] ? STATE_DIR_ENV : 'state directory',
     );
-    if (stoppedBy) return stoppedBy === 'SIGINT' ? 130 : 143;
-    if (!result.ok) {
-      process.stderr.write(
-        `agent: failed processes: ${result.failed.map((f) => `proc-${f.process} (${f.reason})`).join('; ')}\n`,
-      );
-      return 1;
+    // one workload per job on this loader, however often the job is delivered (./job-lock.ts)
+    const claim = await claimJob({
+      stateDir,
+      job,
+      ref: canonicalRef(positionals[0]),
+      log: (l) => process.stderr.write(l + '\n'),
+      signal: controller.signal,
+    });
+    if ('stopped' in claim) return stoppedBy === 'SIGINT' ? 130 : 143;
+    if ('outcome' in claim) return reportOutcome(claim.outcome);
+    lock = claim.run;
+    let outcome: Omit<JobOutcome, 'pid' | 'finishedMs'> | undefined;
+    try {
+      const result = await runJob(job, {
+        ...(runAs ? { runAs } : {}),
+        classpath,
+        openStore: (uri) => openStore(uri),
+        fetchSecret: (arn) => new SecretsManagerSecrets(secretsClientConfig()).secretString(arn),
+        workDir: values['work-dir'],
+        keepWorkDir: values['keep-work-dir'],
+        progressFormat: progress === 'emf' ? 'emf' : 'plain',
+        // on a loader: plain lines in the command output, and the figures as CloudWatch metrics
+        ...(progress === 'cloudwatch' ? { metrics: new CloudWatchMetricsSink() } : {}),
+        signal: controller.signal,
+        onSpawn: (proc, pid) => {
+          process.stderr.write(`agent: proc-${proc} pid ${pid}\n`);
+          claim.run.addChild(pid);
+        },
+      });
+      outcome = outcomeOf(result, stoppedBy);
+    } catch (err) {
+      outcome = {
+        exitCode: err instanceof InputError ? 2 : 1,
+        ok: null,
+        outputPrefix: job.outputPrefix,
+        failed: [],
+        error: (err as Error)?.message ?? String(err),
+      };
+      throw err;
+    } finally {
+      if (outcome) claim.run.finish(outcome);
     }
-    return 0;
+    return reportOutcome(outcome);
   } catch (err) {
     if (err instanceof InputError) {
       process.stderr.write(`agent: invalid input:\n${err.message}\n`);
@@ -168,6 +206,33 @@ export async function agentMain(argv: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** The job's outcome from its result: 0 all processes succeeded, 1 one failed, 130/143 stopped by a signal. */
+function outcomeOf(
+  result: JobResult,
+  stoppedBy: NodeJS.Signals | undefined,
+): Omit<JobOutcome, 'pid' | 'finishedMs'> {
+  const exitCode = stoppedBy ? (stoppedBy === 'SIGINT' ? 130 : 143) : result.ok ? 0 : 1;
+  return { exitCode, ok: result.ok, outputPrefix: result.outputPrefix, failed: result.failed };
+}
+
+/**
+ * Prints a job's outcome (the result line on stdout, the failed processes or the error on stderr) and gives its
+ * exit code: the same whether this agent ran the job or another agent did (./job-lock.ts).
+ */
+function reportOutcome(o: Omit<JobOutcome, 'pid' | 'finishedMs'>): number {
+  if (o.ok !== null) {
+    process.stdout.write(JSON.stringify({ ok: o.ok, outputPrefix: o.outputPrefix, failed: o.failed }) + '\n');
+  }
+  if (o.failed.length) {
+    process.stderr.write(
+      `agent: failed processes: ${o.failed.map((f) => `proc-${f.process} (${f.reason})`).join('; ')}\n`,
+    );
+  } else if (o.error !== undefined && o.ok === null) {
+    process.stderr.write(`agent: the job ended in an error: ${o.error}\n`);
+  }
+  return o.exitCode;
 }
 
 /** FLEETBENCH_SECRETS_ENDPOINT points the Secrets Manager client elsewhere (tests: moto). */
