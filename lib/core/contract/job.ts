@@ -105,6 +105,12 @@ export const JobSchema = z
       .string()
       .regex(ID, 'a cell id: letters, digits, . _ - (max 128), starting with a letter or digit'),
     loaderIndex: z.number().int().min(0),
+    /**
+     * The execution the job belongs to (a resumed run's own execution, else the run id): the agent runs one job once
+     * per execution (its job lock, loader/agent/src/job-lock.ts), so a resume that meets a loader of the failed
+     * execution still runs its jobs. Absent in jobs written before it existed.
+     */
+    execution: z.string().min(1).max(128).optional(),
     phase: z.enum(['load', 'run']),
     /** One YCSB property map per process; P = its length. */
     processes: z.array(YcsbProperties).min(1).max(64),

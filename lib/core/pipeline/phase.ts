@@ -68,6 +68,7 @@ export function buildJobs(args: {
     const credentials = args.credentials?.[targetId] ?? b.credentials;
     return {
       runId: run.runId,
+      execution: run.resume?.executionName ?? run.runId,
       graceSeconds: GRACE_SECONDS,
       killAfterSeconds: KILL_AFTER_SECONDS,
       statusIntervalSeconds: spec.workload.statusIntervalSeconds,

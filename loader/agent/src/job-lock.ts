@@ -121,9 +121,12 @@ export function processAlive(p: ProcessId): boolean {
 }
 
 /** The key of a job in the state directory: its output location, loader, phase and document reference. */
-export function jobKey(job: Pick<Job, 'outputPrefix' | 'loaderIndex' | 'phase'>, ref: string): string {
+export function jobKey(
+  job: Pick<Job, 'outputPrefix' | 'loaderIndex' | 'phase' | 'execution'>,
+  ref: string,
+): string {
   return createHash('sha256')
-    .update(JSON.stringify([job.outputPrefix, job.loaderIndex, job.phase, ref]))
+    .update(JSON.stringify([job.outputPrefix, job.loaderIndex, job.phase, ref, job.execution ?? null]))
     .digest('hex')
     .slice(0, 32);
 }

@@ -152,6 +152,10 @@ test('a retry attempt, another loader or another job file is another job', () =>
   expect(jobKey(job(1), ref)).not.toBe(jobKey(job(0), ref));
   expect(jobKey(job(0, 1), ref)).not.toBe(jobKey(job(0), ref));
   expect(jobKey(job(0), 's3://b/jobs/i-2.json')).not.toBe(jobKey(job(0), ref));
+  // a resumed run's execution (the same outputs, the same job file): its own job
+  expect(jobKey({ ...job(0), execution: 'r1-resume-1' }, ref)).not.toBe(
+    jobKey({ ...job(0), execution: 'r1' }, ref),
+  );
   expect(canonicalRef('x/job.json')).toBe(path.resolve('x/job.json'));
   expect(canonicalRef('file:///a/job.json')).toBe('file:///a/job.json');
 });

@@ -149,6 +149,22 @@ describe('loader jobs', () => {
       endpoints,
     }).jobs[0]!;
 
+  it("names the execution it belongs to: the run's, or a resuming execution's own (the agent runs a job once per execution)", () => {
+    expect(job('run', 0).execution).toBe('r');
+    const resumed = buildJobs({
+      run: { ...run, resume: { executionName: 'r-resume-1', atMs: 0, cells: [0] } },
+      plan: planIndex(p),
+      cell: p.cells[0],
+      spec,
+      phase: 'run',
+      index: 0,
+      storeUri: 's3://b',
+      endpoints,
+    }).jobs[0]!;
+    expect(resumed.execution).toBe('r-resume-1');
+    expect(resumed.outputPrefix).toBe(job('run', 0).outputPrefix);
+  });
+
   it('CQL cells run the CQL binding against every node with QUORUM and the seeds’ keyspace/table', () => {
     const j = job(
       'run',
