@@ -535,7 +535,7 @@ async function finishProcess(
     workloadStartMs: p.workloadStartMs ?? null,
     endMs: p.endMs ?? Date.now(),
     counts,
-    operations: ok ? opTotals(ok).total : 0,
+    operations: ok ? opTotals(ok).operations : 0,
     measurements: ok ? operationCounts(ok) : {},
     files: [...uploads, 'manifest.json'],
     error: error ?? null,

@@ -78,7 +78,14 @@ const NON_ERROR_STATUSES = new Set(['OK', 'BATCHED_OK', 'NOT_FOUND', 'THROTTLED'
 const NOT_OPS = /^(CLEANUP|THREAD_COUNT|USED_MEM_MB|SYS_LOAD_AVG|GCS|GCS_TIME|VERIFY)$/;
 
 export interface OpTotals {
+  /** requests: Σ of the Return= lines (a read-modify-write's read and update are two) */
   total: number;
+  /**
+   * operations the workload issued: requests less the read-modify-writes (YCSB 0.17.0 records a read-modify-write's
+   * read and update through DBWrapper, each with a Return= line, and the read-modify-write itself without one:
+   * CoreWorkload.doTransactionReadModifyWrite); the rule of lib/core/results/names.ts tallyOperations
+   */
+  operations: number;
   ok: number;
   errors: number;
   byStatus: Record<string, number>;
@@ -86,7 +93,7 @@ export interface OpTotals {
 
 /** Totals over every database operation of a summary (Σ of Return= lines). */
 export function opTotals(summary: YcsbSummary): OpTotals {
-  const t: OpTotals = { total: 0, ok: 0, errors: 0, byStatus: {} };
+  const t: OpTotals = { total: 0, operations: 0, ok: 0, errors: 0, byStatus: {} };
   for (const [op, { returns }] of Object.entries(summary.ops)) {
     if (NOT_OPS.test(op)) continue;
     for (const [status, n] of Object.entries(returns)) {
@@ -96,6 +103,7 @@ export function opTotals(summary: YcsbSummary): OpTotals {
       if (!NON_ERROR_STATUSES.has(status)) t.errors += n;
     }
   }
+  t.operations = Math.max(0, t.total - (summary.ops['READ-MODIFY-WRITE']?.operations ?? 0));
   return t;
 }
 

@@ -91,10 +91,27 @@ describe('summary', () => {
     expect(operationCounts(s)).toEqual({ READ: 17, 'READ-FAILED': 3, CLEANUP: 4, 'Intended-READ': 17 });
     expect(opTotals(s)).toEqual({
       total: 30,
+      operations: 30,
       ok: 27,
       errors: 1,
       byStatus: { OK: 27, NOT_FOUND: 2, ERROR: 1 },
     });
+  });
+
+  test('a read-modify-write is one operation, though its read and update are two requests', () => {
+    // workload F as YCSB 0.17.0 reports it: 50 reads, 50 read-modify-writes (each a READ and an UPDATE request)
+    const f = parseSummary(
+      [
+        '[OVERALL], RunTime(ms), 1000',
+        '[READ], Operations, 100',
+        '[READ], Return=OK, 100',
+        '[UPDATE], Operations, 50',
+        '[UPDATE], Return=OK, 50',
+        '[READ-MODIFY-WRITE], Operations, 50',
+      ].join('\n'),
+      'summary.txt',
+    );
+    expect(opTotals(f)).toMatchObject({ total: 150, operations: 100, ok: 150 });
   });
 
   test('a summary that is not YCSB output -> error naming the file', () => {
