@@ -29,7 +29,7 @@
  * when the bucket holds no operation).
  */
 import { InputError } from '../common/errors';
-import { Histogram, type SparseHistogram } from '../hdr/histogram';
+import { Histogram, nextDown, type SparseHistogram } from '../hdr/histogram';
 import { V2Decoder, type DecodedCounts } from '../hdr/decode';
 import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';
 import type { CellInput, LogRef } from './input';
@@ -49,6 +49,25 @@ export interface AggregateOptions {
   prefetch?: number;
   /** also return the merged window histograms per name (tests, further analysis) */
   keepHistograms?: boolean;
+}
+
+/**
+ * A family's percentiles over its successful AND failed operations (what an SLO bounds), µs. YCSB times a
+ * failed operation like a successful one (DBWrapper.measure: `<OP>-FAILED` and `Intended-<OP>-FAILED`), so the
+ * percentiles are those of the merged histograms. Should one timing lack failed samples the other has (a run
+ * that recorded them under one timing only), those failed operations count as slower than any latency: a
+ * percentile that falls among them is null (unknown, never a pass).
+ */
+export interface InclFailedStats {
+  /** operations timed: successful + failed samples */
+  timed: number;
+  /** failed operations without a sample of this timing (the other timing has more failed samples) */
+  untimed: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  p999: number | null;
+  p9999: number | null;
 }
 
 /** Latency statistics in µs, HdrHistogram semantics. */
@@ -113,8 +132,19 @@ export interface CellAggregate {
   window: CellWindow;
   /** every measurement name seen (Intended-, -FAILED, -THROTTLED included), window only */
   ops: Record<string, OpStats>;
-  /** op families for the cells table: READ, UPDATE, ALL (= all base ops), service and intended */
-  families: Record<string, { service: LatencyStats; intended: LatencyStats; spectrum: FamilySpectrum }>;
+  /**
+   * op families for the cells table: READ, UPDATE, ALL (= all base ops), service and intended: of successful
+   * operations, and (inclFailed) of successful and failed operations alike
+   */
+  families: Record<
+    string,
+    {
+      service: LatencyStats;
+      intended: LatencyStats;
+      spectrum: FamilySpectrum;
+      inclFailed: { service: InclFailedStats; intended: InclFailedStats };
+    }
+  >;
   /** Σ of `Return=` lines over all processes' summaries (YCSB reports them for the whole run) */
   statuses: Record<string, Record<string, number>>;
   /**
@@ -495,9 +525,62 @@ function familiesOf(totals: Map<string, Histogram>): CellAggregate['families'] {
       service: latencyStats(service),
       intended: latencyStats(intended),
       spectrum: { service: spectrumOf(service), intended: spectrumOf(intended) },
+      inclFailed: inclFailedOf(totals, names),
     };
   };
   return { READ: family(['READ']), UPDATE: family(['UPDATE']), ALL: family(BASE_OPS) };
+}
+
+const REPORTED_INCL_FAILED = [50, 90, 99, 99.9, 99.99] as const;
+
+/** A family's successful and failed samples merged, per timing, and its failed operations a timing lacks. */
+function inclFailedOf(
+  totals: Map<string, Histogram>,
+  ops: readonly string[],
+): { service: InclFailedStats; intended: InclFailedStats } {
+  const merged = { service: null as Histogram | null, intended: null as Histogram | null };
+  const failed = { service: 0, intended: 0 };
+  for (const [name, h] of totals) {
+    const info = classifyName(name);
+    if (!ops.includes(info.op) || (info.kind !== 'ok' && info.kind !== 'failed')) continue;
+    const timing = info.intended ? 'intended' : 'service';
+    (merged[timing] ??= new Histogram(h)).add(h);
+    if (info.kind === 'failed') failed[timing] += h.totalCount;
+  }
+  const stats = (h: Histogram | null, untimed: number): InclFailedStats => {
+    const timed = h?.totalCount ?? 0;
+    const [p50, p90, p99, p999, p9999] = percentilesAmong(h, timed + untimed, REPORTED_INCL_FAILED);
+    return { timed, untimed, p50, p90, p99, p999, p9999 };
+  };
+  return {
+    service: stats(merged.service, Math.max(0, failed.intended - failed.service)),
+    intended: stats(merged.intended, Math.max(0, failed.service - failed.intended)),
+  };
+}
+
+/**
+ * HdrHistogram's getValueAtPercentile over `total` operations of which `h` holds the timed ones and the rest
+ * are slower than any of them: null where the percentile's operation is one of the rest (or there is none).
+ * With every operation timed it is exactly h.valuesAtPercentiles.
+ */
+export function percentilesAmong(
+  h: Histogram | null,
+  total: number,
+  percentiles: readonly number[],
+): (number | null)[] {
+  const timed = h?.totalCount ?? 0;
+  return percentiles.map((p) => {
+    if (!h || total === 0) return null;
+    const requested = Math.min(Math.max(nextDown(p), 0), 100);
+    const rank = Math.max(Math.ceil((requested * total) / 100), 1);
+    if (rank > timed) return null;
+    let running = 0;
+    for (let i = 0; i < h.countsLength; i++) {
+      running += h.countAtIndex(i);
+      if (running >= rank) return p === 0 ? h.valueFromIndex(i) : h.highestEquivalentAtIndex(i);
+    }
+    return null;
+  });
 }
 
 /** 5. statuses from the summaries (YCSB reports them for the whole run) */

@@ -47,6 +47,26 @@ export const FAMILIES = [
 
 export const FAMILY_STATS = ['count', 'mean', 'p50', 'p90', 'p99', 'p999', 'p9999', 'max'] as const;
 
+/**
+ * The percentiles `cells` also carries over successful AND failed operations (`<family>_<timing>_incl_failed_<stat>_us`):
+ * what an SLO bounds (lib/core/search/verdict.ts). YCSB times a failed operation like a successful one, under
+ * `<OP>-FAILED` / `<OP>-<STATUS>` and `Intended-<OP>-FAILED` (DBWrapper.measure,
+ * https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/DBWrapper.java).
+ */
+export const INCL_FAILED_STATS = ['p50', 'p90', 'p99', 'p999', 'p9999'] as const;
+
+/** The `cells` column of a family's percentile over successful and failed operations. */
+export function inclFailedColumn(
+  prefix: string,
+  kind: 'service' | 'intended',
+  stat: (typeof INCL_FAILED_STATS)[number],
+): string {
+  return `${prefix}_${kind}_incl_failed_${stat}_us`;
+}
+
+const percentileLabel = (s: string): string =>
+  `${s.slice(1, 3)}${s.length > 3 ? '.' + s.slice(3) : ''}th percentile`;
+
 /** Statuses with their own column in `cells`; any other Return= status adds to status_other. */
 export const STATUS_COLUMNS = [
   { status: 'OK', column: 'status_ok' },
@@ -70,17 +90,33 @@ function familyColumns(): Column[] {
           );
           continue;
         }
-        const label =
-          s === 'mean'
-            ? 'mean'
-            : s === 'max'
-              ? 'maximum'
-              : `${s.slice(1, 3)}${s.length > 3 ? '.' + s.slice(3) : ''}th percentile`;
+        const label = s === 'mean' ? 'mean' : s === 'max' ? 'maximum' : percentileLabel(s);
         out.push(
           col(
             `${f.prefix}_${kind}_${s}_us`,
             'double',
             `${label} ${timing} of successful ${f.what}, µs`,
+            true,
+          ),
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** `<family>_<timing>_incl_failed_<stat>_us`: the percentiles over successful and failed operations. */
+function inclFailedColumns(): Column[] {
+  const out: Column[] = [];
+  for (const f of FAMILIES) {
+    for (const kind of ['service', 'intended'] as const) {
+      for (const s of INCL_FAILED_STATS) {
+        out.push(
+          col(
+            inclFailedColumn(f.prefix, kind, s),
+            'double',
+            `${percentileLabel(s)} ${kind} time of ${f.what}, successful and failed operations alike, µs (what an ` +
+              `SLO bounds); null: none timed, or it falls among failed operations without a ${kind} time`,
             true,
           ),
         );
@@ -142,6 +178,7 @@ export const TABLES: readonly TableDef[] = [
       col('good_ops_per_sec', 'double', 'successful operations ÷ measured_seconds'),
       col('attainment', 'double', 'good_ops_per_sec ÷ target_ops_per_sec', true),
       ...familyColumns(),
+      ...inclFailedColumns(),
       ...STATUS_COLUMNS.map((s) =>
         col(s.column, 'bigint', `Σ Return=${s.status} over all processes (whole run, as YCSB reports it)`),
       ),
@@ -341,8 +378,12 @@ export const TABLES: readonly TableDef[] = [
       col('target_kind', 'string', 'the target’s kind'),
       col('distribution', 'string', 'request distribution'),
       col('read_proportion', 'double', 'YCSB readproportion'),
-      col('slo', 'string', 'the SLO, e.g. "intended P99 of all operations ≤ 10 ms"'),
-      col('slo_column', 'string', 'the cells column the SLO bounds, e.g. all_intended_p99_us'),
+      col('slo', 'string', 'the SLO, e.g. "intended P99 of all operations (failed ones included) ≤ 10 ms"'),
+      col(
+        'slo_column',
+        'string',
+        'the cells column the SLO bounds, e.g. all_intended_incl_failed_p99_us (successful and failed operations)',
+      ),
       col('slo_max_us', 'double', 'the SLO’s bound, µs'),
       col('min_attainment', 'double', 'a probe also had to attain this share of its rate'),
       col('max_error_rate', 'double', '... and fail at most this share of its operations'),
