@@ -163,9 +163,21 @@ export const TABLES: readonly TableDef[] = [
       col('read_proportion', 'double', 'YCSB readproportion'),
       col('update_proportion', 'double', 'YCSB updateproportion'),
       col('target_ops_per_sec', 'double', 'throughput target of the cell (null: unthrottled)', true),
-      col('window_start_ms', 'bigint', 'measured window start (cell start + warm-up), epoch ms'),
-      col('window_end_ms', 'bigint', 'measured window end (cell end − cool-down), epoch ms'),
-      col('measured_seconds', 'double', 'span of the counted intervals; divisor of every ops/s'),
+      col(
+        'window_start_ms',
+        'bigint',
+        "measured window start: the earliest process's workload start + warm-up (each process has its own window), epoch ms",
+      ),
+      col(
+        'window_end_ms',
+        'bigint',
+        "measured window end: the latest process's end (run phase: its schedule's end) − cool-down, epoch ms",
+      ),
+      col(
+        'measured_seconds',
+        'double',
+        "the processes' counted spans averaged, weighted by their operations: (successful + failed operations) ÷ achieved_ops_per_sec",
+      ),
       col('warmup_seconds', 'double', 'warm-up excluded'),
       col('cooldown_seconds', 'double', 'cool-down excluded'),
       col('loaders', 'bigint', 'loader instances with output'),
@@ -173,9 +185,13 @@ export const TABLES: readonly TableDef[] = [
       col(
         'achieved_ops_per_sec',
         'double',
-        '(successful + failed operations) ÷ measured_seconds; a read-modify-write is one operation (see above)',
+        'Σ over the processes of (successful + failed operations) ÷ the span of its counted intervals; a read-modify-write is one operation (see above)',
       ),
-      col('good_ops_per_sec', 'double', 'successful operations ÷ measured_seconds'),
+      col(
+        'good_ops_per_sec',
+        'double',
+        'Σ over the processes of successful operations ÷ the span of its counted intervals',
+      ),
       col('attainment', 'double', 'good_ops_per_sec ÷ target_ops_per_sec', true),
       ...familyColumns(),
       ...inclFailedColumns(),
@@ -236,7 +252,7 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'intervals',
     description:
-      'Time series: one row per cell, status-interval bucket (10 s by default; aligned on the window start across processes) and ' +
+      "Time series: one row per cell, status-interval bucket (10 s by default; aligned on each process's own window start) and " +
       'measurement name; warm-up buckets included (in_window false).',
     partitionKeys: PARTITION_KEYS,
     columns: [
