@@ -106,3 +106,17 @@ describe('the sum of per-process rates against YCSB’s own throughput', () => {
     expect(Math.abs(agg.achievedOpsPerSec / ycsb - 1)).toBeLessThan(0.005);
   });
 });
+
+describe('a process whose own window is empty', () => {
+  it('makes the cell incomplete, naming it; every window empty is an error', async () => {
+    // manifests: loader-0/proc-0 ran 8.979 s, loader-0/proc-1 8.780 s (JVM start to exit)
+    const agg = await aggregateCell(await readCellDir(FIXTURE), { warmupSeconds: 8.5, cooldownSeconds: 0.3 });
+    expect(agg.incomplete).toContain(
+      'loader-0/proc-1: ran 8.78 s, within warm-up 8.5 s + cool-down 0.3 s: nothing of it measured',
+    );
+    expect(agg.incomplete).not.toContainEqual(expect.stringMatching(/^loader-0\/proc-0/));
+    await expect(aggregateCell(await readCellDir(FIXTURE), { warmupSeconds: 9 })).rejects.toThrow(
+      /warm-up 9 s and cool-down 0 s leave no measured window \(the longest process ran 8\.979 s\)/,
+    );
+  });
+});
