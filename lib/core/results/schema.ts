@@ -444,7 +444,7 @@ export const TABLES: readonly TableDef[] = [
       col(
         'probes_json',
         'string',
-        'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons}',
+        'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons, suspect}; suspect: e.g. "loader CPU suspect: …" when the probe cell is suspect (a note: pass/fail unchanged), else null',
       ),
     ],
   },

@@ -35,6 +35,20 @@ export interface ProbeVerdict {
   errorRate: number | null;
   /** why it failed (empty when it passed) */
   reasons: string[];
+  /**
+   * the probe's cell is suspect (cells.suspect: a loader's CPU or the open-loop schedule may have shaped its
+   * numbers), e.g. "loader CPU suspect: loader-0 CPU 93.0 % > 70 % of its 2 CPUs"; null when not. A note for
+   * the reader: it does not change pass or fail.
+   */
+  suspect: string | null;
+}
+
+/** The probe's suspect note from its `cells` row (lib/core/results/loader-cpu.ts judgeCell), null when not suspect. */
+export function suspectNote(row: Record<string, unknown>): string | null {
+  if (row.suspect !== true) return null;
+  const reason = typeof row.suspect_reason === 'string' && row.suspect_reason ? row.suspect_reason : null;
+  if (reason === null) return 'loader suspect';
+  return `${/ CPU /.test(reason) ? 'loader CPU suspect' : 'loader suspect'}: ${reason}`;
 }
 
 const numberOf = (row: Record<string, unknown>, k: string): number | null =>
@@ -62,5 +76,5 @@ export function probeVerdict(s: SloSearch, row: Record<string, unknown>): ProbeV
     );
   if (row.incomplete === true)
     reasons.push(`incomplete: ${String(row.incomplete_reason ?? 'a loader or process failed')}`);
-  return { pass: reasons.length === 0, latencyUs, attainment, errorRate, reasons };
+  return { pass: reasons.length === 0, latencyUs, attainment, errorRate, reasons, suspect: suspectNote(row) };
 }

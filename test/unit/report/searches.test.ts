@@ -75,6 +75,18 @@ describe('searchSections', () => {
     expect([...html.matchAll(/data-mark="(\d+)"/g)].map((m) => Number(m[1]))).toEqual([1000, 1200]);
   });
 
+  it('notes a suspect probe (loader CPU) without changing its verdict; older rows without the field show none', () => {
+    const note = 'loader CPU suspect: loader-0 CPU 93.0 % > 70 % of its 2 CPUs';
+    const json = JSON.parse(String(searches[0]!.probes_json)) as Record<string, unknown>[];
+    json[0]!.suspect = note;
+    const one = searchSections([{ ...searches[0]!, probes_json: JSON.stringify(json) }], cells).join('\n');
+    expect(one).toContain('<th>loader (pass/fail unchanged)</th>');
+    expect(one).toMatch(
+      /<tr class="pass">.*<td>pass<\/td>.*<td class="flag">loader CPU suspect: loader-0 CPU 93\.0 % &gt; 70 %/,
+    );
+    expect(html).not.toContain('class="flag"');
+  });
+
   it('is absent without searches', () => {
     expect(searchSections(undefined, cells)).toEqual([]);
     expect(searchSections([], cells)).toEqual([]);

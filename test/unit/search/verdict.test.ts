@@ -114,3 +114,34 @@ describe('percentilesAmong', () => {
     expect(percentilesAmong(null, 0, [50])).toEqual([null]);
   });
 });
+
+describe('a suspect probe', () => {
+  const row = {
+    all_intended_incl_failed_p99_us: 4000,
+    attainment: 0.99,
+    error_rate: 0,
+    incomplete: false,
+    suspect: true,
+    suspect_reason: 'loader-0 (ip-10-0-0-1) CPU 93.0 % > 70 % of its 2 CPUs',
+  };
+  it('records "loader CPU suspect" and still passes (a note, not a failure)', () => {
+    expect(probeVerdict(search(99), row)).toMatchObject({
+      pass: true,
+      reasons: [],
+      suspect: 'loader CPU suspect: loader-0 (ip-10-0-0-1) CPU 93.0 % > 70 % of its 2 CPUs',
+    });
+  });
+  it('names a schedule-delay suspect a loader suspect, and a failing probe keeps its note', () => {
+    const late = {
+      ...row,
+      suspect_reason: 'behind the open-loop schedule: SCHEDULE-DELAY p99 25.0 ms > 10 ms',
+    };
+    expect(probeVerdict(search(99), late).suspect).toBe(
+      'loader suspect: behind the open-loop schedule: SCHEDULE-DELAY p99 25.0 ms > 10 ms',
+    );
+    const failing = probeVerdict(search(99), { ...row, attainment: 0.5 });
+    expect(failing.pass).toBe(false);
+    expect(failing.suspect).toMatch(/^loader CPU suspect: /);
+    expect(probeVerdict(search(99), { ...row, suspect: false }).suspect).toBeNull();
+  });
+});
