@@ -17,6 +17,8 @@ interface ProbeJson {
   attainment: number | null;
   error_rate: number | null;
   reasons: string[];
+  /** the probe cell was suspect (loader CPU or schedule): a note, not a failure; absent in older rows */
+  suspect?: string | null;
 }
 
 const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -74,12 +76,13 @@ function probeTable(s: ReportSearch): string {
     (p, i) =>
       `<tr class="${p.pass ? 'pass' : 'fail'}"><td>${i + 1}</td><td>${escapeXml(p.cell_id)}</td><td>${ops(p.rate)}</td>` +
       `<td>${p.pass ? 'pass' : 'fail'}</td><td>${ms(p.latency_us)}</td><td>${pct(p.attainment)}</td>` +
-      `<td>${pct(p.error_rate, 2)}</td><td>${escapeXml(p.reasons.join('; '))}</td></tr>`,
+      `<td>${pct(p.error_rate, 2)}</td><td>${escapeXml(p.reasons.join('; '))}</td>` +
+      `<td${p.suspect ? ' class="flag"' : ''}>${escapeXml(p.suspect ?? '')}</td></tr>`,
   );
   return (
     `<figure data-table="probes-${escapeXml(String(s.search_id))}"><figcaption>Probes of ${escapeXml(String(s.search_id))}</figcaption>` +
     `<div class="scroll"><table><thead><tr><th>#</th><th>cell</th><th>rate ops/s</th><th>verdict</th><th>SLO latency ms</th>` +
-    `<th>attainment</th><th>error rate</th><th>why it failed</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></figure>`
+    `<th>attainment</th><th>error rate</th><th>why it failed</th><th>loader (pass/fail unchanged)</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></figure>`
   );
 }
 

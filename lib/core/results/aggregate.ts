@@ -3,33 +3,41 @@
  * (never averaging percentiles) over the measured window, and derives throughput, status counts,
  * error rate, throttled attempts, good ops/s, attainment and a time series.
  *
- * Window (all times epoch ms):
- *   cellStart   = earliest manifest startMs (or, with no manifest at all, the earliest interval start)
- *   cellEnd     = latest manifest endMs (or, with none, the latest interval end)
- *   window      = [cellStart + warm-up, cellEnd − cool-down)
+ * Windows (all times epoch ms), one per process, each on its own timeline (a loader that started late is
+ * measured over its own steady state, not its warm-up):
+ *   began   = its manifest's workloadStartMs (when YCSB's workload began), else its startMs (JVM start), else
+ *             (no manifest) its first interval's start
+ *   ended   = its manifest's endMs (JVM exit), else its last interval's end
+ *   window  = [began + warm-up, ended − cool-down)
  *   With `durationSeconds` (a run phase), a process's schedule ends durationSeconds after its workload began
- *   (the manifest's workloadStartMs): YCSB then starts nothing new but lets each thread finish its operation,
- *   retries and back-offs included, so the intervals after that (starting 0.5 s or less before the end, or
- *   later: the interval boundaries are YCSB's status ticks) hold the drain, not the offered load, and are left
- *   out; the window ends at the last scheduled end (less the cool-down).
- *   An interval belongs to the window when its absolute START lies in it (StartTime + StartTimestamp,
+ *   (workloadStartMs): YCSB then starts nothing new but lets each thread finish its operation, retries and
+ *   back-offs included, so the intervals after that (starting 0.5 s or less before the end, or later: the
+ *   interval boundaries are YCSB's status ticks) hold the drain, not the offered load, and are left out; the
+ *   window ends at the scheduled end (less the cool-down).
+ *   An interval belongs to its process's window when its absolute START lies in it (StartTime + StartTimestamp,
  *   truncated to ms as HistogramLogReader does): an interval straddling the warm-up boundary is left out
  *   whole, one straddling the cool-down boundary is counted whole. Nothing is pro-rated.
- *   measuredSeconds = (latest end − earliest start of the counted intervals) / 1000: the span in which
- *   the counted operations happened; every ops/s figure divides by it.
+ *   The cell's window (window_start_ms, window_end_ms) is the earliest process window start and the latest end.
+ * Rates: per process, its counted operations ÷ its counted span (latest end − earliest start of its counted
+ *   intervals); every cell ops/s figure is the SUM of the processes' rates (each served its share of the load
+ *   over its own time). measuredSeconds = (successful + failed operations) ÷ achieved ops/s: the processes'
+ *   spans averaged, weighted by their operations. Latencies: the merged histograms of every process's counted
+ *   intervals.
  *
  * Streaming: the logs are read from the store one object at a time (a few fetched ahead), name by name, and
  * every interval is decoded and merged as its line is read; no log's text or intervals outlive its merge,
  * so memory is one name's histograms plus the objects in flight, whatever the fleet's size.
  *
- * Time series: every interval (warm-up and cool-down included) goes to bucket
- * floor((start − windowStart) / seriesMs) — buckets are aligned on the window start across all
- * processes, negative ones are warm-up. Per bucket and name: count, the seconds its intervals cover (so a
+ * Time series: every interval (warm-up and cool-down included, the drain left out) goes to bucket
+ * floor((start − its process's window start) / seriesMs): bucket k holds every process's k-th bucket of its own
+ * window (negative ones are warm-up), so a bucket's rate is the processes' rates over the same stretch of their
+ * load; the bucket's startMs is the cell's window start + k × seriesMs, and it is in the window when
+ * 0 ≤ k × seriesMs < the longest process window. Per bucket and name: count, the seconds its intervals cover (so a
  * partial last bucket is not divided by the full bucket length), count ÷ those seconds, p50, p99, max (null
  * when the bucket holds no operation).
  */
 import { InputError } from '../common/errors';
-import { Histogram, type SparseHistogram } from '../hdr/histogram';
+import { Histogram, nextDown, type SparseHistogram } from '../hdr/histogram';
 import { V2Decoder, type DecodedCounts } from '../hdr/decode';
 import { decodeInterval, scanIntervalLog, type IntervalLine } from '../hdr/log';
 import type { CellInput, LogRef } from './input';
@@ -49,6 +57,25 @@ export interface AggregateOptions {
   prefetch?: number;
   /** also return the merged window histograms per name (tests, further analysis) */
   keepHistograms?: boolean;
+}
+
+/**
+ * A family's percentiles over its successful AND failed operations (what an SLO bounds), µs. YCSB times a
+ * failed operation like a successful one (DBWrapper.measure: `<OP>-FAILED` and `Intended-<OP>-FAILED`), so the
+ * percentiles are those of the merged histograms. Should one timing lack failed samples the other has (a run
+ * that recorded them under one timing only), those failed operations count as slower than any latency: a
+ * percentile that falls among them is null (unknown, never a pass).
+ */
+export interface InclFailedStats {
+  /** operations timed: successful + failed samples */
+  timed: number;
+  /** failed operations without a sample of this timing (the other timing has more failed samples) */
+  untimed: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  p999: number | null;
+  p9999: number | null;
 }
 
 /** Latency statistics in µs, HdrHistogram semantics. */
@@ -113,8 +140,19 @@ export interface CellAggregate {
   window: CellWindow;
   /** every measurement name seen (Intended-, -FAILED, -THROTTLED included), window only */
   ops: Record<string, OpStats>;
-  /** op families for the cells table: READ, UPDATE, ALL (= all base ops), service and intended */
-  families: Record<string, { service: LatencyStats; intended: LatencyStats; spectrum: FamilySpectrum }>;
+  /**
+   * op families for the cells table: READ, UPDATE, ALL (= all base ops), service and intended: of successful
+   * operations, and (inclFailed) of successful and failed operations alike
+   */
+  families: Record<
+    string,
+    {
+      service: LatencyStats;
+      intended: LatencyStats;
+      spectrum: FamilySpectrum;
+      inclFailed: { service: InclFailedStats; intended: InclFailedStats };
+    }
+  >;
   /** Σ of `Return=` lines over all processes' summaries (YCSB reports them for the whole run) */
   statuses: Record<string, Record<string, number>>;
   /**
@@ -267,74 +305,132 @@ function logsByName(input: CellInput): Map<string, LogRef[]> {
   return byName;
 }
 
-/** Where the window lies, and per log the time its process's schedule ended (the drain starts there). */
+/** One process's measured window: from its own workload start + warm-up to its own end − cool-down. */
+interface ProcessWindow {
+  label: string;
+  /** its workload start (the manifest's workloadStartMs, else its JVM start, else its first interval) */
+  beganMs: number;
+  /** its end: the schedule's end (run phase), else its JVM exit, else its last interval's end */
+  endedMs: number;
+  startMs: number;
+  endMs: number;
+}
+
+/** Where the windows lie: per process, and per log the time its process's schedule ended (the drain starts there). */
 interface WindowBounds {
   cellStartMs: number;
   cellEndMs: number;
+  /** the earliest process window start / the latest process window end */
   startMs: number;
   endMs: number;
+  /** the longest process window, ms: the series buckets at or beyond it are out of the window */
+  longestMs: number;
+  processes: ProcessWindow[];
+  /** per log key: its process's index in `processes` */
+  processOf: Map<string, number>;
   /** per log key: intervals starting at or after this (the schedule's end − 0.5 s) are the drain */
   drainFrom: Map<string, number>;
   /** per log key: the schedule's end; an interval's span is cut there (its tail is the drain, not load) */
   scheduledEnd: Map<string, number>;
 }
 
-/** The window: from the manifests; with none at all, from the logs' own span (one extra pass). */
+/** The span of each manifest-less process's intervals (one extra pass over its logs). */
+async function logSpans(
+  input: CellInput,
+  eachInterval: IntervalVisitor,
+): Promise<Map<number, [number, number]>> {
+  const spans = new Map<number, [number, number]>();
+  for (const [i, proc] of input.processes.entries()) {
+    if (proc.manifest) continue;
+    const refs = proc.logs.filter((lf) => !isIgnoredName(lf.name));
+    await eachInterval(refs, (_, iv) => {
+      const span = spans.get(i);
+      if (!span) spans.set(i, [iv.startMs, iv.endMs]);
+      else spans.set(i, [Math.min(span[0], iv.startMs), Math.max(span[1], iv.endMs)]);
+    });
+  }
+  return spans;
+}
+
+/**
+ * The windows, per process from its own workload start and end (so a loader that started late is measured over
+ * its own steady state, not its warm-up): from the manifests; a process without one, from its logs' own span.
+ */
 async function cellWindow(
   input: CellInput,
-  allRefs: readonly LogRef[],
   o: CheckedOptions,
   durationSeconds: number | undefined,
   eachInterval: IntervalVisitor,
 ): Promise<WindowBounds> {
-  const manifests = input.processes.map((p) => p.manifest).filter((m) => m !== null);
-  let cellStartMs = Infinity;
-  let cellEndMs = -Infinity;
-  if (manifests.length) {
-    cellStartMs = Math.min(...manifests.map((m) => m.startMs));
-    cellEndMs = Math.max(...manifests.map((m) => m.endMs));
-  } else {
-    await eachInterval(allRefs, (_, iv) => {
-      if (iv.startMs < cellStartMs) cellStartMs = iv.startMs;
-      if (iv.endMs > cellEndMs) cellEndMs = iv.endMs;
-    });
-  }
-  const startMs = cellStartMs + o.warmupSeconds * 1000;
-  let endMs = cellEndMs - o.cooldownSeconds * 1000;
-  // the drain: per log, intervals starting after its process's scheduled end (0.5 s slack for tick jitter)
-  const drainFrom = new Map<string, number>();
-  const scheduledEnd = new Map<string, number>();
-  if (durationSeconds !== undefined) {
-    const duration = nonNegative(durationSeconds, 'durationSeconds') * 1000;
-    let last = -Infinity;
-    for (const proc of input.processes) {
-      const w = proc.manifest?.workloadStartMs;
-      if (w === null || w === undefined) continue;
-      last = Math.max(last, w + duration);
-      for (const lf of proc.logs) {
-        drainFrom.set(lf.key, w + duration - 500);
-        scheduledEnd.set(lf.key, w + duration);
-      }
+  const duration =
+    durationSeconds === undefined ? undefined : nonNegative(durationSeconds, 'durationSeconds') * 1000;
+  const spans = await logSpans(input, eachInterval);
+  const win: WindowBounds = {
+    ...{ cellStartMs: Infinity, cellEndMs: -Infinity, startMs: Infinity, endMs: -Infinity, longestMs: 0 },
+    ...{ processes: [], processOf: new Map(), drainFrom: new Map(), scheduledEnd: new Map() },
+  };
+  for (const [i, proc] of input.processes.entries()) {
+    const m = proc.manifest;
+    const span = spans.get(i);
+    if (!m && !span) continue; // no manifest and no interval: nothing to measure
+    const jvm: [number, number] = m ? [m.startMs, m.endMs] : span!;
+    win.cellStartMs = Math.min(win.cellStartMs, jvm[0]);
+    win.cellEndMs = Math.max(win.cellEndMs, jvm[1]);
+    const w = m?.workloadStartMs ?? null;
+    const beganMs = w ?? jvm[0];
+    // the drain: intervals starting after the process's scheduled end (0.5 s slack for tick jitter)
+    const scheduled = duration !== undefined && w !== null ? w + duration : null;
+    // the cool-down counts back from the schedule's end, not from the JVM's exit after the drain
+    const endedMs = scheduled === null ? jvm[1] : Math.min(jvm[1], scheduled);
+    const pw: ProcessWindow = {
+      label: proc.label,
+      beganMs,
+      endedMs,
+      startMs: beganMs + o.warmupSeconds * 1000,
+      endMs: endedMs - o.cooldownSeconds * 1000,
+    };
+    for (const lf of proc.logs) {
+      win.processOf.set(lf.key, win.processes.length);
+      if (scheduled === null) continue;
+      win.drainFrom.set(lf.key, scheduled - 500);
+      win.scheduledEnd.set(lf.key, scheduled);
     }
-    // the cool-down counts back from the schedule's end, not from the JVMs' exit after the drain
-    if (Number.isFinite(last)) endMs = Math.min(cellEndMs, last) - o.cooldownSeconds * 1000;
+    win.processes.push(pw);
+    if (pw.endMs <= pw.startMs) continue;
+    win.startMs = Math.min(win.startMs, pw.startMs);
+    win.endMs = Math.max(win.endMs, pw.endMs);
+    win.longestMs = Math.max(win.longestMs, pw.endMs - pw.startMs);
   }
-  if (Number.isFinite(cellStartMs) && endMs <= startMs) {
+  if (win.processes.length && !Number.isFinite(win.startMs)) {
+    const longest = Math.max(...win.processes.map((p) => p.endedMs - p.beganMs));
     throw new InputError([
       {
         path: input.uri,
         message:
           `warm-up ${o.warmupSeconds} s and cool-down ${o.cooldownSeconds} s leave no measured window ` +
-          `(the cell ran ${(cellEndMs - cellStartMs) / 1000} s)`,
+          `(the longest process ran ${longest / 1000} s)`,
       },
     ]);
   }
-  return { cellStartMs, cellEndMs, startMs, endMs, drainFrom, scheduledEnd };
+  return win;
+}
+
+/** Processes whose own window is empty (they ran shorter than warm-up + cool-down): nothing of theirs is measured. */
+function unmeasured(win: WindowBounds, o: CheckedOptions): string[] {
+  return win.processes
+    .filter((p) => p.endMs <= p.startMs)
+    .map(
+      (p) =>
+        `${p.label}: ran ${(p.endedMs - p.beganMs) / 1000} s, within warm-up ${o.warmupSeconds} s + ` +
+        `cool-down ${o.cooldownSeconds} s: nothing of it measured`,
+    );
 }
 
 /** What merging every name's intervals gives: the window totals, the series and the per-bucket families. */
 interface Merged {
   totals: Map<string, Histogram>;
+  /** per process (WindowBounds.processes): its counted samples per name, and the span its counted intervals cover */
+  perProcess: { counts: Map<string, number>; span: [number, number] | null }[];
   seriesByBucket: Map<number, Record<string, SeriesPoint>>;
   buckets: Map<number, BucketAccumulator>;
   measuredStart: number;
@@ -385,6 +481,7 @@ async function mergeNames(
   const decoder = new V2Decoder();
   const m: Merged = {
     totals: new Map(),
+    perProcess: win.processes.map(() => ({ counts: new Map(), span: null })),
     seriesByBucket: new Map(),
     buckets: new Map(),
     measuredStart: Infinity,
@@ -403,15 +500,20 @@ async function mergeNames(
       const drain = iv.startMs >= (win.drainFrom.get(ref.key) ?? Infinity);
       // the load's end: a partial last interval that ran into the drain covers only its part before it
       const endMs = Math.min(iv.endMs, win.scheduledEnd.get(ref.key) ?? Infinity);
-      if (iv.startMs >= win.startMs && iv.startMs < win.endMs && !drain) {
+      const k = win.processOf.get(ref.key);
+      const pw = k === undefined ? undefined : win.processes[k];
+      if (pw === undefined) return; // a process with no window (no manifest, no interval): not reached
+      if (iv.startMs >= pw.startMs && iv.startMs < pw.endMs && !drain) {
         total.addSparse(d.indices, d.counts, d.n);
+        countInProcess(m.perProcess[k!]!, name, d.total, [iv.startMs, endMs]);
         m.intervalsCounted++;
         if (iv.startMs < m.measuredStart) m.measuredStart = iv.startMs;
         if (endMs > m.measuredEnd) m.measuredEnd = endMs;
       }
       // the drain is no offered load: not in the series either (it would end every series in a dip)
       if (drain) return;
-      const b = Math.floor((iv.startMs - win.startMs) / o.seriesMs);
+      // buckets aligned on each process's own window start: bucket b holds every process's b-th bucket
+      const b = Math.floor((iv.startMs - pw.startMs) / o.seriesMs);
       let nb = buckets.get(b);
       if (!nb) buckets.set(b, (nb = { h: new Histogram(d), spans: new Map() }));
       nb.h.addSparse(d.indices, d.counts, d.n);
@@ -423,6 +525,17 @@ async function mergeNames(
     addNameToSeries(m, name, buckets);
   }
   return m;
+}
+
+function countInProcess(
+  p: Merged['perProcess'][number],
+  name: string,
+  count: number,
+  [from, to]: [number, number],
+): void {
+  p.counts.set(name, (p.counts.get(name) ?? 0) + count);
+  if (!p.span) p.span = [from, to];
+  else p.span = [Math.min(p.span[0], from), Math.max(p.span[1], to)];
 }
 
 function checkLayout(total: Histogram, d: DecodedCounts, name: string, where: string): void {
@@ -465,12 +578,45 @@ function addNameToSeries(m: Merged, name: string, buckets: Map<number, NameBucke
   }
 }
 
+/**
+ * Rates over the window: per process, its counted samples ÷ the span its counted intervals cover; the cell's
+ * rates are the sums over the processes (each served its share of the load over its own window).
+ */
+interface Rates {
+  /** per name: Σ over the processes of its samples ÷ the process's span */
+  perName: Map<string, number>;
+  good: number;
+  attempted: number;
+  /** (successful + failed operations) ÷ the attempted rate: the spans averaged, weighted by operations */
+  seconds: number;
+}
+
+function ratesOf(m: Merged): Rates {
+  const r: Rates = { perName: new Map(), good: 0, attempted: 0, seconds: 0 };
+  let ops = 0;
+  const spans: number[] = [];
+  for (const p of m.perProcess) {
+    if (!p.span) continue;
+    const seconds = (p.span[1] - p.span[0]) / 1000;
+    spans.push(seconds);
+    const t = tallyOperations(p.counts);
+    ops += t.good + t.failed;
+    if (!(seconds > 0)) continue;
+    for (const [name, n] of p.counts) r.perName.set(name, (r.perName.get(name) ?? 0) + n / seconds);
+    r.good += t.good / seconds;
+    r.attempted += (t.good + t.failed) / seconds;
+  }
+  const mean = spans.length ? spans.reduce((a, b) => a + b, 0) / spans.length : 0;
+  r.seconds = r.attempted > 0 ? ops / r.attempted : mean;
+  return r;
+}
+
 /** Operation counts over the window: each name's own, and the operations issued (tallyOperations). */
-function countOps(totals: Map<string, Histogram>, perSec: (n: number) => number) {
+function countOps(totals: Map<string, Histogram>, rates: Rates) {
   const ops: Record<string, OpStats> = {};
   for (const [name, h] of totals) {
     const stats = latencyStats(h);
-    ops[name] = { ...stats, throughput: perSec(stats.count) };
+    ops[name] = { ...stats, throughput: rates.perName.get(name) ?? 0 };
   }
   const t = tallyOperations([...totals].map(([name, h]) => [name, h.totalCount] as const));
   return { ops, goodOps: t.good, failedOps: t.failed, throttledAttempts: t.throttled };
@@ -495,9 +641,62 @@ function familiesOf(totals: Map<string, Histogram>): CellAggregate['families'] {
       service: latencyStats(service),
       intended: latencyStats(intended),
       spectrum: { service: spectrumOf(service), intended: spectrumOf(intended) },
+      inclFailed: inclFailedOf(totals, names),
     };
   };
   return { READ: family(['READ']), UPDATE: family(['UPDATE']), ALL: family(BASE_OPS) };
+}
+
+const REPORTED_INCL_FAILED = [50, 90, 99, 99.9, 99.99] as const;
+
+/** A family's successful and failed samples merged, per timing, and its failed operations a timing lacks. */
+function inclFailedOf(
+  totals: Map<string, Histogram>,
+  ops: readonly string[],
+): { service: InclFailedStats; intended: InclFailedStats } {
+  const merged = { service: null as Histogram | null, intended: null as Histogram | null };
+  const failed = { service: 0, intended: 0 };
+  for (const [name, h] of totals) {
+    const info = classifyName(name);
+    if (!ops.includes(info.op) || (info.kind !== 'ok' && info.kind !== 'failed')) continue;
+    const timing = info.intended ? 'intended' : 'service';
+    (merged[timing] ??= new Histogram(h)).add(h);
+    if (info.kind === 'failed') failed[timing] += h.totalCount;
+  }
+  const stats = (h: Histogram | null, untimed: number): InclFailedStats => {
+    const timed = h?.totalCount ?? 0;
+    const [p50, p90, p99, p999, p9999] = percentilesAmong(h, timed + untimed, REPORTED_INCL_FAILED);
+    return { timed, untimed, p50, p90, p99, p999, p9999 };
+  };
+  return {
+    service: stats(merged.service, Math.max(0, failed.intended - failed.service)),
+    intended: stats(merged.intended, Math.max(0, failed.service - failed.intended)),
+  };
+}
+
+/**
+ * HdrHistogram's getValueAtPercentile over `total` operations of which `h` holds the timed ones and the rest
+ * are slower than any of them: null where the percentile's operation is one of the rest (or there is none).
+ * With every operation timed it is exactly h.valuesAtPercentiles.
+ */
+export function percentilesAmong(
+  h: Histogram | null,
+  total: number,
+  percentiles: readonly number[],
+): (number | null)[] {
+  const timed = h?.totalCount ?? 0;
+  return percentiles.map((p) => {
+    if (!h || total === 0) return null;
+    const requested = Math.min(Math.max(nextDown(p), 0), 100);
+    const rank = Math.max(Math.ceil((requested * total) / 100), 1);
+    if (rank > timed) return null;
+    let running = 0;
+    for (let i = 0; i < h.countsLength; i++) {
+      running += h.countAtIndex(i);
+      if (running >= rank) return p === 0 ? h.valueFromIndex(i) : h.highestEquivalentAtIndex(i);
+    }
+    return null;
+  });
 }
 
 /** 5. statuses from the summaries (YCSB reports them for the whole run) */
@@ -519,11 +718,10 @@ function seriesOf(m: Merged, win: WindowBounds, o: CheckedOptions): SeriesBucket
   return [...m.seriesByBucket.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([b, ops]) => {
-      const bucketStart = win.startMs + b * o.seriesMs;
       return {
-        startMs: bucketStart,
+        startMs: win.startMs + b * o.seriesMs,
         offsetSeconds: b * o.seriesSeconds,
-        inWindow: bucketStart >= win.startMs && bucketStart < win.endMs,
+        inWindow: b >= 0 && b * o.seriesMs < win.longestMs,
         ops,
       };
     });
@@ -533,9 +731,8 @@ function seriesOf(m: Merged, win: WindowBounds, o: CheckedOptions): SeriesBucket
 function windowBucketsOf(m: Merged, win: WindowBounds, o: CheckedOptions): WindowBucket[] {
   // in the window, holding base-operation intervals (intended-only ones too): not a lone READ-MODIFY-WRITE sample
   const kept = (b: number, acc: BucketAccumulator): boolean => {
-    const start = win.startMs + b * o.seriesMs;
     const base = acc.spans.size > 0 || acc.intended !== null || acc.service !== null;
-    return start >= win.startMs && start < win.endMs && base;
+    return b >= 0 && b * o.seriesMs < win.longestMs && base;
   };
   return [...m.buckets.entries()]
     .filter(([b, acc]) => kept(b, acc))
@@ -565,15 +762,14 @@ export async function aggregateCell(
       scanIntervalLog(text, ref.uri, (iv) => visit(ref, iv));
     }
   };
-  const allRefs = names.flatMap((n) => byName.get(n)!);
-  const win = await cellWindow(input, allRefs, o, options.durationSeconds, eachInterval);
+  const win = await cellWindow(input, o, options.durationSeconds, eachInterval);
   const m = await mergeNames(names, byName, win, o, eachInterval);
   const counted = m.intervalsCounted > 0;
-  const measuredSeconds = counted ? (m.measuredEnd - m.measuredStart) / 1000 : 0;
-  const perSec = (n: number): number => (measuredSeconds > 0 ? n / measuredSeconds : 0);
-  const { ops, goodOps, failedOps, throttledAttempts } = countOps(m.totals, perSec);
+  const rates = ratesOf(m);
+  const measuredSeconds = counted ? rates.seconds : 0;
+  const { ops, goodOps, failedOps, throttledAttempts } = countOps(m.totals, rates);
   const attempted = goodOps + failedOps;
-  const goodOpsPerSec = perSec(goodOps);
+  const goodOpsPerSec = rates.good;
   return {
     window: {
       cellStartMs: win.cellStartMs,
@@ -592,12 +788,12 @@ export async function aggregateCell(
     goodOps,
     failedOps,
     throttledAttempts,
-    achievedOpsPerSec: perSec(attempted),
+    achievedOpsPerSec: rates.attempted,
     goodOpsPerSec,
     errorRate: attempted > 0 ? failedOps / attempted : null,
     targetOpsPerSec: o.target ?? null,
     attainment: o.target !== undefined ? goodOpsPerSec / o.target : null,
-    incomplete: input.processes.flatMap((p) => p.problems),
+    incomplete: [...input.processes.flatMap((p) => p.problems), ...unmeasured(win, o)],
     processes: input.processes.map((p) => ({
       label: p.label,
       loader: p.loader,

@@ -81,6 +81,7 @@ export function buildFrontierRow(meta: RunMeta, f: FrontierInput): Row {
         attainment: p.attainment,
         error_rate: p.errorRate,
         reasons: p.reasons,
+        suspect: p.suspect,
       })),
     ),
   });

@@ -3,7 +3,15 @@
  * definition and serialises them as JSON lines.
  */
 import { CellAggregate, LatencyStats } from './aggregate';
-import { FAMILIES, FAMILY_STATS, STATUS_COLUMNS, TableDef, tableDef } from './schema';
+import {
+  FAMILIES,
+  FAMILY_STATS,
+  INCL_FAILED_STATS,
+  STATUS_COLUMNS,
+  TableDef,
+  inclFailedColumn,
+  tableDef,
+} from './schema';
 import { loaderCpuColumns } from './loader-cpu';
 import { costPerOps } from '../cost/monthly';
 import { Q } from '../cost/decimal';
@@ -113,6 +121,7 @@ export function buildCellRow(meta: CellMeta, agg: CellAggregate, costs: CellCost
         const name = s === 'count' ? `${f.prefix}_${kind}_count` : `${f.prefix}_${kind}_${s}_us`;
         row[name] = familyStat(fam[kind], s);
       }
+      for (const s of INCL_FAILED_STATS) row[inclFailedColumn(f.prefix, kind, s)] = fam.inclFailed[kind][s];
     }
   }
   const named = new Set<string>(STATUS_COLUMNS.map((s) => s.status));

@@ -47,6 +47,26 @@ export const FAMILIES = [
 
 export const FAMILY_STATS = ['count', 'mean', 'p50', 'p90', 'p99', 'p999', 'p9999', 'max'] as const;
 
+/**
+ * The percentiles `cells` also carries over successful AND failed operations (`<family>_<timing>_incl_failed_<stat>_us`):
+ * what an SLO bounds (lib/core/search/verdict.ts). YCSB times a failed operation like a successful one, under
+ * `<OP>-FAILED` / `<OP>-<STATUS>` and `Intended-<OP>-FAILED` (DBWrapper.measure,
+ * https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/DBWrapper.java).
+ */
+export const INCL_FAILED_STATS = ['p50', 'p90', 'p99', 'p999', 'p9999'] as const;
+
+/** The `cells` column of a family's percentile over successful and failed operations. */
+export function inclFailedColumn(
+  prefix: string,
+  kind: 'service' | 'intended',
+  stat: (typeof INCL_FAILED_STATS)[number],
+): string {
+  return `${prefix}_${kind}_incl_failed_${stat}_us`;
+}
+
+const percentileLabel = (s: string): string =>
+  `${s.slice(1, 3)}${s.length > 3 ? '.' + s.slice(3) : ''}th percentile`;
+
 /** Statuses with their own column in `cells`; any other Return= status adds to status_other. */
 export const STATUS_COLUMNS = [
   { status: 'OK', column: 'status_ok' },
@@ -70,17 +90,33 @@ function familyColumns(): Column[] {
           );
           continue;
         }
-        const label =
-          s === 'mean'
-            ? 'mean'
-            : s === 'max'
-              ? 'maximum'
-              : `${s.slice(1, 3)}${s.length > 3 ? '.' + s.slice(3) : ''}th percentile`;
+        const label = s === 'mean' ? 'mean' : s === 'max' ? 'maximum' : percentileLabel(s);
         out.push(
           col(
             `${f.prefix}_${kind}_${s}_us`,
             'double',
             `${label} ${timing} of successful ${f.what}, µs`,
+            true,
+          ),
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** `<family>_<timing>_incl_failed_<stat>_us`: the percentiles over successful and failed operations. */
+function inclFailedColumns(): Column[] {
+  const out: Column[] = [];
+  for (const f of FAMILIES) {
+    for (const kind of ['service', 'intended'] as const) {
+      for (const s of INCL_FAILED_STATS) {
+        out.push(
+          col(
+            inclFailedColumn(f.prefix, kind, s),
+            'double',
+            `${percentileLabel(s)} ${kind} time of ${f.what}, successful and failed operations alike, µs (what an ` +
+              `SLO bounds); null: none timed, or it falls among failed operations without a ${kind} time`,
             true,
           ),
         );
@@ -127,9 +163,21 @@ export const TABLES: readonly TableDef[] = [
       col('read_proportion', 'double', 'YCSB readproportion'),
       col('update_proportion', 'double', 'YCSB updateproportion'),
       col('target_ops_per_sec', 'double', 'throughput target of the cell (null: unthrottled)', true),
-      col('window_start_ms', 'bigint', 'measured window start (cell start + warm-up), epoch ms'),
-      col('window_end_ms', 'bigint', 'measured window end (cell end − cool-down), epoch ms'),
-      col('measured_seconds', 'double', 'span of the counted intervals; divisor of every ops/s'),
+      col(
+        'window_start_ms',
+        'bigint',
+        "measured window start: the earliest process's workload start + warm-up (each process has its own window), epoch ms",
+      ),
+      col(
+        'window_end_ms',
+        'bigint',
+        "measured window end: the latest process's end (run phase: its schedule's end) − cool-down, epoch ms",
+      ),
+      col(
+        'measured_seconds',
+        'double',
+        "the processes' counted spans averaged, weighted by their operations: (successful + failed operations) ÷ achieved_ops_per_sec",
+      ),
       col('warmup_seconds', 'double', 'warm-up excluded'),
       col('cooldown_seconds', 'double', 'cool-down excluded'),
       col('loaders', 'bigint', 'loader instances with output'),
@@ -137,11 +185,16 @@ export const TABLES: readonly TableDef[] = [
       col(
         'achieved_ops_per_sec',
         'double',
-        '(successful + failed operations) ÷ measured_seconds; a read-modify-write is one operation (see above)',
+        'Σ over the processes of (successful + failed operations) ÷ the span of its counted intervals; a read-modify-write is one operation (see above)',
       ),
-      col('good_ops_per_sec', 'double', 'successful operations ÷ measured_seconds'),
+      col(
+        'good_ops_per_sec',
+        'double',
+        'Σ over the processes of successful operations ÷ the span of its counted intervals',
+      ),
       col('attainment', 'double', 'good_ops_per_sec ÷ target_ops_per_sec', true),
       ...familyColumns(),
+      ...inclFailedColumns(),
       ...STATUS_COLUMNS.map((s) =>
         col(s.column, 'bigint', `Σ Return=${s.status} over all processes (whole run, as YCSB reports it)`),
       ),
@@ -199,7 +252,7 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'intervals',
     description:
-      'Time series: one row per cell, status-interval bucket (10 s by default; aligned on the window start across processes) and ' +
+      "Time series: one row per cell, status-interval bucket (10 s by default; aligned on each process's own window start) and " +
       'measurement name; warm-up buckets included (in_window false).',
     partitionKeys: PARTITION_KEYS,
     columns: [
@@ -341,8 +394,12 @@ export const TABLES: readonly TableDef[] = [
       col('target_kind', 'string', 'the target’s kind'),
       col('distribution', 'string', 'request distribution'),
       col('read_proportion', 'double', 'YCSB readproportion'),
-      col('slo', 'string', 'the SLO, e.g. "intended P99 of all operations ≤ 10 ms"'),
-      col('slo_column', 'string', 'the cells column the SLO bounds, e.g. all_intended_p99_us'),
+      col('slo', 'string', 'the SLO, e.g. "intended P99 of all operations (failed ones included) ≤ 10 ms"'),
+      col(
+        'slo_column',
+        'string',
+        'the cells column the SLO bounds, e.g. all_intended_incl_failed_p99_us (successful and failed operations)',
+      ),
       col('slo_max_us', 'double', 'the SLO’s bound, µs'),
       col('min_attainment', 'double', 'a probe also had to attain this share of its rate'),
       col('max_error_rate', 'double', '... and fail at most this share of its operations'),
@@ -387,7 +444,7 @@ export const TABLES: readonly TableDef[] = [
       col(
         'probes_json',
         'string',
-        'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons}',
+        'JSON array of {cell_id, rate, pass, latency_us, attainment, error_rate, reasons, suspect}; suspect: e.g. "loader CPU suspect: …" when the probe cell is suspect (a note: pass/fail unchanged), else null',
       ),
     ],
   },

@@ -14,14 +14,14 @@ const probes = (id: string, rates: [number, boolean][]) =>
       latency_us: pass ? 4000 : 25_000,
       attainment: pass ? 1 : 0.8,
       error_rate: 0,
-      reasons: pass ? [] : ['intended P99 of all operations ≤ 10 ms missed: 25.00 ms'],
+      reasons: pass ? [] : ['intended P99 of all operations (failed ones included) ≤ 10 ms missed: 25.00 ms'],
     })),
   );
 
 const search = (target: string, found: number, cost: number, costAtRequired: number, meets: boolean) => ({
   search_id: `${target}.uniform.r50`,
   target_id: target,
-  slo: 'intended P99 of all operations ≤ 10 ms',
+  slo: 'intended P99 of all operations (failed ones included) ≤ 10 ms',
   outcome: 'converged',
   found_ops_per_sec: found,
   predicted_limit_ops_per_sec: target === 'ddb' ? 1100 : null,
@@ -73,6 +73,18 @@ describe('searchSections', () => {
     expect(html).toContain('data-series="scylla.uniform.r50 (marked: meets the SLO)"');
     // the passing probes (at 1,000 and 1,200 ops/s) are marked, the failing ones (1,900, 2,400) are not
     expect([...html.matchAll(/data-mark="(\d+)"/g)].map((m) => Number(m[1]))).toEqual([1000, 1200]);
+  });
+
+  it('notes a suspect probe (loader CPU) without changing its verdict; older rows without the field show none', () => {
+    const note = 'loader CPU suspect: loader-0 CPU 93.0 % > 70 % of its 2 CPUs';
+    const json = JSON.parse(String(searches[0]!.probes_json)) as Record<string, unknown>[];
+    json[0]!.suspect = note;
+    const one = searchSections([{ ...searches[0]!, probes_json: JSON.stringify(json) }], cells).join('\n');
+    expect(one).toContain('<th>loader (pass/fail unchanged)</th>');
+    expect(one).toMatch(
+      /<tr class="pass">.*<td>pass<\/td>.*<td class="flag">loader CPU suspect: loader-0 CPU 93\.0 % &gt; 70 %/,
+    );
+    expect(html).not.toContain('class="flag"');
   });
 
   it('is absent without searches', () => {
