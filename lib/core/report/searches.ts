@@ -25,7 +25,8 @@ const usd = (v: unknown): string => (n(v) === null ? '–' : `$${n(v)!.toFixed(2
 const ms = (us: unknown): string => (n(us) === null ? '–' : (n(us)! / 1000).toFixed(2));
 const pct = (v: unknown, digits = 1): string => (n(v) === null ? '–' : `${(n(v)! * 100).toFixed(digits)} %`);
 
-function probesOf(s: ReportSearch): ProbeJson[] {
+/** A frontier row's probes (its probes_json; none when unreadable). */
+export function probesOf(s: ReportSearch): ProbeJson[] {
   try {
     return JSON.parse(String(s.probes_json)) as ProbeJson[];
   } catch {
