@@ -63,10 +63,13 @@ describe('local SLO search (examples/local-slo-search.json)', () => {
       expect(Number(at.all_intended_p99_us)).toBeLessThanOrEqual(1_000_000);
       expect(f!.found_latency_us).toBe(at.all_intended_p99_us);
       expect(Number(f!.failed_ops_per_sec) - found).toBeLessThanOrEqual(10);
-      // the cost at the found rate: a provisioned table costs what its capacity costs, at any rate it serves
+      // the found probe's own cost (a provisioned table costs what its capacity costs, at any rate it serves), per
+      // million of the good operations it measured (AWS's month of 730 h)
       expect(Number(f!.monthly_cost_usd)).toBeGreaterThan(0);
+      expect(f!.monthly_cost_usd).toBe(at.monthly_cost_usd);
+      expect(f!.found_good_ops_per_sec).toBe(at.good_ops_per_sec);
       expect(Number(f!.cost_per_million_ops_usd)).toBeCloseTo(
-        Number(f!.monthly_cost_usd) / ((found * 730 * 3600) / 1e6),
+        Number(f!.monthly_cost_usd) / ((Number(at.good_ops_per_sec) * 730 * 3600) / 1e6),
         4,
       );
     } finally {

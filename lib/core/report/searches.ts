@@ -1,6 +1,6 @@
 /**
  * The report's SLO search sections (docs/slo-search.md): per search the answer beside the capacity model's
- * predicted limit and the cost at the found rate, the probes that led to it, and cost against throughput per
+ * predicted limit and the found probe's own cost, the probes that led to it, and cost against throughput per
  * target (one line per target through its probes, the SLO-passing probes marked).
  */
 import { chartOrTable, escapeXml, fmtNum } from './svg';
