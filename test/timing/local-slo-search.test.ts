@@ -33,7 +33,7 @@ describe('local SLO search (examples/local-slo-search.json)', () => {
     try {
       const [f] = await db.queryJson("SELECT * FROM frontier WHERE run_id = 'slo-run'");
       const cells = await db.queryJson(
-        "SELECT cell_id, target_ops_per_sec, attainment, error_rate, all_intended_p99_us FROM cells WHERE run_id = 'slo-run' ORDER BY window_start_ms",
+        "SELECT cell_id, target_ops_per_sec, attainment, error_rate, all_intended_p99_us, good_ops_per_sec, monthly_cost_usd FROM cells WHERE run_id = 'slo-run' ORDER BY window_start_ms",
       );
       console.log(
         `found ${String(f!.found_ops_per_sec)} ops/s (predicted ${String(f!.predicted_limit_ops_per_sec)}) in ${String(f!.probes)} probes: ` +
