@@ -17,12 +17,7 @@ import {
 import { cellProcesses, planRun } from '../../../lib/core/plan';
 import type { DynamoDbTarget, RateSegment } from '../../../lib/core/spec/schema';
 import { predictOnDemandResponse } from '../../../lib/core/dynamodb-model/on-demand-response';
-import {
-  measuredTimeline,
-  spikeCounts,
-  spikeOutcome,
-  warmupClock,
-} from '../../../lib/core/results/schedule';
+import { measuredTimeline, spikeCounts, spikeOutcome, warmupClock } from '../../../lib/core/results/schedule';
 import { scheduleReportOf, scheduleSections } from '../../../lib/core/report/schedules';
 import { baseSpec, withValue } from '../spec/fixtures';
 
