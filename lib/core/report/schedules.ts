@@ -59,7 +59,7 @@ export function scheduleReportOf(
   limits: { capacityScale: number; timeScale?: number },
 ): ReportSchedule | null {
   if (!cell.rateSchedule || !spec?.workload.rateSchedule) return null;
-  const clock = cell.scheduleClock ?? warmupClock(cell.warmupSeconds);
+  const clock = cell.scheduleClock?.processes.length ? cell.scheduleClock : warmupClock(cell.warmupSeconds);
   const measured = measuredTimeline(intervals, cell.rateSchedule, clock);
   const target = spec.targets.find((t) => t.id === cell.target);
   // the target's kind predicts its response (DynamoDB on-demand: twice the previous peak at once, then the ceiling)
