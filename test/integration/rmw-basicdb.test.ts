@@ -21,7 +21,7 @@ import { readCell } from '../../lib/core/results/input';
 import { aggregateCell, type CellAggregate } from '../../lib/core/results/aggregate';
 import { buildCellRow, buildIntervalRows, type CellMeta } from '../../lib/core/results/rows';
 import { seriesOf } from '../../lib/core/report/data';
-import { measuredTimeline } from '../../lib/core/results/schedule';
+import { measuredTimeline, warmupClock } from '../../lib/core/results/schedule';
 import { classifyName } from '../../lib/core/results/names';
 import { ORACLE_DIR, ensureOracleBuilt } from '../oracle/oracle';
 
@@ -161,7 +161,7 @@ test("the report's throughput series counts each operation once", () => {
 
 test("a rate schedule's measured timeline serves each operation once", () => {
   const rows = buildIntervalRows(meta, agg).filter((r) => r.in_window === true);
-  const timeline = measuredTimeline(rows, [{ t: 0, opsPerSec: TARGET }], WARMUP);
+  const timeline = measuredTimeline(rows, [{ t: 0, opsPerSec: TARGET }], warmupClock(WARMUP));
   expect(timeline.length).toBeGreaterThanOrEqual(4);
   const served = timeline.reduce((a, b) => a + b.servedOpsPerSec, 0) / timeline.length;
   expect(Math.abs(served / reference - 1)).toBeLessThan(0.05);

@@ -33,7 +33,7 @@ describe('local SLO search (examples/local-slo-search.json)', () => {
     try {
       const [f] = await db.queryJson("SELECT * FROM frontier WHERE run_id = 'slo-run'");
       const cells = await db.queryJson(
-        "SELECT cell_id, target_ops_per_sec, attainment, error_rate, all_intended_p99_us FROM cells WHERE run_id = 'slo-run' ORDER BY window_start_ms",
+        "SELECT cell_id, target_ops_per_sec, attainment, error_rate, all_intended_p99_us, good_ops_per_sec, monthly_cost_usd FROM cells WHERE run_id = 'slo-run' ORDER BY window_start_ms",
       );
       console.log(
         `found ${String(f!.found_ops_per_sec)} ops/s (predicted ${String(f!.predicted_limit_ops_per_sec)}) in ${String(f!.probes)} probes: ` +
@@ -63,10 +63,13 @@ describe('local SLO search (examples/local-slo-search.json)', () => {
       expect(Number(at.all_intended_p99_us)).toBeLessThanOrEqual(1_000_000);
       expect(f!.found_latency_us).toBe(at.all_intended_p99_us);
       expect(Number(f!.failed_ops_per_sec) - found).toBeLessThanOrEqual(10);
-      // the cost at the found rate: a provisioned table costs what its capacity costs, at any rate it serves
+      // the found probe's own cost (a provisioned table costs what its capacity costs, at any rate it serves), per
+      // million of the good operations it measured (AWS's month of 730 h)
       expect(Number(f!.monthly_cost_usd)).toBeGreaterThan(0);
+      expect(f!.monthly_cost_usd).toBe(at.monthly_cost_usd);
+      expect(f!.found_good_ops_per_sec).toBe(at.good_ops_per_sec);
       expect(Number(f!.cost_per_million_ops_usd)).toBeCloseTo(
-        Number(f!.monthly_cost_usd) / ((found * 730 * 3600) / 1e6),
+        Number(f!.monthly_cost_usd) / ((Number(at.good_ops_per_sec) * 730 * 3600) / 1e6),
         4,
       );
     } finally {

@@ -10,6 +10,7 @@ import { AthenaResults } from '../../aws/athena-results';
 import { InputError } from '../../core/common/errors';
 import { contextKey, type RunContext } from '../../core/pipeline/context';
 import {
+  cellFlags,
   COMPARE_METRICS,
   compareRuns,
   failures,
@@ -154,6 +155,7 @@ export function comparisonText(c: Comparison, broken: readonly string[] = []): s
   ];
   if (c.onlyInRun.length) lines.push(`only in ${c.runId}: ${c.onlyInRun.join(', ')}\n`);
   if (c.onlyInBaseline.length) lines.push(`only in ${c.baselineId}: ${c.onlyInBaseline.join(', ')}\n`);
+  lines.push(...cellFlags(c).map((f) => `${f}\n`));
   for (const b of broken) lines.push(`FAIL ${b}\n`);
   return lines.join('');
 }

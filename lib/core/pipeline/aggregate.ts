@@ -5,7 +5,7 @@
  * lib/core/results (histograms, never averaged percentiles); the logs stream from the store port into
  * the decoder, one object at a time, with nothing written to disk.
  */
-import { offeredRate } from '../spec/rate-schedule';
+import { scheduleClockOf, withScheduleTarget, type ScheduleClock } from '../results/schedule';
 import type { CellSummary } from '../plan';
 import type { MetricDatum, MetricsSink, ObjectStore, TableMetricsReader } from '../common/ports';
 import { joinTableMetrics } from './table-metrics';
@@ -35,6 +35,8 @@ export interface CellResult {
   row: Row;
   /** set by CellFailed when the cell failed (after its retry): the row measured nothing */
   failed?: { reason: string; atMs: number };
+  /** a rate-schedule cell's counted intervals on its schedule's clock (the report's timeline places them with it) */
+  scheduleClock?: ScheduleClock;
 }
 
 export interface AggregateDeps {
@@ -84,27 +86,32 @@ export async function aggregateCellStep(
   const probe = await probeDecisionOf(deps.store, run.runId, cell);
   if (probe && probe.rateOpsPerSec === null)
     return { index: input.index, next: input.index + 1, cellId: cell.id, incomplete: false };
-  // a rate schedule's cell: the mean rate its schedule offered over the measured window (attainment: served ÷ offered)
-  const targetOpsPerSec =
-    probe?.rateOpsPerSec ??
-    (cell.rateSchedule
-      ? offeredRate(cell.rateSchedule, cell.warmupSeconds, cell.durationSeconds - cell.cooldownSeconds)
-      : cell.targetOpsPerSec);
+  // a rate schedule's cell: its target is what the schedule offered over the counted intervals (below)
+  const targetOpsPerSec = probe?.rateOpsPerSec ?? (cell.rateSchedule ? undefined : cell.targetOpsPerSec);
   // the attempt that ran to the end (a retried cell's first outputs stay where they were, unread)
   const rawPrefix = cellRawKey(run.runId, cell.id, input.attempt ?? 0);
   const spec = await readSpec(deps.store, run.runId);
   // the series at the status interval's own length: one bucket per YCSB interval
   const seriesSeconds = spec.workload.statusIntervalSeconds;
   // the logs stream from the store into the decoder: nothing is written to disk (no loader output: InputError)
-  const agg = await mergeCell(await readCell(deps.store, rawPrefix), {
+  const merged = await mergeCell(await readCell(deps.store, rawPrefix), {
     warmupSeconds: cell.warmupSeconds,
     cooldownSeconds: cell.cooldownSeconds,
     // the drain after each process's schedule is not the offered load (lib/core/results/aggregate.ts)
     durationSeconds: cell.durationSeconds,
     // an unpaced cell has no target: no attainment (rows, report and regressions see null)
-    ...(cell.unpaced ? {} : { targetOpsPerSec }),
+    ...(cell.unpaced || targetOpsPerSec === undefined ? {} : { targetOpsPerSec }),
     seriesSeconds,
   });
+  const scheduleClock = cell.rateSchedule ? scheduleClockOf(merged, seriesSeconds) : null;
+  const agg =
+    cell.rateSchedule && !probe
+      ? withScheduleTarget(merged, {
+          points: cell.rateSchedule,
+          clock: scheduleClock,
+          nominal: [cell.warmupSeconds, cell.durationSeconds - cell.cooldownSeconds],
+        })
+      : merged;
   const meta: CellMeta = cellMetaOf(run, cell);
   const costOf = deps.cellCosts ?? cellCostsFor(spec, await runPriceBook(deps.store, run.runId));
   const costs = costOf(cell, agg.achievedOpsPerSec);
@@ -115,7 +122,7 @@ export async function aggregateCellStep(
   const file = `${run.runId}.${cell.id}`;
   await deps.store.put(tableObjectKey(cells, meta, file), toJsonLines(cells, [row]));
   await deps.store.put(tableObjectKey(ints, meta, file), toJsonLines(ints, intervals));
-  const result: CellResult = { cellId: cell.id, row };
+  const result: CellResult = { cellId: cell.id, row, ...(scheduleClock ? { scheduleClock } : {}) };
   await deps.store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
   // what `fleetbench compare` resamples and the report's percentile spectra draw (lib/core/results/buckets.ts)
   await deps.store.putJson(

@@ -62,12 +62,14 @@ async function probesRun(
     // a probe that ran and left no row did not show its rate was served: it fails
     const row: Row = result?.row ?? { incomplete: true, incomplete_reason: 'no result' };
     rows.set(cell.id, row);
-    const good = typeof row.good_ops_per_sec === 'number' ? row.good_ops_per_sec : null;
+    const n = (k: string): number | null => (typeof row[k] === 'number' ? row[k] : null);
     probes.push({
       ...probeVerdict(s, row),
       cellId: cell.id,
       rateOpsPerSec: d.rateOpsPerSec,
-      goodOpsPerSec: good,
+      goodOpsPerSec: n('good_ops_per_sec'),
+      monthlyCostUsd: n('monthly_cost_usd'),
+      costPerMillionOpsUsd: n('cost_per_million_ops_usd'),
     });
   }
   return { probes, rows };
@@ -139,7 +141,6 @@ export async function finishSearch(
   const predicted = searchStartPrediction(search, modeOf(run, spec));
   const step = stepOf(s, probes, predicted);
   if (!('done' in step) && cell.probe.index < search.cells.length) return false;
-  const found = 'done' in step ? step.done.foundOpsPerSec : null;
   const priced = (c: CellCosts): PricedCellCosts | null =>
     'hoursPerMonth' in c ? (c as PricedCellCosts) : null;
   const required = s.requiredOpsPerSec;
@@ -154,7 +155,6 @@ export async function finishSearch(
     probesPlanned: search.worstCaseProbes,
     step,
     predictedLimitOpsPerSec: predicted,
-    costs: found === null ? null : priced(args.costAt(found)),
     costsAtRequired: required === undefined ? null : priced(args.costAt(required)),
   });
   const t = tableDef('frontier');

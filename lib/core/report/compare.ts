@@ -9,7 +9,9 @@
  * replicates' change. Percentiles are taken from merged histograms, never averaged. docs/report.md says why.
  *
  * Verdict: the interval excludes 0 → `better` or `worse` by the metric's direction; otherwise (or with fewer
- * than MIN_BUCKETS buckets on a side) `no significant difference`.
+ * than MIN_BUCKETS buckets on a side) `no significant difference`. A cell incomplete on either side (a loader's
+ * or process's outputs missing: its figures count only what arrived) gets `no verdict` and is left out of
+ * `--fail-on`; a suspect cell (a loader above 70 % CPU or behind its schedule) keeps its verdict and is flagged.
  */
 import { isProbeCellId } from '../search/probe';
 import { Histogram, type SparseHistogram } from '../hdr/histogram';
@@ -18,7 +20,7 @@ import type { CellHeadline } from '../contract/headline';
 import type { CellBuckets } from '../results/buckets';
 import { InputError } from '../common/errors';
 
-export type Verdict = 'better' | 'worse' | 'no significant difference';
+export type Verdict = 'better' | 'worse' | 'no significant difference' | 'no verdict';
 export type CompareMetric = 'throughput' | 'p50' | 'p99' | 'p999' | 'cost';
 
 export const COMPARE_METRICS: readonly {
@@ -79,6 +81,10 @@ export interface CellComparison {
   cellId: string;
   target: string;
   metrics: MetricComparison[];
+  /** incomplete on a side (`run: <reason>`, `baseline: <reason>`): no verdict, left out of --fail-on */
+  incomplete?: string;
+  /** suspect on a side (the cells row's suspect_reason, per side): the verdicts stand, flagged */
+  suspect?: string;
 }
 
 export interface Comparison {
@@ -282,11 +288,43 @@ function headlineValue(h: CellHeadline, m: LatencyOrRate): number | null {
         : h.intendedP999Us;
 }
 
+/** `run: <reason>; baseline: <reason>` for the sides where `reason` is set, or undefined. */
+function perSide(run: string | null, base: string | null): string | undefined {
+  const parts = [...(run ? [`run: ${run}`] : []), ...(base ? [`baseline: ${base}`] : [])];
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+/**
+ * A cell incomplete on a side: its figures and their change, but no interval and no verdict (a missing loader's
+ * share is missing from its throughput: no regression to judge).
+ */
+function incompleteCell(run: SideCell, base: SideCell, incomplete: string): CellComparison {
+  const note = 'incomplete on a side: no verdict (left out of --fail-on)';
+  const metrics: MetricComparison[] = COMPARE_METRICS.map((d) => {
+    const rv = d.id === 'cost' ? run.headline.monthlyCostUsd : headlineValue(run.headline, d.id);
+    const bv = d.id === 'cost' ? base.headline.monthlyCostUsd : headlineValue(base.headline, d.id);
+    return {
+      metric: d.id,
+      unit: d.unit,
+      run: rv,
+      baseline: bv,
+      change: change(rv, bv),
+      ci: null,
+      verdict: 'no verdict',
+      note,
+    };
+  });
+  return { cellId: run.headline.cellId, target: run.headline.target, metrics, incomplete };
+}
+
 function compareCell(
   run: SideCell,
   base: SideCell,
   boot: { resamples: number; rng: Prng; overBudget: boolean },
 ): CellComparison {
+  const suspect = perSide(run.headline.suspectReason, base.headline.suspectReason);
+  const incomplete = perSide(run.headline.incompleteReason, base.headline.incompleteReason);
+  if (incomplete) return { ...incompleteCell(run, base, incomplete), ...(suspect ? { suspect } : {}) };
   const both = run.buckets && base.buckets && !boot.overBudget;
   const ci = both ? bootstrap(run.buckets!, base.buckets!, boot.resamples, boot.rng) : null;
   const why = boot.overBudget
@@ -312,7 +350,12 @@ function compareCell(
     };
   });
   metrics.push(costComparison(run.headline, base.headline, metrics[0]!));
-  return { cellId: run.headline.cellId, target: run.headline.target, metrics };
+  return {
+    cellId: run.headline.cellId,
+    target: run.headline.target,
+    metrics,
+    ...(suspect ? { suspect } : {}),
+  };
 }
 
 export function compareRuns(run: RunSide, baseline: RunSide, options: CompareOptions = {}): Comparison {
@@ -384,17 +427,28 @@ export function parseFailOn(text: string): FailOn[] {
   });
 }
 
-/** The thresholds a comparison breaks: a `worse` verdict with a change beyond the limit. */
+/** The thresholds a comparison breaks: a `worse` verdict with a change beyond the limit (incomplete cells: none). */
 export function failures(c: Comparison, thresholds: readonly FailOn[]): string[] {
   const out: string[] = [];
   for (const cell of c.cells)
     for (const t of thresholds) {
+      if (cell.incomplete) continue;
       const m = cell.metrics.find((x) => x.metric === t.metric);
       if (!m || m.verdict !== 'worse' || m.change === null) continue;
       if (t.limit > 0 ? m.change > t.limit : m.change < t.limit)
         out.push(`${cell.cellId}: ${t.metric} ${pctText(m.change)} breaks ${t.text}`);
     }
   return out;
+}
+
+/** One line per incomplete or suspect cell of a comparison (the text and the report say the same). */
+export function cellFlags(c: Comparison): string[] {
+  return c.cells.flatMap((cell) => [
+    ...(cell.incomplete
+      ? [`incomplete: ${cell.cellId} (${cell.incomplete}): no verdict, left out of --fail-on`]
+      : []),
+    ...(cell.suspect ? [`suspect: ${cell.cellId} (${cell.suspect}): verdicts kept, check the loaders`] : []),
+  ]);
 }
 
 export function pctText(x: number): string {

@@ -156,14 +156,16 @@ async function overTimeViews(
     spec: RunSpec | null;
     run: RunContext;
     cell: ScheduleCellInput & { id: string; index: number; prediction?: unknown };
-    row: Row;
+    result: CellResult;
     rows: Row[];
     options: ReportOptions;
     emulated: boolean;
   },
 ): Promise<{ schedule: ReportSchedule | null; timeline: ReportTimeline | null }> {
   const { spec, cell, options, emulated } = a;
-  const schedule = scheduleReportOf(spec, cell, a.rows, {
+  // a rate-schedule cell's buckets on its schedule's clock (AggregateCell keeps it in result.json)
+  const scheduleCell = { ...cell, scheduleClock: a.result.scheduleClock };
+  const schedule = scheduleReportOf(spec, scheduleCell, a.rows, {
     capacityScale: options.local && emulated ? (spec?.local?.capacityScale ?? 1) : 1,
     ...(options.local && emulated && spec?.local?.timeScale ? { timeScale: spec.local.timeScale } : {}),
   });
@@ -171,7 +173,7 @@ async function overTimeViews(
     ? await timelineOf(store, {
         run: a.run,
         cell,
-        row: a.row,
+        row: a.result.row,
         intervals: a.rows,
         local: !!options.local,
         emulated,
@@ -233,7 +235,7 @@ export async function buildReportData(
     // the cell's interval rows: one object, where AggregateCell wrote it (no listing of the table)
     const rows = await rowsAt(store, tableObjectKey(tableDef('intervals'), run, `${runId}.${cell.id}`));
     series[cell.id] = seriesOf(rows.filter((r) => r.in_window === true));
-    const views = await overTimeViews(store, { spec, run, cell, row: result.row, rows, options, emulated });
+    const views = await overTimeViews(store, { spec, run, cell, result, rows, options, emulated });
     if (views.schedule) schedules.push(views.schedule);
     if (views.timeline) timelines[cell.id] = views.timeline;
   }

@@ -10,7 +10,7 @@ import { barChart, chartOrTable, escapeXml, fmtNum, lineChart, type Series } fro
 import type { FamilySpectrum } from '../results/aggregate';
 import type { Comparison } from './compare';
 import { comparisonSection, spectrumSection } from './sections';
-import { searchSections, type ReportSearch } from './searches';
+import { probesOf, searchSections, type ReportSearch } from './searches';
 import { scheduleSections, type ReportSchedule } from './schedules';
 import { timelineSection, type ReportTimeline } from './timeline';
 import { executionSection, type ReportExecution } from './targets';
@@ -207,12 +207,26 @@ export interface CostComparisonRow {
 
 /**
  * Seed 004's comparison across systems: per target, its best measured cell (most good ops/s) and the cost of
- * a billion good operations at that rate. Targets without a priced cell with good operations are left out.
+ * a billion good operations at that rate. Only complete cells count, and no SLO-search probe that failed its SLO
+ * (the searches' frontier rows say which): a probe past the target's limit serves the most and is no answer.
+ * Targets without such a priced cell with good operations are left out.
  */
-export function costComparison(cells: readonly ReportCell[]): CostComparisonRow[] {
+export function costComparison(
+  cells: readonly ReportCell[],
+  searches: readonly ReportSearch[] = [],
+): CostComparisonRow[] {
+  const failedProbes = new Set(
+    searches.flatMap((s) =>
+      probesOf(s)
+        .filter((p) => !p.pass)
+        .map((p) => p.cell_id),
+    ),
+  );
   const best = new Map<string, ReportCell>();
   for (const c of cells) {
     if (
+      c.incomplete ||
+      failedProbes.has(c.cellId) ||
       c.monthlyCostUsd === null ||
       c.costPerMillionOpsUsd === null ||
       !c.goodOpsPerSec ||
@@ -232,8 +246,8 @@ export function costComparison(cells: readonly ReportCell[]): CostComparisonRow[
   }));
 }
 
-function costComparisonSection(cells: readonly ReportCell[]): string[] {
-  const rows = costComparison(cells);
+function costComparisonSection(cells: readonly ReportCell[], searches?: readonly ReportSearch[]): string[] {
+  const rows = costComparison(cells, searches);
   if (rows.length < 1) return [];
   return [
     "<h3>Cost per billion operations at each target's best measured throughput</h3>",
@@ -468,7 +482,7 @@ function costSection(d: ReportData): string[] {
     costBars.length
       ? barChart({ id: 'cost', title: 'Monthly cost (USD)', unit: 'USD', bars: costBars })
       : '<p>No cost figures.</p>',
-    ...costComparisonSection(d.cells),
+    ...costComparisonSection(d.cells, d.searches),
     ...daxSection(d),
   ];
 }

@@ -10,7 +10,9 @@ import {
   measuredTimeline,
   spikeCounts,
   spikeOutcome,
+  warmupClock,
   type ScheduleBucket,
+  type ScheduleClock,
   type SpikeOutcome,
 } from '../results/schedule';
 import type { OnDemandResponse } from '../dynamodb-model/on-demand-response';
@@ -42,6 +44,8 @@ export interface ScheduleCellInput extends Omit<PlannedCell, 'properties'> {
   id: string;
   warmupSeconds: number;
   rateSchedule?: RatePoint[];
+  /** where the cell's counted intervals lie on the schedule (its result.json); none: bucket 0 at the warm-up's end */
+  scheduleClock?: ScheduleClock | undefined;
 }
 
 /**
@@ -55,7 +59,8 @@ export function scheduleReportOf(
   limits: { capacityScale: number; timeScale?: number },
 ): ReportSchedule | null {
   if (!cell.rateSchedule || !spec?.workload.rateSchedule) return null;
-  const measured = measuredTimeline(intervals, cell.rateSchedule, cell.warmupSeconds);
+  const clock = cell.scheduleClock?.processes.length ? cell.scheduleClock : warmupClock(cell.warmupSeconds);
+  const measured = measuredTimeline(intervals, cell.rateSchedule, clock);
   const target = spec.targets.find((t) => t.id === cell.target);
   // the target's kind predicts its response (DynamoDB on-demand: twice the previous peak at once, then the ceiling)
   const predicted = target

@@ -1,6 +1,6 @@
 /**
  * The report's SLO search sections (docs/slo-search.md): per search the answer beside the capacity model's
- * predicted limit and the cost at the found rate, the probes that led to it, and cost against throughput per
+ * predicted limit and the found probe's own cost, the probes that led to it, and cost against throughput per
  * target (one line per target through its probes, the SLO-passing probes marked).
  */
 import { chartOrTable, escapeXml, fmtNum } from './svg';
@@ -27,7 +27,8 @@ const usd = (v: unknown): string => (n(v) === null ? '–' : `$${n(v)!.toFixed(2
 const ms = (us: unknown): string => (n(us) === null ? '–' : (n(us)! / 1000).toFixed(2));
 const pct = (v: unknown, digits = 1): string => (n(v) === null ? '–' : `${(n(v)! * 100).toFixed(digits)} %`);
 
-function probesOf(s: ReportSearch): ProbeJson[] {
+/** A frontier row's probes (its probes_json; none when unreadable). */
+export function probesOf(s: ReportSearch): ProbeJson[] {
   try {
     return JSON.parse(String(s.probes_json)) as ProbeJson[];
   } catch {

@@ -3,7 +3,7 @@
  * by percentile on a 1/(1−p) axis, as HdrHistogram users read it).
  */
 import { escapeXml, fmtNum, lineChart, type Series } from './svg';
-import { COMPARE_METRICS, pctText, type Comparison } from './compare';
+import { cellFlags, COMPARE_METRICS, pctText, type Comparison } from './compare';
 import type { FamilySpectrum, Spectrum } from '../results/aggregate';
 import type { CellHeadline } from '../contract/headline';
 
@@ -107,6 +107,7 @@ export function comparisonSection(c: Comparison | undefined): string[] {
     }),
   );
   const only = [
+    ...cellFlags(c).map((f) => `<li>${escapeXml(f)}</li>`),
     ...(c.onlyInRun.length ? [`<li>only in this run: ${escapeXml(c.onlyInRun.join(', '))}</li>`] : []),
     ...(c.onlyInBaseline.length
       ? [`<li>only in the baseline: ${escapeXml(c.onlyInBaseline.join(', '))}</li>`]

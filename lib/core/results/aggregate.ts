@@ -180,6 +180,12 @@ export interface CellAggregate {
     host?: string;
     /** the manifest's loader CPU figures (lib/core/results/loader-cpu.ts) */
     cpu?: ManifestCpu;
+    /**
+     * earliest start / latest end (cut at the schedule's end) of this process's counted intervals, and its
+     * manifest's workloadStartMs (the clock its rate schedule runs on: lib/core/results/schedule.ts); absent when
+     * none of its intervals was counted
+     */
+    counted?: { startMs: number; endMs: number; workloadStartMs: number | null };
   }[];
   loaders: number;
   intervalsRead: number;
@@ -435,6 +441,8 @@ interface Merged {
   buckets: Map<number, BucketAccumulator>;
   measuredStart: number;
   measuredEnd: number;
+  /** per log key: the span its counted intervals cover */
+  countedByLog: Map<string, [number, number]>;
   intervalsRead: number;
   intervalsCounted: number;
 }
@@ -486,6 +494,7 @@ async function mergeNames(
     buckets: new Map(),
     measuredStart: Infinity,
     measuredEnd: -Infinity,
+    countedByLog: new Map(),
     intervalsRead: 0,
     intervalsCounted: 0,
   };
@@ -509,6 +518,7 @@ async function mergeNames(
         m.intervalsCounted++;
         if (iv.startMs < m.measuredStart) m.measuredStart = iv.startMs;
         if (endMs > m.measuredEnd) m.measuredEnd = endMs;
+        widen(m.countedByLog, ref.key, iv.startMs, endMs);
       }
       // the drain is no offered load: not in the series either (it would end every series in a dip)
       if (drain) return;
@@ -801,6 +811,7 @@ export async function aggregateCell(
       exitCode: p.manifest?.exitCode ?? null,
       ...(p.manifest?.host ? { host: p.manifest.host } : {}),
       ...(p.manifest?.cpu ? { cpu: p.manifest.cpu } : {}),
+      ...countedOf(p, m.countedByLog),
     })),
     loaders: new Set(input.processes.map((p) => p.loader)).size,
     intervalsRead: m.intervalsRead,
@@ -809,6 +820,15 @@ export async function aggregateCell(
     windowBuckets: windowBucketsOf(m, win, o),
     ...(options.keepHistograms ? { histograms: Object.fromEntries(m.totals) } : {}),
   };
+}
+
+/** A process's counted span (its logs' spans together) and its workload start, when it has one. */
+function countedOf(p: CellInput['processes'][number], byLog: Map<string, [number, number]>) {
+  const spans = p.logs.map((l) => byLog.get(l.key)).filter((x) => x !== undefined);
+  if (!spans.length) return {};
+  const startMs = Math.min(...spans.map((x) => x[0]));
+  const endMs = Math.max(...spans.map((x) => x[1]));
+  return { counted: { startMs, endMs, workloadStartMs: p.manifest?.workloadStartMs ?? null } };
 }
 
 function nonNegative(v: number, name: string): number {

@@ -1,12 +1,10 @@
 /**
  * The `frontier` table's row of one SLO search (schema.ts; docs/slo-search.md): the answer, the model's predicted
- * limit, the probes, and the target's monthly cost at the found rate with its cost per million operations.
+ * limit, the probes, and the found probe's own monthly cost and cost per million operations (its `cells` row's).
  */
 import type { SloSearch } from '../spec/schema';
 import { sloColumn, sloText, type ProbeVerdict } from '../search/verdict';
 import type { ProbeStep } from '../search/probe';
-import { costPerOps } from '../cost/monthly';
-import { Q } from '../cost/decimal';
 import { runDate, validateRow, type PricedCellCosts, type Row, type RunMeta } from './rows';
 import { tableDef } from './schema';
 
@@ -15,6 +13,9 @@ export interface ProbeRun extends ProbeVerdict {
   cellId: string;
   rateOpsPerSec: number;
   goodOpsPerSec: number | null;
+  /** the probe's own `cells` row's cost columns: priced at its measured rate (null: not priced) */
+  monthlyCostUsd: number | null;
+  costPerMillionOpsUsd: number | null;
 }
 
 export interface FrontierInput {
@@ -29,8 +30,6 @@ export interface FrontierInput {
   /** the search's last step: its answer, or (the probes ran out) the next rate it wanted */
   step: ProbeStep;
   predictedLimitOpsPerSec: number | null;
-  /** the cost model at the found rate (null: nothing found, or the target is not priced) */
-  costs: PricedCellCosts | null;
   /** the cost model at the required rate (null: none required, or not priced) */
   costsAtRequired: PricedCellCosts | null;
 }
@@ -39,10 +38,6 @@ export function buildFrontierRow(meta: RunMeta, f: FrontierInput): Row {
   const done = 'done' in f.step ? f.step.done : null;
   const found = done?.foundOpsPerSec ?? null;
   const at = found === null ? undefined : f.probes.find((p) => p.pass && p.rateOpsPerSec === found);
-  const perMillion =
-    f.costs && found
-      ? costPerOps(Q.of(f.costs.monthlyCostUsd), found, f.costs.hoursPerMonth, 1e6)
-      : undefined;
   const required = f.search.requiredOpsPerSec ?? null;
   return validateRow(tableDef('frontier'), {
     run_date: runDate(meta.startedAtMs),
@@ -67,8 +62,9 @@ export function buildFrontierRow(meta: RunMeta, f: FrontierInput): Row {
     predicted_limit_ops_per_sec: f.predictedLimitOpsPerSec,
     probes: f.probes.length,
     probes_planned: f.probesPlanned,
-    monthly_cost_usd: found !== null && f.costs ? f.costs.monthlyCostUsd : null,
-    cost_per_million_ops_usd: perMillion ? perMillion.toNumber() : null,
+    // the found probe's own figures (its cells row: priced at its measured rate, ÷ its good operations)
+    monthly_cost_usd: at?.monthlyCostUsd ?? null,
+    cost_per_million_ops_usd: at?.costPerMillionOpsUsd ?? null,
     required_ops_per_sec: required,
     meets_required: required === null ? null : found !== null && found >= required,
     monthly_cost_at_required_usd: f.costsAtRequired?.monthlyCostUsd ?? null,

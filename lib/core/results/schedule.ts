@@ -5,7 +5,8 @@
  */
 import type { Row } from './rows';
 import { READ_MODIFY_WRITE, classifyName, tallyOperations } from './names';
-import { offeredRate, type RatePoint, type Spike } from '../spec/rate-schedule';
+import type { CellAggregate } from './aggregate';
+import { offeredOps, offeredRate, type RatePoint, type Spike } from '../spec/rate-schedule';
 
 /** The share of offered load served that counts as recovered (issue #29: "good rate ≥ 95 % of offered"). */
 export const RECOVERED_SHARE = 0.95;
@@ -29,16 +30,102 @@ export interface SpikeOutcome extends Spike {
   recoverySeconds: number | null;
 }
 
+/**
+ * Where a cell's counted intervals lie on its rate schedule's clock. Each YCSB process plays its share of the
+ * schedule from its own workload start (the manifest's workloadStartMs), so the clock is per process: the seconds
+ * from that start where its counted intervals begin and end, and where its intervals of series bucket 0 begin.
+ */
+export interface ScheduleClock {
+  processes: { fromSeconds: number; toSeconds: number; bucketZeroSeconds: number }[];
+}
+
+/**
+ * The cell's schedule clock from its aggregate. A process without a workload start (an agent that saw no status
+ * line) is placed on the cell's start. Series buckets are cut on each process's own window start
+ * (lib/core/results/aggregate.ts), so a process's first counted interval is in its bucket 0; its intervals begin
+ * at YCSB's status ticks, which its StatusThread paces at whole multiples of the status interval from the
+ * workload's start (https://github.com/brianfrankcooper/YCSB/blob/0.17.0/core/src/main/java/site/ycsb/StatusThread.java):
+ * bucket 0's start is put on that grid (the measured offset differs from it by the agent's few ms of reading the
+ * first status line). null when nothing was counted.
+ */
+export function scheduleClockOf(
+  agg: Pick<CellAggregate, 'window' | 'processes'>,
+  seriesSeconds: number,
+): ScheduleClock | null {
+  const processes: ScheduleClock['processes'] = [];
+  for (const p of agg.processes) {
+    if (!p.counted) continue;
+    const zeroMs = p.counted.workloadStartMs ?? agg.window.cellStartMs;
+    const fromSeconds = (p.counted.startMs - zeroMs) / 1000;
+    const ticks = Math.round(fromSeconds / seriesSeconds);
+    processes.push({
+      fromSeconds,
+      toSeconds: (p.counted.endMs - zeroMs) / 1000,
+      bucketZeroSeconds: ticks * seriesSeconds,
+    });
+  }
+  return processes.length ? { processes } : null;
+}
+
+/**
+ * The schedule's mean offered rate over exactly what was counted: per process the fleet's schedule over its
+ * counted span (each process plays an equal share of it), averaged over the processes, ÷ the seconds every ops/s
+ * figure of the cell divides by (lib/core/results/aggregate.ts measuredSeconds): served ÷ this is served operations
+ * ÷ offered operations over the same intervals.
+ */
+export function offeredOverCounted(
+  points: readonly RatePoint[],
+  clock: ScheduleClock,
+  measuredSeconds: number,
+): number {
+  const ops = clock.processes.map(
+    (p) => offeredOps(points, p.toSeconds) - offeredOps(points, Math.max(0, p.fromSeconds)),
+  );
+  const mean = ops.reduce((a, b) => a + b, 0) / ops.length;
+  return measuredSeconds > 0 ? mean / measuredSeconds : 0;
+}
+
+/**
+ * A rate-schedule cell's aggregate with its target and attainment: the schedule's mean offered rate over exactly
+ * the counted intervals (offeredOverCounted), so attainment is served ÷ offered over the same seconds; with nothing
+ * counted (no clock), the schedule's mean over the window's nominal seconds [warm-up, duration − cool-down).
+ */
+export function withScheduleTarget(
+  agg: CellAggregate,
+  o: { points: readonly RatePoint[]; clock: ScheduleClock | null; nominal: [number, number] },
+): CellAggregate {
+  const offered = o.clock
+    ? offeredOverCounted(o.points, o.clock, agg.window.measuredSeconds)
+    : offeredRate(o.points, o.nominal[0], o.nominal[1]);
+  return { ...agg, targetOpsPerSec: offered, attainment: offered > 0 ? agg.goodOpsPerSec / offered : null };
+}
+
+/** The clock of a cell aggregated without one (no process counted): bucket 0 begins at the warm-up's end. */
+export function warmupClock(warmupSeconds: number): ScheduleClock {
+  return {
+    processes: [{ fromSeconds: warmupSeconds, toSeconds: warmupSeconds, bucketZeroSeconds: warmupSeconds }],
+  };
+}
+
+/** The bucket-0 start most processes share (the earliest of a tie): where the timeline places its buckets. */
+function commonZero(clock: ScheduleClock): number {
+  const n = new Map<number, number>();
+  for (const p of clock.processes) n.set(p.bucketZeroSeconds, (n.get(p.bucketZeroSeconds) ?? 0) + 1);
+  return [...n.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+}
+
 const num = (r: Row, k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null);
 
 /**
- * The measured timeline from a cell's interval rows (warm-up buckets too: the schedule starts with the cell).
- * A bucket's clock time is its offset from the window start plus the warm-up.
+ * The measured timeline from a cell's interval rows (warm-up buckets too: the schedule starts with the cell), on
+ * the schedule's clock (scheduleClockOf): a bucket is placed where its intervals began, and offered is what the
+ * schedule offered over those same seconds (per process, averaged: processes started a status interval apart
+ * hold different seconds of the schedule in one bucket).
  */
 export function measuredTimeline(
   intervals: readonly Row[],
   points: readonly RatePoint[],
-  warmupSeconds: number,
+  clock: ScheduleClock,
 ): ScheduleBucket[] {
   const byT = new Map<number, { seconds: number; rates: [string, number][] }>();
   for (const r of intervals) {
@@ -49,22 +136,28 @@ export function measuredTimeline(
     if (!(counted || info.op === READ_MODIFY_WRITE)) continue;
     const seconds = num(r, 'bucket_seconds') ?? 0;
     if (!(seconds > 0)) continue;
-    const t = (num(r, 'offset_seconds') ?? 0) + warmupSeconds;
+    const t = num(r, 'offset_seconds') ?? 0;
     const b = byT.get(t) ?? { seconds: 0, rates: [] };
     b.seconds = Math.max(b.seconds, seconds);
     // each name's rate over its own span (as the series does: names' spans differ by a few ms)
     b.rates.push([op, (num(r, 'count') ?? 0) / seconds]);
     byT.set(t, b);
   }
+  const zero = commonZero(clock);
+  const offered = (offset: number, seconds: number): number =>
+    clock.processes.reduce(
+      (a, p) => a + offeredRate(points, p.bucketZeroSeconds + offset, p.bucketZeroSeconds + offset + seconds),
+      0,
+    ) / clock.processes.length;
   return [...byT.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([t, b]) => {
+    .map(([offset, b]) => {
       // operations as issued: a read-modify-write once (lib/core/results/names.ts tallyOperations)
       const ops = tallyOperations(b.rates);
       return {
-        t,
+        t: offset + zero,
         seconds: b.seconds,
-        offeredOpsPerSec: offeredRate(points, t, t + b.seconds),
+        offeredOpsPerSec: offered(offset, b.seconds),
         servedOpsPerSec: ops.good,
         failedOpsPerSec: ops.failed,
         throttledAttemptsPerSec: ops.throttled,

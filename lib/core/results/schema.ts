@@ -385,7 +385,7 @@ export const TABLES: readonly TableDef[] = [
     description:
       'SLO searches (docs/slo-search.md): one row per search (target × distribution × read proportion) once it ends: ' +
       'the highest rate that met the SLO and the conditions, the capacity model’s predicted limit, the probes, and ' +
-      'the cost at the found rate.',
+      'the found probe’s cost.',
     partitionKeys: PARTITION_KEYS,
     columns: [
       col('run_id', 'string', 'the run'),
@@ -424,13 +424,13 @@ export const TABLES: readonly TableDef[] = [
       col(
         'monthly_cost_usd',
         'double',
-        'cost model: the target per month at the found rate (its pricing)',
+        'the found probe’s own monthly_cost_usd (its cells row: the cost model at the rate it achieved)',
         true,
       ),
       col(
         'cost_per_million_ops_usd',
         'double',
-        'monthly_cost_usd ÷ the millions of operations of that month (the price book’s hours) at the found rate',
+        'the found probe’s own cost_per_million_ops_usd: monthly_cost_usd ÷ the millions of good operations of that month (the price book’s hours) at found_good_ops_per_sec',
         true,
       ),
       col('required_ops_per_sec', 'double', 'the rate the spec requires (search.requiredOpsPerSec)', true),

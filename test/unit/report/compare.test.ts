@@ -8,6 +8,7 @@ import { Prng } from '../../../lib/core/common/prng';
 import type { CellHeadline } from '../../../lib/core/contract/headline';
 import type { CellBuckets } from '../../../lib/core/results/buckets';
 import { compareRuns, failures, parseFailOn, type RunSide } from '../../../lib/core/report/compare';
+import { comparisonText } from '../../../lib/cli/commands/compare';
 
 /** n one-second buckets of `perBucket` latencies, exponential with mean `meanUs` × `scale`. */
 function side(
@@ -190,6 +191,63 @@ describe('compareRuns', () => {
     expect(other.cells).toEqual([]);
     expect(other.onlyInRun).toEqual(['ddb.uniform.r50.probe3']);
     expect(other.onlyInBaseline).toEqual(['ddb.uniform.r50.probe3']);
+  });
+});
+
+describe('incomplete and suspect cells', () => {
+  /** a side whose headline says it is incomplete or suspect */
+  const flagged = (r: RunSide, f: Partial<CellHeadline>): RunSide => ({
+    ...r,
+    cells: r.cells.map((c) => ({ ...c, headline: { ...c.headline, ...f } })),
+  });
+  // one loader of four missing: three quarters of the operations (300 of 400 a second), flagged incomplete
+  const missing = () =>
+    flagged(side('r2', 2, { perBucket: 300, rate: 300 }), {
+      incomplete: true,
+      incompleteReason: 'loader-3/proc-0: no manifest',
+    });
+
+  it('without the flag, the lost quarter reads as a significant −25 % throughput (what the flag guards)', () => {
+    const c = compareRuns(side('r2', 2, { perBucket: 300, rate: 300 }), side('base', 1));
+    expect(metric(c, 'throughput')).toMatchObject({ verdict: 'worse' });
+    expect(metric(c, 'throughput').change).toBeCloseTo(-0.25, 9);
+    expect(failures(c, parseFailOn('throughput:-5%'))).toHaveLength(1);
+  });
+
+  it('incomplete on a side: no verdict on any metric, a note, and nothing for --fail-on (exit 0)', () => {
+    for (const [run, base] of [
+      [missing(), side('base', 1)],
+      [side('base', 1), missing()],
+    ] as const) {
+      const c = compareRuns(run, base);
+      const cell = c.cells[0]!;
+      expect(cell.incomplete).toBe(
+        `${run.runId === 'r2' ? 'run' : 'baseline'}: loader-3/proc-0: no manifest`,
+      );
+      for (const m of cell.metrics) expect(m).toMatchObject({ verdict: 'no verdict', ci: null });
+      expect(metric(c, 'throughput').note).toMatch(/incomplete on a side/);
+      // the figures are still shown: 300 against 400 ops/s
+      expect(Math.abs(metric(c, 'throughput').change!)).toBeGreaterThan(0.2);
+      expect(failures(c, parseFailOn('throughput:-5%,p99:+1%,cost:+1%'))).toEqual([]);
+      expect(comparisonText(c)).toContain(
+        `incomplete: ddb.uniform.r50.t400 (${cell.incomplete}): no verdict, left out of --fail-on`,
+      );
+    }
+  });
+
+  it('suspect on a side: the verdict stands and the cell is flagged in the text and the JSON', () => {
+    const slow = flagged(side('slow', 2, { scale: 1.3 }), {
+      suspect: true,
+      suspectReason: 'loader-0 CPU 91 % (above 70 %)',
+    });
+    const c = compareRuns(slow, side('base', 1));
+    expect(metric(c, 'p99').verdict).toBe('worse');
+    expect(c.cells[0]!.suspect).toBe('run: loader-0 CPU 91 % (above 70 %)');
+    expect(JSON.parse(JSON.stringify(c)).cells[0].suspect).toBe('run: loader-0 CPU 91 % (above 70 %)');
+    expect(comparisonText(c)).toContain(
+      'suspect: ddb.uniform.r50.t400 (run: loader-0 CPU 91 % (above 70 %)): verdicts kept, check the loaders',
+    );
+    expect(failures(c, parseFailOn('p99:+10%'))).toHaveLength(1);
   });
 });
 

@@ -70,6 +70,51 @@ describe('cost per billion operations across targets', () => {
     expect(rows[1]!.errors).toBe(3);
   });
 
+  it('leaves out incomplete cells and SLO-search probes that failed their SLO', () => {
+    // a search's probes: 1,000 ops/s passed, 1,200 ops/s failed the SLO (it served more, but is no answer)
+    const search = {
+      search_id: 'redis.zipfian.r50',
+      probes_json: JSON.stringify([
+        {
+          cell_id: 'redis.p1',
+          rate: 1000,
+          pass: true,
+          latency_us: 4000,
+          attainment: 1,
+          error_rate: 0,
+          reasons: [],
+        },
+        {
+          cell_id: 'redis.p2',
+          rate: 1200,
+          pass: false,
+          latency_us: 25000,
+          attainment: 0.9,
+          error_rate: 0,
+          reasons: [],
+        },
+      ]),
+    };
+    const missingLoader = { ...cell('mongodb', 'mongodb.t2', 80_000, 5026), incomplete: true };
+    const rows = costComparison(
+      [
+        cell('redis', 'redis.p1', 1000, 100),
+        cell('redis', 'redis.p2', 1080, 100),
+        cell('mongodb', 'mongodb.t1', 50_000, 5026),
+        missingLoader,
+      ],
+      [search],
+    );
+    expect(rows.map((r) => [r.target, r.cellId])).toEqual([
+      ['redis', 'redis.p1'],
+      ['mongodb', 'mongodb.t1'],
+    ]);
+    // without the searches (a run without one) the failed probe would be taken: it served the most
+    expect(
+      costComparison([cell('redis', 'redis.p1', 1000, 100), cell('redis', 'redis.p2', 1080, 100)])[0]!.cellId,
+    ).toBe('redis.p2');
+  });
+
   it('leaves out targets with no good operations', () => {
     expect(costComparison([cell('ddb', 'ddb.a', 0, 100), cell('x', 'x.a', null, 100)])).toEqual([]);
   });

@@ -13,7 +13,7 @@ import { tallyOperations } from '../../../lib/core/results/names';
 import { aggregateCell } from '../../../lib/core/results/aggregate';
 import { readCellDir } from '../../../lib/local/cell-dir';
 import { seriesOf } from '../../../lib/core/report/data';
-import { measuredTimeline } from '../../../lib/core/results/schedule';
+import { measuredTimeline, warmupClock } from '../../../lib/core/results/schedule';
 import type { Row } from '../../../lib/core/results/rows';
 
 /** The samples of `plain` reads (`plainFailed` of them failed) and read-modify-writes by outcome. */
@@ -152,12 +152,12 @@ describe("the report's series and a schedule's timeline tally their buckets the 
       .filter((r) => !String(r.op).startsWith('Intended-'))
       .map((r) => ({ ...r, op: `Intended-${String(r.op)}` }));
     expect(seriesOf(intended).map((p) => p.opsPerSec)).toEqual([95]);
-    const [b] = measuredTimeline(intended, [{ t: 0, opsPerSec: 100 }], 0);
+    const [b] = measuredTimeline(intended, [{ t: 0, opsPerSec: 100 }], warmupClock(0));
     expect(b).toMatchObject({ servedOpsPerSec: 95, failedOpsPerSec: 5, throttledAttemptsPerSec: 9 });
   });
 
   it('measuredTimeline: served, failed and throttled per second', () => {
-    const [b] = measuredTimeline(rows, [{ t: 0, opsPerSec: 100 }], 0);
+    const [b] = measuredTimeline(rows, [{ t: 0, opsPerSec: 100 }], warmupClock(0));
     expect(b).toMatchObject({ servedOpsPerSec: 95, failedOpsPerSec: 5, throttledAttemptsPerSec: 9 });
   });
 });

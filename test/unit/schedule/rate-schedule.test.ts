@@ -17,7 +17,7 @@ import {
 import { cellProcesses, planRun } from '../../../lib/core/plan';
 import type { DynamoDbTarget, RateSegment } from '../../../lib/core/spec/schema';
 import { predictOnDemandResponse } from '../../../lib/core/dynamodb-model/on-demand-response';
-import { measuredTimeline, spikeCounts, spikeOutcome } from '../../../lib/core/results/schedule';
+import { measuredTimeline, spikeCounts, spikeOutcome, warmupClock } from '../../../lib/core/results/schedule';
 import { scheduleReportOf, scheduleSections } from '../../../lib/core/report/schedules';
 import { baseSpec, withValue } from '../spec/fixtures';
 
@@ -252,7 +252,7 @@ describe('the measured timeline and the spike outcome', () => {
       row('UPDATE-THROTTLED', 1, 15),
       row('SCHEDULE-DELAY', 1, 40),
     ];
-    const m = measuredTimeline(rows, points, 1);
+    const m = measuredTimeline(rows, points, warmupClock(1));
     expect(m).toEqual([
       {
         t: 0,
