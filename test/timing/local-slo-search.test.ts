@@ -47,7 +47,7 @@ describe('local SLO search (examples/local-slo-search.json)', () => {
         outcome: 'converged',
         predicted_limit_ops_per_sec: HAND_LIMIT,
         probes_planned: 9,
-        slo_column: 'all_intended_p99_us',
+        slo_column: 'all_intended_incl_failed_p99_us',
       });
       const found = Number(f!.found_ops_per_sec);
       expect(Math.abs(found - HAND_LIMIT) / HAND_LIMIT).toBeLessThanOrEqual(0.1);
