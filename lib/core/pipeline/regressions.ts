@@ -127,9 +127,7 @@ export async function readHistory(
     // missing run for that cell; runs after this one (detection re-run for an older run) too
     // an SLO search's probes run rates decided at run time: probe k of one run is not probe k of another
     cells: cells.filter(
-      ({ row }) =>
-        isSeriesRow(row) &&
-        (row.run_id === run.runId || !(timeOf(row) > run.startedAtMs)),
+      ({ row }) => isSeriesRow(row) && (row.run_id === run.runId || !(timeOf(row) > run.startedAtMs)),
     ),
     runStarts,
   };
