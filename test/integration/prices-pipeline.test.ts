@@ -138,6 +138,13 @@ test("AggregateCell prices the cell with the run's book: a stored eu-west-1 book
   await store.putJson(key, book);
   const doubled = await costOf(store, 'cost-eu');
   expect(builtIn.monthly_cost_on_demand_usd).toBeGreaterThan(0);
-  expect(doubled.monthly_cost_on_demand_usd).toBeCloseTo(2 * builtIn.monthly_cost_on_demand_usd!, 2);
-  expect(doubled.monthly_cost_provisioned_usd).toBeCloseTo(2 * builtIn.monthly_cost_provisioned_usd!, 2);
+  // twice, to the cent per line: a total is its writes, reads and storage lines, each rounded to the cent, so twice
+  // a rounded total may differ from the doubled book's total by up to a cent per line (3 lines)
+  const twice = (a: number | undefined, b: number | undefined) => Math.abs(a! - 2 * b!);
+  expect(twice(doubled.monthly_cost_on_demand_usd, builtIn.monthly_cost_on_demand_usd)).toBeLessThanOrEqual(
+    0.03,
+  );
+  expect(
+    twice(doubled.monthly_cost_provisioned_usd, builtIn.monthly_cost_provisioned_usd),
+  ).toBeLessThanOrEqual(0.03);
 });

@@ -183,12 +183,19 @@ describe('the drain after the schedule is left out, and what stays equals the Ja
             first = Math.min(first, iv.startMs);
             lastStart = Math.max(lastStart, iv.startMs);
           }
+    // ... and whose JVMs all started with the earliest (the windows are per process, from its own JVM's start: one
+    // start for all makes them one window, the Java merge's)
+    const cellStart = Math.min(...manifests().map((m) => m.startMs));
     for (const l of fs.readdirSync(dir))
       for (const p of fs.readdirSync(path.join(dir, l))) {
         const file = path.join(dir, l, p, 'manifest.json');
         fs.writeFileSync(
           file,
-          JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), workloadStartMs: first }),
+          JSON.stringify({
+            ...JSON.parse(fs.readFileSync(file, 'utf8')),
+            startMs: cellStart,
+            workloadStartMs: first,
+          }),
         );
       }
     // a schedule that ends 2 s before the last interval starts: the intervals after it are the "drain"
@@ -199,16 +206,16 @@ describe('the drain after the schedule is left out, and what stays equals the Ja
       durationSeconds,
       keepHistograms: true,
     });
-    // the warm-up counts from each process's workload start (here the same for all)
-    expect(agg.window.startMs).toBe(first + 1000);
+    // the warm-up counts from each process's own start (its JVM's: here the same for all)
+    expect(agg.window.startMs).toBe(cellStart + 1000);
     expect(agg.window.endMs).toBe(scheduledEnd);
     const java = oracleMerge(dir, {
-      fromMs: first + 1000,
+      fromMs: cellStart + 1000,
       toMs: scheduledEnd - 500,
       percentiles: PERCENTILES,
     });
     const whole = oracleMerge(dir, {
-      fromMs: first + 1000,
+      fromMs: cellStart + 1000,
       toMs: lastStart + 1,
       percentiles: PERCENTILES,
     });

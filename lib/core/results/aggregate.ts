@@ -5,8 +5,8 @@
  *
  * Windows (all times epoch ms), one per process, each on its own timeline (a loader that started late is
  * measured over its own steady state, not its warm-up):
- *   began   = its manifest's workloadStartMs (when YCSB's workload began), else its startMs (JVM start), else
- *             (no manifest) its first interval's start
+ *   began   = its manifest's startMs (its JVM's start: the warm-up covers the JVM's and the binding's start-up, as
+ *             it did for the cell before windows were per process), else (no manifest) its first interval's start
  *   ended   = its manifest's endMs (JVM exit), else its last interval's end
  *   window  = [began + warm-up, ended − cool-down)
  *   With `durationSeconds` (a run phase), a process's schedule ends durationSeconds after its workload began
@@ -314,7 +314,7 @@ function logsByName(input: CellInput): Map<string, LogRef[]> {
 /** One process's measured window: from its own workload start + warm-up to its own end − cool-down. */
 interface ProcessWindow {
   label: string;
-  /** its workload start (the manifest's workloadStartMs, else its JVM start, else its first interval) */
+  /** its start (the manifest's startMs: its JVM's start; else its first interval) */
   beganMs: number;
   /** its end: the schedule's end (run phase), else its JVM exit, else its last interval's end */
   endedMs: number;
@@ -383,7 +383,7 @@ async function cellWindow(
     win.cellStartMs = Math.min(win.cellStartMs, jvm[0]);
     win.cellEndMs = Math.max(win.cellEndMs, jvm[1]);
     const w = m?.workloadStartMs ?? null;
-    const beganMs = w ?? jvm[0];
+    const beganMs = jvm[0];
     // the drain: intervals starting after the process's scheduled end (0.5 s slack for tick jitter)
     const scheduled = duration !== undefined && w !== null ? w + duration : null;
     // the cool-down counts back from the schedule's end, not from the JVM's exit after the drain

@@ -166,7 +166,7 @@ export const TABLES: readonly TableDef[] = [
       col(
         'window_start_ms',
         'bigint',
-        "measured window start: the earliest process's workload start + warm-up (each process has its own window), epoch ms",
+        "measured window start: the earliest process's start (its JVM's) + warm-up (each process has its own window), epoch ms",
       ),
       col(
         'window_end_ms',

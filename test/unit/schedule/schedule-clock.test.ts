@@ -24,14 +24,14 @@ const W0 = 1_700_000_000_000; // a process's workload start, epoch ms
 const I = 10; // status interval, seconds
 
 /**
- * The aggregate of one process whose JVM started 0.8 s before its workload (its window counts from the workload's
- * start, the manifest's workloadStartMs: lib/core/results/aggregate.ts), its status ticks at the workload's start +
- * k × 10 s, read by the agent 4 ms late (so the ticks land 4 ms before the workload start's whole multiples), with
- * warm-up W: counted intervals are those starting at or after workload start + W, up to the 60-s schedule's end.
+ * The aggregate of one process whose JVM started 0.8 s before its workload (its window counts from the JVM's
+ * start: lib/core/results/aggregate.ts), its status ticks at the workload's start + k × 10 s, read by the agent
+ * 4 ms late (so the ticks land 4 ms before the workload start's whole multiples), with warm-up W: counted intervals
+ * are those starting at or after JVM start + W, up to the 60-s schedule's end.
  */
 function aggregateOf(W: number, goodOps: number): CellAggregate {
   const cellStartMs = W0 - 800;
-  const startMs = W0 + W * 1000;
+  const startMs = cellStartMs + W * 1000;
   const firstTick = Math.ceil((startMs - W0 + 4) / (I * 1000)) * I * 1000 + W0 - 4;
   const endMs = W0 + 60_000;
   const measuredSeconds = (endMs - firstTick) / 1000;
@@ -97,7 +97,7 @@ describe("the timeline on the schedule's clock", () => {
   const spike = spikesOf(segs)[0]!;
   /** The interval rows: tick k (schedule [10k, 10k + 10)) in the bucket its start falls in from its window start. */
   function rows(W: number) {
-    const windowStart = W0 + W * 1000;
+    const windowStart = W0 - 800 + W * 1000;
     return [0, 1, 2, 3, 4, 5].map((k) => {
       const start = W0 + k * I * 1000 - 4;
       const served = k === 2 ? 200 : 100;
@@ -154,10 +154,10 @@ describe("the aggregate's counted span per process", () => {
     expect(agg.processes.length).toBeGreaterThan(1);
     for (const p of agg.processes) {
       const proc = input.processes.find((x) => x.label === p.label)!;
-      // by hand from the process's own logs: intervals starting in its own window, [its workload start (else its
-      // JVM start) + warm-up, its end) (no cool-down, no schedule: lib/core/results/aggregate.ts)
+      // by hand from the process's own logs: intervals starting in its own window, [its JVM start + warm-up, its
+      // end) (no cool-down, no schedule: lib/core/results/aggregate.ts)
       const m = proc.manifest!;
-      const from = (m.workloadStartMs ?? m.startMs) + 1000;
+      const from = m.startMs + 1000;
       let lo = Infinity;
       let hi = -Infinity;
       for (const l of proc.logs) {
