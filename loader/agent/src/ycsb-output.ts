@@ -5,6 +5,7 @@
  * process succeeded (YCSB exits 0 on many failures, so the exit code alone proves nothing).
  */
 import type { YcsbSummary } from '../../../lib/core/contract/summary';
+import { READ_MODIFY_WRITE, tallyOperations } from '../../../lib/core/results/names';
 
 /** One op's interval-only figures from a status line fragment `[READ: Count=.., Max=.., ...]`. */
 export interface StatusOp {
@@ -81,9 +82,9 @@ export interface OpTotals {
   /** requests: Σ of the Return= lines (a read-modify-write's read and update are two) */
   total: number;
   /**
-   * operations the workload issued: requests less the read-modify-writes (YCSB 0.17.0 records a read-modify-write's
-   * read and update through DBWrapper, each with a Return= line, and the read-modify-write itself without one:
-   * CoreWorkload.doTransactionReadModifyWrite); the rule of lib/core/results/names.ts tallyOperations
+   * operations the workload issued, a read-modify-write once (YCSB 0.17.0 records its read and update through
+   * DBWrapper, each with a Return= line, and the read-modify-write itself without one): the aggregator's rule,
+   * lib/core/results/names.ts tallyOperations, over the summary's counts
    */
   operations: number;
   ok: number;
@@ -94,6 +95,8 @@ export interface OpTotals {
 /** Totals over every database operation of a summary (Σ of Return= lines). */
 export function opTotals(summary: YcsbSummary): OpTotals {
   const t: OpTotals = { total: 0, operations: 0, ok: 0, errors: 0, byStatus: {} };
+  // per measurement name as the HDR logs name them: a successful sample under <OP>, any other status <OP>-FAILED
+  const samples: [string, number][] = [[READ_MODIFY_WRITE, summary.ops[READ_MODIFY_WRITE]?.operations ?? 0]];
   for (const [op, { returns }] of Object.entries(summary.ops)) {
     if (NOT_OPS.test(op)) continue;
     for (const [status, n] of Object.entries(returns)) {
@@ -101,9 +104,11 @@ export function opTotals(summary: YcsbSummary): OpTotals {
       t.byStatus[status] = (t.byStatus[status] ?? 0) + n;
       if (status === 'OK' || status === 'BATCHED_OK') t.ok += n;
       if (!NON_ERROR_STATUSES.has(status)) t.errors += n;
+      samples.push([status === 'OK' || status === 'BATCHED_OK' ? op : `${op}-FAILED`, n]);
     }
   }
-  t.operations = Math.max(0, t.total - (summary.ops['READ-MODIFY-WRITE']?.operations ?? 0));
+  const issued = tallyOperations(samples);
+  t.operations = issued.good + issued.failed;
   return t;
 }
 
