@@ -71,7 +71,6 @@ export interface CellFailedResult {
 
 /** What this execution of the run has spent on retries so far (the records under retriesKey). */
 interface RetryLedger {
-  retries: number;
   replacements: number;
   replacementUsd: number;
 }
@@ -97,15 +96,16 @@ const retrySlotKey = (run: RunContext, k: number) => `${retriesKey(run)}/slot-${
 
 /**
  * The slot of this cell's next attempt: the one it holds already (a Lambda retry of this step), else the first free
- * slot it wins; null when every slot is taken.
+ * slot it wins; null when every slot is taken. `held`: the slots as last read (read again only after a lost race).
  */
 async function claimRetry(
   store: ObjectStore,
   run: RunContext,
   claim: { cellId: string; attempt: number; slots: number },
+  first: readonly HeldRetry[],
 ): Promise<string | null> {
+  let held = first;
   for (;;) {
-    const held = await readRetries(store, run);
     const own = held.find((r) => r.record.cellId === claim.cellId && r.record.attempt === claim.attempt);
     if (own) return own.key;
     if (held.length >= claim.slots) return null;
@@ -114,13 +114,13 @@ async function claimRetry(
     const record: RetryRecord = { cellId: claim.cellId, attempt: claim.attempt, replacementUsd: null };
     if (await store.createJson(retrySlotKey(run, k), record)) return retrySlotKey(run, k);
     // another cell's step won slot k between the read and the write: look again
+    held = await readRetries(store, run);
   }
 }
 
-async function readRetries(
-  store: ObjectStore,
-  run: RunContext,
-): Promise<{ key: string; record: RetryRecord }[]> {
+type HeldRetry = { key: string; record: RetryRecord };
+
+async function readRetries(store: ObjectStore, run: RunContext): Promise<HeldRetry[]> {
   const keys = await store.list(`${retriesKey(run)}/`);
   return Promise.all(keys.map(async (key) => ({ key, record: (await store.getJson(key)) as RetryRecord })));
 }
@@ -176,14 +176,13 @@ export async function cellFailed(
     reason,
   });
   const policy = policyOf(plan);
-  const ledger = await readLedger(deps.store, run);
   const base = { index: cell.index, cellId: cell.id, reason, cause: input.error?.Cause ?? reason };
   const noLoaders = { deadlineMs: now, waitSeconds: 0, replacement: null };
   if (policy.policy === 'stop') return { ...base, action: 'stop', attempt, loaders: noLoaders };
-  const slot =
-    attempt + 1 < policy.attempts
-      ? await claimRetry(deps.store, run, { cellId: cell.id, attempt: attempt + 1, slots: policy.retries })
-      : null;
+  const held = await readRetries(deps.store, run);
+  const ledger = ledgerOf(held);
+  const claim = { cellId: cell.id, attempt: attempt + 1, slots: policy.retries };
+  const slot = attempt + 1 < policy.attempts ? await claimRetry(deps.store, run, claim, held) : null;
   if (slot !== null) {
     const replacement = await replaceLostLoaders(run, plan, {
       store: deps.store,
@@ -231,11 +230,10 @@ export async function cellFailed(
   return { ...base, reason: why, action: 'skip', attempt, loaders: noLoaders };
 }
 
-async function readLedger(store: ObjectStore, run: RunContext): Promise<RetryLedger> {
-  const records = (await readRetries(store, run)).map((r) => r.record);
+function ledgerOf(held: readonly HeldRetry[]): RetryLedger {
+  const records = held.map((r) => r.record);
   const replaced = records.filter((r) => r.replacementUsd !== null);
   return {
-    retries: records.length,
     replacements: replaced.length,
     replacementUsd: replaced.reduce((s, r) => s + r.replacementUsd!, 0),
   };

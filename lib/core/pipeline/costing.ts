@@ -41,11 +41,12 @@ export function cellReadWriteRates(
 
 /** Monthly cost columns of a cell at its achieved throughput, priced with `book`. */
 export function cellCostsFor(spec: RunSpec, book: PriceBook = loadPriceBook()) {
+  // the spec's, the same for every cell (the search's probes price many rates of one cell)
+  const properties = capacityProperties(spec.workload);
   return (cell: CellSummary, achievedOpsPerSec: number): CellCosts => {
     const target = spec.targets.find((t) => t.id === cell.target);
     if (!target || !Number.isFinite(achievedOpsPerSec)) return {};
     const units = kindOf(target).opUnits?.(spec, target);
-    const properties = capacityProperties(spec.workload);
     const input = {
       target,
       throughput: cellReadWriteRates({ ...cell, properties }, achievedOpsPerSec, units),
