@@ -114,7 +114,7 @@ test('a failing process makes the agent exit 1 naming it', async () => {
   expect(run.stderr).toMatch(/agent: failed processes: proc-0 \(/);
   const result = JSON.parse(run.stdout.trim().split('\n').pop() as string);
   expect(result.ok).toBe(false);
-  expect(result.failed).toEqual([{ process: 0, reason: 'no operations were executed' }]);
+  expect(result.failed).toEqual([{ process: 0, reason: 'no database calls were executed' }]);
 });
 
 test('SIGTERM to the agent stops every JVM, uploads what they left, exits 143', async () => {

@@ -130,7 +130,7 @@ test('two agents given one failing job at once: one workload, both exit 1 naming
   expect([ra.code, rb.code]).toEqual([1, 1]);
   expect(jvmPids(ra.stderr).length + jvmPids(rb.stderr).length).toBe(1);
   for (const r of [ra, rb])
-    expect(r.stderr).toMatch(/agent: failed processes: proc-0 \(no operations were executed\)/);
+    expect(r.stderr).toMatch(/agent: failed processes: proc-0 \(no database calls were executed\)/);
   expect(await manifests('fail')).toHaveLength(1);
 });
 

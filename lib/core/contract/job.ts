@@ -153,7 +153,7 @@ export const JobSchema = z
      * to the JVMs in their environment (never in property files, the manifest or logs).
      */
     credentials: JobCredentials.optional(),
-    /** A process fails when more than this fraction of its operations returned an error status. */
+    /** A process fails when more than this fraction of its database calls (YCSB's Return= counts: a read-modify-write's read and update each count) returned an error status. */
     maxErrorFraction: z.number().min(0).max(1).default(0.5),
   })
   .strict();

@@ -141,12 +141,12 @@ export function judgeProcess(v: Verdict): string | undefined {
   }
   const t = opTotals(v.summary);
   if (t.total === 0) {
-    reasons.push('no operations were executed');
+    reasons.push('no database calls were executed');
   } else if (t.ok === 0) {
-    reasons.push(`all ${t.total} operations failed (${formatStatuses(t.byStatus)})`);
+    reasons.push(`all ${t.total} database calls failed (${formatStatuses(t.byStatus)})`);
   } else if (t.errors / t.total > v.maxErrorFraction) {
     reasons.push(
-      `${t.errors} of ${t.total} operations returned an error (${formatStatuses(t.byStatus)}), more than ${
+      `${t.errors} of ${t.total} database calls returned an error (${formatStatuses(t.byStatus)}), more than ${
         v.maxErrorFraction * 100
       }%`,
     );

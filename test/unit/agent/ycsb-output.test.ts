@@ -136,12 +136,12 @@ describe('judging a process', () => {
   });
   test('exit code 0 but every op failed', () => {
     expect(judgeProcess({ ...base, summary: returning({ READ: { ERROR: 5 } }) })).toBe(
-      'all 5 operations failed (ERROR=5)',
+      'all 5 database calls failed (ERROR=5)',
     );
   });
   test('ERROR dominating', () => {
     const r = judgeProcess({ ...base, summary: returning({ READ: { OK: 4, ERROR: 6 } }) });
-    expect(r).toMatch(/^6 of 10 operations returned an error/);
+    expect(r).toMatch(/^6 of 10 database calls returned an error/);
   });
   test('throttles and not-found are outcomes, not errors', () => {
     const s = returning({ READ: { OK: 1, THROTTLED: 50, NOT_FOUND: 50 } });
@@ -152,7 +152,7 @@ describe('judging a process', () => {
       'no usable summary (summary.json was not written)',
     );
     expect(judgeProcess({ ...base, summary: returning({ CLEANUP: { OK: 4 } }) })).toBe(
-      'no operations were executed',
+      'no database calls were executed',
     );
     expect(judgeProcess({ ...base, exitCode: 1, summary: ok })).toBe('exit code 1');
     expect(judgeProcess({ ...base, exitCode: 143, killed: 'deadline', summary: { error: 'x' } })).toBe(
