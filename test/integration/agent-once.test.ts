@@ -91,8 +91,10 @@ async function manifests(cell: string, raw = 'raw') {
 test('two agents given one job at once: one workload, both exit 0 with its result; a retry attempt runs', async () => {
   const file = await writeJob('ok');
   const retry = await writeJob('ok', {}, 1);
-  const [a, b, c] = [startAgent(file), startAgent(file), startAgent(retry)];
-  const [ra, rb, rc] = await Promise.all([a.done, b.done, c.done]);
+  const [a, b] = [startAgent(file), startAgent(file)];
+  const [ra, rb] = await Promise.all([a.done, b.done]);
+  // the pipeline retries a cell once its first attempt has ended
+  const rc = await startAgent(retry).done;
   expect([ra.code, rb.code, rc.code]).toEqual([0, 0, 0]);
   // exactly one of the two started JVMs (P = 2); the other waited for it
   const [runner, waiter] = jvmPids(ra.stderr).length ? [ra, rb] : [rb, ra];
@@ -154,12 +156,42 @@ test('a lock whose agent died (SIGKILL) without an outcome is taken over: its JV
   expect(own).toHaveLength(2);
   if (orphans.every((o) => o.startTicks !== null)) {
     // Linux: the dead agent's JVMs were stopped before the new ones started, not left to double the load
-    expect(second.stderr).toMatch(/killing the JVMs it left/);
+    expect(second.stderr).toMatch(/killing the JVMs agent pid \d+ left/);
     expect(orphans.some(processAlive)).toBe(false);
   }
   const ms = await manifests('stale');
   expect(ms.map((m) => m.pid).sort()).toEqual(own.sort());
   expect(ms.every((m) => m.error === null)).toBe(true);
+});
+
+test('a retry attempt while the earlier attempt still runs (its cancel missed it): the earlier one is stopped first', async () => {
+  const file = await writeJob('superseded', { durationSeconds: 60 });
+  const retry = await writeJob('superseded', { durationSeconds: 1 }, 1);
+  const first = startAgent(file);
+  for (let t = 0; t < 300 && jvmPids(first.stderr()).length < 2; t++)
+    await new Promise((r) => setTimeout(r, 50));
+  const earlier = jvmPids(first.stderr()).map((pid) => processId(pid));
+  expect(earlier).toHaveLength(2);
+  let firstEndedMs = 0;
+  first.child.once('exit', () => (firstEndedMs = Date.now()));
+  const second = startAgent(retry);
+  let retryJvmSeenMs = 0;
+  const watch = setInterval(() => {
+    if (!retryJvmSeenMs && jvmPids(second.stderr()).length) retryJvmSeenMs = Date.now();
+  }, 10);
+  const [r1, r2] = await Promise.all([first.done, second.done]);
+  clearInterval(watch);
+  // the earlier attempt was stopped as a SIGTERM stops an agent (its JVMs stopped, its outputs uploaded)
+  expect(r1.code).toBe(143);
+  expect(r2.code).toBe(0);
+  expect(r2.stderr).toMatch(/still runs the run of once\/superseded .*stopping it \(SIGTERM\)/);
+  expect(earlier.some(processAlive)).toBe(false);
+  // ... before the retry's JVMs started: never two workloads on the loader at once
+  expect(firstEndedMs).toBeGreaterThan(0);
+  expect(retryJvmSeenMs).toBeGreaterThanOrEqual(firstEndedMs);
+  const own = jvmPids(r2.stderr);
+  expect(own).toHaveLength(2);
+  expect((await manifests('superseded', 'retry-1/raw')).map((m) => m.pid).sort()).toEqual(own.sort());
 });
 
 test('local mode: a command sent twice to one slot runs one workload, both end Success; a new fleet runs it again', async () => {

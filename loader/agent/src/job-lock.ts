@@ -270,6 +270,89 @@ export async function claimJob(o: ClaimOptions): Promise<Claim> {
   }
 }
 
+export interface EarlierJobsOptions {
+  stateDir: string;
+  job: Pick<Job, 'runId' | 'phase' | 'loaderIndex' | 'outputPrefix' | 'execution'>;
+  /** this job's reference (canonicalRef): its file name names the loader (`<jobPrefix>/<instance id>.json`) */
+  ref: string;
+  log: (line: string) => void;
+  /** how long an earlier job's agent is given to stop, upload and record its outcome before it is killed */
+  stopWaitMs: number;
+  /** this agent stopped meanwhile: stop waiting */
+  signal?: AbortSignal;
+  pollMs?: number;
+}
+
+/**
+ * Before a job starts its JVMs: the run's earlier jobs on this loader that still run are stopped first. The pipeline
+ * sends a loader one job at a time and moves on only once the previous one has ended or its command was cancelled
+ * (CellFailed, a resumed execution); a cancel can miss a job's agent (a StartCell retried after a client-side
+ * timeout sends a second command, and only the newest command's id is kept, so the cancel reaches the waiting second
+ * agent while the first runs on). Its JVMs would then load the target beside this job's and distort its figures.
+ * A live agent gets SIGTERM (it stops its JVMs, uploads what they left under its own prefix and records its outcome)
+ * and is waited for, at most `stopWaitMs`; one still alive then is killed with its JVMs, as are the JVMs a dead agent
+ * left. The loader is the job document's name: every job of an AWS loader is `<jobPrefix>/<instance id>.json`, a
+ * local loader's `<slot id>.json`; jobs of other runs and other loaders (a local fleet's slots share a state
+ * directory) are left alone. Returns the pids stopped.
+ */
+export async function stopEarlierJobs(o: EarlierJobsOptions): Promise<number[]> {
+  const own = jobKey(o.job, o.ref);
+  const loader = path.basename(o.ref);
+  const pollMs = o.pollMs ?? 200;
+  const stopped: number[] = [];
+  for (const [key, g] of latestLocks(o.stateDir)) {
+    if (key === own || existsSync(path.join(o.stateDir, `${key}.done`))) continue;
+    const holder = readJson<LockRecord>(path.join(o.stateDir, `${key}.lock.${g}`));
+    if (!holder || holder.job.runId !== o.job.runId || path.basename(holder.job.ref) !== loader) continue;
+    const what = `${holder.job.phase} of ${holder.job.runId}/${holder.job.cellId} (${holder.job.outputPrefix})`;
+    if (processAlive(holder)) {
+      o.log(
+        `agent: pid ${holder.pid} still runs the ${what} on this loader, an earlier job the pipeline has moved past ` +
+          '(its command was cancelled or superseded); stopping it (SIGTERM) before this job starts',
+      );
+      if (!holder.stopping) signalProcess(holder, 'SIGTERM');
+      const until = Date.now() + o.stopWaitMs;
+      while (
+        processAlive(holder) &&
+        !existsSync(path.join(o.stateDir, `${key}.done`)) &&
+        Date.now() < until
+      ) {
+        if (o.signal?.aborted) return stopped;
+        await new Promise((r) => setTimeout(r, pollMs));
+      }
+      if (processAlive(holder) && !existsSync(path.join(o.stateDir, `${key}.done`))) {
+        o.log(
+          `agent: pid ${holder.pid} did not stop within ${Math.round(o.stopWaitMs / 1000)} s; killing it`,
+        );
+        signalProcess(holder, 'SIGKILL');
+      }
+      stopped.push(holder.pid);
+    }
+    await killOrphans(o.log, holder);
+  }
+  return stopped;
+}
+
+/** The JVMs an agent recorded that still run once it is gone (only where their identity can be checked). */
+async function killOrphans(log: (l: string) => void, holder: LockRecord): Promise<void> {
+  const orphans = holder.children.filter(processAlive);
+  if (!orphans.length || holder.children.some((c) => c.startTicks === null)) return;
+  log(`agent: killing the JVMs agent pid ${holder.pid} left (pids ${orphans.map((c) => c.pid).join(', ')})`);
+  for (const c of orphans) signalProcess(c, 'SIGKILL');
+  // SIGKILL is not instant: the new workload starts once the old one is gone (at most 10 s)
+  for (let t = 0; t < 100 && orphans.some(processAlive); t++) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** Each job key in the state directory with its highest lock generation. */
+function latestLocks(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const name of safeReaddir(dir)) {
+    const m = /^([0-9a-f]{32})\.lock\.(\d+)$/.exec(name);
+    if (m) out.set(m[1]!, Math.max(out.get(m[1]!) ?? 0, Number(m[2])));
+  }
+  return out;
+}
+
 function pick(j: ClaimOptions['job']): Omit<LockRecord['job'], 'ref'> {
   return {
     runId: j.runId,
@@ -287,20 +370,17 @@ async function takeOver(log: (l: string) => void, what: string, holder: LockReco
     return;
   }
   const orphans = holder.children.filter(processAlive);
-  const verifiable = holder.children.every((c) => c.startTicks !== null);
   log(
     `agent: the lock of the ${what} is stale (pid ${holder.pid} is gone without recording an outcome); taking it over` +
-      (orphans.length
-        ? verifiable
-          ? `, killing the JVMs it left (pids ${orphans.map((c) => c.pid).join(', ')})`
-          : `; its JVM pids ${orphans.map((c) => c.pid).join(', ')} cannot be checked here and are left alone`
+      (orphans.length && !verifiable(holder)
+        ? `; its JVM pids ${orphans.map((c) => c.pid).join(', ')} cannot be checked here and are left alone`
         : ''),
   );
-  if (!verifiable) return;
-  for (const c of orphans) signalProcess(c, 'SIGKILL');
-  // SIGKILL is not instant: the new workload starts once the old one is gone (at most 10 s)
-  for (let t = 0; t < 100 && orphans.some(processAlive); t++) await new Promise((r) => setTimeout(r, 100));
+  await killOrphans(log, holder);
 }
+
+/** Whether every JVM the agent recorded can be told from a process that reused its pid (Linux: /proc). */
+const verifiable = (holder: LockRecord): boolean => holder.children.every((c) => c.startTicks !== null);
 
 function signalProcess(p: ProcessId, sig: NodeJS.Signals): void {
   if (!processAlive(p)) return;

@@ -26,6 +26,7 @@ import {
   STATE_DIR_ENV,
   canonicalRef,
   claimJob,
+  stopEarlierJobs,
   defaultStateDir,
   ensureStateDir,
   type JobLock,
@@ -165,6 +166,25 @@ export async function agentMain(argv: string[]): Promise<number> {
     lock = claim.run;
     let outcome: Omit<JobOutcome, 'pid' | 'finishedMs'> | undefined;
     try {
+      // an earlier job of the run still running on this loader would load the target beside this one
+      await stopEarlierJobs({
+        stateDir,
+        job,
+        ref: canonicalRef(positionals[0]),
+        log: (l) => process.stderr.write(l + '\n'),
+        stopWaitMs: job.killAfterSeconds * 1000 + ABORT_UPLOAD_ALLOWANCE_MS,
+        signal: controller.signal,
+      });
+      if (controller.signal.aborted) {
+        outcome = {
+          exitCode: stoppedBy === 'SIGINT' ? 130 : 143,
+          ok: null,
+          outputPrefix: job.outputPrefix,
+          failed: [],
+          error: `stopped by ${stoppedBy ?? 'a signal'} before its YCSB processes started`,
+        };
+        return reportOutcome(outcome);
+      }
       const result = await runJob(job, {
         ...(runAs ? { runAs } : {}),
         classpath,

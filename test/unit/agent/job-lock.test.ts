@@ -16,6 +16,7 @@ import {
   jobKey,
   processAlive,
   processId,
+  stopEarlierJobs,
   type ClaimOptions,
 } from '../../../loader/agent/src/job-lock';
 
@@ -171,4 +172,98 @@ test('a state directory other users may write to, or a symbolic link, is refused
   expect(() => ensureStateDir(link, 'FLEETBENCH_AGENT_STATE_DIR')).toThrow(/is not a directory/);
   const fresh = ensureStateDir(path.join(dir, 'a', 'b'), '--state-dir');
   expect((await fs.stat(fresh)).mode & 0o777).toBe(0o700);
+});
+
+describe('an earlier job of the run that still runs on this loader (its cancel missed it)', () => {
+  /** A stand-in agent: a real process that exits on SIGTERM, or ignores it. */
+  const agentProcess = async (ignoreTerm = false) => {
+    const { spawn } = await import('node:child_process');
+    const code = ignoreTerm
+      ? "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"
+      : 'setInterval(() => {}, 1000)';
+    const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, sig) => r(sig)));
+    await new Promise((r) => setTimeout(r, ignoreTerm ? 300 : 50)); // its handler is in place
+    return { child, exited };
+  };
+  const earlier = async (holderPid: number, over: Partial<ClaimOptions> = {}) => {
+    const held = await claimJob(opts({ self: processId(holderPid), ...over }));
+    if (!('run' in held)) throw new Error('the earlier job did not get its lock');
+    return held.run;
+  };
+  const later = (over: { ref?: string; runId?: string } = {}) => {
+    const lines: string[] = [];
+    return {
+      lines,
+      o: {
+        stateDir: dir,
+        job: { ...job(1), ...(over.runId ? { runId: over.runId } : {}) },
+        ref: over.ref ?? 's3://b/jobs/i-1.json',
+        log: (l: string) => lines.push(l),
+        stopWaitMs: 2_000,
+        pollMs: 20,
+      },
+    };
+  };
+
+  test('is stopped with SIGTERM and waited for before the new job starts', async () => {
+    const { child, exited } = await agentProcess();
+    try {
+      await earlier(child.pid!);
+      const next = later();
+      expect(await stopEarlierJobs(next.o)).toEqual([child.pid]);
+      expect(await exited).toBe('SIGTERM');
+      expect(next.lines.join('\n')).toMatch(
+        new RegExp(`pid ${child.pid} still runs the run of r1/c1 .*stopping it \\(SIGTERM\\)`),
+      );
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  test('one that ignores SIGTERM is killed once the wait is over', async () => {
+    const { child, exited } = await agentProcess(true);
+    try {
+      await earlier(child.pid!);
+      const next = later();
+      next.o.stopWaitMs = 400;
+      await stopEarlierJobs(next.o);
+      expect(await exited).toBe('SIGKILL');
+      expect(next.lines.join('\n')).toMatch(/did not stop within 0 s; killing it/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  test("another loader's job, another run's job and a job that has ended are left alone", async () => {
+    const { child } = await agentProcess();
+    try {
+      const lock = await earlier(child.pid!);
+      expect(await stopEarlierJobs(later({ ref: 's3://b/jobs/i-2.json' }).o)).toEqual([]);
+      expect(await stopEarlierJobs(later({ runId: 'r2' }).o)).toEqual([]);
+      lock.finish(outcome);
+      expect(await stopEarlierJobs(later().o)).toEqual([]);
+      expect(child.exitCode).toBeNull();
+      expect(child.signalCode).toBeNull();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  test('the JVMs a dead earlier agent left are killed (Linux)', async () => {
+    if (processId().startTicks === null) return; // no /proc here
+    const { child: jvm, exited } = await agentProcess();
+    try {
+      const lock = await earlier(deadPid());
+      lock.addChild(jvm.pid!);
+      const next = later();
+      expect(await stopEarlierJobs(next.o)).toEqual([]);
+      expect(await exited).toBe('SIGKILL');
+      expect(next.lines.join('\n')).toMatch(
+        new RegExp(`killing the JVMs agent pid \\d+ left \\(pids ${jvm.pid}\\)`),
+      );
+    } finally {
+      jvm.kill('SIGKILL');
+    }
+  });
 });
