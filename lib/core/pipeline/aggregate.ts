@@ -6,7 +6,8 @@
  * the decoder, one object at a time, with nothing written to disk.
  */
 import { scheduleClockOf, withScheduleTarget, type ScheduleClock } from '../results/schedule';
-import type { CellSummary } from '../plan';
+import type { CellSummary, PlanIndex } from '../plan';
+import type { RunSpec } from '../spec';
 import type { MetricDatum, MetricsSink, ObjectStore, TableMetricsReader } from '../common/ports';
 import { joinTableMetrics } from './table-metrics';
 import { headlineOf, type CellHeadline } from '../contract/headline';
@@ -39,13 +40,16 @@ export interface CellResult {
   scheduleClock?: ScheduleClock;
 }
 
+/** A cell's cost columns at the rate it achieved (./costing.ts cellCostsFor). */
+export type CellCostsOf = (cell: CellSummary, achievedOpsPerSec: number) => CellCosts;
+
 export interface AggregateDeps {
   store: ObjectStore;
   metrics: MetricsSink;
   /** DynamoDB tables' CloudWatch metrics (AWS): joined to the cell as capacity rows; absent locally. */
   tableMetrics?: TableMetricsReader;
   /** Monthly cost of the target at the cell's achieved rate; default: the cost model with the newest price book. */
-  cellCosts?: (cell: CellSummary, achievedOpsPerSec: number) => CellCosts;
+  cellCosts?: CellCostsOf;
 }
 
 /** The cell's CloudWatch metrics (namespace Fleetbench; dimensions target, distribution, read ratio). */
@@ -72,6 +76,21 @@ export function cellMetrics(h: CellHeadline): { dimensions: Record<string, strin
     },
     data,
   };
+}
+
+/**
+ * After a probe's row is written, by AggregateCell or (a probe that failed) by CellFailed: the search's frontier
+ * row when that probe ended it (./probe.ts finishSearch), priced as the cells are.
+ */
+export async function closeSearchAfter(
+  store: ObjectStore,
+  args: { run: RunContext; plan: PlanIndex; cell: CellSummary; spec?: RunSpec; cellCosts?: CellCostsOf },
+): Promise<boolean> {
+  const { run, plan, cell } = args;
+  if (!cell.probe) return false;
+  const spec = args.spec ?? (await readSpec(store, run.runId));
+  const costOf = args.cellCosts ?? cellCostsFor(spec, await runPriceBook(store, run.runId));
+  return finishSearch(store, { run, plan, spec, cell, costAt: (ops) => costOf(cell, ops) });
 }
 
 export async function aggregateCellStep(
@@ -143,7 +162,7 @@ export async function aggregateCellStep(
   const m = cellMetrics(headlineOf(row));
   await deps.metrics.put(m.dimensions, m.data);
   // the search's frontier row once it has ended
-  await finishSearch(deps.store, { run, plan, spec, cell, costAt: (ops) => costOf(cell, ops) });
+  await closeSearchAfter(deps.store, { run, plan, cell, spec, cellCosts: costOf });
   return {
     index: input.index,
     next: input.index + 1,

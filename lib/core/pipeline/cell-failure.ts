@@ -33,7 +33,8 @@ import {
 } from './context';
 import { failureExcerpt } from '../common/excerpt';
 import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
-import type { CellResult } from './aggregate';
+import { closeSearchAfter, type CellResult } from './aggregate';
+import { probeKey, type ProbeDecision } from './probe';
 import { targetLoaders } from './provision';
 import { loaderGroupOf } from './run-context';
 
@@ -215,6 +216,8 @@ export async function cellFailed(
       ? `${reason} (not retried: the run's ${policy.retries} retries are spent)`
       : `${reason} (failed ${attempt + 1} times)`;
   await recordIncomplete(run, cell, { atMs: now, reason: why }, deps.store);
+  // a probe that failed counts as failing its search, which may have ended on it: the search's frontier row
+  await closeSearchAfter(deps.store, { run, plan, cell });
   const inARow = await failedInARow(run, plan, cell.index, deps.store);
   if (inARow >= policy.stopAfterConsecutiveFailures) {
     const stopped = `${inARow} cells in a row failed, the last: ${why}`;
@@ -247,14 +250,24 @@ async function recordIncomplete(
   store: ObjectStore,
 ): Promise<void> {
   const meta = cellMetaOf(run, cell);
-  const row = unmeasuredCellRow(meta, { targetOpsPerSec: cell.targetOpsPerSec, ...failure });
+  // a probe ran at the rate its search decided (StartCell's probe.json), not at the plan's placeholder
+  const decided = cell.probe
+    ? ((await readOptional(store, probeKey(run.runId, cell.id))) as ProbeDecision | null)
+    : null;
+  const targetOpsPerSec = decided?.rateOpsPerSec ?? cell.targetOpsPerSec;
+  const row = unmeasuredCellRow(meta, { targetOpsPerSec, ...failure });
   const cells = tableDef('cells');
   await store.put(tableObjectKey(cells, meta, `${run.runId}.${cell.id}`), toJsonLines(cells, [row]));
   const result: CellResult = { cellId: cell.id, row, failed: { reason: failure.reason, atMs: failure.atMs } };
   await store.putJson(cellKey(run.runId, cell.id, 'result.json'), result);
 }
 
-/** How many cells up to this one failed one after another (each recorded as failed by this step). */
+/**
+ * How many of the target's cells up to this one failed one after another (each recorded as failed by this step).
+ * Another target's cells are another streak (in parallel they run beside this one, in sequence before it); an SLO
+ * search's probes neither count nor break one: a search fails probes above the target's limit by design, and its
+ * probes are bounded by its worst case.
+ */
 async function failedInARow(
   run: RunContext,
   plan: PlanIndex,
@@ -262,8 +275,11 @@ async function failedInARow(
   store: ObjectStore,
 ): Promise<number> {
   let n = 0;
+  const target = plan.cells[index]!.target;
   for (let i = index; i >= 0; i--) {
     const c = plan.cells[i]!;
+    if (c.target !== target) break;
+    if (c.probe) continue;
     const r = (await readOptional(store, cellKey(run.runId, c.id, 'result.json'))) as CellResult | null;
     if (!r?.failed) break;
     n++;

@@ -148,6 +148,26 @@ describe('CellFailed', () => {
     expect(third.cause).toBe(third.reason);
   });
 
+  it("in parallel, another target's failed cells do not add to a target's streak", async () => {
+    const spec = {
+      ...specOf(3),
+      targets: ['a', 'b'].map((id) => ({ id, kind: 'dynamodb', billing: { mode: 'on-demand' } })),
+      execution: 'parallel',
+    };
+    const { fail, run } = await setUp(spec);
+    const a = run.targets!.find((t) => t.id === 'a')!;
+    const b = run.targets!.find((t) => t.id === 'b')!;
+    // a's last two cells fail twice each; then b's first cell, its first failure of the run
+    for (const i of [a.cellEnd - 2, a.cellEnd - 1]) {
+      expect((await fail(i, 0)).action).toBe('retry');
+      expect((await fail(i, 1)).action).toBe('skip');
+    }
+    expect((await fail(b.cellStart, 0)).action).toBe('retry');
+    const r = await fail(b.cellStart, 1);
+    expect(r.action).toBe('skip');
+    expect(r.reason).toMatch(/failed 2 times\)$/);
+  });
+
   it('a lost loader is replaced with the run tags before the retry; the event is recorded', async () => {
     const { dir, fail, w, run } = await setUp(specOf(2));
     w.lose();

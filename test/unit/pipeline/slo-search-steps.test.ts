@@ -18,6 +18,7 @@ import {
 } from '../../../lib/core/pipeline';
 import { cellKey } from '../../../lib/core/pipeline/keys';
 import { finishSearch, frontierKey } from '../../../lib/core/pipeline/probe';
+import { cellFailed } from '../../../lib/core/pipeline/cell-failure';
 import { FsStore } from '../../../lib/local/fs-store';
 import type { JobInput } from '../../../lib/core/contract/job';
 
@@ -67,7 +68,12 @@ const costAt = () => ({
 });
 
 /** Plans the spec and runs its cell loop against an oracle passing at or below `limit`; the rates run. */
-async function runSearch(store: FsStore, name: string, limit: number) {
+async function runSearch(
+  store: FsStore,
+  name: string,
+  limit: number,
+  opts: { failViaCellFailed?: boolean } = {},
+) {
   const run = await plan({ executionName: name, spec }, { store, clock });
   const planned = await readPlan(store, run.runId);
   let sent = 0;
@@ -103,6 +109,21 @@ async function runSearch(store: FsStore, name: string, limit: number) {
     // (above the default minimum attainment of 95 %), its cost priced at the rate it achieved ($0.70 per ops/s
     // a month) and its cost per million operations over its good operations (730 h a month)
     const pass = rate <= limit;
+    if (!pass && opts.failViaCellFailed) {
+      // the overloaded target makes the probe's step fail (its errors over maxErrorFraction, a JVM killed), twice:
+      // CellFailed retries it, then records it incomplete; the search counts it failed and may end on it
+      const deps = { store, commands, fleet, clock };
+      const error = { Error: 'StepFailed', Cause: 'proc-0: 60 of 100 database calls returned an error' };
+      const first = await cellFailed({ run, cursor: { index: i, attempt: 0 }, error }, deps);
+      const again = await cellFailed({ run, cursor: { index: i, attempt: first.attempt }, error }, deps);
+      expect([first.action, again.action]).toEqual(['retry', 'skip']);
+      // its incomplete row is at the rate it ran, not the plan's placeholder
+      const failed = (await store.getJson(cellKey(run.runId, cell.id, 'result.json'))) as {
+        row: Record<string, unknown>;
+      };
+      expect(failed.row).toMatchObject({ incomplete: true, target_ops_per_sec: rate });
+      continue;
+    }
     const good = pass ? rate * 0.97 : rate * 0.6;
     await store.putJson(cellKey(run.runId, cell.id, 'result.json'), {
       cellId: cell.id,
@@ -167,4 +188,25 @@ it('skips the probes a search no longer needs; the report leaves them out', asyn
   });
   const out = await report({ run }, { store, notifier: { publish: async () => undefined }, clock });
   expect(out).toMatchObject({ cells: 3, incomplete: 0 });
+});
+
+it('a probe that failed (CellFailed, not a row) counts as failing, and the search that ends on it has its row', async () => {
+  const store = new FsStore(dir);
+  // the same oracle as above; the probes over 1,000 ops/s fail as steps instead of measuring a slow row
+  const { rates, row } = await runSearch(store, 'slo-3', 1000, { failViaCellFailed: true });
+  expect(rates).toEqual([100, 200, 400, 800, 1600, 1200, 1000, 1100, 1050]);
+  expect(row).toMatchObject({
+    outcome: 'converged',
+    found_ops_per_sec: 1000,
+    failed_ops_per_sec: 1050,
+    probes: 9,
+  });
+});
+
+it("three probes failing one after another do not stop the run (a search fails probes above the target's limit by design)", async () => {
+  const store = new FsStore(dir);
+  // limit 900: 1600, 1200 and 1000 fail in a row, each through CellFailed (which would stop after 3 ordinary cells)
+  const { rates, row } = await runSearch(store, 'slo-4', 900, { failViaCellFailed: true });
+  expect(rates.slice(0, 8)).toEqual([100, 200, 400, 800, 1600, 1200, 1000, 900]);
+  expect(row).toMatchObject({ outcome: 'converged', found_ops_per_sec: 900, failed_ops_per_sec: 950 });
 });
