@@ -460,6 +460,48 @@ describe('fleetbench start', () => {
     }
   });
 
+  it("a user's binding in a spec Plan would refuse: refused before any jar is uploaded", async () => {
+    const { server, machine } = await executingWorld('Fleetbench', undefined, true);
+    try {
+      const jar = path.join(tmp, 'refused-binding.jar');
+      writeFileSync(jar, 'PK\u0003\u0004 bytes that must not reach the bucket');
+      const specFile = path.join(tmp, 'refused-binding.json');
+      writeFileSync(
+        specFile,
+        JSON.stringify({
+          name: 'refused',
+          // the stack runs in us-east-1: Plan refuses another region
+          region: 'eu-west-1',
+          targets: [
+            {
+              id: 'mine',
+              kind: 'external',
+              protocol: 'custom',
+              endpoints: ['db.example.com:1234'],
+              binding: { dbClass: 'com.example.MyDb', jars: [pathToFileURL(jar).href] },
+              price: { usdPerHour: 1 },
+            },
+          ],
+          dataset: { recordCount: 1000 },
+          workload: { readProportions: [0.5], targetOpsPerSec: [100], durationSeconds: 30 },
+          loaders: { count: 1, processesPerLoader: 1, threadsPerProcess: 4 },
+        }),
+      );
+      const r = await cliAt(server.endpoint, 'start', specFile, '--no-follow', '--name', 'refused-binding-1');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/region/);
+      const stack = await new CloudFormationClient(server.clientConfig).send(
+        new DescribeStacksCommand({ StackName: 'Fleetbench' }),
+      );
+      const runBucket = stack.Stacks![0]!.Outputs!.find((o) => o.OutputKey === 'ResultsBucket')!.OutputValue!;
+      const store = new S3Store(`s3://${runBucket}`, { clientConfig: server.clientConfig });
+      expect(await store.list('bindings/')).toEqual([]);
+      expect(await executionsOf(server, machine)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('a failing step: Catch → TeardownAfterFailure → RunFailed; exit 1 with the error and cause', async () => {
     const { server, machine } = await executingWorld('FleetbenchFail', 'CheckCell');
     try {

@@ -30,14 +30,19 @@ import { choosePriceBook } from '../price-book';
 
 /**
  * Every custom binding's jars under s3://<results bucket>/bindings/<sha-256 of the jar>/<name>: Maven
- * coordinates resolved and file:// jars uploaded in withResolvedBindings' one walk
- * (lib/local/binding-artifacts.ts); s3:// jars kept as given.
+ * coordinates resolved and file:// jars placed in withResolvedBindings' one walk (lib/local/binding-artifacts.ts);
+ * s3:// jars kept as given. The keys depend on the jars' bytes only, so the spec can be checked with the URIs the
+ * upload will give before anything is uploaded (`upload: false`), and the upload then gives the same spec.
  */
-async function uploadBindings(raw: unknown, bucket: string, o: AwsOptions): Promise<unknown> {
+async function placeBindings(
+  raw: unknown,
+  bucket: string,
+  o: AwsOptions & { upload: boolean },
+): Promise<unknown> {
   const store = new S3Store(`s3://${bucket}`, { clientConfig: clientConfig(o) });
   return withResolvedBindings(raw, async (file) => {
     const key = `bindings/${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)}/${path.basename(file)}`;
-    await store.putFile(key, file);
+    if (o.upload) await store.putFile(key, file);
     return store.uriOf(key);
   });
 }
@@ -66,8 +71,10 @@ export function register(program: Command): void {
     const outputs = await stackOutputs(o);
     // a user's binding: its Maven coordinates resolved and its local jars uploaded where the loaders read them
     const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
-    const raw = spec.targets.some((t) => kindOf(t).userBinding?.(t) !== undefined)
-      ? await uploadBindings(parsed, outputs.get('ResultsBucket'), o)
+    const userBinding = spec.targets.some((t) => kindOf(t).userBinding?.(t) !== undefined);
+    // the jars' URIs as the upload will give them; uploaded only once Plan's checks have passed
+    const raw = userBinding
+      ? await placeBindings(parsed, outputs.get('ResultsBucket'), { ...o, upload: false })
       : parsed;
     const input = startInput(raw);
     if (Buffer.byteLength(input) > MAX_INPUT_BYTES)
@@ -85,6 +92,7 @@ export function register(program: Command): void {
       ...(bucket ? { store: new S3Store(`s3://${bucket}`, { clientConfig: clientConfig(o) }) } : {}),
     });
     const runId = await checkAsPlanWould(raw, name, outputs.region, { priceBooks: prices.refreshed });
+    if (userBinding) await placeBindings(parsed, outputs.get('ResultsBucket'), { ...o, upload: true });
 
     const machine = outputs.get('StateMachineArn');
     const executions = new SfnExecutions(clientConfig(o));
