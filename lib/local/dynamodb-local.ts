@@ -55,10 +55,12 @@ function installExitHook(): void {
   });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(sig, () => {
+      // another handler owns the stop (the CLI's orderly abort: its teardown still needs the server; the exit hook
+      // above stops it at the end)
+      if (process.listenerCount(sig) > 1) return;
+      // nobody else handles the signal: its default behaviour (terminate), the server with it
       for (const child of live) child.kill('SIGKILL');
-      // keep the default behaviour (terminate) when nobody else handles the signal
-      if (process.listenerCount(sig) === 1)
-        process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
     });
   }
 }
@@ -88,7 +90,9 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   ];
 
   installExitHook();
-  const child = spawn(java, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // its own process group: a terminal's Ctrl-C (SIGINT to the foreground group) reaches the CLI, whose teardown
+  // still deletes the run's tables through this server; this process stops it (stop(), or the exit hook)
+  const child = spawn(java, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   live.add(child);
   const output: string[] = [];
   const keep = (chunk: Buffer): void => {

@@ -47,9 +47,14 @@ export function register(program: Command): void {
 /** Runs locally with Ctrl-C wired to an orderly abort (teardown), and prints the summary. */
 export async function runLocalWithSignals(o: Parameters<typeof runLocal>[0]): Promise<LocalRunResult> {
   const controller = new AbortController();
-  const onSig = () => {
+  let signals = 0;
+  const onSig = (sig: NodeJS.Signals) => {
+    if (++signals > 1) {
+      // the second: at once, without teardown (the local services' exit hooks stop them)
+      process.stderr.write('stopping at once, without teardown\n');
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    }
     process.stderr.write('\nstopping: tearing down (Ctrl-C again to force)\n');
-    process.off('SIGINT', onSig);
     controller.abort();
   };
   process.on('SIGINT', onSig);
