@@ -1,8 +1,12 @@
 /**
- * `fleetbench aggregate <dir> [--warmup-seconds N] [--cooldown-seconds N] [--target-ops N] [--series] [--json]`:
- * merges the HDR interval logs of every `loader-<i>/proc-<j>/` under <dir> (one cell) and prints
- * per-operation latency (µs), throughput, status counts, good ops/s, attainment and what is missing.
+ * `fleetbench aggregate <dir> [--warmup-seconds N] [--cooldown-seconds N] [--duration-seconds N] [--target-ops N]
+ * [--series] [--json]`: merges the HDR interval logs of every `loader-<i>/proc-<j>/` under <dir> (one cell) and prints
+ * per-operation latency (µs), throughput, status counts, good ops/s, attainment and what is missing. Each process's
+ * window ends where its schedule did (`durationSeconds`, as AggregateCell takes it from the plan): given, or read
+ * from the `maxexecutiontime` of the `process.properties` the agent uploads beside each process's logs.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { readCellDir } from '../../local/cell-dir';
@@ -10,6 +14,7 @@ import { aggregateCell, CellAggregate } from '../../core/results/aggregate';
 
 interface AggregateFlags {
   warmupSeconds?: string;
+  durationSeconds?: string;
   cooldownSeconds?: string;
   targetOps?: string;
   series?: boolean;
@@ -25,6 +30,33 @@ function number(flag: string, v: string | undefined, positive: boolean): number 
     ]);
   }
   return n;
+}
+
+/**
+ * The run phase's length as the processes were given it: `maxexecutiontime` of every `process.properties` under the
+ * cell's directory (the agent's upload), when they all have one and agree; undefined when none has it.
+ */
+export function scheduledSeconds(dir: string): number | undefined {
+  const found = new Set<number>();
+  let without = 0;
+  for (const l of readdirSync(dir).filter((n) => /^loader-\d+$/.test(n)))
+    for (const p of readdirSync(path.join(dir, l)).filter((n) => /^proc-\d+$/.test(n))) {
+      const file = path.join(dir, l, p, 'process.properties');
+      const m = existsSync(file)
+        ? /^maxexecutiontime\s*[=:]\s*(\d+)\s*$/m.exec(readFileSync(file, 'utf8'))
+        : null;
+      if (m) found.add(Number(m[1]));
+      else without++;
+    }
+  if (!found.size) return undefined;
+  if (found.size > 1 || without)
+    throw new InputError([
+      {
+        path: '--duration-seconds',
+        message: `the processes' maxexecutiontime differ or are missing (${[...found].join(', ')}${without ? `, ${without} without` : ''}): give the run phase's length`,
+      },
+    ]);
+  return [...found][0];
 }
 
 /** The `--json` document. */
@@ -98,16 +130,29 @@ export function register(program: Command): void {
     .argument('<dir>', 'directory of loader-<i>/proc-<j>/ outputs (*.hdr, summary.json, manifest.json)')
     .option('--warmup-seconds <n>', 'exclude intervals starting in the first N seconds of the cell', '0')
     .option('--cooldown-seconds <n>', 'exclude intervals starting in the last N seconds of the cell', '0')
+    .option(
+      '--duration-seconds <n>',
+      "the run phase's length: each process's window ends there, not after the drain (default: maxexecutiontime of the processes' process.properties)",
+    )
     .option('--target-ops <n>', "the cell's throughput target in ops/s (gives attainment)")
     .option('--series', 'include the 10 s time series in the JSON document')
     .option('--json', 'print one JSON document')
     .action(async (dir: string, flags: AggregateFlags) => {
       const targetOpsPerSec = number('--target-ops', flags.targetOps, true);
-      const agg = await aggregateCell(await readCellDir(dir), {
+      const cell = await readCellDir(dir);
+      const durationSeconds =
+        number('--duration-seconds', flags.durationSeconds, true) ?? scheduledSeconds(dir);
+      const agg = await aggregateCell(cell, {
         warmupSeconds: number('--warmup-seconds', flags.warmupSeconds, false),
         cooldownSeconds: number('--cooldown-seconds', flags.cooldownSeconds, false),
+        ...(durationSeconds !== undefined ? { durationSeconds } : {}),
         ...(targetOpsPerSec !== undefined ? { targetOpsPerSec } : {}),
       });
+      if (durationSeconds === undefined)
+        process.stderr.write(
+          'note: no run-phase length (no --duration-seconds, no maxexecutiontime in process.properties): ' +
+            "each process's window runs to its last interval, the drain after its schedule included\n",
+        );
       if (flags.json)
         process.stdout.write(JSON.stringify(aggregateDocument(agg, flags.series), null, 2) + '\n');
       else process.stdout.write(table(agg));
