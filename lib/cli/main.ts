@@ -2,7 +2,8 @@ import { Command, CommanderError, Help } from 'commander';
 import { InputError } from '../core/common/errors';
 import { awsProblem } from './aws-problem';
 
-/** Exit codes: 0 success, 2 invalid input, 1 internal error (3: `compare --fail-on` threshold broken). */
+/** Exit codes: 0 success, 2 invalid input or a machine the command cannot work on (AWS credentials, Maven), 1 internal
+ * error (3: `compare --fail-on` threshold broken). */
 export const EXIT_OK = 0;
 export const EXIT_INTERNAL = 1;
 export const EXIT_INPUT = 2;
@@ -114,6 +115,12 @@ export function exitCodeFor(err: unknown): number {
     return EXIT_INPUT;
   }
   const e = err as Error;
+  // the machine cannot build the loader (no Maven or JDK, no access to Maven Central): what Maven said, not a stack
+  // (by name: lib/build/maven.ts is loaded only by the commands that build)
+  if (e?.name === 'LoaderBuildError') {
+    process.stderr.write(`cannot build the loader (YCSB, its bindings, DynamoDB Local): ${e.message}\n`);
+    return EXIT_INPUT;
+  }
   process.stderr.write(`internal error: ${e?.stack ?? String(err)}\n`);
   return EXIT_INTERNAL;
 }

@@ -81,6 +81,8 @@ test('Plan with a refreshed eu-west-1 book prices the run with it, keeps it with
   expect(await store.getJson(runPriceBookKey(ctx.runId))).toMatchObject({ id: 'aws-eu-west-1-2026-11-27' });
   expect((await runPriceBook(store, ctx.runId)).region).toBe('eu-west-1');
   const report = await buildReportData(store, ctx.runId, 'SUCCEEDED');
+  // the run's start, Plan's clock (no cell has run: a first cell's window would give "unknown")
+  expect(report.startedAt).toBe('2026-11-27T03:00:00.000Z');
   expect(report.notes![0]).toBe(
     'Costs are priced with price book aws-eu-west-1-2026-11-27 (2026-11-27, eu-west-1): list prices from the AWS Price List Query API, asked on 2026-11-27.',
   );

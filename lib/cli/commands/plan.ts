@@ -206,7 +206,7 @@ function cellFailureLine(f: Plan['onCellFailure']): string {
   return (
     `On a cell failure: ${f.policy} (a cell runs at most ${f.attempts} times; up to ${f.retries} retries and ` +
     `${f.replacements} loader replacements fit the execution history; ${f.stopAfterConsecutiveFailures} failed cells ` +
-    `in a row stop the run). Worst case, every retry spent on the longest cells and every replacement waited on to ` +
+    `of a target in a row stop the run; an SLO search's probes do not count). Worst case, every retry spent on the longest cells and every replacement waited on to ` +
     `its deadline: +$${f.worstCase.extraUsd.toFixed(2)}, +${f.worstCase.extraHours} h`
   );
 }

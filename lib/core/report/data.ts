@@ -199,7 +199,6 @@ export async function buildReportData(
   const notes: string[] = [];
   const schedules: ReportSchedule[] = [];
   const windows: Window[] = [];
-  let startedAt = '';
   // probes an SLO search skipped ran nothing (lib/core/pipeline/probe.ts)
   for (const cell of await cellsNotSkipped(store, runId, plan.cells)) {
     let result: CellResult;
@@ -212,8 +211,6 @@ export async function buildReportData(
       }
       throw err;
     }
-    if (!startedAt && typeof result.row.window_start_ms === 'number')
-      startedAt = new Date(result.row.window_start_ms).toISOString();
     windows.push(...windowOf(cell.target, result.row));
     // what the run itself was predicted to attain: on AWS the table's prediction; locally the emulator's
     const predicted = options.local
@@ -260,7 +257,8 @@ export async function buildReportData(
     execution: runExecution(spec, plan, windows),
     runId,
     specName: plan.specName,
-    startedAt: startedAt || 'unknown',
+    // the run's start (Plan's clock), not its first cell's window: provisioning and the load come before it
+    startedAt: new Date(run.startedAtMs).toISOString(),
     status,
     cells,
     series,

@@ -46,6 +46,11 @@ const FIGURES: [string, RegExp, () => number][] = [
     /of the run's (\$[\d,.]+) over [\d.]+ h/,
     () => planOf('seed-002-staircase').estimate.totalUsd,
   ],
+  [
+    'README.md',
+    /`fleetbench plan examples\/keyspaces\.json` estimates the whole run at (\$[\d,.]+)/,
+    () => planOf('keyspaces').estimate.totalUsd,
+  ],
 ];
 
 describe('cost figures quoted in the documents', () => {
