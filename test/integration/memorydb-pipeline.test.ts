@@ -16,6 +16,7 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import {
+  CreateACLCommand,
   CreateClusterCommand,
   CreateSubnetGroupCommand,
   CreateUserCommand,
@@ -473,6 +474,44 @@ describe("a retried ProvisionTarget adopts what its first attempt left (the stat
     await expect(
       mdb().send(new DescribeSubnetGroupsCommand({ SubnetGroupName: name })),
     ).rejects.toMatchObject({ name: 'SubnetGroupNotFoundFault' });
+    expect(await groupsNamed(name)).toEqual([]);
+  });
+
+  it('everything but the cluster (the ACL too): adopted, one cluster created over them', async () => {
+    const run = await plan({ executionName: 'mdb-run-10', spec }, { store, clock });
+    const name = memoryDbResourceName('mdb-run-10', 'mdb');
+    const password = 'beef'.repeat(16);
+    await secrets.createSecret({
+      name: memoryDbSecretName('mdb-run-10', 'mdb'),
+      value: JSON.stringify({ username: name, password }),
+      tags: { [TAG_RUN_ID]: run.runId },
+    });
+    const left = await leftGroup(name, tagsOf(run));
+    await mdb().send(
+      new CreateSubnetGroupCommand({
+        SubnetGroupName: name,
+        SubnetIds: network.subnetIds,
+        Tags: tagsOf(run),
+      }),
+    );
+    await mdb().send(
+      new CreateUserCommand({
+        UserName: name,
+        AuthenticationMode: { Type: 'password', Passwords: [password] },
+        AccessString: MEMORYDB_ACCESS_STRING,
+        Tags: tagsOf(run),
+      }),
+    );
+    await mdb().send(new CreateACLCommand({ ACLName: name, UserNames: [name], Tags: tagsOf(run) }));
+    await provisionTarget(run, ports());
+    const create = twin.calls.filter((c) => c.op === 'CreateCluster' && c.body.ClusterName === name);
+    expect(create.map((c) => c.body)).toEqual([
+      expect.objectContaining({ SecurityGroupIds: [left], SubnetGroupName: name, ACLName: name }),
+    ]);
+    expect(await groupsNamed(name)).toHaveLength(1);
+    const down = await teardown({ run }, { ...ports(), fleet, clock });
+    expect(down.deletedMemoryDbClusters).toEqual([name]);
+    expect(twin.acls.has(name)).toBe(false);
     expect(await groupsNamed(name)).toEqual([]);
   });
 
