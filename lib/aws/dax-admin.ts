@@ -34,6 +34,7 @@ import {
 } from '../core/targets/dynamodb/dax';
 import {
   ConflictError,
+  NotOwnedError,
   TAG_RUN_ID,
   type DaxAdmin,
   type DaxClusterRequest,
@@ -42,7 +43,12 @@ import {
   type Tags,
 } from '../core/common/ports';
 import { errorName, translate } from './errors';
-import { createLoaderOnlyGroup, deleteCreatedGroup, listRunGroups } from './loader-only-groups';
+import {
+  createLoaderOnlyGroup,
+  deleteCreatedGroup,
+  listRunGroups,
+  type LoaderOnlyGroup,
+} from './loader-only-groups';
 
 const NOT_FOUND = new Set([
   'ClusterNotFoundFault',
@@ -75,26 +81,36 @@ export class DaxClusterAdmin implements DaxAdmin {
     const undo: (() => Promise<unknown>)[] = [];
     try {
       const sg = await this.createSecurityGroup(req, network);
-      // by the id just created: a group of that name may exist in another VPC
-      undo.push(() => deleteCreatedGroup(this.ec2, sg, req));
-      await this.call('DAX', `CreateSubnetGroup ${req.name}`, () =>
-        this.dax.send(
-          new CreateSubnetGroupCommand({
-            SubnetGroupName: req.name,
-            Description: `fleetbench run ${req.tags[TAG_RUN_ID] ?? ''}`.trim(),
-            SubnetIds: network.subnetIds,
-          }),
-        ),
-      );
+      // by the id just created (or adopted): a group of that name may exist in another VPC
+      undo.push(() => deleteCreatedGroup(this.ec2, sg.id, req));
+      // DAX's groups carry no tags: an existing one of the name is the run's only when the security group of
+      // that name was already there with the run's tag (deleteSupporting's rule), made by an earlier attempt
+      await this.createOrAdopt(req.name, sg.adopted, {
+        piece: 'subnet group',
+        action: 'CreateSubnetGroup',
+        exists: 'SubnetGroupAlreadyExistsFault',
+        create: () =>
+          this.dax.send(
+            new CreateSubnetGroupCommand({
+              SubnetGroupName: req.name,
+              Description: `fleetbench run ${req.tags[TAG_RUN_ID] ?? ''}`.trim(),
+              SubnetIds: network.subnetIds,
+            }),
+          ),
+      });
       undo.push(() => this.deleteSubnetGroup(req.name));
-      await this.call('DAX', `CreateParameterGroup ${req.name}`, () =>
-        this.dax.send(
-          new CreateParameterGroupCommand({
-            ParameterGroupName: req.name,
-            Description: 'fleetbench cache TTLs',
-          }),
-        ),
-      );
+      await this.createOrAdopt(req.name, sg.adopted, {
+        piece: 'parameter group',
+        action: 'CreateParameterGroup',
+        exists: 'ParameterGroupAlreadyExistsFault',
+        create: () =>
+          this.dax.send(
+            new CreateParameterGroupCommand({
+              ParameterGroupName: req.name,
+              Description: 'fleetbench cache TTLs',
+            }),
+          ),
+      });
       undo.push(() => this.deleteParameterGroup(req.name));
       await this.call('DAX', `UpdateParameterGroup ${req.name}`, () =>
         this.dax.send(
@@ -116,7 +132,7 @@ export class DaxClusterAdmin implements DaxAdmin {
             IamRoleArn: network.iamRoleArn,
             SubnetGroupName: req.name,
             ParameterGroupName: req.name,
-            SecurityGroupIds: [sg],
+            SecurityGroupIds: [sg.id],
             ClusterEndpointEncryptionType: req.tls ? 'TLS' : 'NONE',
             SSESpecification: { Enabled: true },
             Tags: Object.entries(req.tags).map(([Key, Value]) => ({ Key, Value })),
@@ -207,7 +223,28 @@ export class DaxClusterAdmin implements DaxAdmin {
 
   // ------------------------------------------------------------------------------------------ pieces
 
-  private createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<string> {
+  /**
+   * Creates a subnet or parameter group; one of that name that exists already is adopted when `runs` (the run's
+   * security group of that name was there before this attempt), refused naming it otherwise.
+   */
+  private async createOrAdopt(
+    name: string,
+    runs: boolean,
+    p: { piece: string; action: string; exists: string; create: () => Promise<unknown> },
+  ): Promise<void> {
+    try {
+      await p.create();
+    } catch (err) {
+      if (errorName(err) !== p.exists) throw translate('DAX', `${p.action} ${name}`, err);
+      if (!runs)
+        throw new NotOwnedError(
+          `DAX ${p.piece} ${name} already exists and its security group of that name is not this run's ` +
+            'from an earlier attempt: not adopted, left as it is',
+        );
+    }
+  }
+
+  private createSecurityGroup(req: DaxClusterRequest, network: DaxNetwork): Promise<LoaderOnlyGroup> {
     return createLoaderOnlyGroup(this.ec2, {
       name: req.name,
       description: 'fleetbench DAX cluster: the loaders only',

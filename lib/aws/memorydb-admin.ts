@@ -15,7 +15,10 @@ import {
   DeleteClusterCommand,
   DeleteSubnetGroupCommand,
   DeleteUserCommand,
+  DescribeACLsCommand,
   DescribeClustersCommand,
+  DescribeSubnetGroupsCommand,
+  DescribeUsersCommand,
   ListTagsCommand,
   MemoryDBClient,
   type Cluster,
@@ -27,7 +30,8 @@ import {
   EC2Client,
   type EC2ClientConfig,
 } from '@aws-sdk/client-ec2';
-import { ConflictError, TAG_RUN_ID, type Tags } from '../core/common/ports';
+import { ConflictError, NotOwnedError, TAG_RUN_ID, type Tags } from '../core/common/ports';
+import { ownedByRun } from '../core/pipeline/ownership';
 import { MEMORYDB_NAME_PATTERN, MEMORYDB_PORT } from '../core/targets/memorydb/names';
 import type {
   MemoryDbAdmin,
@@ -36,7 +40,12 @@ import type {
   MemoryDbNetwork,
 } from '../core/targets/memorydb/port';
 import { errorName, translate } from './errors';
-import { createLoaderOnlyGroup, deleteCreatedGroup, listRunGroups } from './loader-only-groups';
+import {
+  createLoaderOnlyGroup,
+  deleteCreatedGroup,
+  listRunGroups,
+  type LoaderOnlyGroup,
+} from './loader-only-groups';
 import type { EnvReader } from './env-reader';
 
 const NOT_FOUND = new Set([
@@ -97,9 +106,10 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
       throw new ConflictError(`MemoryDB cluster ${req.name} already exists`);
     const undo: (() => Promise<unknown>)[] = [];
     try {
+      // a group of that name already there is adopted only when it carries the run's tag (./loader-only-groups.ts)
       const sg = await this.createSecurityGroup(req, network);
-      // by the id just created: a group of that name may exist in another VPC
-      undo.push(() => deleteCreatedGroup(this.ec2, sg, req));
+      // by the id just created (or adopted): a group of that name may exist in another VPC
+      undo.push(() => deleteCreatedGroup(this.ec2, sg.id, req));
       await this.createPieces(req, network, undo);
       await this.call('MemoryDB', `CreateCluster ${req.name}`, () =>
         this.memorydb.send(
@@ -113,7 +123,7 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
             EngineVersion: req.engineVersion,
             ACLName: req.name,
             SubnetGroupName: req.name,
-            SecurityGroupIds: [sg],
+            SecurityGroupIds: [sg.id],
             Port: MEMORYDB_PORT,
             TLSEnabled: true,
             // a benchmark's data: no snapshots to keep or pay for
@@ -130,40 +140,90 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
     }
   }
 
-  /** The subnet group, the user and the ACL, each undone on a later failure. */
+  /**
+   * The subnet group, the user and the ACL, each undone on a later failure. One of that name that exists already
+   * (an earlier attempt of the same run died part-way) is adopted when it carries the run's tag, refused naming it
+   * otherwise (NotOwnedError, left as it is). An adopted user has the run's password: the login secret, made
+   * before any of them, is where ProvisionTarget took it from.
+   */
   private async createPieces(
     req: MemoryDbClusterRequest,
     network: MemoryDbNetwork,
     undo: (() => Promise<unknown>)[],
   ): Promise<void> {
-    await this.call('MemoryDB', `CreateSubnetGroup ${req.name}`, () =>
-      this.memorydb.send(
-        new CreateSubnetGroupCommand({
-          SubnetGroupName: req.name,
-          Description: 'fleetbench: the loaders subnets',
-          SubnetIds: network.subnetIds,
-          Tags: tagList(req.tags),
-        }),
-      ),
-    );
-    undo.push(() => this.deleteSubnetGroup(req.name));
-    await this.call('MemoryDB', `CreateUser ${req.name}`, () =>
-      this.memorydb.send(
-        new CreateUserCommand({
-          UserName: req.name,
-          AuthenticationMode: { Type: 'password', Passwords: [req.password] },
-          AccessString: MEMORYDB_ACCESS_STRING,
-          Tags: tagList(req.tags),
-        }),
-      ),
-    );
-    undo.push(() => this.deleteUser(req.name));
-    await this.call('MemoryDB', `CreateACL ${req.name}`, () =>
-      this.memorydb.send(
-        new CreateACLCommand({ ACLName: req.name, UserNames: [req.name], Tags: tagList(req.tags) }),
-      ),
-    );
-    undo.push(() => this.deleteAcl(req.name));
+    const { name } = req;
+    await this.createOrAdopt(req, {
+      piece: 'subnet group',
+      action: 'CreateSubnetGroup',
+      exists: 'SubnetGroupAlreadyExistsFault',
+      create: () =>
+        this.memorydb.send(
+          new CreateSubnetGroupCommand({
+            SubnetGroupName: name,
+            Description: 'fleetbench: the loaders subnets',
+            SubnetIds: network.subnetIds,
+            Tags: tagList(req.tags),
+          }),
+        ),
+      arn: async () =>
+        (await this.memorydb.send(new DescribeSubnetGroupsCommand({ SubnetGroupName: name })))
+          .SubnetGroups?.[0]?.ARN,
+    });
+    undo.push(() => this.deleteSubnetGroup(name));
+    await this.createOrAdopt(req, {
+      piece: 'user',
+      action: 'CreateUser',
+      exists: 'UserAlreadyExistsFault',
+      create: () =>
+        this.memorydb.send(
+          new CreateUserCommand({
+            UserName: name,
+            AuthenticationMode: { Type: 'password', Passwords: [req.password] },
+            AccessString: MEMORYDB_ACCESS_STRING,
+            Tags: tagList(req.tags),
+          }),
+        ),
+      arn: async () =>
+        (await this.memorydb.send(new DescribeUsersCommand({ UserName: name }))).Users?.[0]?.ARN,
+    });
+    undo.push(() => this.deleteUser(name));
+    await this.createOrAdopt(req, {
+      piece: 'ACL',
+      action: 'CreateACL',
+      exists: 'ACLAlreadyExistsFault',
+      create: () =>
+        this.memorydb.send(
+          new CreateACLCommand({ ACLName: name, UserNames: [name], Tags: tagList(req.tags) }),
+        ),
+      arn: async () => (await this.memorydb.send(new DescribeACLsCommand({ ACLName: name }))).ACLs?.[0]?.ARN,
+    });
+    undo.push(() => this.deleteAcl(name));
+  }
+
+  /** Creates one piece; one of that name already there is adopted only when ListTags finds the run's tag on it. */
+  private async createOrAdopt(
+    req: MemoryDbClusterRequest,
+    p: {
+      piece: string;
+      action: string;
+      exists: string;
+      create: () => Promise<unknown>;
+      arn: () => Promise<string | undefined>;
+    },
+  ): Promise<void> {
+    try {
+      await p.create();
+      return;
+    } catch (err) {
+      if (errorName(err) !== p.exists) throw translate('MemoryDB', `${p.action} ${req.name}`, err);
+    }
+    const arn = await this.call('MemoryDB', `Describe ${p.piece} ${req.name}`, p.arn);
+    const runId = req.tags[TAG_RUN_ID];
+    if (!arn || !runId || !ownedByRun(await this.tagsOf(arn), runId))
+      throw new NotOwnedError(
+        `MemoryDB ${p.piece} ${req.name} already exists without this run's tag (${TAG_RUN_ID}=${runId ?? ''}): ` +
+          'not adopted, left as it is',
+      );
   }
 
   /** The cluster of that name, or undefined when there is none. */
@@ -238,7 +298,10 @@ export class MemoryDbClusterAdmin implements MemoryDbAdmin {
 
   // ------------------------------------------------------------------------------------------ pieces
 
-  private createSecurityGroup(req: MemoryDbClusterRequest, network: MemoryDbNetwork): Promise<string> {
+  private createSecurityGroup(
+    req: MemoryDbClusterRequest,
+    network: MemoryDbNetwork,
+  ): Promise<LoaderOnlyGroup> {
     return createLoaderOnlyGroup(this.ec2, {
       name: req.name,
       description: 'fleetbench MemoryDB cluster: the loaders only',

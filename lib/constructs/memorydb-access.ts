@@ -4,13 +4,14 @@
  * lib/core/targets/memorydb/names.ts), and the environment the MemoryDB port is built from
  * (lambdas/shared/env.ts). The loaders need nothing more: they reach the cluster on 6379 through the run's
  * security group and read the run's login secret under `fleetbench/` (LoaderFleet); the login secrets' own
- * permissions are DbNodes' (the same `fleetbench/*` secrets). docs/memorydb.md gives the sources of every grant.
+ * permissions are DbNodes' (the same `fleetbench/*` secrets), but for ProvisionTarget reading a MemoryDB login back
+ * on a retry (grantRetryReads). docs/memorydb.md gives the sources of every grant.
  */
-import { Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
 import { TAG_RUN_ID } from '../core/common/ports';
-import { MEMORYDB_NAME_PREFIX } from '../core/targets/memorydb/names';
+import { MEMORYDB_NAME_PREFIX, MEMORYDB_SECRET_SUFFIX } from '../core/targets/memorydb/names';
 import type { LoaderFleet } from './loader-fleet';
 import { acknowledgeNagFindings, type NagAcknowledgement } from './nag-acknowledgements';
 
@@ -49,6 +50,12 @@ export const MEMORYDB_NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:memorydb:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):(cluster|acl|user|subnetgroup)\/fleetbench-\*\]$/,
     reason:
       'MemoryDB clusters, ACLs, users and subnet groups are created per run and named fleetbench-<12 hex> (lib/core/targets/memorydb/names.ts): the grants are limited to that prefix.',
+  },
+  {
+    pattern:
+      /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[a-z0-9-]+:(?:<AWS::AccountId>|\d{12}):secret:fleetbench\/\*-memorydb-\?\?\?\?\?\?\]$/,
+    reason:
+      "ProvisionTarget reads a MemoryDB login back on its retry (the first attempt stored it, then died before the cluster): the login secrets are named fleetbench/<run>/<target>-memorydb at run time (and Secrets Manager's six-character suffix), and GetSecretValue is allowed only on such a secret carrying a fleetbench:run-id tag; the code reads it only once that tag is its run's.",
   },
   {
     pattern:
@@ -130,6 +137,7 @@ export class MemoryDbAccess extends Construct {
       ],
       { StringEquals: { 'iam:AWSServiceName': 'memorydb.amazonaws.com' } },
     );
+    this.grantRetryReads(fn, a);
     grant(
       fn,
       'DescribeMemoryDbNetwork',
@@ -155,6 +163,46 @@ export class MemoryDbAccess extends Construct {
       'MemoryDbSecurityGroupRules',
       ['ec2:AuthorizeSecurityGroupIngress', 'ec2:RevokeSecurityGroupEgress'],
       [ec2('security-group', '*')],
+      runTagged,
+    );
+  }
+
+  /**
+   * ProvisionTarget's retry after a first attempt that died part-way (lib/core/targets/memorydb/lifecycle.ts): the
+   * pieces it left are adopted only when they carry the run's tag, read with ListTags on the ARN their Describe
+   * gives (the Service Authorization Reference: DescribeUsers on user, DescribeSubnetGroups on subnetgroup,
+   * DescribeAcls on acl, ListTags on each: https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonmemorydb.html);
+   * the run's login is read back from its secret: GetSecretValue on MemoryDB login secrets only
+   * (`fleetbench/<run>/<target>-memorydb` and the six characters Secrets Manager appends:
+   * https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_CreateSecret.html, ARN)
+   * and only on a secret that carries a run tag (aws:ResourceTag, which GetSecretValue supports:
+   * https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html); the code
+   * checks that the tag is its run's before reading.
+   */
+  private grantRetryReads(fn: TargetFunctions['provisionTarget'], a: ReturnType<typeof arns>): void {
+    grant(
+      fn,
+      'ReadRunMemoryDbPieces',
+      [
+        'memorydb:DescribeUsers',
+        'memorydb:DescribeSubnetGroups',
+        'memorydb:DescribeAcls',
+        'memorydb:ListTags',
+      ],
+      [a.users, a.subnetGroups, a.acls],
+    );
+    grant(
+      fn,
+      'ReadRunMemoryDbLogin',
+      ['secretsmanager:GetSecretValue'],
+      [
+        Stack.of(this).formatArn({
+          service: 'secretsmanager',
+          resource: 'secret',
+          resourceName: `fleetbench/*${MEMORYDB_SECRET_SUFFIX}-??????`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
       runTagged,
     );
   }

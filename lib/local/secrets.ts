@@ -31,6 +31,12 @@ export class LocalSecrets implements SecretAdmin {
     return s ? { arn: s.arn, tags: { ...s.tags } } : null;
   }
 
+  async secretString(id: string): Promise<string> {
+    const v = this.value(id);
+    if (v === undefined) throw new Error(`secret ${id} does not exist`);
+    return v;
+  }
+
   async deleteSecret(arn: string): Promise<void> {
     for (const [name, s] of this.byName) if (s.arn === arn) this.byName.delete(name);
   }

@@ -20,7 +20,7 @@ import { LoaderFleet } from '../../lib/constructs/loader-fleet';
 import { MemoryDbAccess } from '../../lib/constructs/memorydb-access';
 import { TAG_ROLE, TAG_RUN_ID } from '../../lib/core/common/ports';
 import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
-import { memoryDbResourceName } from '../../lib/core/targets/memorydb/names';
+import { memoryDbResourceName, memoryDbSecretName } from '../../lib/core/targets/memorydb/names';
 import { standInLoaderAssets } from '../support/loader-assets';
 import { evaluate, mapRequest, type ApiRequest } from './iam';
 import { ACCOUNT, REGION, Resolver, rolePolicies, type Physical, type Template } from './template';
@@ -99,6 +99,7 @@ async function allowed(step: Step, req: ApiRequest, tags: Record<string, string>
     instanceTags: async () => ({}),
     launchTemplateRole: () => undefined,
     resourceTags: () => tags,
+    secretTags: async () => tags,
   });
   return Promise.all(m.checks.map((c) => evaluate(roleArn[step], policies[step], c).then((d) => d.allowed)));
 }
@@ -129,6 +130,46 @@ describe('MemoryDB: the pieces are deleted only when they carry a run tag', () =
       expect(
         await allowed(step, json('memorydb', 'AmazonMemoryDB.DeleteCluster', { ClusterName: name }), runTag),
       ).toEqual([false]);
+  });
+});
+
+describe("MemoryDB: a retried ProvisionTarget reads back only a run's login and its pieces' names", () => {
+  const name = memoryDbResourceName('r-1', 'mdb');
+  // Secrets Manager's ARN: the name, a hyphen and six random characters
+  const secretArn = (secretName: string) =>
+    `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${secretName}-AbC123`;
+  const read = (secretName: string) =>
+    json('secretsmanager', 'secretsmanager.GetSecretValue', { SecretId: secretArn(secretName) });
+
+  it("GetSecretValue: the run's tagged MemoryDB login only, and only for ProvisionTarget", async () => {
+    const login = memoryDbSecretName('r-1', 'mdb');
+    expect(await allowed('provisionTarget', read(login), runTag)).toEqual([true]);
+    // the same name without a run tag (someone's own secret named like a login)
+    expect(await allowed('provisionTarget', read(login))).toEqual([false]);
+    expect(await allowed('provisionTarget', read(login), { team: 'payments' })).toEqual([false]);
+    // another name pattern under the loaders' prefix: a cassandra-ec2 login, an external target's credentials
+    expect(await allowed('provisionTarget', read('fleetbench/r-1/cass-cql'), runTag)).toEqual([false]);
+    expect(await allowed('provisionTarget', read('fleetbench/prod-credentials'), runTag)).toEqual([false]);
+    for (const step of ['waitReady', 'startLoad', 'startCell', 'teardown', 'onAbort', 'janitor'] as const)
+      expect([step, await allowed(step, read(login), runTag)]).toEqual([step, [false]]);
+  });
+
+  it('the pieces: described and their tags read by fleetbench name only', async () => {
+    const reads: [string, object, string][] = [
+      ['DescribeUsers', { UserName: name }, 'user'],
+      ['DescribeSubnetGroups', { SubnetGroupName: name }, 'subnetgroup'],
+      ['DescribeACLs', { ACLName: name }, 'acl'],
+    ];
+    for (const [op, body, type] of reads) {
+      const tags = json('memorydb', 'AmazonMemoryDB.ListTags', {
+        ResourceArn: `arn:aws:memorydb:${REGION}:${ACCOUNT}:${type}/${name}`,
+      });
+      for (const req of [json('memorydb', `AmazonMemoryDB.${op}`, body), tags]) {
+        expect([op, await allowed('provisionTarget', req)]).toEqual([op, [true]]);
+        const other = { ...req, body: Buffer.from(req.body.toString('utf8').split(name).join('prod-cache')) };
+        expect([op, await allowed('provisionTarget', other)]).toEqual([op, [false]]);
+      }
+    }
   });
 });
 

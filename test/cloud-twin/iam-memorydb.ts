@@ -3,7 +3,8 @@
  * Authorization Reference for MemoryDB (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonmemorydb.html)
  * and the developer guide's permissions table (https://docs.aws.amazon.com/memorydb/latest/devguide/iam.APIReference.html):
  * resources `arn:aws:memorydb:<region>:<account>:<cluster|acl|user|subnetgroup|parametergroup>/<name>`;
- * DescribeClusters without a name on "*". The security-group calls around them are DAX's (./iam-dax.ts, mapDaxEc2).
+ * DescribeClusters without a name on "*"; DescribeUsers, DescribeSubnetGroups and DescribeAcls by name on the piece they
+ * name. The security-group calls around them are DAX's (./iam-dax.ts, mapDaxEc2).
  */
 import {
   resourceTagContext,
@@ -84,6 +85,13 @@ export function mapMemoryDb(req: ApiRequest, tagsOf: ResourceTags = () => ({})):
       return created(['*'], res('subnetgroup', String(p.SubnetGroupName)));
     case 'DescribeClusters':
       return one(p.ClusterName ? res('cluster', String(p.ClusterName)) : '*');
+    // a retried ProvisionTarget reads the ARN of a piece an earlier attempt left (then its tags)
+    case 'DescribeUsers':
+      return one(res('user', String(p.UserName)));
+    case 'DescribeSubnetGroups':
+      return one(res('subnetgroup', String(p.SubnetGroupName)));
+    case 'DescribeACLs':
+      return one(res('acl', String(p.ACLName)));
     case 'ListTags': {
       // moto's ARNs name its own account: the resource's ARN in the twin's account
       const [type, name] = String(p.ResourceArn).split(':').pop()!.split('/');

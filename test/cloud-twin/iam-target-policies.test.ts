@@ -11,7 +11,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { DAXClient } from '@aws-sdk/client-dax';
+import { CreateParameterGroupCommand, CreateSubnetGroupCommand, DAXClient } from '@aws-sdk/client-dax';
 import {
   CreateSecurityGroupCommand,
   CreateSubnetCommand,
@@ -433,6 +433,48 @@ describe('DAX: the steps against the synthesized grants', () => {
       ).toBe(false);
     for (const step of ['waitReady', 'startLoad', 'startCell'] as const)
       expect((await decide(step, [del]))[0]!.allowed).toBe(false);
+  });
+
+  it('ProvisionTarget retried after a first attempt that left the run’s security group, subnet and parameter groups: every call allowed', async () => {
+    const retryRun = 'pol-run-3';
+    const retryName = daxResourceName(retryRun, 'cached');
+    const retry = {
+      runId: retryRun,
+      resources: [{ type: DAX_ENTRY.shape.type.value, targetId: 'cached', name: retryName }],
+    } as unknown as RunContext;
+    const retryTags = { [TAG_RUN_ID]: retryRun, 'fleetbench:expires-at': '1' };
+    await ec2.send(
+      new CreateSecurityGroupCommand({
+        GroupName: retryName,
+        Description: 'left by the first attempt',
+        VpcId: network.vpcId,
+        TagSpecifications: [
+          {
+            ResourceType: 'security-group',
+            Tags: Object.entries(retryTags).map(([Key, Value]) => ({ Key, Value })),
+          },
+        ],
+      }),
+    );
+    await admin.dax.send(
+      new CreateSubnetGroupCommand({ SubnetGroupName: retryName, SubnetIds: network.subnetIds }),
+    );
+    await admin.dax.send(new CreateParameterGroupCommand({ ParameterGroupName: retryName }));
+    const calls = await callsOf(() => provisionDax(retry, target, retryTags, admin));
+    const ops = (await Promise.all(calls.map((c) => mapRequest(c, lookups)))).map((m) => m.operation);
+    expect(ops).toEqual([
+      'dax:DescribeClusters',
+      'ec2:CreateSecurityGroup',
+      'ec2:DescribeSecurityGroups',
+      'ec2:AuthorizeSecurityGroupIngress',
+      'ec2:RevokeSecurityGroupEgress',
+      'dax:CreateSubnetGroup',
+      'dax:CreateParameterGroup',
+      'dax:UpdateParameterGroup',
+      'dax:CreateCluster',
+    ]);
+    expect(denied(await decide('provisionTarget', calls))).toEqual([]);
+    await removeRunDax(retryRun, retry, admin);
   });
 });
 

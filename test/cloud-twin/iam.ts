@@ -71,7 +71,7 @@ export async function mapRequest(
     securityGroupTags?: SecurityGroupTags;
     /** The KMS key (ARN, key policy) of an encrypted SNS topic (undefined: not encrypted). */
     topicKey?: (topicArn: string) => TopicKey | undefined;
-    /** A secret's tags (by name or ARN; empty when it does not exist) for DeleteSecret's conditions. */
+    /** A secret's tags (by name or ARN; empty when it does not exist) for DeleteSecret's and GetSecretValue's conditions. */
     secretTags?: (id: string) => Promise<Record<string, string>>;
     /** MemoryDB and Keyspaces resources' tags (their deletes' aws:ResourceTag conditions). */
     resourceTags?: ResourceTags;
@@ -157,7 +157,16 @@ export async function mapRequest(
     if (prefix === 'secretsmanager') {
       // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html)
       const secret = (id: string) => (id.startsWith('arn:') ? id : arn('secretsmanager', `secret:${id}`));
-      if (op === 'GetSecretValue' || op === 'DescribeSecret') return one(secret(String(p.SecretId)));
+      if (op === 'DescribeSecret') return one(secret(String(p.SecretId)));
+      if (op === 'GetSecretValue') {
+        // the secret's tags as aws:ResourceTag/<key>, which GetSecretValue supports (ProvisionTarget's read-back
+        // of a MemoryDB login is conditioned on the run tag)
+        const id = String(p.SecretId);
+        const context: Record<string, string> = {};
+        for (const [k, v] of Object.entries((await lookups.secretTags?.(id)) ?? {}))
+          context[`aws:ResourceTag/${k}`] = v;
+        return one(secret(id), context);
+      }
       // (a List action without a resource type: authorized on "*" only)
       if (op === 'ListSecrets') return one('*');
       if (op === 'CreateSecret') {

@@ -110,6 +110,21 @@ describe('step permissions', () => {
         ['DeleteRunMemoryDbSecurityGroup', { Null: { 'aws:ResourceTag/fleetbench:run-id': 'false' } }],
       ]),
     );
+    // a retry reads back the pieces' ARNs and tags, and the run's login: MemoryDB login secrets carrying a run tag only
+    expect(s.find((x) => x.Sid === 'ReadRunMemoryDbPieces')!.Action).toEqual([
+      'memorydb:DescribeUsers',
+      'memorydb:DescribeSubnetGroups',
+      'memorydb:DescribeAcls',
+      'memorydb:ListTags',
+    ]);
+    const login = s.find((x) => x.Sid === 'ReadRunMemoryDbLogin')!;
+    expect([login.Action, login.Condition]).toEqual([
+      'secretsmanager:GetSecretValue',
+      { Null: { 'aws:ResourceTag/fleetbench:run-id': 'false' } },
+    ]);
+    expect(text(login.Resource)).toMatch(
+      /:secretsmanager:us-east-1:123456789012:secret:fleetbench\/\*-memorydb-\?{6}"/,
+    );
     const slr = s.find((x) => x.Sid === 'MemoryDbServiceLinkedRole')!;
     expect(slr.Condition).toEqual({ StringEquals: { 'iam:AWSServiceName': 'memorydb.amazonaws.com' } });
   });

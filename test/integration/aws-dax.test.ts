@@ -4,18 +4,26 @@
  * (what it records is the request exactly as the SDK sent it).
  */
 import {
+  AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
   CreateSubnetCommand,
   CreateVpcCommand,
+  DeleteSecurityGroupCommand,
   DescribeSecurityGroupsCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
-import { CreateClusterCommand, DeleteClusterCommand } from '@aws-sdk/client-dax';
+import {
+  CreateClusterCommand,
+  CreateParameterGroupCommand,
+  CreateSubnetGroupCommand,
+  DeleteClusterCommand,
+} from '@aws-sdk/client-dax';
 import { DaxClusterAdmin } from '../../lib/aws/dax-admin';
 import { deleteCreatedGroup } from '../../lib/aws/loader-only-groups';
 import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import {
   ConflictError,
+  NotOwnedError,
   TAG_RUN_ID,
   type DaxClusterRequest,
   type DaxNetwork,
@@ -259,5 +267,131 @@ describe("a failed creation's security-group rollback (lib/aws/loader-only-group
     await deleteCreatedGroup(ec2, mine, { name: 'fb-rollback-mine', tags: { [TAG_RUN_ID]: 'run-rb-1' } });
     await deleteCreatedGroup(ec2, theirs, { name: 'fb-rollback-theirs', tags: { [TAG_RUN_ID]: 'run-rb-1' } });
     expect([await exists(mine), await exists(theirs)]).toEqual([false, true]);
+  });
+});
+
+describe('a retried creation adopts what a first attempt of the same run left (the state machine retries ProvisionTarget once)', () => {
+  /** A security group as CreateSecurityGroup left it (default egress, no ingress), with these tags. */
+  const leftGroup = async (name: string, tags: Record<string, string>) =>
+    (
+      await ec2.send(
+        new CreateSecurityGroupCommand({
+          GroupName: name,
+          Description: 'fleetbench DAX cluster: the loaders only',
+          VpcId: vpcId,
+          TagSpecifications: [
+            {
+              ResourceType: 'security-group',
+              Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+            },
+          ],
+        }),
+      )
+    ).GroupId!;
+  const rules = async (name: string) => {
+    const [sg] = await groupsNamed(name);
+    return {
+      ingress: (sg!.IpPermissions ?? [])
+        .map((p) => ({ port: p.FromPort, from: (p.UserIdGroupPairs ?? []).map((g) => g.GroupId) }))
+        .sort((a, b) => a.port! - b.port!),
+      egress: sg!.IpPermissionsEgress ?? [],
+    };
+  };
+  const createdWith = (name: string) =>
+    twin.calls.filter((c) => c.op === 'CreateCluster' && c.body.ClusterName === name).map((c) => c.body);
+  const teardown = async (name: string, runId: string) => {
+    await admin.deleteCluster(name);
+    await waitFor(name, 'MISSING');
+    expect(await admin.deleteSupporting(name, runId)).toBe(true);
+    expect(twin.subnetGroups.has(name)).toBe(false);
+    expect(twin.parameterGroups.has(name)).toBe(false);
+    expect(await groupsNamed(name)).toEqual([]);
+  };
+
+  it("the run's security group alone: adopted, its rules set as on a fresh group, the cluster uses it", async () => {
+    const req = request('run-dax-6');
+    const left = await leftGroup(req.name, req.tags);
+    await admin.createCluster(req);
+    expect(await groupsNamed(req.name)).toHaveLength(1);
+    expect(createdWith(req.name)).toEqual([expect.objectContaining({ SecurityGroupIds: [left] })]);
+    // what a fresh group gets: the loaders on 8111 and 9111, no egress (the default rule revoked)
+    expect(await rules(req.name)).toEqual({
+      ingress: [
+        { port: 8111, from: [loaderSg] },
+        { port: 9111, from: [loaderSg] },
+      ],
+      egress: [],
+    });
+    await teardown(req.name, 'run-dax-6');
+  });
+
+  it('security group (one rule set already), subnet group and parameter group: all adopted, the TTLs set again', async () => {
+    const req = request('run-dax-7');
+    const left = await leftGroup(req.name, req.tags);
+    await ec2.send(
+      new AuthorizeSecurityGroupIngressCommand({
+        GroupId: left,
+        IpPermissions: [
+          // as the first attempt set it (the request names both ports: EC2 would refuse it as a duplicate)
+          {
+            IpProtocol: 'tcp',
+            FromPort: 8111,
+            ToPort: 8111,
+            UserIdGroupPairs: [{ GroupId: loaderSg, Description: 'fleetbench loaders' }],
+          },
+        ],
+      }),
+    );
+    await admin.dax.send(new CreateSubnetGroupCommand({ SubnetGroupName: req.name, SubnetIds: subnets }));
+    await admin.dax.send(new CreateParameterGroupCommand({ ParameterGroupName: req.name }));
+    await admin.createCluster(req);
+    expect(await groupsNamed(req.name)).toHaveLength(1);
+    expect(createdWith(req.name)).toEqual([
+      expect.objectContaining({
+        SecurityGroupIds: [left],
+        SubnetGroupName: req.name,
+        ParameterGroupName: req.name,
+      }),
+    ]);
+    expect((await rules(req.name)).ingress).toEqual([
+      { port: 8111, from: [loaderSg] },
+      { port: 9111, from: [loaderSg] },
+    ]);
+    // the spec's TTLs (itemTtlMs 60000, queryTtlMs 0), not the new group's defaults
+    expect(twin.parameterGroups.get(req.name)).toEqual({
+      'record-ttl-millis': '60000',
+      'query-ttl-millis': '0',
+    });
+    await teardown(req.name, 'run-dax-7');
+  });
+
+  it("a security group of the name without this run's tag: refused naming it, left as it is, nothing created", async () => {
+    const req = request('run-dax-8');
+    const theirs = await leftGroup(req.name, { [TAG_RUN_ID]: 'another-run' });
+    const err = await admin.createCluster(req).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(NotOwnedError);
+    expect((err as Error).message).toContain(`security group ${req.name} (${theirs})`);
+    expect((await groupsNamed(req.name)).map((g) => g.GroupId)).toEqual([theirs]);
+    expect(await rules(req.name)).toMatchObject({ ingress: [] });
+    expect(twin.subnetGroups.has(req.name)).toBe(false);
+    expect(createdWith(req.name)).toEqual([]);
+    await ec2.send(new DeleteSecurityGroupCommand({ GroupId: theirs }));
+  });
+
+  it("a subnet group of the name when the run's security group was not there before: refused naming it, left", async () => {
+    const req = request('run-dax-9');
+    await admin.dax.send(
+      new CreateSubnetGroupCommand({ SubnetGroupName: req.name, SubnetIds: subnets.slice(0, 1) }),
+    );
+    await expect(admin.createCluster(req)).rejects.toThrow(
+      new NotOwnedError(
+        `DAX subnet group ${req.name} already exists and its security group of that name is not this run's ` +
+          'from an earlier attempt: not adopted, left as it is',
+      ),
+    );
+    expect(twin.subnetGroups.get(req.name)).toEqual(subnets.slice(0, 1));
+    // the group this attempt made is rolled back
+    expect(await groupsNamed(req.name)).toEqual([]);
+    expect(createdWith(req.name)).toEqual([]);
   });
 });

@@ -294,7 +294,8 @@ describe("ProvisionTarget's rollback of a DAX cluster it could not finish", () =
         }),
       )
     ).GroupId!;
-    // the subnet group's name is taken: creation fails after the security group
+    // the subnet group's name is taken (and not provably this run's: the run's security group in the loaders' VPC
+    // was not there before): creation fails after the security group
     await dax.dax.send(new CreateSubnetGroupCommand({ SubnetGroupName: name, SubnetIds: network.subnetIds }));
     // the EC2 calls the adapter makes, with the group each names
     const sent: string[] = [];
@@ -312,7 +313,9 @@ describe("ProvisionTarget's rollback of a DAX cluster it could not finish", () =
     );
     const adapter = new DaxClusterAdmin({ ...moto.clientConfig, endpoint: twin.endpoint }, logged, network);
 
-    await expect(provisionTarget(rb, { store, tables, dax: adapter })).rejects.toThrow(/CreateSubnetGroup/);
+    await expect(provisionTarget(rb, { store, tables, dax: adapter })).rejects.toThrow(
+      `DAX subnet group ${name} already exists`,
+    );
     expect((await groupsNamed(name)).map((g) => g.GroupId)).toEqual([decoy]);
     const created = sent[0]!.split(' ')[1]!;
     expect(created).toMatch(/^sg-/);

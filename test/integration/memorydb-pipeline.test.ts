@@ -15,7 +15,15 @@ import {
   DescribeSecurityGroupsCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
-import { CreateClusterCommand, DescribeUsersCommand, MemoryDBClient } from '@aws-sdk/client-memorydb';
+import {
+  CreateACLCommand,
+  CreateClusterCommand,
+  CreateSubnetGroupCommand,
+  CreateUserCommand,
+  DescribeSubnetGroupsCommand,
+  DescribeUsersCommand,
+  MemoryDBClient,
+} from '@aws-sdk/client-memorydb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDbTableAdmin } from '../../lib/aws/dynamodb-tables';
 import { MEMORYDB_ACCESS_STRING, MemoryDbClusterAdmin } from '../../lib/aws/memorydb-admin';
@@ -30,6 +38,7 @@ import {
   type RunContext,
 } from '../../lib/core/pipeline';
 import {
+  NotOwnedError,
   StepFailedError,
   TAG_EXPIRES_AT,
   TAG_RUN_ID,
@@ -379,5 +388,170 @@ describe('MemoryDbClusterAdmin on moto', () => {
     expect((await memorydb.listClusters({})).map((c) => c.name)).not.toContain(
       memoryDbResourceName('mdb-run-2', 'mdb'),
     );
+  });
+});
+
+describe("a retried ProvisionTarget adopts what its first attempt left (the state machine's one retry)", () => {
+  const mdb = () => new MemoryDBClient({ ...moto.clientConfig, endpoint: twin.endpoint });
+  const tagsOf = (run: RunContext) => [
+    { Key: TAG_RUN_ID, Value: run.runId },
+    { Key: TAG_EXPIRES_AT, Value: String(run.expiresAt) },
+  ];
+  /** The security group as CreateSecurityGroup left it: tags, the default egress rule, no ingress. */
+  const leftGroup = async (name: string, tags: { Key: string; Value: string }[]) =>
+    (
+      await ec2.send(
+        new CreateSecurityGroupCommand({
+          GroupName: name,
+          Description: 'fleetbench MemoryDB cluster: the loaders only',
+          VpcId: network.vpcId,
+          TagSpecifications: [{ ResourceType: 'security-group', Tags: tags }],
+        }),
+      )
+    ).GroupId!;
+  const ports = () => ({ store, tables, kindServices: { memorydb }, secrets });
+
+  it('login secret, security group, subnet group and user: the cluster is created over them with the stored password', async () => {
+    const run = await plan({ executionName: 'mdb-run-7', spec }, { store, clock });
+    const name = memoryDbResourceName('mdb-run-7', 'mdb');
+    const secretName = memoryDbSecretName('mdb-run-7', 'mdb');
+    const password = 'c0ffee'.repeat(10);
+    await secrets.createSecret({
+      name: secretName,
+      value: JSON.stringify({ username: name, password }),
+      tags: { [TAG_RUN_ID]: run.runId, 'fleetbench:target': 'mdb' },
+    });
+    const left = await leftGroup(name, tagsOf(run));
+    await mdb().send(
+      new CreateSubnetGroupCommand({
+        SubnetGroupName: name,
+        SubnetIds: network.subnetIds,
+        Tags: tagsOf(run),
+      }),
+    );
+    await mdb().send(
+      new CreateUserCommand({
+        UserName: name,
+        AuthenticationMode: { Type: 'password', Passwords: [password] },
+        AccessString: MEMORYDB_ACCESS_STRING,
+        Tags: tagsOf(run),
+      }),
+    );
+
+    expect(await provisionTarget(run, ports())).toMatchObject({ created: [name], secrets: [secretName] });
+    const create = twin.calls.filter((c) => c.op === 'CreateCluster' && c.body.ClusterName === name);
+    expect(create).toHaveLength(1);
+    expect(create[0]!.body).toMatchObject({ SecurityGroupIds: [left], SubnetGroupName: name, ACLName: name });
+    // the ACL holds the adopted user; no second user or group, and the secret still holds the first login
+    expect(twin.acls.get(name)).toEqual([name]);
+    expect(
+      twin.calls
+        .filter((c) => c.op === 'CreateUser' && c.body.UserName === name)
+        .map((c) => c.body.AuthenticationMode),
+    ).toEqual([
+      { Type: 'password', Passwords: [password] },
+      { Type: 'password', Passwords: [password] },
+    ]);
+    expect(JSON.parse(await secrets.secretString(secretName))).toEqual({ username: name, password });
+    const groups = await groupsNamed(name);
+    expect(groups.map((g) => g.GroupId)).toEqual([left]);
+    expect(groups[0]!.IpPermissions).toEqual([
+      expect.objectContaining({
+        FromPort: 6379,
+        ToPort: 6379,
+        UserIdGroupPairs: [expect.objectContaining({ GroupId: network.loaderSecurityGroupId })],
+      }),
+    ]);
+    expect(groups[0]!.IpPermissionsEgress ?? []).toEqual([]);
+
+    const down = await teardown({ run }, { ...ports(), fleet, clock });
+    expect(down.deletedMemoryDbClusters).toEqual([name]);
+    expect(down.deletedMemoryDbSecrets).toEqual([secretName]);
+    expect(twin.acls.has(name)).toBe(false);
+    await expect(mdb().send(new DescribeUsersCommand({ UserName: name }))).rejects.toMatchObject({
+      name: 'UserNotFoundFault',
+    });
+    await expect(
+      mdb().send(new DescribeSubnetGroupsCommand({ SubnetGroupName: name })),
+    ).rejects.toMatchObject({ name: 'SubnetGroupNotFoundFault' });
+    expect(await groupsNamed(name)).toEqual([]);
+  });
+
+  it('everything but the cluster (the ACL too): adopted, one cluster created over them', async () => {
+    const run = await plan({ executionName: 'mdb-run-10', spec }, { store, clock });
+    const name = memoryDbResourceName('mdb-run-10', 'mdb');
+    const password = 'beef'.repeat(16);
+    await secrets.createSecret({
+      name: memoryDbSecretName('mdb-run-10', 'mdb'),
+      value: JSON.stringify({ username: name, password }),
+      tags: { [TAG_RUN_ID]: run.runId },
+    });
+    const left = await leftGroup(name, tagsOf(run));
+    await mdb().send(
+      new CreateSubnetGroupCommand({
+        SubnetGroupName: name,
+        SubnetIds: network.subnetIds,
+        Tags: tagsOf(run),
+      }),
+    );
+    await mdb().send(
+      new CreateUserCommand({
+        UserName: name,
+        AuthenticationMode: { Type: 'password', Passwords: [password] },
+        AccessString: MEMORYDB_ACCESS_STRING,
+        Tags: tagsOf(run),
+      }),
+    );
+    await mdb().send(new CreateACLCommand({ ACLName: name, UserNames: [name], Tags: tagsOf(run) }));
+    await provisionTarget(run, ports());
+    const create = twin.calls.filter((c) => c.op === 'CreateCluster' && c.body.ClusterName === name);
+    expect(create.map((c) => c.body)).toEqual([
+      expect.objectContaining({ SecurityGroupIds: [left], SubnetGroupName: name, ACLName: name }),
+    ]);
+    expect(await groupsNamed(name)).toHaveLength(1);
+    const down = await teardown({ run }, { ...ports(), fleet, clock });
+    expect(down.deletedMemoryDbClusters).toEqual([name]);
+    expect(twin.acls.has(name)).toBe(false);
+    expect(await groupsNamed(name)).toEqual([]);
+  });
+
+  it("a security group of the run's name without its tag: refused naming it, and it stays", async () => {
+    const run = await plan({ executionName: 'mdb-run-8', spec }, { store, clock });
+    const name = memoryDbResourceName('mdb-run-8', 'mdb');
+    const theirs = await leftGroup(name, [{ Key: 'team', Value: 'payments' }]);
+    await expect(provisionTarget(run, ports())).rejects.toThrow(
+      `security group ${name} (${theirs}) already exists in ${network.vpcId} without this run's tag`,
+    );
+    expect((await groupsNamed(name)).map((g) => g.GroupId)).toEqual([theirs]);
+    expect(twin.calls.filter((c) => c.op === 'CreateSubnetGroup' && c.body.SubnetGroupName === name)).toEqual(
+      [],
+    );
+    await teardown({ run }, { ...ports(), fleet, clock });
+    expect((await groupsNamed(name)).map((g) => g.GroupId)).toEqual([theirs]);
+  });
+
+  it("a user of the run's name without its tag: refused naming it; it stays, what the attempt made is undone", async () => {
+    const run = await plan({ executionName: 'mdb-run-9', spec }, { store, clock });
+    const name = memoryDbResourceName('mdb-run-9', 'mdb');
+    await mdb().send(
+      new CreateUserCommand({
+        UserName: name,
+        AuthenticationMode: { Type: 'password', Passwords: ['someone-elses-password'] },
+        AccessString: 'on ~* +@read',
+      }),
+    );
+    await expect(provisionTarget(run, ports())).rejects.toThrow(
+      new NotOwnedError(
+        `MemoryDB user ${name} already exists without this run's tag (${TAG_RUN_ID}=mdb-run-9): ` +
+          'not adopted, left as it is',
+      ),
+    );
+    const [user] = (await mdb().send(new DescribeUsersCommand({ UserName: name }))).Users ?? [];
+    expect(user?.AccessString).toBe('on ~* +@read');
+    expect(await groupsNamed(name)).toEqual([]);
+    await expect(
+      mdb().send(new DescribeSubnetGroupsCommand({ SubnetGroupName: name })),
+    ).rejects.toMatchObject({ name: 'SubnetGroupNotFoundFault' });
+    expect(twin.acls.has(name)).toBe(false);
   });
 });

@@ -4,7 +4,8 @@
  * API reference describes them (https://docs.aws.amazon.com/memorydb/latest/APIReference/API_CreateACL.html,
  * API_DeleteACL.html): names unique, every user named must exist (asked of moto's DescribeUsers), an ACL a live
  * cluster uses cannot be deleted, and CreateCluster naming an ACL that does not exist is refused (ACLNotFoundFault;
- * moto would accept it). Everything else goes to moto unchanged; every MemoryDB call is recorded as sent.
+ * moto would accept it). ACLs carry the tags CreateACL gave them, and ListTags on an ACL's ARN answers them.
+ * Everything else goes to moto unchanged; every MemoryDB call is recorded as sent.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,9 +43,12 @@ async function motoCall(
 export async function startMemoryDbTwin(motoEndpoint: string): Promise<MemoryDbTwin> {
   const calls: MemoryDbTwin['calls'] = [];
   const acls = new Map<string, string[]>();
+  const aclTags = new Map<string, { Key: string; Value: string }[]>();
+  const aclArn = (name: string) => `arn:aws:memorydb:us-east-1:123456789012:acl/${name}`;
   const fault = (type: string, message: string) => ({ status: 400, json: { __type: type, message } });
   const aclOf = (name: string) => ({
     Name: name,
+    ARN: aclArn(name),
     Status: 'active',
     UserNames: acls.get(name) ?? [],
     Clusters: [],
@@ -70,6 +74,7 @@ export async function startMemoryDbTwin(motoEndpoint: string): Promise<MemoryDbT
           if (r.status !== 200) return fault('UserNotFoundFault', `User ${user} not found`);
         }
         acls.set(name, (b.UserNames as string[]) ?? []);
+        aclTags.set(name, (b.Tags as { Key: string; Value: string }[]) ?? []);
         return { status: 200, json: { ACL: aclOf(name) } };
       }
       case 'DescribeACLs':
@@ -81,7 +86,15 @@ export async function startMemoryDbTwin(motoEndpoint: string): Promise<MemoryDbT
           return fault('InvalidParameterValueException', `ACL ${name} is in use`);
         const acl = aclOf(name);
         acls.delete(name);
+        aclTags.delete(name);
         return { status: 200, json: { ACL: { ...acl, Status: 'deleting' } } };
+      }
+      case 'ListTags': {
+        const arn = String(b.ResourceArn);
+        if (!arn.includes(':acl/')) return undefined;
+        const acl = arn.split('/').pop()!;
+        if (!acls.has(acl)) return fault('ACLNotFoundFault', `ACL ${acl} not found`);
+        return { status: 200, json: { TagList: aclTags.get(acl) ?? [] } };
       }
       case 'CreateCluster':
         if (name && name !== 'open-access' && !acls.has(name))

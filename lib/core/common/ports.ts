@@ -255,6 +255,11 @@ export interface SecretAdmin {
   createSecret(req: { name: string; value: string; tags: Tags }): Promise<string>;
   /** A secret's ARN and tags by name; null when there is none. */
   describeSecret(name: string): Promise<{ arn: string; tags: Tags } | null>;
+  /**
+   * A secret's string value by name or ARN (a retried ProvisionTarget reads back the login its first attempt
+   * stored, once the secret's run tag is checked); an error when it is missing or has no string value.
+   */
+  secretString(id: string): Promise<string>;
   /** Deletes a secret at once (no recovery window); absent is fine. */
   deleteSecret(arn: string): Promise<void>;
   /** Secrets whose names start with `prefix`, with their tags (none scheduled for deletion): the janitor's view. */
@@ -436,6 +441,17 @@ export class ConflictError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ConflictError';
+  }
+}
+
+/**
+ * A resource of the run's name exists but does not carry this run's tag (another's, or made by hand): it is not
+ * adopted, and left as it is. The message names the resource.
+ */
+export class NotOwnedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotOwnedError';
   }
 }
 

@@ -24,6 +24,11 @@ function memorySecrets() {
       const s = byName.get(name);
       return s ? { arn: s.arn, tags: s.tags } : null;
     },
+    async secretString(id) {
+      const s = [...byName].find(([n, x]) => n === id || x.arn === id);
+      if (!s) throw new Error(`secret ${id} does not exist`);
+      return s[1].value;
+    },
     async deleteSecret(arn) {
       for (const [n, s] of byName) if (s.arn === arn) byName.delete(n);
       deleted.push(arn);

@@ -38,6 +38,24 @@ export function memoryDbTargets(spec: Pick<RunSpec, 'targets'>): MemoryDbTarget[
   return spec.targets.filter((t): t is MemoryDbTarget => t.kind === 'memorydb');
 }
 
+/** The login a run's secret holds (an earlier attempt's), checked: its user is the cluster's name, a password is set. */
+export function parseLogin(secretName: string, username: string, text: string): MemoryDbLogin {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = undefined;
+  }
+  const l = v as Partial<MemoryDbLogin> | undefined;
+  if (l?.username !== username || typeof l.password !== 'string' || !l.password)
+    throw new StepFailedError(
+      'ProvisionTarget',
+      `the run's login secret ${secretName} does not hold a login for user ${username} ` +
+        '(JSON with username and password)',
+    );
+  return { username: l.username, password: l.password };
+}
+
 function needPort(step: string, admin: MemoryDbAdmin | undefined): MemoryDbAdmin {
   if (!admin)
     throw new StepFailedError(step, 'the run has a MemoryDB cluster and no MemoryDB port is configured');
@@ -52,8 +70,9 @@ function needSecrets(step: string, secrets: SecretAdmin | undefined): SecretAdmi
 /**
  * ProvisionTarget: the login secret, then the cluster with that login. Idempotent: a secret or cluster of the
  * run's name that carries this run's tag is this run's (a retry) and is adopted; one that does not fails the step
- * and is left alone. A retry that finds the run's secret but no cluster cannot read the password back (the port
- * only creates and describes secrets): it fails, naming the secret; teardown removes it.
+ * and is left alone. A retry that finds the run's secret but no cluster (the first attempt died part-way) reads
+ * the login back from it and creates the cluster with it; the adapter adopts the pieces that attempt left when
+ * they carry the run's tag.
  */
 export async function provisionMemoryDb(t: MemoryDbTarget, ctx: ProvisionContext): Promise<Provisioned> {
   const { run, ports } = ctx;
@@ -67,7 +86,7 @@ export async function provisionMemoryDb(t: MemoryDbTarget, ctx: ProvisionContext
   const name = memoryDbResourceName(run.runId, t.id);
   const secretName = memoryDbSecretName(run.runId, t.id);
   const tags: Tags = { ...ctx.targetTags, [TAG_RUN_ID]: run.runId, [TAG_TARGET]: t.id };
-  const login = generateMemoryDbLogin(name);
+  let login = generateMemoryDbLogin(name);
   try {
     await secrets.createSecret({ name: secretName, value: JSON.stringify(login), tags });
   } catch (err) {
@@ -80,11 +99,7 @@ export async function provisionMemoryDb(t: MemoryDbTarget, ctx: ProvisionContext
       );
     if (ownedByRun(await admin.clusterTags(name), run.runId))
       return { secrets: [secretName], created: [name] };
-    throw new StepFailedError(
-      'ProvisionTarget',
-      `the run's login secret ${secretName} exists without its MemoryDB cluster ${name} (an earlier attempt ` +
-        'failed part-way); the password cannot be read back to create the cluster: start a new run',
-    );
+    login = parseLogin(secretName, name, await secrets.secretString(have.arn));
   }
   try {
     await admin.createCluster({

@@ -16,9 +16,12 @@ export function memoryDbResourceName(runId: string, targetId: string): string {
   return `${MEMORYDB_NAME_PREFIX}${createHash('sha256').update(`${runId}/${targetId}`).digest('hex').slice(0, 12)}`;
 }
 
+/** How a MemoryDB login secret's name ends (the stack grants reading it back by this: lib/constructs/memorydb-access.ts). */
+export const MEMORYDB_SECRET_SUFFIX = '-memorydb';
+
 /** The run's login secret of a target: under the `fleetbench/` prefix the loaders may read. */
 export function memoryDbSecretName(runId: string, targetId: string): string {
-  return `fleetbench/${runId}/${targetId}-memorydb`;
+  return `fleetbench/${runId}/${targetId}${MEMORYDB_SECRET_SUFFIX}`;
 }
 
 /** MemoryDB's port (the cluster endpoint's; the security group admits the loaders on it only). */

@@ -50,8 +50,11 @@ export interface MemoryDbAdmin {
   /**
    * Creates the security group (ingress from the loaders only, on 6379), the subnet group, the ACL user (password
    * authentication, all keys and commands), the ACL holding it, and the cluster (TLS on) with that ACL, all tagged.
-   * A cluster of that name that already exists is a ConflictError. On a failure part-way, what was created is
-   * deleted again before the error is thrown.
+   * A cluster of that name that already exists is a ConflictError. A piece of that name that exists already (a
+   * retried step whose first attempt died part-way) is adopted when it carries the request's run tag (DAX-style
+   * untaggable pieces: never), refused with NotOwnedError naming it otherwise and left as it is. On a failure
+   * part-way, what was created or adopted is deleted again (only once the run's tag is read on it) before the
+   * error is thrown.
    */
   createCluster(req: MemoryDbClusterRequest): Promise<void>;
   describeCluster(name: string): Promise<MemoryDbClusterState>;
