@@ -12,6 +12,7 @@ import { CELL_METRIC_DIMENSIONS, cellMetrics } from '../../../lib/core/contract/
 import { headlineOf } from '../../../lib/core/contract/headline';
 import { planRun, type CellPlan } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
+import { loadSpecFile } from '../../../lib/cli/spec-file';
 import { baseSpec, withValue } from '../spec/fixtures';
 
 const PERIOD_MS = 300_000;
@@ -167,6 +168,32 @@ describe('per-cell metrics: one series per cell of a spec', () => {
     expect(of(cells[0]!, { incomplete: true, incomplete_reason: 'loader-1: no manifest.json' })).toBeNull();
     const plain = planOf(baseSpec()).cells[0]!;
     expect(of(cells[0]!)!.dimensions).toEqual(of(plain)!.dimensions);
+  });
+});
+
+describe("every example spec's cells", () => {
+  // the ones that plan in a moment (a DynamoDB model's placement spread takes seconds): a sweep, a staircase, a
+  // search, a schedule, several targets, the nightly spec
+  const examples = [
+    'nightly-regression.json',
+    'seed-002-staircase.json',
+    'seed-002-slo.json',
+    'local-spike.json',
+    'scylla-vs-cassandra.json',
+    'quickstart.json',
+    'keyspaces.json',
+  ];
+
+  it.each(examples)('%s: each cell that sends metrics has its own dimension values', (file) => {
+    const plan = planRun(loadSpecFile(path.join(__dirname, '../../../examples', file)).spec, { runId: 'r1' });
+    const sent = plan.cells
+      .map((cell) => cellMetrics(headlineOf(rowOf(cell, 1_000)), { specName: plan.specName, cell }))
+      .filter((m) => m !== null);
+    const ids = sent.map((m) => JSON.stringify(m.dimensions));
+    expect(new Set(ids).size).toBe(ids.length);
+    // docs/aws-pipeline.md: the staircase's 240 cells, the nightly spec's 1
+    if (file === 'seed-002-staircase.json') expect(ids.length).toBe(240);
+    if (file === 'nightly-regression.json') expect(ids.length).toBe(1);
   });
 });
 
