@@ -5,7 +5,8 @@
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_concepts.html#Dimension) — and averaged
  * over the dashboard's 5-minute period. The cells are a real plan's (planRun over a spec).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { EmfMetricsSink } from '../../../lib/aws/emf-metrics';
 import { CELL_METRIC_DIMENSIONS, cellMetrics } from '../../../lib/core/contract/cell-metrics';
@@ -13,9 +14,12 @@ import { headlineOf } from '../../../lib/core/contract/headline';
 import { planRun, type CellPlan } from '../../../lib/core/plan';
 import { validateSpec } from '../../../lib/core/spec';
 import { loadSpecFile } from '../../../lib/cli/spec-file';
+import { aggregateCellStep, plan, readPlan } from '../../../lib/core/pipeline';
+import { FsStore } from '../../../lib/local/fs-store';
 import { baseSpec, withValue } from '../spec/fixtures';
 
 const PERIOD_MS = 300_000;
+const FLEET = path.join(__dirname, '../../fixtures/ycsb/fleet-small');
 
 /** The cell's `cells` row as AggregateCell reads it back for its metrics (figures given by the test). */
 function rowOf(cell: CellPlan, p99Us: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -168,6 +172,53 @@ describe('per-cell metrics: one series per cell of a spec', () => {
     expect(of(cells[0]!, { incomplete: true, incomplete_reason: 'loader-1: no manifest.json' })).toBeNull();
     const plain = planOf(baseSpec()).cells[0]!;
     expect(of(cells[0]!)!.dimensions).toEqual(of(plain)!.dimensions);
+  });
+});
+
+describe('AggregateCell', () => {
+  it("sends the cell's metrics under its spec and planned rate (a real YCSB fleet's outputs, the FsStore)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-cell-metrics-'));
+    try {
+      const store = new FsStore(dir);
+      const quickstart = example('quickstart.json') as { workload: object };
+      const spec = {
+        ...quickstart,
+        name: 'metrics-step',
+        workload: { ...quickstart.workload, warmupSeconds: 3 },
+      };
+      const run = await plan({ executionName: 'metrics-step-1', spec }, { store, clock: { nowMs: () => 0 } });
+      const cell = (await readPlan(store, run.runId)).cells[0]!;
+      for (const e of readdirSync(FLEET, { recursive: true, withFileTypes: true }))
+        if (e.isFile()) {
+          const rel = path.relative(FLEET, path.join(e.parentPath, e.name));
+          await store.putFile(`runs/${run.runId}/cells/${cell.id}/raw/${rel}`, path.join(FLEET, rel));
+        }
+      const puts: { dimensions: Record<string, string>; names: string[] }[] = [];
+      const metrics = {
+        put: async (dimensions: Record<string, string>, data: { name: string }[]) =>
+          void puts.push({ dimensions, names: data.map((d) => d.name) }),
+      };
+      await aggregateCellStep({ run, index: 0 }, { store, metrics });
+      expect(puts).toEqual([
+        {
+          dimensions: {
+            Spec: 'metrics-step',
+            Target: cell.target,
+            Distribution: cell.distributionLabel,
+            ReadRatio: '0.5',
+            TargetOpsPerSec: '150',
+          },
+          names: expect.arrayContaining([
+            'IntendedP99',
+            'Throughput',
+            'GoodThroughput',
+            'Attainment',
+          ]) as string[],
+        },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
