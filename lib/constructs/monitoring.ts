@@ -6,20 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { TABLE_PREFIX } from '../core/common/ports';
-
-/** The per-cell metrics (namespace Fleetbench, dimensions Target, Distribution, ReadRatio). */
-export const CELL_METRICS = [
-  'IntendedP50',
-  'IntendedP99',
-  'IntendedP999',
-  'Throughput',
-  'GoodThroughput',
-  'Attainment',
-  'Errors',
-  'Throttles',
-  'MonthlyCostProvisioned',
-  'MonthlyCostOnDemand',
-] as const;
+import { CELL_METRIC_DIMENSIONS, type CellMetricName } from '../core/contract/cell-metrics';
 
 /** Published by DetectRegressions: 1 when a detection found a new confirmed regression, else 0. */
 export const REGRESSION_METRIC = 'Regression';
@@ -137,8 +124,11 @@ function runDashboard(scope: Construct, resultsBucketName: string | undefined): 
       period: Duration.minutes(5),
       usingMetrics: {},
     });
-  const cell = (name: string, stat = 'Average') =>
-    search(`{Fleetbench,Distribution,ReadRatio,Target} MetricName="${name}"`, name, stat);
+  // the cell metrics' one dimension set (lib/core/contract/cell-metrics.ts): each series is one cell of one spec, so a
+  // 5-minute statistic never mixes two cells (a sweep's steps, two specs' targets) that ended in the same period
+  const cellSchema = ['Fleetbench', ...CELL_METRIC_DIMENSIONS].join(',');
+  const cell = (name: CellMetricName, stat = 'Average') =>
+    search(`{${cellSchema}} MetricName="${name}"`, name, stat);
   const ddb = (name: string, stat = 'Sum') =>
     // unquoted: a partial match on the name's tokens (a quoted value matches the whole name only)
     // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/search-expression-examples.html

@@ -13,6 +13,7 @@ import { FleetbenchStack } from '../../stacks/fleetbench-stack';
 import { readScheduledSpecs } from '../../lib/constructs/schedules';
 import { standInLoaderAssets } from '../support/loader-assets';
 import { FLEETBENCH_VERSION } from '../../lib/version';
+import { CELL_METRICS, CELL_METRIC_DIMENSIONS } from '../../lib/core/contract/cell-metrics';
 
 jest.setTimeout(180_000);
 
@@ -592,6 +593,22 @@ describe('Monitoring: dashboard', () => {
       ]);
       expect([term, searchTermMatches(term, 'orders')]).toEqual([term, false]);
     }
+  });
+});
+
+describe('Monitoring: cell metrics on the dashboard', () => {
+  it("every cell widget searches the cell metrics' one dimension set (one series = one cell of one spec)", () => {
+    const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as {
+      Properties: { DashboardBody: { 'Fn::Join': [string, unknown[]] } };
+    };
+    const text = body.Properties.DashboardBody['Fn::Join'][1]
+      .map((p) => (typeof p === 'string' ? p : 'TOKEN'))
+      .join('');
+    const searches = [...text.matchAll(/\{Fleetbench,([^}]*)\} MetricName=\\"([A-Za-z0-9]+)\\"/g)]
+      .map((m) => ({ name: m[2]!, dims: m[1]!.split(',').sort() }))
+      .filter((s) => s.name !== 'Regression');
+    expect(new Set(searches.map((s) => s.name))).toEqual(new Set(CELL_METRICS));
+    for (const s of searches) expect(s).toEqual({ name: s.name, dims: [...CELL_METRIC_DIMENSIONS].sort() });
   });
 });
 

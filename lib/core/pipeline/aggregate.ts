@@ -8,9 +8,10 @@
 import { scheduleClockOf, withScheduleTarget, type ScheduleClock } from '../results/schedule';
 import type { CellSummary, PlanIndex } from '../plan';
 import type { RunSpec } from '../spec';
-import type { MetricDatum, MetricsSink, ObjectStore, TableMetricsReader } from '../common/ports';
+import type { MetricsSink, ObjectStore, TableMetricsReader } from '../common/ports';
 import { joinTableMetrics } from './table-metrics';
-import { headlineOf, type CellHeadline } from '../contract/headline';
+import { headlineOf } from '../contract/headline';
+import { cellMetrics } from '../contract/cell-metrics';
 import { InputError } from '../common/errors';
 import { aggregateCell as mergeCell } from '../results/aggregate';
 import { readCell } from '../results/input';
@@ -50,32 +51,6 @@ export interface AggregateDeps {
   tableMetrics?: TableMetricsReader;
   /** Monthly cost of the target at the cell's achieved rate; default: the cost model with the newest price book. */
   cellCosts?: CellCostsOf;
-}
-
-/** The cell's CloudWatch metrics (namespace Fleetbench; dimensions target, distribution, read ratio). */
-export function cellMetrics(h: CellHeadline): { dimensions: Record<string, string>; data: MetricDatum[] } {
-  const data: MetricDatum[] = [];
-  const add = (name: string, v: number | null, unit: MetricDatum['unit']): void => {
-    if (v !== null && Number.isFinite(v)) data.push({ name, value: v, unit });
-  };
-  add('IntendedP50', h.intendedP50Us, 'Microseconds');
-  add('IntendedP99', h.intendedP99Us, 'Microseconds');
-  add('IntendedP999', h.intendedP999Us, 'Microseconds');
-  add('Throughput', h.achievedOpsPerSec, 'Count/Second');
-  add('GoodThroughput', h.goodOpsPerSec, 'Count/Second');
-  add('Attainment', h.attainment === null ? null : h.attainment * 100, 'Percent');
-  add('Errors', h.errors, 'Count');
-  add('Throttles', h.throttles, 'Count');
-  add('MonthlyCostProvisioned', h.monthlyCostProvisionedUsd, 'None');
-  add('MonthlyCostOnDemand', h.monthlyCostOnDemandUsd, 'None');
-  return {
-    dimensions: {
-      Target: h.target,
-      Distribution: h.distribution,
-      ReadRatio: String(h.readProportion),
-    },
-    data,
-  };
 }
 
 /**
@@ -159,8 +134,9 @@ export async function aggregateCellStep(
         error: `CloudWatch table metrics: ${(err as Error).message}`,
       }),
     );
-  const m = cellMetrics(headlineOf(row));
-  await deps.metrics.put(m.dimensions, m.data);
+  // one series per cell of the spec (none for a probe, an A/A repeat, an incomplete cell): ../contract/cell-metrics.ts
+  const m = cellMetrics(headlineOf(row), { specName: run.specName, cell });
+  if (m) await deps.metrics.put(m.dimensions, m.data);
   // the search's frontier row once it has ended
   await closeSearchAfter(deps.store, { run, plan, cell, spec, cellCosts: costOf });
   return {

@@ -148,5 +148,8 @@ export function worstCaseProbes(b: SearchBounds, first?: number): number {
  * its rate is decided at run time, so the same id is not the same cell from one run to the next.
  */
 export function isProbeCellId(cellId: string): boolean {
-  return /\.probe\d+$/.test(cellId);
+  return PROBE_CELL_ID.test(cellId);
 }
+
+/** A probe's cell id suffix (also the named queries' SQL pattern, lib/core/pipeline/named-queries.ts). */
+export const PROBE_CELL_ID = /\.probe\d+$/;

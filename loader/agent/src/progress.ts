@@ -5,6 +5,7 @@
  * merged percentiles come later from the HDR logs (the aggregator), never from these lines.
  */
 import type { MetricDatum } from '../../../lib/core/common/ports';
+import { emfDocument } from '../../../lib/aws/emf-metrics';
 import type { StatusLine } from './ycsb-output';
 
 export interface ProgressContext {
@@ -88,35 +89,6 @@ export function formatPlain(ctx: ProgressContext, r: ProgressReport): string {
   );
 }
 
-export const EMF_NAMESPACE = 'Fleetbench/Loader';
-
-/** CloudWatch Embedded Metric Format: one JSON document per line on stdout. */
-export function formatEmf(ctx: ProgressContext, r: ProgressReport, namespace = EMF_NAMESPACE): string {
-  const metrics: { Name: string; Unit: string }[] = [{ Name: 'OpsPerSecond', Unit: 'Count/Second' }];
-  const values: Record<string, number> = { OpsPerSecond: r.opsPerSec };
-  for (const [name, o] of Object.entries(r.ops).sort(([a], [b]) => a.localeCompare(b))) {
-    if (name === 'CLEANUP' || o.p99MaxUs === undefined) continue;
-    const metric = `P99Us_${name}`;
-    metrics.push({ Name: metric, Unit: 'Microseconds' });
-    values[metric] = o.p99MaxUs;
-  }
-  return JSON.stringify({
-    _aws: {
-      Timestamp: r.timestampMs,
-      CloudWatchMetrics: [
-        { Namespace: namespace, Dimensions: [['RunId', 'CellId', 'Phase']], Metrics: metrics },
-      ],
-    },
-    RunId: ctx.runId,
-    CellId: ctx.cellId,
-    Phase: ctx.phase,
-    Loader: String(ctx.loaderIndex),
-    ProcessesReporting: r.reporting,
-    TotalOps: r.totalOps,
-    ...values,
-  });
-}
-
 /**
  * The live progress of one loader as CloudWatch metrics (namespace Fleetbench, which the loader role
  * may write to): LoaderOpsPerSecond and LoaderP99Us_<op> by RunId, CellId and Phase. The agent puts
@@ -133,4 +105,17 @@ export function progressMetrics(
     data.push({ name: `LoaderP99Us_${name}`, value: o.p99MaxUs, unit: 'Microseconds' });
   }
   return { dimensions: { RunId: ctx.runId, CellId: ctx.cellId, Phase: ctx.phase }, data };
+}
+
+/**
+ * The same metrics (progressMetrics) as one CloudWatch Embedded Metric Format document for stdout (`--progress emf`):
+ * for a log pipeline that reads EMF. On a loader nothing does (Run Command's output is not one): the stack's document
+ * uses `cloudwatch` (PutMetricData).
+ */
+export function formatEmf(ctx: ProgressContext, r: ProgressReport): string {
+  return emfDocument({
+    ...progressMetrics(ctx, r),
+    timestampMs: r.timestampMs,
+    properties: { Loader: String(ctx.loaderIndex), ProcessesReporting: r.reporting, TotalOps: r.totalOps },
+  });
 }

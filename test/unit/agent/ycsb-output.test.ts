@@ -10,7 +10,7 @@ import {
   type YcsbSummary,
 } from '../../../lib/core/contract/summary';
 import { toPropertiesText } from '../../../loader/agent/src/properties';
-import { ProgressTracker, formatEmf, formatPlain } from '../../../loader/agent/src/progress';
+import { ProgressTracker, formatEmf, formatPlain, progressMetrics } from '../../../loader/agent/src/progress';
 
 const RUN_LINE =
   '2026-11-22 10:06:34:401 1 sec: 1989 operations; 1981 current ops/sec; est completion in 1 second [READ: Count=992, Max=4987, Min=0, Avg=620.9, 90=1132, 99=2679, 99.9=4399, 99.99=4987] [UPDATE: Count=862, Max=6243, Min=0, Avg=594.86, 90=1131, 99=2647, 99.9=5703, 99.99=6243] [Intended-READ: Count=869, Max=21311, Min=47, Avg=1270.68, 90=1877, 99=13839, 99.9=20463, 99.99=21311] [Intended-UPDATE: Count=849, Max=19919, Min=61, Avg=1307.57, 90=2465, 99=15831, 99.9=19343, 99.99=19919] ';
@@ -190,20 +190,30 @@ describe('progress', () => {
     expect(formatPlain(ctx, r)).toBe(
       '[progress] run=r cell=c loader=3 phase=run t=10s procs=2/2 ops/s=2000 total=3978 | READ 1984 p99<=9000us, UPDATE 1724 p99<=2647us',
     );
+    // on stdout (`--progress emf`), the metrics the agent puts with PutMetricData (`cloudwatch`): one definition,
+    // in the namespace the loader role may write to (lib/constructs/loader-fleet.ts: cloudwatch:namespace Fleetbench)
     const emf = JSON.parse(formatEmf(ctx, r));
+    const put = progressMetrics(ctx, r);
     expect(emf._aws.Timestamp).toBe(11000);
-    expect(emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toEqual([
-      'OpsPerSecond',
-      'P99Us_Intended-READ',
-      'P99Us_Intended-UPDATE',
-      'P99Us_READ',
-      'P99Us_UPDATE',
+    expect(emf._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: 'Fleetbench',
+        Dimensions: [['RunId', 'CellId', 'Phase']],
+        Metrics: put.data.map((d) => ({ Name: d.name, Unit: d.unit })),
+      },
+    ]);
+    expect(put.data.map((d) => d.name)).toEqual([
+      'LoaderOpsPerSecond',
+      'LoaderP99Us_Intended-READ',
+      'LoaderP99Us_Intended-UPDATE',
+      'LoaderP99Us_READ',
+      'LoaderP99Us_UPDATE',
     ]);
     // every metric named in the EMF directive has a value at the top level (EMF requirement)
-    for (const m of emf._aws.CloudWatchMetrics[0].Metrics) expect(typeof emf[m.Name]).toBe('number');
-    for (const d of emf._aws.CloudWatchMetrics[0].Dimensions[0]) expect(typeof emf[d]).toBe('string');
-    expect(emf.OpsPerSecond).toBe(2000);
-    expect(emf.P99Us_READ).toBe(9000);
+    for (const d of put.data) expect([d.name, emf[d.name]]).toEqual([d.name, d.value]);
+    for (const [k, v] of Object.entries(put.dimensions)) expect(emf[k]).toBe(v);
+    expect(emf.LoaderOpsPerSecond).toBe(2000);
+    expect(emf.LoaderP99Us_READ).toBe(9000);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { CellHeadlineSchema, headlineOf, noResultHeadline } from '../../../lib/core/contract/headline';
-import { cellMetrics } from '../../../lib/core/pipeline/aggregate';
+import { cellMetrics } from '../../../lib/core/contract/cell-metrics';
 import { aggregateCell, type CellAggregate } from '../../../lib/core/results/aggregate';
 import { buildCellRow, type Row } from '../../../lib/core/results/rows';
 import { summaryRows } from '../../../lib/core/results/run-summary';
@@ -113,8 +113,14 @@ describe('cell headline', () => {
 describe('views of the headline', () => {
   it('CloudWatch metrics: the headline figures with their units, attainment in percent', () => {
     const h = headlineOf(row);
-    const m = cellMetrics(h);
-    expect(m.dimensions).toEqual({ Target: 'ddb', Distribution: 'zipfian', ReadRatio: '0.5' });
+    const m = cellMetrics(h, { specName: 's', cell: { id: META.cellId, targetOpsPerSec: 1200 } })!;
+    expect(m.dimensions).toEqual({
+      Spec: 's',
+      Target: 'ddb',
+      Distribution: 'zipfian',
+      ReadRatio: '0.5',
+      TargetOpsPerSec: '1200',
+    });
     expect(Object.fromEntries(m.data.map((d) => [d.name, [d.value, d.unit]]))).toEqual({
       IntendedP50: [h.intendedP50Us, 'Microseconds'],
       IntendedP99: [h.intendedP99Us, 'Microseconds'],
