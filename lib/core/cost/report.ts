@@ -36,6 +36,9 @@ export const CostInputSchema = z.strictObject({
 export type CostInput = z.input<typeof CostInputSchema>;
 type ParsedInput = z.output<typeof CostInputSchema>;
 
+/** Each kind's check (specTargetCheck), built once. */
+const specTargetChecks = new Map<string, z.ZodObject | undefined>();
+
 /**
  * The run spec's own strict schema of a kind's target (lib/core/targets/<kind>/spec.ts), its fields made optional (a
  * cost input needs only those its kind prices) and the cost input's own additions allowed (a node's `usdPerHour`,
@@ -43,6 +46,12 @@ type ParsedInput = z.output<typeof CostInputSchema>;
  * spec's "did you mean", rather than ignored while its default is priced.
  */
 function specTargetCheck(kind: unknown): z.ZodObject | undefined {
+  if (typeof kind !== 'string') return undefined; // the cost input's own union names the kinds
+  if (!specTargetChecks.has(kind)) specTargetChecks.set(kind, buildSpecTargetCheck(kind));
+  return specTargetChecks.get(kind);
+}
+
+function buildSpecTargetCheck(kind: string): z.ZodObject | undefined {
   const ofKind = (s: z.ZodObject) => {
     const k = s.shape.kind as z.ZodLiteral | z.ZodEnum;
     return ('values' in k ? [...k.values] : k.options).includes(kind as never);
