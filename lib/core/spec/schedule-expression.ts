@@ -2,7 +2,9 @@
  * A spec's `schedule` checked as EventBridge Scheduler checks it at deploy, so a bad expression or time zone is
  * refused by `validate` rather than by CloudFormation mid-deploy. The rules are the Scheduler's
  * (https://docs.aws.amazon.com/scheduler/latest/UserGuide/schedule-types.html): `rate(value unit)` with a positive
- * integer and minute(s) / hour(s) / day(s), singular for 1 and plural above; `cron(minutes hours day-of-month month
+ * integer and minute(s) / hour(s) / day(s), singular for 1 and plural above (EventBridge's rule for rate expressions,
+ * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rate-expressions.html: `rate(1 hours)` and `rate(5 hour)`
+ * are invalid; the singular form is the one valid everywhere); `cron(minutes hours day-of-month month
  * day-of-week year)`, six fields, with `?` in exactly one of day-of-month and day-of-week. Time zones are IANA names
  * (the runtime's list, Intl.supportedValuesOf('timeZone'), and the aliases its time-zone database resolves).
  */
