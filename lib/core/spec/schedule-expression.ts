@@ -29,7 +29,13 @@ const FIELDS: readonly CronField[] = [
   { name: 'hours', min: 0, max: 23 },
   { name: 'day-of-month', min: 1, max: 31, special: /^(\?|L|LW|\d{1,2}W)$/ },
   { name: 'month', min: 1, max: 12, names: MONTHS },
-  { name: 'day-of-week', min: 1, max: 7, names: DAYS, special: /^(\?|L|[1-7]L|[1-7]#[1-5])$/ },
+  {
+    name: 'day-of-week',
+    min: 1,
+    max: 7,
+    names: DAYS,
+    special: /^(\?|L|([1-7]|SUN|MON|TUE|WED|THU|FRI|SAT)(L|#[1-5]))$/,
+  },
   { name: 'year', min: 1970, max: 2199 },
 ];
 

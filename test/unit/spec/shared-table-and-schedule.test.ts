@@ -105,6 +105,7 @@ describe('schedule: refused at validation as the Scheduler would at deploy', () 
     expect(scheduleExpressionIssue('cron(0 2 ? * ? *)')).toMatch(/exactly one of day-of-month/);
     expect(scheduleExpressionIssue('cron(0 2 * FOO ? *)')).toMatch(/month field "FOO"/);
     expect(scheduleExpressionIssue('cron(0 2 * * ? 1969)')).toMatch(/year field "1969"/);
+    expect(scheduleExpressionIssue('cron(0 18 ? * 3#6 *)')).toMatch(/day-of-week field "3#6"/);
     // the forms the guides document: ranges, increments, names, L, W and #
     for (const ok of [
       'cron(0 2 * * ? *)',
@@ -114,6 +115,7 @@ describe('schedule: refused at validation as the Scheduler would at deploy', () 
       'cron(0 9 ? * MON-FRI *)',
       'cron(0/5 8-17 ? * MON-FRI *)',
       'cron(0 18 ? * 3#2 *)',
+      'cron(0 18 ? * MON#1 *)',
       'cron(0 10 L * ? *)',
       'cron(30 9 3W * ? *)',
     ])
