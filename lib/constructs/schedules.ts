@@ -9,6 +9,14 @@ import { parseSpecText, validateSpec, type RunSpec } from '../core/spec';
 
 export interface ScheduledSpec {
   file: string;
+  /**
+   * The spec as the file wrote it: what the schedule's input carries. Plan validates it again and fills in
+   * the defaults there, with the stack's region for a spec that names none (lib/core/pipeline/plan.ts
+   * stackRegion); a defaulted copy would carry `region: "us-east-1"` the user never wrote, refused on
+   * every stack outside us-east-1.
+   */
+  raw: unknown;
+  /** The validated spec (defaults filled in): its name, schedule and description name the schedule. */
   spec: RunSpec;
 }
 
@@ -25,10 +33,11 @@ export function readScheduledSpecs(dir: string): ScheduledSpec[] {
     .sort()) {
     const file = path.join(dir, name);
     try {
-      const { spec } = validateSpec(parseSpecText(readFileSync(file, 'utf8'), file));
+      const raw = parseSpecText(readFileSync(file, 'utf8'), file);
+      const { spec } = validateSpec(raw);
       if (!spec.schedule)
         issues.push({ path: `${file}: schedule`, message: 'missing: a scheduled spec needs "schedule"' });
-      else out.push({ file, spec });
+      else out.push({ file, raw, spec });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       issues.push(...err.issues.map((i) => ({ path: `${file}: ${i.path}`, message: i.message })));
@@ -51,8 +60,16 @@ export interface SchedulesProps {
 }
 
 /**
+ * A schedule's state-machine input, `{spec, scheduleName}`: `spec` is the file's own text (validated here at
+ * synth, defaulted by Plan), so a spec without `region` runs in the stack's region.
+ */
+export function scheduleInput(s: ScheduledSpec): string {
+  return JSON.stringify({ spec: s.raw, scheduleName: s.spec.name });
+}
+
+/**
  * One EventBridge Scheduler schedule per scheduled spec, starting the state machine directly with
- * `{spec, scheduleName}`; Plan refuses the run while the schedule's previous run is still going.
+ * scheduleInput's `{spec, scheduleName}`; Plan refuses the run while the schedule's previous run is still going.
  */
 export class Schedules extends Construct {
   readonly schedules: scheduler.CfnSchedule[] = [];
@@ -64,8 +81,9 @@ export class Schedules extends Construct {
       description: 'fleetbench schedules: start the benchmark state machine',
     });
     props.stateMachine.grantStartExecution(role);
-    for (const { spec } of props.specs) {
-      const input = JSON.stringify({ spec, scheduleName: spec.name });
+    for (const scheduled of props.specs) {
+      const { spec } = scheduled;
+      const input = scheduleInput(scheduled);
       if (input.length > 8192) {
         throw new InputError([
           {

@@ -2,7 +2,8 @@
  * `fleetbench compare <run> <baseline> [--results <dir> | --stack <name>] [--json] [--fail-on <thresholds>]`:
  * per matching cell, the change of good throughput, intended P50/P99/P99.9 and monthly cost with a 95 %
  * interval (a seeded block bootstrap over the cells' interval histograms) and a verdict. With `--fail-on`
- * the exit code is 3 when a threshold is broken, so a CI job can gate on it.
+ * the exit code is 3 when a threshold is broken, and 4 when nothing was compared (no cell of both runs with an
+ * interval on a gated metric), so a CI job can gate on it.
  */
 import type { Command } from 'commander';
 import { S3Store } from '../../aws/s3-store';
@@ -15,6 +16,7 @@ import {
   compareRuns,
   failures,
   parseFailOn,
+  type FailOn,
   pctText,
   type Comparison,
   type RunSide,
@@ -29,6 +31,39 @@ import { DEFAULT_RESULTS_DIR } from './query';
 
 /** The exit code of a comparison that breaks a `--fail-on` threshold. */
 export const EXIT_THRESHOLD = 3;
+
+/**
+ * The exit code of a `--fail-on` comparison that compared nothing: a gate that checked no cell must not pass a
+ * build (two runs sharing no cell, every shared cell incomplete or without an interval on the gated metrics).
+ */
+export const EXIT_NOTHING_COMPARED = 4;
+
+/**
+ * Why a `--fail-on` gate checked nothing, or null when it checked a cell: a cell counts when it is in both runs,
+ * complete, and has an interval on at least one gated metric (a cell without one gets no `worse` verdict).
+ */
+export function nothingCompared(c: Comparison, thresholds: readonly FailOn[]): string | null {
+  const metrics = [...new Set(thresholds.map((t) => t.metric))];
+  const interval = (cell: Comparison['cells'][number]) =>
+    cell.metrics.some((m) => metrics.includes(m.metric) && m.ci !== null);
+  if (c.cells.some((cell) => !cell.incomplete && interval(cell))) return null;
+  const incomplete = c.cells.filter((cell) => cell.incomplete).length;
+  return (
+    `no cell compared on ${metrics.join(', ')}: ${c.cells.length} cell(s) in both runs ` +
+    `(${incomplete} incomplete, ${c.cells.length - incomplete} without an interval), ` +
+    `${c.onlyInRun.length} only in ${c.runId}, ${c.onlyInBaseline.length} only in ${c.baselineId}`
+  );
+}
+
+/** `--fail-on`'s thresholds; an empty one is refused (a gate with no threshold would pass every build). */
+function thresholdsOf(failOn: string | undefined): FailOn[] {
+  if (failOn === undefined) return [];
+  if (!failOn.trim())
+    throw new InputError([
+      { path: '--fail-on', message: 'empty: expected at least one threshold, e.g. "p99:+10%"' },
+    ]);
+  return parseFailOn(failOn);
+}
 
 interface CompareOptions {
   results?: string;
@@ -77,7 +112,7 @@ export function register(program: Command): void {
       checkRunId(baselineId, 'baseline');
       if (o.results && o.stack)
         throw new InputError([{ path: '--results', message: 'give --results or --stack, not both' }]);
-      const thresholds = o.failOn ? parseFailOn(o.failOn) : [];
+      const thresholds = thresholdsOf(o.failOn);
       const [run, baseline] = o.stack
         ? await fromStack(o, runId, baselineId)
         : await fromDir(o, runId, baselineId);
@@ -86,10 +121,19 @@ export function register(program: Command): void {
         seed: integer(o.seed, '--seed'),
       });
       const broken = failures(c, thresholds);
+      const nothing = thresholds.length ? nothingCompared(c, thresholds) : null;
       process.stdout.write(
-        o.json ? JSON.stringify({ ...c, failures: broken }, null, 2) + '\n' : comparisonText(c, broken),
+        o.json
+          ? JSON.stringify(
+              { ...c, failures: broken, ...(nothing ? { nothingCompared: nothing } : {}) },
+              null,
+              2,
+            ) + '\n'
+          : comparisonText(c, broken),
       );
+      if (nothing) process.stderr.write(`--fail-on: ${nothing}\n`);
       if (broken.length) process.exitCode = EXIT_THRESHOLD;
+      else if (nothing) process.exitCode = EXIT_NOTHING_COMPARED;
     });
 }
 

@@ -6,11 +6,12 @@
  * registry and names no kind.
  */
 import { z } from 'zod';
-import { InputError } from '../common/errors';
+import { InputError, type Issue } from '../common/errors';
 import { zodErrorIssues } from '../spec/errors';
 import type { PriceBook } from './book';
 import { COST_INPUT_FIELDS, type LinesCostReport } from './report-parts';
 import { TARGET_KINDS } from '../targets/registry';
+import { TARGET_SCHEMAS as SPEC_TARGET_SCHEMAS } from '../targets/specs';
 import type { Target, TargetKind } from '../spec/schema';
 import type { DynamoCostReport } from '../targets/dynamodb/cost';
 import type { KeyspacesCostReport } from '../targets/keyspaces/cost';
@@ -35,10 +36,50 @@ export const CostInputSchema = z.strictObject({
 export type CostInput = z.input<typeof CostInputSchema>;
 type ParsedInput = z.output<typeof CostInputSchema>;
 
+/** Each kind's check (specTargetCheck), built once. */
+const specTargetChecks = new Map<string, z.ZodObject | undefined>();
+
+/**
+ * The run spec's own strict schema of a kind's target (lib/core/targets/<kind>/spec.ts), its fields made optional (a
+ * cost input needs only those its kind prices) and the cost input's own additions allowed (a node's `usdPerHour`,
+ * `ebsGb`): a misspelt field (`consistentRead`, `tableclass`, one under `billing` or `dax`) is refused with the
+ * spec's "did you mean", rather than ignored while its default is priced.
+ */
+function specTargetCheck(kind: unknown): z.ZodObject | undefined {
+  if (typeof kind !== 'string') return undefined; // the cost input's own union names the kinds
+  if (!specTargetChecks.has(kind)) specTargetChecks.set(kind, buildSpecTargetCheck(kind));
+  return specTargetChecks.get(kind);
+}
+
+function buildSpecTargetCheck(kind: string): z.ZodObject | undefined {
+  const ofKind = (s: z.ZodObject) => {
+    const k = s.shape.kind as z.ZodLiteral | z.ZodEnum;
+    return ('values' in k ? [...k.values] : k.options).includes(kind as never);
+  };
+  const spec = (SPEC_TARGET_SCHEMAS as readonly z.ZodObject[]).find(ofKind);
+  const cost = (TARGET_SCHEMAS as readonly z.ZodObject[]).find(ofKind);
+  if (!spec || !cost) return undefined; // an unknown kind: the cost input's own union names the kinds
+  const extra = Object.entries(cost.shape).filter(([k]) => !(k in spec.shape));
+  return spec.partial().extend(Object.fromEntries(extra));
+}
+
+/** The target's fields against the run spec's strict schema of its kind (specTargetCheck). */
+function specTargetIssues(data: unknown, where: string): Issue[] {
+  const target = (data as { target?: unknown } | null)?.target;
+  if (!target || typeof target !== 'object') return [];
+  const check = specTargetCheck((target as { kind?: unknown }).kind);
+  const r = check?.safeParse(target);
+  if (!check || !r || r.success) return [];
+  return zodErrorIssues(r.error, check, target, { under: where ? `${where}.target` : 'target' });
+}
+
 export function parseCostInput(data: unknown, where = ''): ParsedInput {
+  const issues = specTargetIssues(data, where);
   const r = CostInputSchema.safeParse(data);
   if (!r.success)
-    throw new InputError(zodErrorIssues(r.error, CostInputSchema, data, where ? { under: where } : {}));
+    for (const i of zodErrorIssues(r.error, CostInputSchema, data, where ? { under: where } : {}))
+      if (!issues.some((j) => j.path === i.path)) issues.push(i);
+  if (issues.length || !r.success) throw new InputError(issues);
   return r.data;
 }
 

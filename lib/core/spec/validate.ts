@@ -11,6 +11,7 @@ import { cellLimitChecks } from './grid-size';
 import { searchChecks } from './search-checks';
 import { rateScheduleChecks } from './rate-schedule';
 import { tagChecks } from './tags';
+import { scheduleChecks } from './schedule-expression';
 import { targetSpecFindings, withKindDefaults } from '../targets/registry';
 import { extraPropertyChecks, secretChecks } from './properties';
 import { keyDesignAndQueryChecks } from './key-design';
@@ -78,6 +79,7 @@ const SPEC_CHECKS: ((spec: RunSpec, issues: Issue[], warnings: string[]) => void
   tagChecks,
   extraPropertyChecks,
   secretChecks,
+  scheduleChecks,
 ];
 
 function normalise(spec: RunSpec): RunSpec {
@@ -141,6 +143,18 @@ function timeWindowChecks(spec: RunSpec, issues: Issue[], warnings: string[]): v
 
 function proportionChecks(spec: RunSpec, issues: Issue[]): void {
   const w = spec.workload;
+  // with a sweep, each cell's read proportion is the sweep's and its update proportion what remains: proportions'
+  // own read and update would be silently replaced (its insert, scan, readModifyWrite and query are kept)
+  if (w.proportions && w.readProportions)
+    for (const op of ['read', 'update'] as const)
+      if (w.proportions[op] > 0)
+        issues.push({
+          path: `workload.proportions.${op}`,
+          message:
+            `${w.proportions[op]} would be replaced in every cell by workload.readProportions (each cell's read ` +
+            `proportion is the sweep's, its update proportion what remains): leave ${op} out of proportions, which ` +
+            `with a sweep gives insert, scan, readModifyWrite and query only`,
+        });
   if (w.proportions && !w.readProportions) {
     const sum = proportionSum(w.proportions);
     if (Math.abs(sum - 1) > PROPORTION_SUM_TOLERANCE)

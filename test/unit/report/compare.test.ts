@@ -214,7 +214,7 @@ describe('incomplete and suspect cells', () => {
     expect(failures(c, parseFailOn('throughput:-5%'))).toHaveLength(1);
   });
 
-  it('incomplete on a side: no verdict on any metric, a note, and nothing for --fail-on (exit 0)', () => {
+  it('incomplete on a side: no verdict on any metric, a note, and nothing for --fail-on (no threshold broken)', () => {
     for (const [run, base] of [
       [missing(), side('base', 1)],
       [side('base', 1), missing()],

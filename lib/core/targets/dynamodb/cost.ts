@@ -31,7 +31,7 @@ import {
 } from '../../cost/lines';
 import { dynamoOpUnits, predictedUnits } from '../../cost/workload-units';
 import type { RunSpec } from '../../spec/schema';
-import { DynamoDbTarget } from './spec';
+import { DynamoDbBilling, DynamoDbTarget } from './spec';
 import { dynamoItemBytes } from './item-size';
 import { daxBilledNodeHours, daxMonthly, daxNodeHourPrice } from './dax-cost';
 
@@ -143,27 +143,22 @@ export const DYNAMODB_RUN_COST: KindRunCost<DynamoDbTarget> = {
 
 // ---- the monthly cost ----
 
-/** A dynamodb target as `fleetbench cost` reads it. */
+/**
+ * A dynamodb target as `fleetbench cost` reads it: the run spec's fields (their schemas and defaults, ./spec.ts), the
+ * id and billing optional. Its fields are also checked against the spec's strict target schema, so a misspelt one
+ * is refused rather than priced at its default (lib/core/cost/report.ts, specTargetCheck).
+ */
 const dynamoTarget = z.looseObject({
   id: z.string().optional(),
   kind: z.literal('dynamodb'),
-  billing: z
-    .discriminatedUnion('mode', [
-      z.looseObject({
-        mode: z.literal('provisioned'),
-        rcu: z.number().int().positive(),
-        wcu: z.number().int().positive(),
-      }),
-      z.looseObject({ mode: z.literal('on-demand') }),
-    ])
-    .optional(),
-  tableClass: z.enum(['STANDARD', 'STANDARD_INFREQUENT_ACCESS']).default('STANDARD'),
-  consistentReads: z.boolean().default(false),
-  keyAttribute: z.string().min(1).default('p'),
+  billing: DynamoDbBilling.optional(),
+  tableClass: DynamoDbTarget.shape.tableClass,
+  consistentReads: DynamoDbTarget.shape.consistentReads,
+  keyAttribute: DynamoDbTarget.shape.keyAttribute,
   /** The table's key design (the run spec's): with N partition-key values the item also holds the sort key. */
   keyDesign: DynamoDbTarget.shape.keyDesign,
   /** A DAX cluster in front of the table (the run spec's `dax`): its node-hours are added to the table's cost. */
-  dax: z.looseObject({ nodeType: z.string().min(1), nodes: z.number().int().min(1).max(11) }).optional(),
+  dax: DynamoDbTarget.shape.dax,
 });
 
 /** The `fleetbench cost` report of a DynamoDB table. */

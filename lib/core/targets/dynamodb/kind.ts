@@ -1,8 +1,8 @@
 /** Amazon DynamoDB tables (optionally behind DAX) as a target kind (../kind.ts). */
-import type { DynamoDbTarget } from '../../spec/schema';
+import type { DynamoDbTarget, RunSpec } from '../../spec/schema';
 import { TABLE_PREFIX } from '../../common/ports';
 import { daxResourceName, daxSpecFindings } from './dax';
-import type { TargetKind } from '../kind';
+import type { Findings, TargetKind } from '../kind';
 import { DYNAMODB_MONTHLY_COST, DYNAMODB_RUN_COST } from './cost';
 import { dynamoDbCellChecks } from './capacity-check';
 import { provisionDynamoDb } from './provision';
@@ -24,6 +24,34 @@ import { itemSizeIssue } from './item-size';
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TaggingRestrictions.html).
  */
 const DYNAMODB_TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-]*$/u;
+
+/**
+ * Two targets naming one `existingTable`: side by side (`"execution": "parallel"`) each target's figures would include
+ * the other's load on the table (its capacity, its partitions, its throttles), so it is refused. One after the other
+ * (sequential, the default) the cells do not overlap, and measuring one table two ways (with and without DAX, strong
+ * and eventual reads) is a fair study: it is kept, with a warning that the later target meets the table as the earlier
+ * one left it (its writes, the partitions its load split).
+ */
+function sharedTableFindings(t: DynamoDbTarget, at: string, spec: RunSpec, out: Findings): void {
+  if (!t.existingTable) return;
+  const i = spec.targets.indexOf(t);
+  const first = spec.targets.findIndex(
+    (o, j) => j < i && o.kind === 'dynamodb' && o.existingTable === t.existingTable,
+  );
+  if (first < 0) return;
+  if (spec.execution === 'parallel')
+    out.issues.push({
+      path: `${at}.existingTable`,
+      message:
+        `table "${t.existingTable}" is also targets[${first}]'s: with "execution": "parallel" each target's figures ` +
+        `would include the other's load; give each target its own table, or run them "sequential"`,
+    });
+  else
+    out.warnings.push(
+      `${at}.existingTable: table "${t.existingTable}" is also targets[${first}]'s; run after it, this target meets ` +
+        `the table as targets[${first}]'s cells left it (their writes, the partitions their load split)`,
+    );
+}
 
 export const DYNAMODB: TargetKind<DynamoDbTarget> = {
   binding: () => 'dynamodb',
@@ -47,6 +75,7 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
       out.warnings.push(
         `${at}.existingTable: table "${t.existingTable}" is reused as it is; the load phase skips it`,
       );
+    sharedTableFindings(t, at, spec, out);
   },
   queryIssue,
   metricsTable: (t, run) => entryOf(run, TABLE_ENTRY, t.id)?.name,

@@ -27,6 +27,7 @@ import {
 import { type CostInputBase, type KindMonthlyCost } from '../../cost/report-parts';
 import { type TableCost, tableCost } from '../../cost/table-report';
 import type { KeyspacesTarget, RunSpec } from '../../spec/schema';
+import { KeyspacesTarget as KeyspacesTargetSchema } from './spec';
 import type { DynamoOpUnits } from '../../cost/workload-units';
 
 export type KeyspacesReadConsistency = 'LOCAL_QUORUM' | 'LOCAL_ONE' | 'ONE';
@@ -219,17 +220,10 @@ export const KEYSPACES_RUN_COST: KindRunCost<KeyspacesTarget> = { estimate: keys
 const keyspacesCostTarget = z.looseObject({
   id: z.string().optional(),
   kind: z.literal('keyspaces'),
-  capacity: z
-    .discriminatedUnion('mode', [
-      z.looseObject({ mode: z.literal('on-demand') }),
-      z.looseObject({
-        mode: z.literal('provisioned'),
-        rcu: z.number().int().positive(),
-        wcu: z.number().int().positive(),
-      }),
-    ])
-    .optional(),
-  readConsistency: z.enum(['LOCAL_QUORUM', 'LOCAL_ONE']).default('LOCAL_QUORUM'),
+  // the run spec's fields (./spec.ts), capacity optional; a misspelt field is refused by the spec's strict schema
+  // (lib/core/cost/report.ts, specTargetCheck)
+  capacity: KeyspacesTargetSchema.shape.capacity.optional(),
+  readConsistency: KeyspacesTargetSchema.shape.readConsistency,
 });
 
 /** An Amazon Keyspaces table: by its encoded row size (lib/core/targets/keyspaces/cost.ts). */
