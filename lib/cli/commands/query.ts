@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { NAMED_QUERIES } from '../../core/pipeline';
-import { openLocalDb } from '../../local/query';
 import { table } from '../table';
 
 export const DEFAULT_RESULTS_DIR = 'fleetbench-results';
@@ -52,6 +51,8 @@ export function register(program: Command): void {
         }
         if (!sql) throw new InputError([{ path: 'sql', message: 'expected SQL text or --named <name>' }]);
         assertResultsDir(opts.results);
+        // DuckDB loaded here, not with the module: the commands that import DEFAULT_RESULTS_DIR do not load it
+        const { openLocalDb } = await import('../../local/query');
         const db = await openLocalDb(opts.results);
         try {
           // --json: integers as JSON numbers (exact up to 2^53; larger ones as strings), for jq and friends
