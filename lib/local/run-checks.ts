@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { InputError } from '../core/common/errors';
 import { systemClock } from '../core/common/ports';
 import { plan } from '../core/pipeline';
+import type { JarReader } from '../core/pipeline/binding-digests';
 import { launchedLoaders, planRun } from '../core/plan';
 import type { RunSpec } from '../core/spec';
 import { localIssues } from '../core/targets/registry';
@@ -43,5 +44,37 @@ export async function checkLocalRun(a: {
 }): Promise<void> {
   assertRunnable(a.spec);
   const store = new DryStore(new FsStore(path.resolve(a.resultsDir)));
-  await plan({ executionName: a.executionName, spec: a.spec }, localPlanDeps({ store, clock: systemClock }));
+  const deps = localPlanDeps({ store, clock: systemClock });
+  await plan(
+    { executionName: a.executionName, spec: withMavenStandIns(a.spec) },
+    { ...deps, readJar: standInReader(deps.readJar!) },
+  );
+}
+
+/** Where the stand-ins of resolved Maven coordinates point (read as empty jars by standInReader). */
+const MAVEN_STAND_IN = 'file:///fleetbench-check/maven/';
+
+/**
+ * The spec as the CLI hands it to Plan once a user's binding's Maven coordinates are resolved into jars (`start` and
+ * `run --local` resolve them first, ./binding-artifacts.ts, which runs Maven): one stand-in jar per coordinate, so a
+ * check that starts nothing sees what Plan will see rather than a binding without jars, which Plan refuses.
+ */
+export function withMavenStandIns<T>(spec: T): T {
+  const targets = (spec as { targets?: unknown }).targets;
+  if (!Array.isArray(targets)) return spec;
+  return {
+    ...spec,
+    targets: targets.map((t: unknown) => {
+      const b = (t as { binding?: { jars?: unknown; maven?: unknown } } | null)?.binding;
+      if (!b || !Array.isArray(b.maven) || !b.maven.length) return t;
+      const jars = Array.isArray(b.jars) ? (b.jars as unknown[]) : [];
+      const standIns = b.maven.map((c: unknown) => `${MAVEN_STAND_IN}${encodeURIComponent(String(c))}.jar`);
+      return { ...(t as object), binding: { ...b, jars: [...jars, ...standIns] } };
+    }),
+  };
+}
+
+/** Reads jars as `read` does, the stand-ins of Maven coordinates as empty. */
+export function standInReader(read: JarReader): JarReader {
+  return async (uri) => (uri.startsWith(MAVEN_STAND_IN) ? Buffer.alloc(0) : read(uri));
 }

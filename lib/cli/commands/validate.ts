@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { defaultExecutionName } from '../../core/pipeline/follow';
 import { parseSpecText } from '../../core/spec';
-import { checkLocalRun } from '../../local/run-checks';
+import { checkLocalRun, withMavenStandIns } from '../../local/run-checks';
 import { checkAsPlanWould } from '../plan-check';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { DEFAULT_RESULTS_DIR } from './query';
@@ -40,6 +40,7 @@ export async function planChecks(
   const executionName = defaultExecutionName(spec.name, Date.now());
   if (o.local) return checkLocalRun({ spec, executionName, resultsDir: o.resultsDir });
   // Plan takes the spec as the execution input carries it (as `start` sends it), not the validated copy
-  const raw = parseSpecText(readFileSync(file, 'utf8'), file);
+  // (with its Maven coordinates as resolved jars: `start` resolves them before its check)
+  const raw = withMavenStandIns(parseSpecText(readFileSync(file, 'utf8'), file));
   await checkAsPlanWould(raw, executionName, undefined, { budget: o.budget ?? true });
 }

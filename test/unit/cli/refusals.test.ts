@@ -145,6 +145,29 @@ describe('existingTable outside fleetbench-*', () => {
   });
 });
 
+describe('a user binding given by Maven coordinates alone', () => {
+  it('passes the checks, as Plan sees it once the CLI resolved the coordinates into jars', async () => {
+    const file = spec('maven-only', (s) => {
+      s.targets = [
+        {
+          id: 'mine',
+          kind: 'external',
+          protocol: 'custom',
+          endpoints: ['127.0.0.1:6379'],
+          binding: { dbClass: 'site.ycsb.db.RedisClient', maven: ['site.ycsb:redis-binding:0.17.0'] },
+          price: { usdPerHour: 0.1 },
+        },
+      ];
+    });
+    // Plan itself refuses the spec as written: the CLI resolves the coordinates before it starts an execution
+    expect(await planSays(file)).toMatch(/^targets\[0\]\.binding\.maven: .*resolved into jars by the CLI/);
+    for (const r of [cli('validate', file), cli('validate', '--local', file)]) {
+      expect(r.stderr).not.toMatch(/binding/);
+      expect(r.status).toBe(0);
+    }
+  });
+});
+
 describe('run --local never overwrites another run', () => {
   it('refuses --name of a run already in the results directory, and changes nothing there', () => {
     const results = join(tmp, 'results-named');
