@@ -5,7 +5,7 @@
  * running real YCSB, a directory as the object store. Every way out — success, a failed step,
  * Ctrl-C — ends with teardown (agents killed, tables deleted, DynamoDB Local stopped).
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LocalTableAdmin } from './local-tables';
 import { InputError } from '../core/common/errors';
@@ -106,14 +106,15 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   claimRunDirectory({ resultsDir, runId, resume: o.resume !== undefined, named });
 
   out(`fleetbench local run ${runId}: ${o.spec.name}${o.resume ? ` (resumed by ${runName})` : ''}`);
-  // a user's binding named by Maven coordinates: its jars, resolved into the local cache (file:// URIs)
-  const runSpec = (await withResolvedBindings(o.spec)) as RunSpec;
-  out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
-  const built = await ensureLoaderBuilt();
-  out('  synthesizing the state machine...');
-  const definition = localDefinition();
-  const missing = taskStates(definition).filter((s) => !(s in TASK_STATES));
-  if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
+  let prepared: Awaited<ReturnType<typeof prepare>>;
+  try {
+    prepared = await prepare(o.spec, out);
+  } catch (err) {
+    // nothing ran: the claimed run directory goes again (rmdir: only while empty), so the id can be used again
+    if (!o.resume) releaseRunDirectory(path.join(resultsDir, 'runs', runId));
+    throw err;
+  }
+  const { runSpec, built, definition } = prepared;
 
   const services = new LocalServices();
   const progress: RunProgress = { warnings: [], cellFailures: [] };
@@ -132,6 +133,19 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   } finally {
     await services.stop(o);
   }
+}
+
+/** The run's spec with its bindings resolved, the loader bundle built, the definition synthesized. */
+async function prepare(spec: RunSpec, out: (l: string) => void) {
+  // a user's binding named by Maven coordinates: its jars, resolved into the local cache (file:// URIs)
+  const runSpec = (await withResolvedBindings(spec)) as RunSpec;
+  out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
+  const built = await ensureLoaderBuilt();
+  out('  synthesizing the state machine...');
+  const definition = localDefinition();
+  const missing = taskStates(definition).filter((s) => !(s in TASK_STATES));
+  if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
+  return { runSpec, built, definition };
 }
 
 /**
@@ -500,6 +514,15 @@ function claimRunDirectory(a: { resultsDir: string; runId: string; resume: boole
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw runExistsError(a);
     throw err;
+  }
+}
+
+/** Removes a claimed run directory while it is still empty (a non-empty one is kept: something ran). */
+function releaseRunDirectory(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or already gone: kept as it is
   }
 }
 
