@@ -3,6 +3,7 @@
  * cap) run from the CLI against a scratch store, so `start` starts nothing Plan would refuse and `doctor`
  * reports the same problems. Throws Plan's InputError; returns the run id Plan derives. `priceBooks`: the
  * stack's refreshed books (its bucket's `prices/<region>/`), so the budget cap is checked with Plan's book.
+ * `validate` and `plan` run it too, without a stack (the spec's region).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ export async function checkAsPlanWould(
   spec: unknown,
   executionName: string,
   region: string | undefined,
-  opts: { priceBooks?: PriceBook[] } = {},
+  opts: { priceBooks?: PriceBook[]; budget?: boolean } = {},
 ): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleetbench-plan-check-'));
   try {
@@ -29,7 +30,8 @@ export async function checkAsPlanWould(
       {
         store,
         clock: systemClock,
-        estimateRunUsd,
+        // `budget: false`: the caller checks the budget cap with the price book it chose (`fleetbench plan --prices`)
+        ...(opts.budget === false ? {} : { estimateRunUsd }),
         ...(region ? { region } : {}),
         // the binding jars' digests are Plan's to record from the bucket; the scratch store has no jars
         readJar: async () => Buffer.alloc(0),

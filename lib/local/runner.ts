@@ -5,14 +5,15 @@
  * running real YCSB, a directory as the object store. Every way out — success, a failed step,
  * Ctrl-C — ends with teardown (agents killed, tables deleted, DynamoDB Local stopped).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LocalTableAdmin } from './local-tables';
 import { InputError } from '../core/common/errors';
-import { kindOf, localIssues, localNeeds } from '../core/targets/registry';
+import { kindOf, localNeeds } from '../core/targets/registry';
 import {
   NON_FATAL_STATES,
   TASK_STATES,
+  defaultExecutionName,
   runIdFromExecutionName,
   runKey,
   teardown,
@@ -27,17 +28,18 @@ import { allStates, localDefinition, taskStates } from './definition';
 import { ensureCassandraAsset, localJava } from '../build/cassandra-asset';
 import { LocalSecrets } from './secrets';
 import { LocalCluster } from './cluster';
-import { LOCAL_MAX_LOADERS, LocalFleet } from './fleet';
+import { LocalFleet } from './fleet';
 import { FsStore } from './fs-store';
 import { ensureLoaderBuilt } from '../build/maven';
 import { LOCAL_STEPS } from './steps';
+import { checkLocalRun } from './run-checks';
 import { writeRunReport } from './report';
 import { startCapacityProxy, type CapacityProxy } from './capacity-proxy';
 import { cellTables, storeCellCapacity } from './capacity-store';
 import { startLocalRedis, type LocalRedis } from './redis-server';
 import { startKindServices, stopKindServices, type LocalKindServices } from './kind-services';
 import { withResolvedBindings } from './binding-artifacts';
-import { launchedLoaders, planRun, tableName } from '../core/plan';
+import { tableName } from '../core/plan';
 import './promise-polyfill';
 
 export interface LocalRunOptions {
@@ -84,36 +86,35 @@ export interface LocalRunResult {
   resultsDir: string;
 }
 
-function runNameFor(spec: RunSpec): string {
-  const t = new Date()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\..*$/, '')
-    .replace('T', '-')
-    .toLowerCase();
-  return `${spec.name}-${t}`.slice(0, 40);
-}
-
 /** How long a Wait state waits in local mode: the next check comes this soon after the previous one. */
 export const LOCAL_POLL_MS = 500;
 
 export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   const out = o.out ?? ((l: string) => process.stdout.write(l + '\n'));
   const resultsDir = path.resolve(o.resultsDir);
-  mkdirSync(resultsDir, { recursive: true });
-  const runName = o.runName ?? (o.resume ? resumeExecutionName(o.resume) : runNameFor(o.spec));
+  // the name `fleetbench start` gives by default (the spec's name shortened, the stamp kept whole)
+  const runName =
+    o.runName ?? (o.resume ? resumeExecutionName(o.resume) : defaultExecutionName(o.spec.name, Date.now()));
   const runId = o.resume ?? runIdFromExecutionName(runName);
   const store = new FsStore(resultsDir);
+  // before anything starts or is written: the results directory, a run id already taken, what Plan would refuse
+  assertResultsDirectory(resultsDir);
+  const named = o.runName !== undefined;
+  if (!o.resume && existsSync(path.join(resultsDir, 'runs', runId)))
+    throw runExistsError({ resultsDir, runId, named });
+  if (!o.resume) await checkLocalRun({ spec: o.spec, executionName: runName, resultsDir });
+  claimRunDirectory({ resultsDir, runId, resume: o.resume !== undefined, named });
 
   out(`fleetbench local run ${runId}: ${o.spec.name}${o.resume ? ` (resumed by ${runName})` : ''}`);
-  // a user's binding named by Maven coordinates: its jars, resolved into the local cache (file:// URIs)
-  const runSpec = (await withResolvedBindings(o.spec)) as RunSpec;
-  out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
-  const built = await ensureLoaderBuilt();
-  out('  synthesizing the state machine...');
-  const definition = localDefinition();
-  const missing = taskStates(definition).filter((s) => !(s in TASK_STATES));
-  if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
+  let prepared: Awaited<ReturnType<typeof prepare>>;
+  try {
+    prepared = await prepare(o.spec, out);
+  } catch (err) {
+    // nothing ran: the claimed run directory goes again (rmdir: only while empty), so the id can be used again
+    if (!o.resume) releaseRunDirectory(path.join(resultsDir, 'runs', runId));
+    throw err;
+  }
+  const { runSpec, built, definition } = prepared;
 
   const services = new LocalServices();
   const progress: RunProgress = { warnings: [], cellFailures: [] };
@@ -132,6 +133,19 @@ export async function runLocal(o: LocalRunOptions): Promise<LocalRunResult> {
   } finally {
     await services.stop(o);
   }
+}
+
+/** The run's spec with its bindings resolved, the loader bundle built, the definition synthesized. */
+async function prepare(spec: RunSpec, out: (l: string) => void) {
+  // a user's binding named by Maven coordinates: its jars, resolved into the local cache (file:// URIs)
+  const runSpec = (await withResolvedBindings(spec)) as RunSpec;
+  out('  building/checking the loader bundle and DynamoDB Local (Maven)...');
+  const built = await ensureLoaderBuilt();
+  out('  synthesizing the state machine...');
+  const definition = localDefinition();
+  const missing = taskStates(definition).filter((s) => !(s in TASK_STATES));
+  if (missing.length) throw new Error(`no local implementation for Task state(s): ${missing.join(', ')}`);
+  return { runSpec, built, definition };
 }
 
 /**
@@ -442,24 +456,78 @@ async function startCapacityEmulator(
   return proxy;
 }
 
+/** `--results` names a directory, or nothing yet (it is created): a file there is refused. */
+function assertResultsDirectory(resultsDir: string): void {
+  let stat;
+  try {
+    stat = statSync(resultsDir);
+  } catch {
+    return; // created by claimRunDirectory; a parent that is a file is refused there
+  }
+  if (!stat.isDirectory())
+    throw new InputError([
+      {
+        path: '--results',
+        message: `expected a directory (the results directory), found a file: ${resultsDir}`,
+      },
+    ]);
+}
+
+/** The refusal of a run id that already has a directory: its results would be overwritten, its cells mixed. */
+function runExistsError(a: { resultsDir: string; runId: string; named: boolean }): InputError {
+  const where = path.join(a.resultsDir, 'runs', a.runId);
+  return new InputError([
+    {
+      path: '--name',
+      message: a.named
+        ? `expected a new run id, found run "${a.runId}" already in ${where} (a run under its id would overwrite ` +
+          `its results and mix its cells with this run's): choose another --name; a failed run is carried on by ` +
+          `\`fleetbench resume ${a.runId} --local\``
+        : `expected a new run id, found run "${a.runId}" already in ${where}: another run of this spec started in ` +
+          `the same second (the default run id is the spec's name and the UTC time to the second): start again, or ` +
+          `give --name`,
+    },
+  ]);
+}
+
 /**
- * Refuses, before anything starts, a spec the local mode cannot run: a target of a kind it cannot serve (each kind
- * says why), or more loaders at once than this machine runs (LOCAL_MAX_LOADERS: a parallel run's groups together).
+ * Creates the results directory and claims `runs/<runId>/` by creating it exclusively, so that of two runs given
+ * one id (a `--name` used before, two runs in the same second) the second is refused; a resume carries on its own.
  */
-export function assertRunnable(spec: RunSpec): void {
-  const issues = localIssues(spec.targets);
-  const loaders = launchedLoaders(planRun(spec));
-  if (loaders > LOCAL_MAX_LOADERS)
-    issues.push({
-      path: 'loaders.count',
-      message:
-        `expected at most ${LOCAL_MAX_LOADERS} loaders at once in local mode (each runs its YCSB processes on this ` +
-        `machine), found ${loaders}${spec.execution === 'parallel' ? ` (one group per target, side by side: "execution": "parallel")` : ''}`,
-    });
-  if (issues.length) throw new InputError(issues);
+function claimRunDirectory(a: { resultsDir: string; runId: string; resume: boolean; named: boolean }): void {
+  const runs = path.join(a.resultsDir, 'runs');
+  try {
+    mkdirSync(runs, { recursive: true });
+  } catch (err) {
+    throw new InputError([
+      {
+        path: '--results',
+        message:
+          `expected a directory (the results directory), found that ${runs} cannot be created: ` +
+          `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      },
+    ]);
+  }
+  if (a.resume) return;
+  try {
+    mkdirSync(path.join(runs, a.runId));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw runExistsError(a);
+    throw err;
+  }
+}
+
+/** Removes a claimed run directory while it is still empty (a non-empty one is kept: something ran). */
+function releaseRunDirectory(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or already gone: kept as it is
+  }
 }
 
 export { runKey };
+export { assertRunnable, checkLocalRun } from './run-checks';
 
 /** How the agents reach the local secrets: the agent's Secrets Manager endpoint, and a region and keys the SDK asks for. */
 function localSecretsEnv(endpoint: string): NodeJS.ProcessEnv {

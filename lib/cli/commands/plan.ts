@@ -6,6 +6,7 @@ import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
 import { choosePriceBook } from '../price-book';
 import { DEFAULT_RESULTS_DIR } from './query';
+import { planChecks } from './validate';
 
 export function register(program: Command): void {
   program
@@ -23,14 +24,23 @@ export function register(program: Command): void {
       'local results directory whose prices/<region>/ holds refreshed books',
       DEFAULT_RESULTS_DIR,
     )
+    .option(
+      '--local',
+      'check it for `fleetbench run --local` (no budget cap: a local run costs nothing on AWS)',
+    )
     .action(
-      async (file: string, opts: { json?: boolean; runId: string; prices?: string; results: string }) => {
+      async (
+        file: string,
+        opts: { json?: boolean; runId: string; prices?: string; results: string; local?: boolean },
+      ) => {
         const { spec, warnings } = loadSpecFile(file);
         const chosen = await choosePriceBook(spec.region, opts);
         const plan = planRun(spec, { runId: opts.runId, priceBook: chosen.book });
-        // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2)
-        const overBudget = budgetIssues(spec, plan.estimate);
+        // the budget cap: refuse a run whose estimate exceeds budget.maxUsd (exit 2), with the book chosen here
+        const overBudget = opts.local ? [] : budgetIssues(spec, plan.estimate);
         if (overBudget.length) throw new InputError(overBudget);
+        // whatever else the Plan step would refuse (history budget, the agent's job check, the stack's rules)
+        await planChecks(file, spec, { local: opts.local === true, resultsDir: opts.results, budget: false });
         const allWarnings = [...warnings, ...plan.warnings, ...chosen.warnings];
         if (opts.json) {
           process.stdout.write(JSON.stringify({ ...plan, warnings: allWarnings }, null, 2) + '\n');

@@ -1,7 +1,8 @@
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { NAMED_QUERIES } from '../../core/pipeline';
-import { openLocalDb } from '../../local/query';
 import { table } from '../table';
 
 export const DEFAULT_RESULTS_DIR = 'fleetbench-results';
@@ -49,6 +50,9 @@ export function register(program: Command): void {
           }
         }
         if (!sql) throw new InputError([{ path: 'sql', message: 'expected SQL text or --named <name>' }]);
+        assertResultsDir(opts.results);
+        // DuckDB loaded here, not with the module: the commands that import DEFAULT_RESULTS_DIR do not load it
+        const { openLocalDb } = await import('../../local/query');
         const db = await openLocalDb(opts.results);
         try {
           // --json: integers as JSON numbers (exact up to 2^53; larger ones as strings), for jq and friends
@@ -69,4 +73,27 @@ export function register(program: Command): void {
         }
       },
     );
+}
+
+/**
+ * A results directory `fleetbench run --local` wrote (its `tables/` or `runs/`): another path is refused, as
+ * `history` and `regressions` refuse it, rather than answered with empty tables (a count of 0 that is no count).
+ */
+function assertResultsDir(dir: string): void {
+  const refuse = (found: string) =>
+    new InputError([
+      {
+        path: '--results',
+        message: `expected a local results directory (what \`fleetbench run <spec> --local\` writes), found ${found}`,
+      },
+    ]);
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch (err) {
+    throw refuse(`nothing at ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!stat.isDirectory()) throw refuse(`a file: ${dir}`);
+  if (!['tables', 'runs'].some((d) => existsSync(path.join(dir, d))))
+    throw refuse(`${dir} without its tables/ or runs/`);
 }

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
-import { cellKey, readPlan, type CellResult } from '../../core/pipeline';
+import { EXECUTION_NAME, cellKey, readPlan, type CellResult } from '../../core/pipeline';
 import { headlineOf } from '../../core/contract/headline';
 import { FRONTIER_HEADERS, SUMMARY_HEADERS, frontierRows, summaryRows } from '../../core/results/run-summary';
 import { cellsNotSkipped, frontierKey } from '../../core/pipeline/probe';
 import { readOptional } from '../../core/pipeline/keys';
 import { FsStore } from '../../local/fs-store';
-import { assertRunnable, runLocal, type LocalRunResult } from '../../local/runner';
+import { runLocal, type LocalRunResult } from '../../local/runner';
 import { loadSpecFile, printWarnings } from '../spec-file';
 import { table } from '../table';
 import { DEFAULT_RESULTS_DIR } from './query';
@@ -32,9 +32,15 @@ export function register(program: Command): void {
               'only local runs start from here; on AWS start the deployed state machine (see README "Deploy")',
           },
         ]);
+      // an execution name, as `start` takes it (Step Functions' rule; the run id derives from it)
+      if (opts.name !== undefined && !EXECUTION_NAME.test(opts.name))
+        throw new InputError([
+          { path: '--name', message: `expected 1-80 letters, digits, "-" or "_", found "${opts.name}"` },
+        ]);
       const { spec, warnings } = loadSpecFile(file);
       printWarnings(warnings);
-      assertRunnable(spec);
+      // runLocal refuses, before anything starts or is written, what the local mode cannot run, what the Plan step
+      // would refuse, a --results that is not a directory and a run id that is already taken
       const result = await runLocalWithSignals({
         spec,
         resultsDir: opts.results,

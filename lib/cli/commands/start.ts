@@ -13,6 +13,7 @@ import type { Command } from 'commander';
 import { SfnExecutions } from '../../aws/sfn-executions';
 import { InputError } from '../../core/common/errors';
 import {
+  EXECUTION_NAME,
   MAX_INPUT_BYTES,
   ProgressPrinter,
   TERMINAL_STATUSES,
@@ -64,7 +65,7 @@ export function register(program: Command): void {
     const { spec, warnings } = loadSpecFile(file);
     printWarnings(warnings);
     const name = o.name ?? defaultExecutionName(spec.name, Date.now());
-    if (!/^[A-Za-z0-9_-]{1,80}$/.test(name))
+    if (!EXECUTION_NAME.test(name))
       throw new InputError([
         { path: '--name', message: `expected 1-80 letters, digits, "-" or "_", found "${name}"` },
       ]);

@@ -41,6 +41,13 @@ export function startInput(spec: unknown): string {
 export const MAX_INPUT_BYTES = 256 * 1024;
 
 /**
+ * The execution names fleetbench gives and takes (`start --name`, `run --local --name`): 1–80 characters, here
+ * letters, digits, `-` and `_` only, within Step Functions' rule for StartExecution's `name`
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html).
+ */
+export const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+
+/**
  * A default execution name: `<spec name>-<UTC yyyymmdd-hhmmss>`, already in run-id form (so the run
  * id equals the execution name and `status <runId>` finds it directly).
  */

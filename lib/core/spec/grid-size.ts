@@ -7,8 +7,9 @@
  * The limit: the AWS pipeline runs far fewer cells in one execution (Plan refuses a run whose worst case exceeds
  * its Step Functions history budget, lib/core/pipeline/timing.ts: 20,000 of the 25,000 events an execution may
  * have, https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html, at 71 events a cell, about 275
- * cells); `fleetbench run --local` has no such budget. 10,000 cells keeps every run the pipeline or the local mode
- * can reasonably make (a 1,000-step staircase over a few targets and distributions) while validation and planning
+ * cells); `fleetbench run --local` keeps that budget, though aws-local-stepfunctions has none: it executes the same
+ * definition and the same Plan step, so a spec that runs locally fits one AWS execution. 10,000 cells keeps every run
+ * the pipeline or the local mode can reasonably make (a 1,000-step staircase over a few targets and distributions) while validation and planning
  * stay well under a second and a few tens of MB.
  */
 import type { Issue } from '../common/errors';

@@ -1,6 +1,6 @@
 /** `fleetbench query --json`: integer columns as JSON numbers (exact up to 2^53), larger ones as strings. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,7 +8,10 @@ const root = join(__dirname, '..', '..', '..');
 
 describe('query --json', () => {
   let dir: string;
-  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'fb-query-json-'))));
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fb-query-json-'));
+    mkdirSync(join(dir, 'runs')); // a results directory (query refuses any other path), with no rows yet
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('prints integers as numbers, beyond 2^53 as strings, and other columns unchanged', () => {

@@ -120,8 +120,8 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
     const { maxReadRequestUnits: r, maxWriteRequestUnits: w } = t.billing;
     return r || w ? { table: { path: `${at}.billing`, rcu: r ?? 0, wcu: w ?? 0 } } : {};
   },
-  localIssues: (t, at) =>
-    t.dax
+  localIssues: (t, at) => [
+    ...(t.dax
       ? [
           {
             path: `${at}.dax`,
@@ -130,7 +130,20 @@ export const DYNAMODB: TargetKind<DynamoDbTarget> = {
               'in for it: run this spec on AWS (fleetbench start), or remove "dax" to run the table alone here',
           },
         ]
-      : [],
+      : []),
+    // DynamoDB Local runs in memory, started for the run: ProvisionTarget would find no such table
+    ...(t.existingTable
+      ? [
+          {
+            path: `${at}.existingTable`,
+            message:
+              `expected no existingTable in local mode, found "${t.existingTable}": the local mode starts an empty ` +
+              'DynamoDB Local (in memory) for each run, so no table is there to reuse; remove it to let the run create ' +
+              'and load the table, or run this spec on AWS (fleetbench start)',
+          },
+        ]
+      : []),
+  ],
   localCapacity: (spec, t, scale) => ({
     keyAttribute: t.keyAttribute,
     model: tableModelOf(spec, t, scale),
