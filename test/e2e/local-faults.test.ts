@@ -120,5 +120,13 @@ describe.each(cases)('a failure in %s', (name, failAt, failedState, runSpec) => 
     expect(teardown).toMatchObject({ runId, failed: !nonFatal });
     // the table the run created is gone (or was never created)
     expect(teardown.keptTables).toEqual([]);
+    if (failAt[0] === 'TeardownTarget') {
+      // the target's teardown failed: the run's measured cells were reported, and the run's Teardown deleted its table
+      const summary = JSON.parse(readFileSync(path.join(resultsDir, 'runs', runId, 'summary.json'), 'utf8'));
+      expect(summary.targetTeardownFailures).toEqual([
+        { target: 'ddb', error: 'StepFailedError: TeardownTarget: fault injected by the test' },
+      ]);
+      expect(teardown.deletedTables).toEqual([`fleetbench-faults.ddb.${runId}`]);
+    }
   }, 240_000);
 });
