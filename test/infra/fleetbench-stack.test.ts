@@ -179,7 +179,9 @@ describe('BenchmarkStateMachine', () => {
       // the iterations' outcomes (each target, and its teardown's error if it failed) for Report and Teardown
       ResultPath: '$.targetTeardowns',
     });
-    expect((definition.States.Report as Pass).Parameters).toMatchObject({ 'targetTeardowns.$': '$.targetTeardowns' });
+    expect((definition.States.Report as Pass).Parameters).toMatchObject({
+      'targetTeardowns.$': '$.targetTeardowns',
+    });
     expect((definition.States.Teardown as Pass).Parameters).toMatchObject({
       'targetTeardowns.$': '$.targetTeardowns',
     });
@@ -224,7 +226,11 @@ describe('BenchmarkStateMachine', () => {
       Parameters: { 'target.$': '$.target.span.id', 'teardownError.$': '$.targetTeardownError' },
     });
     expect(next('TeardownTarget')).toBe('TargetDone');
-    expect(st.TargetDone).toMatchObject({ Type: 'Pass', End: true, Parameters: { 'target.$': '$.target.span.id' } });
+    expect(st.TargetDone).toMatchObject({
+      Type: 'Pass',
+      End: true,
+      Parameters: { 'target.$': '$.target.span.id' },
+    });
     expect(allStates(definition).filter(([, x]) => x.Type === 'Parallel')).toEqual([]);
     // TeardownTarget runs in Teardown's function (its deletes are every resource type's grants)
     expect(STEP_ENTRIES[TASK_STATES.TeardownTarget]).toBe(STEP_ENTRIES[TASK_STATES.Teardown]);

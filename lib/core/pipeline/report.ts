@@ -8,15 +8,7 @@ import { writeReport } from '../report/data';
 import type { Clock, Notifier, ObjectStore } from '../common/ports';
 import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/rows';
 import { tableDef } from '../results/schema';
-import {
-  cellKey,
-  checkRun,
-  readOptional,
-  readPlan,
-  readSpec,
-  summaryKey,
-  type RunContext,
-} from './context';
+import { cellKey, checkRun, readOptional, readPlan, readSpec, summaryKey, type RunContext } from './context';
 import { targetTeardownKey } from './keys';
 import { runPriceBook } from './prices';
 import { failureReason } from './cell-failure';
@@ -82,7 +74,6 @@ async function targetTeardownFailures(
   return out;
 }
 
-
 /** What the `runs` row of a run is written from (Report on the success path, Teardown on the failure path). */
 export interface RunRowInput {
   run: RunContext;
@@ -108,10 +99,16 @@ export async function writeRunRow(
   const cells = await cellsNotSkipped(store, run.runId, plan.cells);
   const rows: (Row | undefined)[] = [];
   for (const cell of cells)
-    rows.push(((await readOptional(store, cellKey(run.runId, cell.id, 'result.json'))) as CellResult | null)?.row);
+    rows.push(
+      ((await readOptional(store, cellKey(run.runId, cell.id, 'result.json'))) as CellResult | null)?.row,
+    );
   const aws = run.storeUri.startsWith('s3://');
   const region =
-    input.region !== undefined ? input.region : aws ? ((await readSpec(store, run.runId)).region ?? null) : null;
+    input.region !== undefined
+      ? input.region
+      : aws
+        ? ((await readSpec(store, run.runId)).region ?? null)
+        : null;
   const present = rows.filter((r): r is Row => r !== undefined);
   const estimate = (plan as { estimate?: { totalUsd?: unknown } }).estimate?.totalUsd;
   const runRow = buildRunRow(

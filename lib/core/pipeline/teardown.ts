@@ -308,7 +308,8 @@ async function recordFailure(
 }
 
 function withoutEarlier(r: FailureRecord): Omit<FailureRecord, 'earlierExecutions'> {
-  const { earlierExecutions: _e, ...rest } = r;
+  const rest = { ...r };
+  delete rest.earlierExecutions;
   return rest;
 }
 

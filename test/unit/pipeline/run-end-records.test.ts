@@ -127,7 +127,10 @@ describe('the runs row', () => {
 
   it('an aborted run gets an ABORTED row; a timed-out one a FAILED row', async () => {
     const aborted = await planned('row-abort-1');
-    await teardown({ executionName: aborted.runId, status: 'ABORTED', error: { Error: 'ABORTED' } }, ports(null));
+    await teardown(
+      { executionName: aborted.runId, status: 'ABORTED', error: { Error: 'ABORTED' } },
+      ports(null),
+    );
     expect(await runRow(aborted)).toMatchObject({ status: 'ABORTED' });
     const timedOut = await planned('row-timeout-1');
     await teardown(
@@ -144,7 +147,11 @@ describe('the runs row', () => {
     expect(await runRow(run)).toMatchObject({ status: 'SUCCEEDED' });
     now += 10_000;
     await teardown(
-      { run, executionName: run.runId, error: { Error: 'Error', Cause: 'teardown of run row-late-1 incomplete' } },
+      {
+        run,
+        executionName: run.runId,
+        error: { Error: 'Error', Cause: 'teardown of run row-late-1 incomplete' },
+      },
       ports(run),
     );
     expect(await runRow(run)).toMatchObject({ status: 'FAILED', ended_at_ms: now });
@@ -163,11 +170,17 @@ describe('a resumed run that fails', () => {
     expect(messages[0]!.body).toContain('FIRST');
 
     now += 3_600_000;
-    const resumed = await resumeRun({ resume: run.runId, executionName: `${run.runId}-resume` }, { store, clock });
+    const resumed = await resumeRun(
+      { resume: run.runId, executionName: `${run.runId}-resume` },
+      { store, clock },
+    );
     now += 3_600_000;
     loaders.set('i-2', { id: 'i-2', state: 'running', tags: { [TAG_RUN_ID]: run.runId } });
     const second = { Error: 'States.TaskFailed', Cause: 'SECOND: MemoryDB quota exceeded' };
-    await teardown({ run: resumed, executionName: `${run.runId}-resume`, error: second }, ports(resumed, loaders));
+    await teardown(
+      { run: resumed, executionName: `${run.runId}-resume`, error: second },
+      ports(resumed, loaders),
+    );
     expect(await store.getJson(failureKey(run.runId))).toEqual({
       runId: run.runId,
       executionName: `${run.runId}-resume`,
@@ -203,7 +216,10 @@ describe('a resumed run that fails', () => {
     const run = await planned('resume-fail-2', false);
     await teardown({ run, executionName: run.runId, error: { Error: 'A', Cause: 'first' } }, ports(run));
     now += 1000;
-    const resumed = await resumeRun({ resume: run.runId, executionName: `${run.runId}-resume` }, { store, clock });
+    const resumed = await resumeRun(
+      { resume: run.runId, executionName: `${run.runId}-resume` },
+      { store, clock },
+    );
     now += 1000;
     await teardown(
       { run: resumed, executionName: `${run.runId}-resume`, error: { Error: 'B', Cause: 'second' } },
@@ -219,10 +235,16 @@ describe('a resumed run that fails', () => {
     const run = await planned('resume-ok-1', false);
     await teardown({ run, executionName: run.runId, error: { Error: 'A', Cause: 'first' } }, ports(run));
     now += 1000;
-    const resumed = await resumeRun({ resume: run.runId, executionName: `${run.runId}-resume` }, { store, clock });
+    const resumed = await resumeRun(
+      { resume: run.runId, executionName: `${run.runId}-resume` },
+      { store, clock },
+    );
     now += 1000;
     await teardown({ run: resumed, executionName: `${run.runId}-resume` }, ports(resumed));
-    expect(await store.getJson(`runs/${run.runId}/teardown.json`)).toMatchObject({ failed: false, passes: 2 });
+    expect(await store.getJson(`runs/${run.runId}/teardown.json`)).toMatchObject({
+      failed: false,
+      passes: 2,
+    });
   });
 });
 
@@ -239,9 +261,16 @@ describe("a target's failed teardown", () => {
       atMs: now,
     });
     // a Lambda's error as Step Functions passes it on: its Cause is the error's JSON
-    const cause = JSON.stringify({ errorType: 'Error', errorMessage: `teardown of target ddb incomplete: ${left}` });
+    const cause = JSON.stringify({
+      errorType: 'Error',
+      errorMessage: `teardown of target ddb incomplete: ${left}`,
+    });
     await report(
-      { run, region: null, targetTeardowns: [{ target: 'ddb', teardownError: { Error: 'Error', Cause: cause } }] },
+      {
+        run,
+        region: null,
+        targetTeardowns: [{ target: 'ddb', teardownError: { Error: 'Error', Cause: cause } }],
+      },
       { store, clock, notifier },
     );
     expect(messages).toHaveLength(1);
