@@ -40,7 +40,9 @@ interface FailurePath {
  * The benchmark state machine (Standard): Plan → ProvisionFleet → a Map over the targets (each iteration:
  * ProvisionTarget → WaitReady → load loop → cell loop (Configure → Start → Wait → Check … → Aggregate) →
  * TeardownTarget) → Report → DetectRegressions → Teardown. Every Task catches States.ALL into TeardownAfterFailure
- * (which removes every resource of the run) and then Fail, those of the Map's iterations through the Map's catch. Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
+ * (which removes every resource of the run) and then Fail, those of the Map's iterations through the Map's catch,
+ * but DetectRegressions (into Teardown) and TeardownTarget (into the end of its iteration: the run's Teardown
+ * removes what it left). Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
  * DynamoDbAccess's, like every target kind's.
  */
 export class BenchmarkStateMachine extends Construct {
@@ -163,10 +165,11 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
 /**
  * The targets (docs/aws-pipeline.md, "Per-target lifecycles"): one inline Map over the run's target spans, whose
  * iteration is TargetSpan (its span of the run's `targets`, a fresh ready state) → ProvisionTarget → WaitReady until
- * ready → its loads → its cells → TeardownTarget. The run's `targetConcurrency` is the Map's concurrency: 1 runs the
- * targets one after another ("sequential"), their number side by side ("parallel"). A Task's failure in an iteration
- * fails the Map (the other iterations are stopped); the Map's catch brings the failing iteration's Error and Cause to
- * TeardownAfterFailure as $.error. After the Map: Report → DetectRegressions → Teardown.
+ * ready → its loads → its cells → TeardownTarget (targetTeardownStates). The run's `targetConcurrency` is the Map's
+ * concurrency: 1 runs the targets one after another ("sequential"), their number side by side ("parallel"). A Task's
+ * failure in an iteration (but TeardownTarget's) fails the Map (the other iterations are stopped); the Map's catch
+ * brings the failing iteration's Error and Cause to TeardownAfterFailure as $.error. The iterations' outcomes go to
+ * $.targetTeardowns. After the Map: Report → DetectRegressions → Teardown.
  */
 function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { map: sfn.Map } {
   const targetPayload = { run: J.objectAt('$.run'), target: J.numberAt('$.target.index') };
