@@ -6,11 +6,9 @@
 import { MAX_LINK_SECONDS } from '../common/store';
 import { writeReport } from '../report/data';
 import type { Clock, Notifier, ObjectStore } from '../common/ports';
-import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/rows';
-import { tableDef } from '../results/schema';
-import { cellKey, checkRun, readOptional, readPlan, readSpec, summaryKey, type RunContext } from './context';
+import { checkRun, readOptional, summaryKey, type RunContext } from './context';
 import { targetTeardownKey } from './keys';
-import { runPriceBook } from './prices';
+import { writeRunRow, type RunStatus } from './run-row';
 import { failureReason } from './cell-failure';
 import {
   readTargetTeardowns,
@@ -18,9 +16,6 @@ import {
   type TargetTeardownFailure,
   type TargetTeardownOutcome,
 } from './teardown-input';
-import type { CellSummary } from '../plan';
-import type { CellResult } from './aggregate';
-import { cellsNotSkipped } from './probe';
 import { headlineOf, noResultHeadline, type CellHeadline } from '../contract/headline';
 import { runEventsKey, type LoaderReplacement } from './loader-replacement';
 
@@ -36,7 +31,7 @@ async function loaderReplacements(store: ObjectStore, runId: string): Promise<Lo
 export interface RunSummary {
   runId: string;
   specName: string;
-  status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  status: RunStatus;
   startedAtMs: number;
   endedAtMs: number;
   /** per planned cell, in plan order; a cell without a result is incomplete with null figures */
@@ -74,70 +69,10 @@ async function targetTeardownFailures(
   return out;
 }
 
-/** What the `runs` row of a run is written from (Report on the success path, Teardown on the failure path). */
-export interface RunRowInput {
-  run: RunContext;
-  status: RunSummary['status'];
-  endedAtMs: number;
-  /** The AWS region (null in local mode); undefined: the stored spec's, on AWS. */
-  region?: string | null;
-}
-
-/**
- * The run's row of table `runs` (one object per run, rewritten by a later status: a resumed run's, a teardown that
- * failed after Report): its cells' rows (undefined where a cell has no result), the price book the run was planned
- * with (./prices.ts) and, on AWS, the plan's estimate of the run's own cost (docs/cost-model.md; null in local mode,
- * where AWS bills nothing). Returns the cells counted and their rows.
- */
-export async function writeRunRow(
-  input: RunRowInput,
-  store: ObjectStore,
-): Promise<{ cells: CellSummary[]; rows: (Row | undefined)[] }> {
-  const { run, status, endedAtMs } = input;
-  const plan = await readPlan(store, run.runId);
-  // an SLO search's probes that its end made unnecessary ran nothing: not cells of the run
-  const cells = await cellsNotSkipped(store, run.runId, plan.cells);
-  const rows: (Row | undefined)[] = [];
-  for (const cell of cells)
-    rows.push(
-      ((await readOptional(store, cellKey(run.runId, cell.id, 'result.json'))) as CellResult | null)?.row,
-    );
-  const aws = run.storeUri.startsWith('s3://');
-  const region =
-    input.region !== undefined
-      ? input.region
-      : aws
-        ? ((await readSpec(store, run.runId)).region ?? null)
-        : null;
-  const present = rows.filter((r): r is Row => r !== undefined);
-  const estimate = (plan as { estimate?: { totalUsd?: unknown } }).estimate?.totalUsd;
-  const runRow = buildRunRow(
-    {
-      runId: run.runId,
-      specName: run.specName,
-      startedAtMs: run.startedAtMs,
-      endedAtMs,
-      status,
-      mode: aws ? 'aws' : 'local',
-      region,
-      priceBook: (await runPriceBook(store, run.runId)).id,
-      cellsTotal: cells.length,
-      // a plan from before estimates were kept has none
-      runCostEstimateUsd: aws && typeof estimate === 'number' ? estimate : null,
-    },
-    present,
-  );
-  // cells never aggregated are incomplete too
-  runRow.cells_incomplete = (runRow.cells_incomplete as number) + (rows.length - present.length);
-  const runs = tableDef('runs');
-  await store.put(tableObjectKey(runs, run, run.runId), toJsonLines(runs, [runRow]));
-  return { cells, rows };
-}
-
 export async function report(
   input: {
     run: unknown;
-    status?: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+    status?: RunStatus;
     region?: string | null;
     /** How each target's own teardown ended (the targets Map's output). */
     targetTeardowns?: unknown;

@@ -28,7 +28,7 @@ import {
   type TeardownListField,
 } from '../resources/resource-type';
 import { readTargetTeardowns, type TeardownInput } from './teardown-input';
-import { writeRunRow } from './report';
+import { writeRunRow } from './run-row';
 import { failureReason } from './cell-failure';
 import { runOfExecution } from './resume';
 
