@@ -207,6 +207,12 @@ test('a run stopped after its first cell is resumed: only the missing cell runs,
   });
   expect(first.status).toBe('ABORTED');
   await abortRuleTeardown(first, 'twin-resume-1');
+  // the aborted run's row, written by the abort rule's teardown under OnAbort's role: one of two cells measured
+  expect(await runsRow('twin-resume-1')).toMatchObject({
+    status: 'ABORTED',
+    cells_total: 2,
+    cells_incomplete: 1,
+  });
   const r = await twin.execute({
     input: { resume: 'twin-resume-1' },
     name: 'twin-resume-1-resume',
@@ -223,6 +229,8 @@ test('a run stopped after its first cell is resumed: only the missing cell runs,
     cells: { cellId: string; incomplete: boolean }[];
   };
   expect(summary.runId).toBe('twin-resume-1');
+  // the same row, now the resumed run's
+  expect(await runsRow('twin-resume-1')).toMatchObject({ status: 'SUCCEEDED', cells_incomplete: 0 });
   expect(summary.cells.map((c) => [c.cellId, c.incomplete])).toEqual([
     ['ddb.uniform.r50.t50', false],
     ['ddb.uniform.r50.t60', false],
