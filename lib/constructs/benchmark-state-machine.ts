@@ -40,7 +40,9 @@ interface FailurePath {
  * The benchmark state machine (Standard): Plan → ProvisionFleet → a Map over the targets (each iteration:
  * ProvisionTarget → WaitReady → load loop → cell loop (Configure → Start → Wait → Check … → Aggregate) →
  * TeardownTarget) → Report → DetectRegressions → Teardown. Every Task catches States.ALL into TeardownAfterFailure
- * (which removes every resource of the run) and then Fail, those of the Map's iterations through the Map's catch. Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
+ * (which removes every resource of the run) and then Fail, those of the Map's iterations through the Map's catch,
+ * but DetectRegressions (into Teardown) and TeardownTarget (into the end of its iteration: the run's Teardown
+ * removes what it left). Task state names come from lib/core/pipeline/states.ts. DynamoDB's permissions are
  * DynamoDbAccess's, like every target kind's.
  */
 export class BenchmarkStateMachine extends Construct {
@@ -163,10 +165,11 @@ function pipelineDefinition(scope: Construct, fns: Steps): sfn.IChainable {
 /**
  * The targets (docs/aws-pipeline.md, "Per-target lifecycles"): one inline Map over the run's target spans, whose
  * iteration is TargetSpan (its span of the run's `targets`, a fresh ready state) → ProvisionTarget → WaitReady until
- * ready → its loads → its cells → TeardownTarget. The run's `targetConcurrency` is the Map's concurrency: 1 runs the
- * targets one after another ("sequential"), their number side by side ("parallel"). A Task's failure in an iteration
- * fails the Map (the other iterations are stopped); the Map's catch brings the failing iteration's Error and Cause to
- * TeardownAfterFailure as $.error. After the Map: Report → DetectRegressions → Teardown.
+ * ready → its loads → its cells → TeardownTarget (targetTeardownStates). The run's `targetConcurrency` is the Map's
+ * concurrency: 1 runs the targets one after another ("sequential"), their number side by side ("parallel"). A Task's
+ * failure in an iteration (but TeardownTarget's) fails the Map (the other iterations are stopped); the Map's catch
+ * brings the failing iteration's Error and Cause to TeardownAfterFailure as $.error. The iterations' outcomes go to
+ * $.targetTeardowns. After the Map: Report → DetectRegressions → Teardown.
  */
 function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { map: sfn.Map } {
   const targetPayload = { run: J.objectAt('$.run'), target: J.numberAt('$.target.index') };
@@ -176,7 +179,9 @@ function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { m
     // `job` exists from here on: CellFailed reads $.job (a path that may be missing fails the state machine);
     // `target` is the iteration's cursor (its index in the run's targets)
     itemSelector: { run: J.objectAt('$.run'), target: { index: J.numberAt('$$.Map.Item.Index') }, job: {} },
-    resultPath: J.DISCARD,
+    // each iteration's outcome ({target}, or {target, teardownError} when its TeardownTarget failed): Report and
+    // Teardown say what a failed target teardown left
+    resultPath: '$.targetTeardowns',
   });
   const span = new sfn.Pass(scope, 'TargetSpan', {
     parameters: {
@@ -205,14 +210,7 @@ function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { m
   const readyWait = new sfn.Wait(scope, 'WaitBeforeReadyCheck', {
     time: sfn.WaitTime.secondsPath('$.target.ready.waitSeconds'),
   });
-  const teardownTarget = task('TeardownTarget', targetPayload, '$.targetTeardown');
-  // idempotent: a second try finds what is left; failing again, the run's teardown removes everything
-  teardownTarget.addRetry({
-    errors: ['States.ALL'],
-    maxAttempts: 2,
-    interval: Duration.seconds(10),
-    backoffRate: 2,
-  });
+  const teardownTarget = targetTeardownStates(scope, task);
   const loops = loopStates(scope, task, teardownTarget);
 
   span.next(provisionTarget);
@@ -228,15 +226,42 @@ function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { m
   return { map };
 }
 
+/**
+ * An iteration's end: TeardownTarget (retried: it is idempotent, a second try finds what is left) → TargetDone. Still
+ * failing, it does not fail the run: its error is caught into TargetTeardownFailed, which ends the iteration with
+ * it; the run's measured cells go on to Report, and the run's Teardown (it removes every resource of the run)
+ * removes what the target's left. Each end state gives the iteration's outcome, which the Map collects in
+ * $.targetTeardowns. Returns TeardownTarget.
+ */
+function targetTeardownStates(scope: Construct, task: StepTask): sfn.State {
+  const targetPayload = { run: J.objectAt('$.run'), target: J.numberAt('$.target.index') };
+  const teardownTarget = task('TeardownTarget', targetPayload, '$.targetTeardown');
+  teardownTarget.addRetry({
+    errors: ['States.ALL'],
+    maxAttempts: 2,
+    interval: Duration.seconds(10),
+    backoffRate: 2,
+  });
+  const failed = new sfn.Pass(scope, 'TargetTeardownFailed', {
+    parameters: { 'target.$': '$.target.span.id', 'teardownError.$': '$.targetTeardownError' },
+  });
+  teardownTarget.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.targetTeardownError' });
+  teardownTarget.next(new sfn.Pass(scope, 'TargetDone', { parameters: { 'target.$': '$.target.span.id' } }));
+  return teardownTarget;
+}
+
 /** The run's end: Report → DetectRegressions (its failure does not fail the run) → Teardown → Done. */
 function runEnd(scope: Construct, task: StepTask, failure: FailurePath): sfn.State {
   const { catchToTeardown } = failure;
   const runPayload = { run: J.objectAt('$.run') };
-  const reportTask = catchToTeardown(task('Report', runPayload, '$.report'));
+  const targetTeardowns = J.listAt('$.targetTeardowns');
+  const reportTask = catchToTeardown(task('Report', { ...runPayload, targetTeardowns }, '$.report'));
+  // a Teardown that fails (after Report wrote the results) fails the run with its error, through
+  // TeardownAfterFailure, which tries once more and records the failure
   const teardownTask = catchToTeardown(
     task(
       'Teardown',
-      { run: J.objectAt('$.run'), executionName: J.stringAt('$$.Execution.Name') },
+      { run: J.objectAt('$.run'), executionName: J.stringAt('$$.Execution.Name'), targetTeardowns },
       '$.teardown',
     ),
   );
@@ -605,11 +630,15 @@ function grantResults({ resultsBucket: bucket, topic, f }: GrantContext): void {
   topic.grantPublish(f.detectRegressions);
 }
 
-/** Teardown, and the abort rule's handler: the run's objects, the notification, the run's loaders. */
+/**
+ * Teardown, and the abort rule's handler: the run's objects, a failed run's row of table `runs`, the notification,
+ * the run's loaders.
+ */
 function grantTeardown({ resultsBucket: bucket, topic, f, onAbort }: GrantContext): void {
   for (const fn of [f.teardown, onAbort]) {
     runsRead(bucket, fn);
     runsWrite(bucket, fn);
+    bucket.grantPut(fn, 'tables/runs/*');
     topic.grantPublish(fn);
     grant(fn, 'DescribeLoaders', ['ec2:DescribeInstances'], ['*']);
     grant(fn, 'TerminateLoaders', ['ec2:TerminateInstances'], [instanceArn(Stack.of(fn))], loaderTag);

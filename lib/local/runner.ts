@@ -291,8 +291,10 @@ function taskHandlers(args: {
         if (capacity) capacity.arm(await tablesOf(ev));
       } else if (state !== 'CheckCell' && state !== 'CheckLoad') out(`  [${state}]`);
       const nonFatal = NON_FATAL_STATES.includes(state);
+      // a retried non-fatal state warns once per message
+      const warn = (w: string) => progress.warnings.includes(w) || progress.warnings.push(w);
       if ([o.failAt ?? []].flat().includes(state)) {
-        if (nonFatal) progress.warnings.push(`${state}: fault injected by the test`);
+        if (nonFatal) warn(`${state}: fault injected by the test`);
         else noteFailedState(state, progress);
         throw new StepFailedError(state, 'fault injected by the test');
       }
@@ -310,7 +312,7 @@ function taskHandlers(args: {
           );
         return result;
       } catch (err) {
-        if (nonFatal) progress.warnings.push(`${state}: ${(err as Error).message}`);
+        if (nonFatal) warn(`${state}: ${(err as Error).message}`);
         else noteFailedState(state, progress);
         out(`  [${state}] failed: ${(err as Error).message}`);
         throw err;
@@ -352,7 +354,7 @@ async function execute(args: {
   const execution = machine.run(input as never, {
     overrides: {
       taskResourceLocalHandlers: args.handlers as never,
-      ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0 } } : {}),
+      ...(o.fastRetries ? { retryIntervalOverrides: { TeardownAfterFailure: 0, TeardownTarget: 0 } } : {}),
       // Wait states poll every LOCAL_POLL_MS here: the deployed machine waits out each phase's expected
       // length (JVM start-up allowance included) to save state transitions, which cost nothing locally.
       waitTimeOverrides: Object.fromEntries(

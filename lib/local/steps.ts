@@ -20,5 +20,6 @@ type Step = (event: never, p: Ports) => Promise<unknown>;
 export const LOCAL_STEPS: Record<StepName, Step> = {
   ...STEPS,
   plan: (e: PlanInput, p: Ports) => plan(e, localPlanDeps(p)),
-  report: (e: { run: unknown }, p: Ports) => report({ run: e.run, region: null }, p),
+  report: (e: { run: unknown; targetTeardowns?: unknown }, p: Ports) =>
+    report({ run: e.run, targetTeardowns: e.targetTeardowns, region: null }, p),
 };

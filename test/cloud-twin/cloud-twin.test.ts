@@ -207,6 +207,12 @@ test('a run stopped after its first cell is resumed: only the missing cell runs,
   });
   expect(first.status).toBe('ABORTED');
   await abortRuleTeardown(first, 'twin-resume-1');
+  // the aborted run's row, written by the abort rule's teardown under OnAbort's role: one of two cells measured
+  expect(await runsRow('twin-resume-1')).toMatchObject({
+    status: 'ABORTED',
+    cells_total: 2,
+    cells_incomplete: 1,
+  });
   const r = await twin.execute({
     input: { resume: 'twin-resume-1' },
     name: 'twin-resume-1-resume',
@@ -223,6 +229,8 @@ test('a run stopped after its first cell is resumed: only the missing cell runs,
     cells: { cellId: string; incomplete: boolean }[];
   };
   expect(summary.runId).toBe('twin-resume-1');
+  // the same row, now the resumed run's
+  expect(await runsRow('twin-resume-1')).toMatchObject({ status: 'SUCCEEDED', cells_incomplete: 0 });
   expect(summary.cells.map((c) => [c.cellId, c.incomplete])).toEqual([
     ['ddb.uniform.r50.t50', false],
     ['ddb.uniform.r50.t60', false],
@@ -361,6 +369,128 @@ test("two DynamoDB targets in sequence (#33): the first's table deleted by Teard
   expect((await twin.tables()).filter((t) => t.includes('twin-seq'))).toEqual([]);
   const summary = (await twin.getJson('runs/twin-seq-1/summary.json')) as { cells: { cellId: string }[] };
   expect(summary.cells.map((c) => c.cellId)).toEqual(['one.uniform.r50.t50', 'two.uniform.r50.t50']);
+});
+
+/** The run's row of table `runs` (one JSON line). */
+async function runsRow(runId: string): Promise<Record<string, unknown>> {
+  const keys = (await twin.keys('tables/runs/')).filter((k) => k.endsWith(`/${runId}.jsonl`));
+  expect(keys).toHaveLength(1);
+  return (await twin.getJson(keys[0]!)) as Record<string, unknown>;
+}
+
+/** DynamoDB's refusal of a DeleteTable while the table is being updated (its API reference, DeleteTable errors). */
+const tableInUse = (table: string) => ({
+  operation: 'dynamodb:DeleteTable',
+  code: 'ResourceInUseException',
+  message: `Attempt to change a resource which is still in use: Table is being updated: ${table}`,
+});
+
+test("a target's teardown still failing after its retries: Report runs, the run succeeds, its Teardown removes the table", async () => {
+  const mark = twin.gateway.calls.length;
+  const table = 'fleetbench-twin-tdfail.ddb.twin-tdfail-1';
+  // TeardownTarget's three tries (its retrier: 2 more) are refused; the run's Teardown's is not
+  for (let i = 0; i < 3; i++) twin.gateway.injectFault(tableInUse(table));
+  const r = await twin.execute({
+    input: { spec: spec('twin-tdfail') },
+    name: 'twin-tdfail-1',
+    waitMs: 1000,
+    retryMs: { TeardownTarget: 0 },
+  });
+  expectNoDenials(mark);
+  expect({ status: r.status, logs: logsOnFailure(r) }).toEqual({ status: 'SUCCEEDED', logs: '' });
+  expect(r.states).toEqual(
+    expect.arrayContaining(['TargetTeardownFailed', 'Report', 'DetectRegressions', 'Teardown', 'Done']),
+  );
+  expect(r.states).not.toContain('TeardownAfterFailure');
+  const deletes = twin.gateway.calls.slice(mark).filter((c) => c.action === 'dynamodb:DeleteTable');
+  expect(deletes).toHaveLength(4);
+  // the report says so: summary.json, report.html
+  const summary = (await twin.getJson('runs/twin-tdfail-1/summary.json')) as Record<string, unknown>;
+  expect(summary).toMatchObject({
+    status: 'SUCCEEDED',
+    cells: [expect.objectContaining({ incomplete: false })],
+    targetTeardownFailures: [
+      {
+        target: 'ddb',
+        error: expect.stringContaining('ResourceInUseException'),
+        left: [expect.stringContaining(table)],
+      },
+    ],
+  });
+  const html = await twin.clients.s3.send(
+    new GetObjectCommand({ Bucket: twin.bucket, Key: 'runs/twin-tdfail-1/report.html' }),
+  );
+  expect(await html.Body!.transformToString()).toContain('Target ddb: its teardown failed');
+  // the run's row: its price book and the plan's estimate
+  const plan = (await twin.getJson('runs/twin-tdfail-1/plan.json')) as {
+    estimate: { totalUsd: number; priceBook: string };
+  };
+  expect(await runsRow('twin-tdfail-1')).toMatchObject({
+    status: 'SUCCEEDED',
+    mode: 'aws',
+    price_book: plan.estimate.priceBook,
+    run_cost_estimate_usd: plan.estimate.totalUsd,
+    cells_incomplete: 0,
+  });
+  // nothing of the run left: the run's Teardown deleted the table the target's left, and says so in its record
+  expect(await twin.tables()).not.toContain(table);
+  expect((await runInstancesOf('twin-tdfail-1')).map((i) => i.state)).toEqual(['terminated']);
+  expect(await twin.getJson('runs/twin-tdfail-1/teardown.json')).toMatchObject({
+    deletedTables: [table],
+    failed: false,
+  });
+  expect(await twin.getJson('runs/twin-tdfail-1/teardown/ddb.json')).toMatchObject({
+    errors: [expect.stringContaining('ResourceInUseException')],
+  });
+});
+
+test("the run's Teardown failing too: the run fails after its report with the teardown's error; the abort rule's pass removes the table", async () => {
+  const mark = twin.gateway.calls.length;
+  const table = 'fleetbench-twin-tdfail.ddb.twin-tdfail-2';
+  // TeardownTarget (3 tries), Teardown (1), TeardownAfterFailure (4 tries): all refused
+  for (let i = 0; i < 8; i++) twin.gateway.injectFault(tableInUse(table));
+  const r = await twin.execute({
+    input: { spec: spec('twin-tdfail') },
+    name: 'twin-tdfail-2',
+    waitMs: 1000,
+    retryMs: { TeardownTarget: 0, TeardownAfterFailure: 0 },
+  });
+  expectNoDenials(mark);
+  expect(r.status).toBe('FAILED');
+  expect(r.cause).toContain(`teardown of run twin-tdfail-2 incomplete`);
+  expect(r.cause).toContain('ResourceInUseException');
+  expect(r.states.slice(-4)).toEqual(['DetectRegressions', 'Teardown', 'TeardownAfterFailure', 'RunFailed']);
+  // the results were written before: summary and report of the measured cell
+  expect(await twin.getJson('runs/twin-tdfail-2/summary.json')).toMatchObject({
+    cells: [expect.objectContaining({ incomplete: false })],
+  });
+  expect(await twin.keys('runs/twin-tdfail-2/report.html')).toEqual(['runs/twin-tdfail-2/report.html']);
+  // the row Report wrote is now the failed run's, written by TeardownAfterFailure under its role
+  expect(await runsRow('twin-tdfail-2')).toMatchObject({ status: 'FAILED', cells_incomplete: 0 });
+  expect(await twin.getJson('runs/twin-tdfail-2/failure.json')).toMatchObject({
+    executionName: 'twin-tdfail-2',
+    cause: expect.stringContaining('teardown of run twin-tdfail-2 incomplete'),
+  });
+  expect(await twin.tables()).toContain(table);
+  // EventBridge's FAILED event: the abort rule's teardown, the refusals over, removes the table
+  twin.gateway.clearFaults();
+  const out = (await twin.invoke(twin.ruleTarget('AbortRule').fn, {
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    detail: {
+      executionArn: r.executionArn,
+      stateMachineArn: twin.stateMachine().arn,
+      name: 'twin-tdfail-2',
+      status: 'FAILED',
+      error: r.error,
+      cause: r.cause,
+    },
+  })) as { deletedTables: string[] };
+  expectNoDenials(mark);
+  expect(out.deletedTables).toEqual([table]);
+  expect(await runsRow('twin-tdfail-2')).toMatchObject({ status: 'FAILED' });
+  expect(await twin.tables()).not.toContain(table);
+  expect((await runInstancesOf('twin-tdfail-2')).map((i) => i.state)).toEqual(['terminated']);
 });
 
 const ddbTarget = (id: string) => ({

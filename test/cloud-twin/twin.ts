@@ -826,6 +826,8 @@ export class CloudTwin {
     input: unknown;
     name: string;
     waitMs?: number;
+    /** Retry intervals (ms) of the states named, instead of their IntervalSeconds and backoff. */
+    retryMs?: Record<string, number>;
     onState?: (state: string) => 'abort' | void;
   }): Promise<ExecutionResult> {
     const sm = this.stateMachine();
@@ -861,7 +863,11 @@ export class CloudTwin {
     const { StateMachine } = await import('aws-local-stepfunctions');
     const machine = new StateMachine(def as never);
     const execution = machine.run(o.input as never, {
-      overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: waits },
+      overrides: {
+        taskResourceLocalHandlers: handlers as never,
+        waitTimeOverrides: waits,
+        ...(o.retryMs ? { retryIntervalOverrides: o.retryMs } : {}),
+      },
       context: {
         Execution: { Id: executionArn, Name: o.name, StartTime: new Date().toISOString() },
         StateMachine: { Id: sm.arn, Name: sm.name },

@@ -3,7 +3,7 @@
  * teardown (tables deleted, loader agents and their JVMs gone, DynamoDB Local stopped), and the
  * result directory must say which step failed.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { NON_FATAL_STATES, TASK_STATES, type TaskStateName } from '../../lib/core/pipeline';
@@ -120,5 +120,23 @@ describe.each(cases)('a failure in %s', (name, failAt, failedState, runSpec) => 
     expect(teardown).toMatchObject({ runId, failed: !nonFatal });
     // the table the run created is gone (or was never created)
     expect(teardown.keptTables).toEqual([]);
+    // the run's row of table runs: Report's on success, the failure path's teardown's on failure; none when Plan
+    // refused the run (nothing planned)
+    const rowsDir = path.join(resultsDir, 'tables', 'runs');
+    const rowFiles = existsSync(rowsDir)
+      ? readdirSync(rowsDir, { recursive: true }).filter((f) => String(f).endsWith(`/${runId}.jsonl`))
+      : [];
+    const statuses = rowFiles.map(
+      (f) => JSON.parse(readFileSync(path.join(rowsDir, String(f)), 'utf8')).status as string,
+    );
+    expect(statuses).toEqual(failedState === 'Plan' ? [] : [nonFatal ? 'SUCCEEDED' : 'FAILED']);
+    if (failAt[0] === 'TeardownTarget') {
+      // the target's teardown failed: the run's measured cells were reported, and the run's Teardown deleted its table
+      const summary = JSON.parse(readFileSync(path.join(resultsDir, 'runs', runId, 'summary.json'), 'utf8'));
+      expect(summary.targetTeardownFailures).toEqual([
+        { target: 'ddb', error: 'StepFailedError: TeardownTarget: fault injected by the test' },
+      ]);
+      expect(teardown.deletedTables).toEqual([`fleetbench-faults.ddb.${runId}`]);
+    }
   }, 240_000);
 });

@@ -100,10 +100,11 @@ describe('BenchmarkStateMachine', () => {
     for (const [name, s, parent] of allStates(definition)) {
       if (s.Type !== 'Task' || name === 'TeardownAfterFailure') continue;
       if ((NON_FATAL_STATES as readonly string[]).includes(name)) {
-        // non-fatal (regression detection): caught into the normal Teardown
+        // non-fatal: regression detection caught into the normal Teardown, a target's teardown into the end of its
+        // iteration (the run's Teardown removes what it left)
         expect({ name, next: s.Catch?.find((x) => x.ErrorEquals.includes('States.ALL'))?.Next }).toEqual({
           name,
-          next: 'Teardown',
+          next: name === 'TeardownTarget' ? 'TargetTeardownFailed' : 'Teardown',
         });
         continue;
       }
@@ -176,8 +177,14 @@ describe('BenchmarkStateMachine', () => {
       ItemsPath: '$.run.targets',
       // 1 for "sequential", the number of targets for "parallel" (lib/core/pipeline/run-context.ts)
       MaxConcurrencyPath: '$.run.targetConcurrency',
-      // the iteration's output is dropped: after the Map, the state is the Map's input
-      ResultPath: null,
+      // the iterations' outcomes (each target, and its teardown's error if it failed) for Report and Teardown
+      ResultPath: '$.targetTeardowns',
+    });
+    expect((definition.States.Report as Pass).Parameters).toMatchObject({
+      'targetTeardowns.$': '$.targetTeardowns',
+    });
+    expect((definition.States.Teardown as Pass).Parameters).toMatchObject({
+      'targetTeardowns.$': '$.targetTeardowns',
     });
     expect(map.ItemSelector).toEqual({
       'run.$': '$.run',
@@ -203,10 +210,28 @@ describe('BenchmarkStateMachine', () => {
     expect(cells.Choices[0]!.NumericLessThanPath).toBe('$.target.span.cellEnd');
     // its last cell done, the target is torn down: the end of its iteration
     expect(cells.Default).toBe('TeardownTarget');
-    expect(st.TeardownTarget!.End).toBe(true);
     expect(st.TeardownTarget!.Retry).toEqual(
       expect.arrayContaining([expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 2 })]),
     );
+    // still failing, it does not fail the run: the iteration ends with its error (its target's id and the error)
+    expect(st.TeardownTarget!.Catch).toEqual([
+      expect.objectContaining({
+        ErrorEquals: ['States.ALL'],
+        Next: 'TargetTeardownFailed',
+        ResultPath: '$.targetTeardownError',
+      }),
+    ]);
+    expect(st.TargetTeardownFailed).toMatchObject({
+      Type: 'Pass',
+      End: true,
+      Parameters: { 'target.$': '$.target.span.id', 'teardownError.$': '$.targetTeardownError' },
+    });
+    expect(next('TeardownTarget')).toBe('TargetDone');
+    expect(st.TargetDone).toMatchObject({
+      Type: 'Pass',
+      End: true,
+      Parameters: { 'target.$': '$.target.span.id' },
+    });
     expect(allStates(definition).filter(([, x]) => x.Type === 'Parallel')).toEqual([]);
     // TeardownTarget runs in Teardown's function (its deletes are every resource type's grants)
     expect(STEP_ENTRIES[TASK_STATES.TeardownTarget]).toBe(STEP_ENTRIES[TASK_STATES.Teardown]);
@@ -699,6 +724,23 @@ describe('The run report', () => {
     const reads = JSON.stringify(withAction('s3:GetObject*').map((s) => s.Resource));
     for (const prefix of ['runs', 'tables', 'noise']) expect(reads).toMatch(new RegExp(`/${prefix}/\\*"`));
     expect(withAction('sns:Publish')).toHaveLength(1);
+  });
+
+  it("Teardown and OnAbort: write runs/* and a failed run's row under tables/runs/ only", () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+      Properties: { PolicyDocument: { Statement: Record<string, unknown>[] }; Roles: unknown[] };
+    }[];
+    for (const fn of ['PipelineTeardownFn', 'PipelineOnAbortFn']) {
+      const stmts = policies
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement);
+      const puts = stmts
+        .filter((s) => ([] as unknown[]).concat(s.Action).includes('s3:PutObject'))
+        .map((s) => JSON.stringify(s.Resource));
+      expect({ fn, runs: puts.filter((r) => /"\/runs\/\*"/.test(r)).length }).toEqual({ fn, runs: 1 });
+      expect({ fn, rows: puts.filter((r) => /\/tables\/runs\/\*"/.test(r)).length }).toEqual({ fn, rows: 1 });
+      expect({ fn, puts: puts.length }).toEqual({ fn, puts: 2 });
+    }
   });
 
   it('the dashboard links to the reports under the results bucket', () => {

@@ -3,14 +3,19 @@
  * (`runs/<runId>/report.html`, the same renderer as the local mode) and a notification with a link to it
  * (presigned on S3). Cells without a result (never aggregated) count as incomplete.
  */
-import { MAX_LINK_SECONDS, NotFoundError } from '../common/store';
+import { MAX_LINK_SECONDS } from '../common/store';
 import { writeReport } from '../report/data';
 import type { Clock, Notifier, ObjectStore } from '../common/ports';
-import { buildRunRow, tableObjectKey, toJsonLines, type Row } from '../results/rows';
-import { tableDef } from '../results/schema';
-import { cellKey, checkRun, readPlan, summaryKey } from './context';
-import type { CellResult } from './aggregate';
-import { cellsNotSkipped } from './probe';
+import { checkRun, readOptional, summaryKey, type RunContext } from './context';
+import { targetTeardownKey } from './keys';
+import { writeRunRow, type RunStatus } from './run-row';
+import { failureReason } from './cell-failure';
+import {
+  readTargetTeardowns,
+  targetTeardownLine,
+  type TargetTeardownFailure,
+  type TargetTeardownOutcome,
+} from './teardown-input';
 import { headlineOf, noResultHeadline, type CellHeadline } from '../contract/headline';
 import { runEventsKey, type LoaderReplacement } from './loader-replacement';
 
@@ -26,17 +31,52 @@ async function loaderReplacements(store: ObjectStore, runId: string): Promise<Lo
 export interface RunSummary {
   runId: string;
   specName: string;
-  status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  status: RunStatus;
   startedAtMs: number;
   endedAtMs: number;
   /** per planned cell, in plan order; a cell without a result is incomplete with null figures */
   cells: CellHeadline[];
   /** lost loaders replaced before a cell's retry (lib/core/pipeline/loader-replacement.ts), in time order */
   loaderReplacements: LoaderReplacement[];
+  /** targets whose own teardown (TeardownTarget) failed: the run's Teardown removes what each left */
+  targetTeardownFailures?: TargetTeardownFailure[];
+}
+
+/**
+ * The failed target teardowns among the Map's outcomes, each with what its record says was left: the record of this
+ * execution only (a resumed run's first execution may have written one for the target too).
+ */
+async function targetTeardownFailures(
+  store: ObjectStore,
+  run: RunContext,
+  outcomes: TargetTeardownOutcome[],
+): Promise<TargetTeardownFailure[]> {
+  const since = run.resume?.atMs ?? run.startedAtMs;
+  const out: TargetTeardownFailure[] = [];
+  for (const o of outcomes) {
+    if (!o.teardownError) continue;
+    const rec = (await readOptional(store, targetTeardownKey(run.runId, o.target))) as {
+      errors?: unknown;
+      atMs?: unknown;
+    } | null;
+    const ours = rec && typeof rec.atMs === 'number' && rec.atMs >= since && Array.isArray(rec.errors);
+    out.push({
+      target: o.target,
+      error: failureReason(o.teardownError),
+      ...(ours ? { left: (rec.errors as unknown[]).map(String) } : {}),
+    });
+  }
+  return out;
 }
 
 export async function report(
-  input: { run: unknown; status?: 'SUCCEEDED' | 'FAILED' | 'ABORTED'; region?: string | null },
+  input: {
+    run: unknown;
+    status?: RunStatus;
+    region?: string | null;
+    /** How each target's own teardown ended (the targets Map's output). */
+    targetTeardowns?: unknown;
+  },
   deps: { store: ObjectStore; notifier: Notifier; clock: Clock },
 ): Promise<{
   runId: string;
@@ -46,40 +86,17 @@ export async function report(
   reportUri: string | null;
 }> {
   const run = checkRun(input.run);
-  const plan = await readPlan(deps.store, run.runId);
-  // an SLO search's probes that its end made unnecessary ran nothing: not cells of the run
-  const cells = await cellsNotSkipped(deps.store, run.runId, plan.cells);
-  const rows: (Row | undefined)[] = [];
-  for (const cell of cells) {
-    try {
-      rows.push(((await deps.store.getJson(cellKey(run.runId, cell.id, 'result.json'))) as CellResult).row);
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      rows.push(undefined);
-    }
-  }
   const status = input.status ?? 'SUCCEEDED';
   const endedAtMs = deps.clock.nowMs();
-  const present = rows.filter((r): r is Row => r !== undefined);
-  const runRow = buildRunRow(
-    {
-      runId: run.runId,
-      specName: run.specName,
-      startedAtMs: run.startedAtMs,
-      endedAtMs,
-      status,
-      mode: run.storeUri.startsWith('s3://') ? 'aws' : 'local',
-      region: input.region ?? null,
-      priceBook: null,
-      cellsTotal: cells.length,
-      runCostEstimateUsd: null,
-    },
-    present,
+  const teardownFailures = await targetTeardownFailures(
+    deps.store,
+    run,
+    readTargetTeardowns(input.targetTeardowns),
   );
-  // cells never aggregated are incomplete too
-  runRow.cells_incomplete = (runRow.cells_incomplete as number) + (rows.length - present.length);
-  const runs = tableDef('runs');
-  await deps.store.put(tableObjectKey(runs, run, run.runId), toJsonLines(runs, [runRow]));
+  const { cells, rows } = await writeRunRow(
+    { run, status, endedAtMs, region: input.region ?? null },
+    deps.store,
+  );
   const summary: RunSummary = {
     runId: run.runId,
     specName: run.specName,
@@ -91,6 +108,7 @@ export async function report(
       return r ? headlineOf(r) : noResultHeadline(c);
     }),
     loaderReplacements: await loaderReplacements(deps.store, run.runId),
+    ...(teardownFailures.length ? { targetTeardownFailures: teardownFailures } : {}),
   };
   await deps.store.putJson(summaryKey(run.runId), summary);
   // The report is a view of what is stored: a renderer failure must not cost the run its notification.
@@ -122,6 +140,7 @@ export async function report(
           `Loaders replaced at ${new Date(r.atMs).toISOString()}: ${r.launched} launched for ` +
           `${[...r.lost, ...(r.missing ? [`${r.missing} gone`] : [])].join(', ')} (up to $${r.worstCaseUsd.toFixed(2)}).`,
       ),
+      ...teardownFailures.map(targetTeardownLine),
       reportLine,
       `Summary: ${deps.store.uriOf(summaryKey(run.runId))}`,
     ].join('\n'),

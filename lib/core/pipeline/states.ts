@@ -37,10 +37,11 @@ export const CELL_STATES: readonly TaskStateName[] = [
 ];
 
 /**
- * Task states whose failure does not fail the run: caught into the normal Teardown (the run's results
- * are already written when they run). The run still reports the error.
+ * Task states whose failure does not fail the run. DetectRegressions: caught into the normal Teardown (the run's
+ * results are already written when it runs). TeardownTarget: caught into TargetTeardownFailed, which ends its
+ * target's iteration (the run's Teardown removes what it left). The run still reports the error.
  */
-export const NON_FATAL_STATES: readonly TaskStateName[] = ['DetectRegressions'];
+export const NON_FATAL_STATES: readonly TaskStateName[] = ['DetectRegressions', 'TeardownTarget'];
 export type StepName = (typeof TASK_STATES)[TaskStateName];
 
 /** Every step with a Lambda (one function per step; the two teardown states share one). */

@@ -27,7 +27,9 @@ import {
   type ResourceType,
   type TeardownListField,
 } from '../resources/resource-type';
-import type { TeardownInput } from './teardown-input';
+import { readTargetTeardowns, type TeardownInput } from './teardown-input';
+import { writeRunRow } from './run-row';
+import { failureReason } from './cell-failure';
 import { runOfExecution } from './resume';
 
 export type { TeardownInput };
@@ -68,11 +70,13 @@ export async function teardown(input: TeardownInput, deps: TeardownDeps): Promis
   };
   const previous = (await readOptional(deps.store, teardownKey(runId))) as TeardownRecord | null;
   await deps.store.putJson(teardownKey(runId), {
-    ...mergeRecord(await withTargetTeardowns(result, run, deps.store), previous),
+    ...mergeRecord(await withTargetTeardowns(result, run, deps.store), previous, executionStartMs(run)),
     ...(errors.length ? { errors } : {}),
     atMs: deps.clock.nowMs(),
   });
-  await recordFailureAndNotify(input, result, errors, deps);
+  const failure = result.failed ? await recordFailure(input, runId, run, deps) : null;
+  const rowError = failure && run ? await failedRunRow(run, failure.record, deps.store) : null;
+  await notify({ input, result, errors, failure, rowError }, deps);
   if (errors.length)
     throw new Error(`teardown of run ${runId} incomplete (it is retried): ${errors.join('; ')}`);
   return result;
@@ -191,7 +195,15 @@ function recordRemoval(
   if (type.record.pending) lists[type.record.pending] = removal.pending ?? [];
 }
 
-type TeardownRecord = TeardownResult & { passes?: number };
+type TeardownRecord = TeardownResult & { passes?: number; atMs?: number };
+
+/**
+ * When this execution started working on the run: a resuming execution's start (./resume.ts), else 0 (every record
+ * of the run is this execution's). A record written before it is the earlier execution's.
+ */
+function executionStartMs(run: RunContext | null): number {
+  return run?.resume?.atMs ?? 0;
+}
 
 /**
  * The run's teardown record lists what each target's teardown (TeardownTarget, runs/<id>/teardown/<target>.json)
@@ -219,10 +231,15 @@ async function withTargetTeardowns(
 }
 
 /**
- * A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried teardown): the
- * record keeps everything any pass removed or kept, and the first failure's error stays.
+ * A run can be torn down more than once (the Catch, then the abort rule on FAILED; a retried teardown; a resumed
+ * run's execution after the first's): the record keeps everything any pass removed or kept; `failed` is this
+ * execution's (a resumed run that succeeds is not failed for its first execution's failure).
  */
-function mergeRecord(result: TeardownResult, previous: TeardownRecord | null): TeardownRecord {
+function mergeRecord(
+  result: TeardownResult,
+  previous: TeardownRecord | null,
+  sinceMs: number,
+): TeardownRecord {
   const union = (a: string[] | undefined, b: string[] | undefined) => [
     ...new Set([...(a ?? []), ...(b ?? [])]),
   ];
@@ -235,51 +252,146 @@ function mergeRecord(result: TeardownResult, previous: TeardownRecord | null): T
     if (pending && (result[type.record.removed] || previous?.[type.record.removed]))
       merged[pending] = result[pending] ?? previous?.[pending] ?? [];
   }
-  merged.failed = result.failed || Boolean(previous?.failed);
+  const ours = previous !== null && (previous.atMs ?? 0) >= sinceMs;
+  merged.failed = result.failed || (ours && Boolean(previous.failed));
   merged.passes = (previous?.passes ?? 1) + (previous ? 1 : 0);
   return merged;
 }
 
+/** One execution's failure (runs/<id>/failure.json holds the latest execution's, the earlier ones under it). */
+interface FailureRecord {
+  runId: string;
+  executionName?: string;
+  status: string;
+  error: string | null;
+  cause: string | null;
+  /** when this execution's first failed pass ran (the run's end for its `runs` row) */
+  failedAtMs?: number;
+  /** this pass's time */
+  atMs: number;
+  /** the failures of the run's earlier executions (a resumed run's first), oldest first */
+  earlierExecutions?: Omit<FailureRecord, 'earlierExecutions'>[];
+}
+
 /**
- * A failed run gets failure.json and one SNS message (unless a later pass had to remove something the first
- * left); a teardown that could not remove everything sends one too. The message names every kind removed or
- * kept and the teardown's errors.
+ * Records this execution's failure: its first failed pass gives the error (the Catch's, before the abort rule's
+ * pass of the same execution); a record of an earlier execution (written before this one resumed the run) is kept
+ * under `earlierExecutions`, never taken for this one's. `first`: no pass of this execution recorded it before.
  */
-async function recordFailureAndNotify(
+async function recordFailure(
   input: TeardownInput,
-  result: TeardownResult,
-  errors: string[],
+  runId: string,
+  run: RunContext | null,
+  deps: TeardownDeps,
+): Promise<{ record: FailureRecord; first: boolean }> {
+  const stored = (await readOptional(deps.store, failureKey(runId))) as FailureRecord | null;
+  const same = stored !== null && stored.atMs >= executionStartMs(run) ? stored : null;
+  const earlier = stored
+    ? same
+      ? (stored.earlierExecutions ?? [])
+      : [...(stored.earlierExecutions ?? []), withoutEarlier(stored)]
+    : [];
+  const now = deps.clock.nowMs();
+  const executionName = same?.executionName ?? input.executionName ?? run?.resume?.executionName;
+  const record: FailureRecord = {
+    runId,
+    ...(executionName ? { executionName } : {}),
+    status: input.status ?? 'FAILED',
+    error: same ? same.error : (input.error?.Error ?? null),
+    cause: same ? same.cause : (input.error?.Cause ?? null),
+    failedAtMs: same ? (same.failedAtMs ?? same.atMs) : now,
+    atMs: now,
+    ...(earlier.length ? { earlierExecutions: earlier } : {}),
+  };
+  await deps.store.putJson(failureKey(runId), record);
+  return { record, first: !same };
+}
+
+function withoutEarlier(r: FailureRecord): Omit<FailureRecord, 'earlierExecutions'> {
+  const rest = { ...r };
+  delete rest.earlierExecutions;
+  return rest;
+}
+
+/**
+ * A failed (or aborted) run's row of table `runs`, with its status (ABORTED, else FAILED: a TIMED_OUT execution
+ * is a failed run) and the end of its execution's first failed pass; it replaces a row Report wrote (a teardown
+ * that failed after Report fails the run). A run whose Plan never wrote its context has no row: nothing ran.
+ * Returns why the row could not be written, or null.
+ */
+async function failedRunRow(
+  run: RunContext,
+  failure: FailureRecord,
+  store: TeardownDeps['store'],
+): Promise<string | null> {
+  try {
+    await writeRunRow(
+      {
+        run,
+        status: failure.status === 'ABORTED' ? 'ABORTED' : 'FAILED',
+        endedAtMs: failure.failedAtMs ?? failure.atMs,
+      },
+      store,
+    );
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * The SNS message of a teardown: a failed run's first pass (or a later pass that had to remove something the first
+ * left), a teardown that could not remove everything, and the run's end after a target's own teardown failed (what
+ * this teardown removed of what it left). It names every kind removed or kept and the teardown's errors.
+ */
+async function notify(
+  o: {
+    input: TeardownInput;
+    result: TeardownResult;
+    errors: string[];
+    failure: { record: FailureRecord; first: boolean } | null;
+    rowError: string | null;
+  },
   deps: TeardownDeps,
 ): Promise<void> {
+  const { result, errors, failure } = o;
   const runId = result.runId;
-  type Failure = { status: string; error: string | null; cause: string | null };
-  let earlier: Failure | null = null;
-  let failure: Failure | null = null;
-  if (result.failed) {
-    earlier = (await readOptional(deps.store, failureKey(runId))) as Failure | null;
-    failure = {
-      status: input.status ?? 'FAILED',
-      error: earlier?.error ?? input.error?.Error ?? null,
-      cause: earlier?.cause ?? input.error?.Cause ?? null,
-    };
-    await deps.store.putJson(failureKey(runId), { runId, ...failure, atMs: deps.clock.nowMs() });
-  }
   const removed = removedSummary(result);
-  const worthTelling = failure ? !earlier || removed.length > 0 : errors.length > 0;
+  const targetsFailed = readTargetTeardowns(o.input.targetTeardowns).filter((t) => t.teardownError);
+  const worthTelling = failure
+    ? failure.first || removed.length > 0
+    : errors.length > 0 || targetsFailed.length > 0;
   if (!deps.notifier || !worthTelling) return;
-  const status = failure?.status ?? 'SUCCEEDED';
+  const f = failure?.record;
+  const status = f?.status ?? 'SUCCEEDED';
   const lines = [
-    failure
-      ? `Run ${runId} ended ${status}: ${failure.error ?? ''} ${failure.cause ?? ''}`.trimEnd()
+    f
+      ? `Run ${runId} ended ${status}: ${f.error ?? ''} ${f.cause ?? ''}`.trimEnd()
       : `Run ${runId} ended ${status}.`,
+    ...(f?.executionName && f.earlierExecutions?.length
+      ? [`(execution ${f.executionName}; an earlier execution of the run failed: ${earlierLine(f)})`]
+      : []),
+    ...targetsFailed.map(
+      (t) =>
+        `The teardown of target ${t.target} had failed (${failureReason(t.teardownError)}): this teardown ` +
+        `removed what was left of the run.`,
+    ),
     `Teardown ${removed.length ? removed.join(', ') : 'removed nothing'}.`,
     ...keptSummary(result),
     ...(errors.length
       ? [`Teardown errors (it is retried; what is left is named here):`, ...errors.map((e) => `- ${e}`)]
       : []),
+    ...(o.rowError ? [`The run's row of table runs was not written: ${o.rowError}`] : []),
   ];
-  const subject = `fleetbench run ${runId}: ${status}${errors.length ? ', teardown incomplete' : ''}`;
+  const subject =
+    `fleetbench run ${runId}: ${status}` +
+    (errors.length ? ', teardown incomplete' : targetsFailed.length ? ', a target teardown failed' : '');
   await deps.notifier.publish(subject.slice(0, 99), lines.join('\n'));
+}
+
+function earlierLine(f: FailureRecord): string {
+  const e = f.earlierExecutions![f.earlierExecutions!.length - 1]!;
+  return `${e.executionName ?? 'its first'}, ${e.status}: ${e.error ?? ''}`.trimEnd();
 }
 
 /** "terminated 2 loaders (i-…)", "deleted 1 Keyspaces keyspace (fb_…)", ... for each type removed. */

@@ -100,10 +100,11 @@ export function fixedEvents(): number {
 /**
  * The events of one target's lifecycle (an iteration of the targets' Map, whether the iterations run one after
  * another or side by side: the history holds them all) but its ready checks: the iteration's start and end, its
- * span, its ProvisionTarget, the load and cell loops' entry and last choice, its TeardownTarget.
+ * span, its ProvisionTarget, the load and cell loops' entry and last choice, its TeardownTarget and the pass that
+ * ends the iteration (TargetDone, or TargetTeardownFailed).
  */
 export function eventsPerTarget(): number {
-  return MAP_ITERATION + PASS + TASK + 2 * (PASS + CHOICE) + TASK;
+  return MAP_ITERATION + PASS + TASK + 2 * (PASS + CHOICE) + TASK + PASS;
 }
 
 /** Events of one ready check (WaitReady, its choice, the wait before the next). */

@@ -37,7 +37,8 @@ import type { Plan } from '../plan';
 import type { ReportDax } from './html';
 import type { ReportSearch } from './searches';
 import { cellsNotSkipped, frontierKey } from '../pipeline/probe';
-import { readOptional } from '../pipeline/keys';
+import { readOptional, summaryKey } from '../pipeline/keys';
+import { targetTeardownLine, type TargetTeardownFailure } from '../pipeline/teardown-input';
 import { scheduleReportOf, type ReportSchedule, type ScheduleCellInput } from './schedules';
 import { capacityObjectKey } from '../results/capacity';
 import { cellTimelineOf, type ReportTimeline } from './timeline';
@@ -242,6 +243,11 @@ export async function buildReportData(
     `Costs are priced with ${priceBookLine(book)}: ${bookOriginText(book)}.`,
     ...priceBookWarnings(book, { region: spec?.region ?? bookRegion(book), nowMs: run.startedAtMs }),
   );
+  // a target whose own teardown failed (Report's summary.json): said here too, not only in the notification
+  const summary = (await readOptional(store, summaryKey(runId))) as {
+    targetTeardownFailures?: TargetTeardownFailure[];
+  } | null;
+  notes.push(...(summary?.targetTeardownFailures ?? []).map(targetTeardownLine));
   const dax = daxOf(spec, book);
   const history = await historyOf(store, runId).catch((err: unknown) => {
     notes.push(`no history chart: ${(err as Error).message}`);

@@ -81,7 +81,7 @@ export function summaryRows(cells: readonly CellHeadline[]): string[][] {
 
 /** One line about the run row: status, start, duration, cells. */
 export function runLine(run: Record<string, unknown> | undefined, runId: string): string {
-  if (!run) return `run ${runId}: no row in the runs table yet (still running, or failed before Report)`;
+  if (!run) return `run ${runId}: no row in the runs table yet (still running, or refused by Plan)`;
   const started = num(run.started_at_ms);
   const ended = num(run.ended_at_ms);
   const when =

@@ -134,8 +134,18 @@ export const TABLES: readonly TableDef[] = [
     columns: [
       col('run_id', 'string', 'unique id of the run'),
       col('started_at_ms', 'bigint', 'run start, epoch ms'),
-      col('ended_at_ms', 'bigint', 'run end, epoch ms', true),
-      col('status', 'string', 'SUCCEEDED, FAILED, ABORTED or RUNNING'),
+      col(
+        'ended_at_ms',
+        'bigint',
+        "run end, epoch ms: when Report ran, or a failed run's teardown (its execution's first failed pass)",
+        true,
+      ),
+      col(
+        'status',
+        'string',
+        "SUCCEEDED (Report), FAILED (a TIMED_OUT execution too) or ABORTED (the failure path's teardown rewrites " +
+          'the row); a run whose Plan refused it has no row',
+      ),
       col('mode', 'string', 'aws or local'),
       col('region', 'string', 'AWS region (null in local mode)', true),
       col('price_book', 'string', 'id of the price book used for costs', true),
@@ -145,7 +155,12 @@ export const TABLES: readonly TableDef[] = [
         'cells in the plan, less the probes an SLO search skipped (docs/slo-search.md)',
       ),
       col('cells_incomplete', 'bigint', 'cells marked incomplete'),
-      col('run_cost_estimate_usd', 'double', 'estimated AWS cost of the run itself', true),
+      col(
+        'run_cost_estimate_usd',
+        'double',
+        "the plan's estimate of the run's own AWS cost (docs/cost-model.md); null in local mode",
+        true,
+      ),
     ],
   },
   {

@@ -121,10 +121,11 @@ describe("Plan: the execution's history budget, from the grid counted", () => {
     (spec.targets as Record<string, unknown>[])[0]!.billing = { mode: 'on-demand' };
     const planned = jest.spyOn(planner, 'planRun');
     try {
-      // 730,390: 10,000 × 73, the load, the ready checks and the fixed states: the targets' Map (4 events) and the
-      // target's iteration (its start and end, TargetSpan, ProvisionTarget, the loops' entries, TeardownTarget)
+      // 730,392: 10,000 × 73, the load, the ready checks and the fixed states: the targets' Map (4 events) and the
+      // target's iteration (its start and end, TargetSpan, ProvisionTarget, the loops' entries, TeardownTarget, the
+      // pass that ends it)
       expect(await planIssues(spec)).toEqual([
-        'workload: the plan has 10000 cells; at up to 73 history events per cell the run could reach 730390 events, ' +
+        'workload: the plan has 10000 cells; at up to 73 history events per cell the run could reach 730392 events, ' +
           'above the 20000 this pipeline allows (Step Functions stops at 25,000): split the spec into smaller runs ' +
           '(fewer read proportions, distributions or throughput steps)',
       ]);
