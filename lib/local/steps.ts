@@ -13,6 +13,6 @@ export const LOCAL_STEPS: Record<StepName, Step> = {
   ...STEPS,
   // a local run's binding jars are file:// URIs (lib/local/binding-artifacts.ts)
   plan: (e: PlanInput, p: Ports) =>
-    plan(e, { store: p.store, clock: p.clock, readJar: (uri) => readFile(fileURLToPath(uri)) }),
+    plan(e, { store: p.store, clock: p.clock, ports: p, readJar: (uri) => readFile(fileURLToPath(uri)) }),
   report: (e: { run: unknown }, p: Ports) => report({ run: e.run, region: null }, p),
 };
