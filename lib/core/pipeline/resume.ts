@@ -39,8 +39,28 @@ export interface ResumeRecord {
   cells: number[];
 }
 
-/** The execution name `fleetbench resume` gives the execution that resumes `runId`. */
-export const resumeExecutionName = (runId: string): string => `${runId}-resume`;
+/** The execution name `fleetbench resume` gives the execution that resumes `runId` (`attempt` > 1: a later try). */
+export const resumeExecutionName = (runId: string, attempt = 1): string =>
+  attempt > 1 ? `${runId}-resume-${attempt}` : `${runId}-resume`;
+
+/**
+ * The first resume execution name not `taken`: a resume the Plan step refused (a cluster still deleting) failed its
+ * execution, whose name Step Functions keeps for 90 days
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html), so the next try is
+ * `<runId>-resume-2`, and so on.
+ */
+export async function freeResumeExecutionName(
+  runId: string,
+  taken: (name: string) => Promise<boolean>,
+): Promise<string> {
+  for (let attempt = 1; attempt <= 50; attempt++) {
+    const name = resumeExecutionName(runId, attempt);
+    if (!(await taken(name))) return name;
+  }
+  throw new InputError([
+    { path: 'runId', message: `50 executions resuming run "${runId}" exist already: resume it no more` },
+  ]);
+}
 
 /**
  * The run an execution works on, by the run id its name gives: a resuming execution's pointer names the run it

@@ -11,6 +11,7 @@ import { plan, type RunContext } from '../../../lib/core/pipeline';
 import { contextKey, resumeKey, resumesKey, teardownKey } from '../../../lib/core/pipeline/context';
 import { runIdFromExecutionName } from '../../../lib/core/pipeline/context';
 import { FsStore } from '../../../lib/local/fs-store';
+import { freeResumeExecutionName } from '../../../lib/core/pipeline/resume';
 
 let dir: string;
 let store: FsStore;
@@ -63,4 +64,14 @@ it('a retry after the first invocation stopped between its writes completes the 
 it('another execution is still refused: a run is resumed once', async () => {
   await resume('r1-resume');
   await expect(resume('r1-resume-2')).rejects.toThrow(/resumed already, by execution r1-resume at /);
+});
+
+it('`fleetbench resume` names a try after a refused one <runId>-resume-2 (Step Functions keeps an execution name)', async () => {
+  const taken = new Set<string>();
+  const name = () => freeResumeExecutionName('r1', (n) => Promise.resolve(taken.has(n)));
+  expect(await name()).toBe('r1-resume');
+  taken.add('r1-resume');
+  expect(await name()).toBe('r1-resume-2');
+  taken.add('r1-resume-2');
+  expect(await name()).toBe('r1-resume-3');
 });
