@@ -4,7 +4,9 @@
  * loads the data set again under the same run id (the failed run's teardown removed everything), runs only the cells
  * without a complete row and writes them under the same run, so its report, `runs` row and Athena partitions show one
  * run. Refused, with the reason: a run resumed before, a run whose cells are all complete, a run not torn down yet
- * (still running, or its teardown never finished), a run id the store does not hold.
+ * (still running, or its teardown never finished), a run id the store does not hold, and (in the Plan step) a run
+ * whose teardown is still removing something the resume makes again (a cluster still deleting). A refusal writes
+ * nothing; the resuming execution's own Plan run again (a Lambda retry) gets its context back.
  */
 import { InputError } from '../common/errors';
 import type { Clock, ObjectStore } from '../common/ports';
@@ -117,7 +119,7 @@ export interface ResumeDeps {
   store: ObjectStore;
   clock: Clock;
   /**
-   * The ports of the run's resource types (DAX, the kinds' own services): a resume waits until the failed
+   * The ports of the run's resource types (the kinds' own services among them): a resume waits until the failed
    * execution's teardown has finished with the resources it will make again. Without them (a caller that only
    * plans) those checks are skipped.
    */
@@ -202,11 +204,11 @@ async function writeResume(store: ObjectStore, ctx: RunContext, record: ResumeRe
 }
 
 /**
- * The resumed run makes its targets' resources again under the same names. A DAX or MemoryDB cluster takes minutes
- * to delete, so the failed execution's teardown may have left one still deleting, or its groups pending: each
- * resource type with such a check (its `resumeBlockers`, in its kind's folder) says what of the targets to provision
- * is not gone yet, and the resume is refused naming each, before anything is written. Types whose port is not
- * deployed here refuse what the context names of them (it could not be checked).
+ * The resumed run makes its targets' resources again under the same names. A managed cache or database cluster
+ * takes minutes to delete, so the failed execution's teardown may have left one still deleting, or its groups
+ * pending: each resource type with such a check (its `resumeBlockers`, in its kind's folder) says what of the
+ * targets to provision is not gone yet, and the resume is refused naming each, before anything is written. Types
+ * whose port is not deployed here refuse what the context names of them (it could not be checked).
  */
 async function refuseUnfinishedTeardown(ctx: RunContext, deps: ResumeDeps): Promise<void> {
   if (!deps.ports) return;
