@@ -14,6 +14,8 @@ export const handler = stepHandler('Plan', (event: PlanInput & { stateMachineArn
   plan(event, {
     store: p.store,
     clock: p.clock,
+    // a resume checks what the failed execution's teardown may not have finished removing (DAX, the kinds' services)
+    ports: p,
     // the budget cap prices the run on AWS (the local mode costs nothing and passes no estimator)
     estimateRunUsd,
     // the spec's region is checked against this function's (the stack's); quotas before provisioning

@@ -100,8 +100,10 @@ export class FleetbenchStack extends Stack {
       functions: targetFunctions,
       configureCell: this.pipeline.functions.configureCell,
     });
-    this.dax = new DaxAccess(this, 'Dax', { fleet: this.fleet, functions: targetFunctions });
-    addKindConstructs(this, { fleet: this.fleet, functions: targetFunctions });
+    // Plan: a resume checks that the failed execution's clusters are gone (lib/core/pipeline/resume.ts)
+    const plan = this.pipeline.functions.plan;
+    this.dax = new DaxAccess(this, 'Dax', { fleet: this.fleet, functions: targetFunctions, plan });
+    addKindConstructs(this, { fleet: this.fleet, functions: targetFunctions, plan });
     new Preflight(this, 'Preflight', {
       plan: this.pipeline.functions.plan,
       availabilityZones: this.fleet.availabilityZoneCount,

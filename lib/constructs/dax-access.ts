@@ -10,6 +10,7 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
 import { TABLE_PREFIX, TAG_RUN_ID } from '../core/common/ports';
@@ -44,6 +45,11 @@ export const DAX_LOADER_ACTIONS = [
 export interface DaxAccessProps {
   readonly fleet: LoaderFleet;
   readonly functions: TargetFunctions;
+  /**
+   * The Plan step's function: a resume checks that the run's clusters are gone and deletes the groups its teardown
+   * left pending (lib/core/targets/dynamodb/dax-resume.ts).
+   */
+  readonly plan?: lambda.Function;
 }
 
 export class DaxAccess extends Construct {
@@ -75,7 +81,9 @@ export class DaxAccess extends Construct {
       DAX_LOADER_SECURITY_GROUP_ID: fleet.securityGroup.securityGroupId,
       DAX_ROLE_ARN: this.serviceRole.roleArn,
     };
-    for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
+    for (const fn of [...Object.values(f), ...(props.plan ? [props.plan] : [])])
+      for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
+    if (props.plan) grantDaxResumeCheck(props.plan);
 
     const runClusters = runDaxClusters(stack);
     grantDaxProvision(f, { fleet, serviceRole: this.serviceRole });
@@ -203,4 +211,23 @@ function grantDaxLifecycle(f: TargetFunctions): void {
     add(fn, 'DeleteDaxGroups', ['dax:DeleteSubnetGroup', 'dax:DeleteParameterGroup'], ['*']);
     add(fn, 'DeleteRunSecurityGroup', ['ec2:DeleteSecurityGroup'], [ec2('security-group', '*')], runTagged);
   }
+}
+
+/**
+ * Plan, resuming a run (lib/core/targets/dynamodb/dax-resume.ts): each of the run's clusters described by name, and the
+ * groups of one that is gone deleted as Teardown deletes them (the security group only with a run tag). No cluster is
+ * created or deleted.
+ */
+function grantDaxResumeCheck(fn: lambda.Function): void {
+  const stack = Stack.of(fn);
+  grant(fn, 'DescribeRunDaxClusters', ['dax:DescribeClusters'], [runDaxClusters(stack)]);
+  grant(fn, 'DescribeDaxSecurityGroups', ['ec2:DescribeSecurityGroups'], ['*']);
+  grant(fn, 'DeleteDaxGroups', ['dax:DeleteSubnetGroup', 'dax:DeleteParameterGroup'], ['*']);
+  grant(
+    fn,
+    'DeleteRunSecurityGroup',
+    ['ec2:DeleteSecurityGroup'],
+    [stack.formatArn({ service: 'ec2', resource: 'security-group', resourceName: '*' })],
+    runTagged,
+  );
 }

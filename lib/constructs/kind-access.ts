@@ -3,6 +3,7 @@
  * registry ./kind-constructs.ts, given the loader fleet (the network their resources go in) and the functions that
  * provision, watch and remove targets (each construct grants the ones it needs and sets their environment).
  */
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { KindServices } from '../core/common/ports';
 import type { TargetFunctions } from './grants';
@@ -12,6 +13,8 @@ import * as KIND_CONSTRUCTS from './kind-constructs';
 export interface KindConstructProps {
   readonly fleet: LoaderFleet;
   readonly functions: TargetFunctions;
+  /** The Plan step's function: a resume checks what the failed execution's teardown may not have finished removing. */
+  readonly plan?: lambda.Function;
 }
 
 /** A kind's construct: its id in the stack's tree (kept across versions: logical ids and metadata derive from it). */

@@ -8,6 +8,7 @@
  * on a retry (grantRetryReads). docs/memorydb.md gives the sources of every grant.
  */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { grant, type TargetFunctions } from './grants';
 import { TAG_RUN_ID } from '../core/common/ports';
@@ -18,6 +19,11 @@ import { acknowledgeNagFindings, type NagAcknowledgement } from './nag-acknowled
 export interface MemoryDbAccessProps {
   readonly fleet: LoaderFleet;
   readonly functions: TargetFunctions;
+  /**
+   * The Plan step's function: a resume checks that the run's clusters are gone and deletes the pieces its teardown
+   * left pending (lib/core/targets/memorydb/resume.ts).
+   */
+  readonly plan?: lambda.Function;
 }
 
 const runTagged = { Null: { [`aws:ResourceTag/${TAG_RUN_ID}`]: 'false' } };
@@ -84,10 +90,37 @@ export class MemoryDbAccess extends Construct {
       MEMORYDB_SUBNET_IDS: fleet.subnetIds.join(','),
       MEMORYDB_LOADER_SECURITY_GROUP_ID: fleet.securityGroup.securityGroupId,
     };
-    for (const fn of Object.values(f)) for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
+    for (const fn of [...Object.values(f), ...(props.plan ? [props.plan] : [])])
+      for (const [k, v] of Object.entries(env)) fn.addEnvironment(k, v);
     const a = arns(Stack.of(this));
     this.grantCreation(f.provisionTarget, a, fleet);
     this.grantReadAndRemoval(f, a);
+    if (props.plan) this.grantResumeCheck(props.plan, a);
+  }
+
+  /**
+   * Plan, resuming a run (lib/core/targets/memorydb/resume.ts): each of the run's clusters described by name, the run's
+   * security groups listed, and the pieces of a cluster that is gone deleted as Teardown deletes them (only those
+   * carrying a run tag). No cluster is created or deleted.
+   */
+  private grantResumeCheck(fn: lambda.Function, a: ReturnType<typeof arns>): void {
+    const { clusters, acls, users, subnetGroups, ec2 } = a;
+    grant(fn, 'DescribeRunMemoryDbClusters', ['memorydb:DescribeClusters'], [clusters]);
+    grant(fn, 'DescribeMemoryDbSecurityGroups', ['ec2:DescribeSecurityGroups'], ['*']);
+    grant(
+      fn,
+      'DeleteMemoryDbPiecesOfGoneCluster',
+      ['memorydb:DeleteAcl', 'memorydb:DeleteUser', 'memorydb:DeleteSubnetGroup'],
+      [acls, users, subnetGroups],
+      runTagged,
+    );
+    grant(
+      fn,
+      'DeleteRunMemoryDbSecurityGroup',
+      ['ec2:DeleteSecurityGroup'],
+      [ec2('security-group', '*')],
+      runTagged,
+    );
   }
 
   /** ProvisionTarget: the pieces, the cluster over them, and the security group in the loaders' VPC. */

@@ -19,7 +19,8 @@ type Step = (event: never, p: Ports) => Promise<unknown>;
 
 export const LOCAL_STEPS: Record<StepName, Step> = {
   ...STEPS,
-  plan: (e: PlanInput, p: Ports) => plan(e, localPlanDeps(p)),
+  // Plan's ports: a resume's checks look at the failed execution's resources (lib/core/pipeline/resume.ts)
+  plan: (e: PlanInput, p: Ports) => plan(e, { ...localPlanDeps(p), ports: p }),
   report: (e: { run: unknown; targetTeardowns?: unknown }, p: Ports) =>
     report({ run: e.run, targetTeardowns: e.targetTeardowns, region: null }, p),
 };

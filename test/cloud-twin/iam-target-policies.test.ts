@@ -28,6 +28,7 @@ import { LoaderFleet } from '../../lib/constructs/loader-fleet';
 import { daxResourceName } from '../../lib/core/targets/dynamodb/dax';
 import { keyspaceName } from '../../lib/core/targets/keyspaces/keyspace';
 import { sweepExpiredDax, provisionDax, removeRunDax } from '../../lib/core/targets/dynamodb/dax-lifecycle';
+import { daxResumeBlockers } from '../../lib/core/targets/dynamodb/dax-resume';
 import {
   configureKeyspacesCapacity,
   sweepExpiredKeyspaces,
@@ -53,6 +54,7 @@ import { ACCOUNT, REGION, Resolver, rolePolicies, type Physical, type Template }
 jest.setTimeout(90_000);
 
 const STEPS = [
+  'plan',
   'provisionTarget',
   'waitReady',
   'startLoad',
@@ -133,7 +135,8 @@ function synthesize(vpcId: string, subnetIds: string[]): void {
       }),
     ]),
   ) as Record<Step, lambda.Function>;
-  const dax = new DaxAccess(stack, 'Dax', { fleet, functions: fns });
+  const { plan, ...targetFns } = fns;
+  const dax = new DaxAccess(stack, 'Dax', { fleet, functions: targetFns, plan });
   const { provisionTarget, waitReady, teardown, onAbort, janitor } = fns;
   const configureCell = new lambda.Function(stack, 'configureCellFn', {
     runtime: lambda.Runtime.NODEJS_22_X,
@@ -424,14 +427,36 @@ describe('DAX: the steps against the synthesized grants', () => {
     expect(denied(await decide('janitor', sweep))).toEqual([]);
   });
 
+  it('Plan, resuming the run: describes its cluster by name and deletes the groups of one that is gone, every call allowed', async () => {
+    // the failed execution's cluster, deleted by its teardown, its groups left for later (DAX had not removed it)
+    await provisionDax(run, target, tags, admin);
+    for (let i = 0; i < 10 && (await admin.describeCluster(name)).status !== 'available'; i++);
+    expect(await admin.deleteCluster(name)).toBe(true);
+    for (let i = 0; i < 10 && (await admin.describeCluster(name)).status !== 'MISSING'; i++);
+    let blockers: string[] = ['?'];
+    const calls = await callsOf(async () => {
+      blockers = await daxResumeBlockers(runId, run, admin);
+    });
+    expect(blockers).toEqual([]);
+    expect(new Set(daxGroupCalls(calls))).toEqual(
+      new Set(['AmazonDAXV3.DeleteSubnetGroup', 'AmazonDAXV3.DeleteParameterGroup', 'DeleteSecurityGroup']),
+    );
+    expect(denied(await decide('plan', calls))).toEqual([]);
+    // another cluster's state is not Plan's to read
+    const describe = calls.find((c) => String(c.headers['x-amz-target']).endsWith('.DescribeClusters'))!;
+    expect(denied(await decide('plan', [renamed(describe, name, 'prod-cache')]))).toEqual([
+      `dax:DescribeClusters arn:aws:dax:${REGION}:${ACCOUNT}:cache/prod-cache`,
+    ]);
+  });
+
   it('no other step may create or delete clusters', async () => {
     const create = sent.find((c) => String(c.headers['x-amz-target']).endsWith('.CreateCluster'))!;
     const del = sent.find((c) => String(c.headers['x-amz-target']).endsWith('.DeleteCluster'))!;
-    for (const step of ['waitReady', 'startLoad', 'startCell', 'teardown', 'janitor'] as const)
+    for (const step of ['plan', 'waitReady', 'startLoad', 'startCell', 'teardown', 'janitor'] as const)
       expect(
         (await decide(step, [create])).filter((x) => x.check.action === 'dax:CreateCluster')[0]!.allowed,
       ).toBe(false);
-    for (const step of ['waitReady', 'startLoad', 'startCell'] as const)
+    for (const step of ['plan', 'waitReady', 'startLoad', 'startCell'] as const)
       expect((await decide(step, [del]))[0]!.allowed).toBe(false);
   });
 

@@ -9,7 +9,15 @@
  * Every run ends with nothing left running.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { validateSpec, type RunSpec } from '../../lib/core/spec';
@@ -216,6 +224,31 @@ describe('a study survives faults (onCellFailure: retry-then-continue, the defau
     const cell0 = read(first.dir, 'runs', 'stopped', 'cells', CELL0, 'result.json');
     expect(cell0.row.incomplete).toBe(false);
 
+    // the first execution's attempt leaves its objects under the cell's raw/ prefix, where the resumed attempt
+    // writes again; a log of a name the new attempt does not write (an error log two hours before it) must not
+    // be read as the new attempt's (the reader takes each process's files from its manifest)
+    const proc0 = path.join(first.dir, 'runs', 'stopped', 'cells', CELL1, 'raw', 'loader-0', 'proc-0');
+    const fixtureLog = path.join(
+      __dirname,
+      '..',
+      'fixtures',
+      'ycsb',
+      'fleet-small',
+      'loader-0',
+      'proc-0',
+      'READ.hdr',
+    );
+    mkdirSync(proc0, { recursive: true });
+    writeFileSync(
+      path.join(proc0, 'READ-ERROR.hdr'),
+      readFileSync(fixtureLog, 'utf8')
+        .replace(
+          /StartTime: \d+\.(\d+)/,
+          (_, f: string) => `StartTime: ${Math.floor(Date.now() / 1000) - 7200}.${f}`,
+        )
+        .replace('Logging for: READ]', 'Logging for: READ-ERROR]'),
+    );
+
     const sent: string[] = [];
     const resumed = await run('stopped-resume', (f) => phasesSent(f, sent), {
       spec: stopSpec,
@@ -235,6 +268,18 @@ describe('a study survives faults (onCellFailure: retry-then-continue, the defau
     expect(rowFiles.sort()).toEqual(ids.map((id) => `stopped.${id}.jsonl`).sort());
     expect(read(first.dir, 'runs', 'stopped', 'cells', CELL0, 'result.json')).toEqual(cell0);
     expect(read(first.dir, 'runs', 'stopped', 'resume.json')).toMatchObject({ cells: [1] });
+    // the leftover is still there, and none of the resumed cell's time series comes from it
+    expect(existsSync(path.join(proc0, 'READ-ERROR.hdr'))).toBe(true);
+    const intervals = readdirSync(path.join(first.dir, 'tables', 'intervals'), { recursive: true })
+      .map(String)
+      .find((f) => path.basename(f) === `stopped.${CELL1}.jsonl`)!;
+    const rows = readFileSync(path.join(first.dir, 'tables', 'intervals', intervals), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { op: string; offset_seconds: number });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.op === 'READ-ERROR')).toEqual([]);
+    expect(Math.min(...rows.map((r) => r.offset_seconds))).toBeGreaterThan(-60);
 
     // a run is resumed once; a complete run has nothing to resume
     const store = new FsStore(first.dir);

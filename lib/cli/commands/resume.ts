@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/common/errors';
 import { readSpec } from '../../core/pipeline';
-import { resumable, resumeExecutionName } from '../../core/pipeline/resume';
+import { freeResumeExecutionName, resumable } from '../../core/pipeline/resume';
 import { FsStore } from '../../local/fs-store';
 import { assertRunnable } from '../../local/runner';
 import { S3Store } from '../../aws/s3-store';
@@ -44,11 +44,17 @@ async function resumeOnAws(runId: string, o: AwsOptions & { follow: boolean }): 
   const outputs = await stackOutputs(o);
   const store = new S3Store(`s3://${outputs.get('ResultsBucket')}`, { clientConfig: clientConfig(o) });
   const { cells } = await resumable(store, runId);
-  const name = resumeExecutionName(runId);
+  const executions = new SfnExecutions(clientConfig(o));
+  const machine = outputs.get('StateMachineArn');
+  // a resume the Plan step refused (its teardown not finished yet) keeps its execution's name: the next one is -2, ...
+  const executionArn = (n: string) => `${machine.replace(':stateMachine:', ':execution:')}:${n}`;
+  const name = await freeResumeExecutionName(
+    runId,
+    async (n) => (await executions.describe(executionArn(n))) !== undefined,
+  );
   if (name.length > 80)
     throw new InputError([{ path: 'runId', message: 'too long for an execution name with "-resume"' }]);
-  const executions = new SfnExecutions(clientConfig(o));
-  const arn = await executions.start(outputs.get('StateMachineArn'), name, JSON.stringify({ resume: runId }));
+  const arn = await executions.start(machine, name, JSON.stringify({ resume: runId }));
   const out = (s: string) => process.stdout.write(s + '\n');
   out(`started ${arn}: resuming run ${runId}, ${cells.length} cell(s) to run`);
   if (!o.follow) return;

@@ -42,10 +42,7 @@ export function register(program: Command): void {
       info = await executions.describe(ref);
     } else {
       const machine = (await stackOutputs(o)).get('StateMachineArn');
-      // a resumed run: its latest execution is the one that resumed it (`fleetbench resume`)
-      info =
-        (await executions.findByRunId(machine, runIdFromExecutionName(resumeExecutionName(ref)))) ??
-        (await executions.findByRunId(machine, ref));
+      info = (await latestResume(executions, machine, ref)) ?? (await executions.findByRunId(machine, ref));
     }
     if (!info)
       throw new InputError([
@@ -123,4 +120,22 @@ function duration(s: number): string {
   const m = Math.floor((s % 3600) / 60);
   const sec = s % 60;
   return h ? `${h} h ${m} min` : m ? `${m} min ${sec} s` : `${sec} s`;
+}
+
+/** A resumed run's latest execution: the last that resumed it (`fleetbench resume`: -resume, -resume-2, ...). */
+async function latestResume(
+  executions: SfnExecutions,
+  machine: string,
+  runId: string,
+): Promise<ExecutionInfo | undefined> {
+  let latest: ExecutionInfo | undefined;
+  for (let attempt = 1; attempt <= 50; attempt++) {
+    const found = await executions.findByRunId(
+      machine,
+      runIdFromExecutionName(resumeExecutionName(runId, attempt)),
+    );
+    if (!found) break;
+    latest = found;
+  }
+  return latest;
 }

@@ -18,7 +18,7 @@ import { contextEntries, deployFindings, loadsData } from '../targets/registry';
 import { addJarDigests, storeJarReader, type JarReader } from './binding-digests';
 import { planPriceBook, runPriceBookKey } from './prices';
 import { priceBookWarnings } from '../cost/book-choice';
-import { resumeRun } from './resume';
+import { resumeRun, type ResumeDeps } from './resume';
 import { targetConcurrency, targetSpans } from './run-context';
 
 export interface PlanInput {
@@ -63,6 +63,8 @@ export interface PlanDeps {
   network?: 'public' | 'private' | 'existing';
   /** Reads a user's binding jar to record its SHA-256. @default the jars under the store's root */
   readJar?: JarReader;
+  /** A resume's checks of the run's resources the failed execution's teardown may not have finished removing. */
+  ports?: ResumeDeps['ports'];
 }
 
 /** The spec's region against the stack's: the stack's when the spec names none; a mismatch is refused. */

@@ -80,6 +80,14 @@ export interface ResourceType {
    * field, and the failures of single resources (the others are still tried).
    */
   sweepExpired(ports: SweepPorts, expired: (tags: Tags) => boolean): Promise<Sweep>;
+  /**
+   * A resume (lib/core/pipeline/resume.ts, in the Plan step; `run` lists the resources of the targets it provisions
+   * again, under the same names): what of them the failed execution's teardown has not finished removing (a cluster
+   * still deleting, its supporting groups still there), each a sentence naming the resource, its state and what to
+   * do; empty when the names are free. Groups of the run whose cluster is gone may be deleted here (only those
+   * carrying the run's tag, as teardown would). Types without it: their removal is done when teardown returns.
+   */
+  resumeBlockers?(runId: string, run: RunContext, ports: LifecyclePorts): Promise<string[]>;
   /** What each run still owns by its run tag ("table fleetbench-…"), for the late-arrivals pass. */
   liveByRun(ports: LifecyclePorts): Promise<{ tags: Tags; label: string }[]>;
 }
@@ -106,4 +114,21 @@ export interface Sweep {
 /** A type's plural in messages ("2 database nodes"). */
 export function counted(type: Pick<ResourceType, 'noun'>, n: number): string {
   return `${n} ${type.noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * A resume's refusal for a cluster of the run still there (resumeBlockers): `what` names it ("DAX cluster fb-… of
+ * target ddb"), `service` deletes it ("DAX").
+ */
+export function clusterNotGone(what: string, status: string, service: string): string {
+  return status === 'deleting'
+    ? `${what} is still deleting (the failed execution's teardown started it; ${service} takes several minutes): ` +
+        'wait until it is gone, then resume again'
+    : `${what} is still there (${status}): the failed execution's teardown has not removed it; wait until the ` +
+        "teardown's retry or the Janitor has, then resume again";
+}
+
+/** A resume's refusal for a cluster's supporting pieces that could not be deleted yet (resumeBlockers). */
+export function piecesNotGone(what: string, reason: string): string {
+  return `${what} could not be deleted yet (${reason}): wait a few minutes, then resume again`;
 }

@@ -8,7 +8,8 @@
  *       stderr.log       YCSB's status lines (not read here)
  *       manifest.json    written by the agent last (lib/core/contract/manifest.ts)
  *
- * Only the small objects (manifests, summaries) are read here; the interval logs are named (`LogRef`) and
+ * A process whose manifest lists its files (`files`, the agent's) is read from those alone: objects an earlier
+ * execution left in its directory are not its own. Only the small objects (manifests, summaries) are read here; the interval logs are named (`LogRef`) and
  * read one at a time by the aggregator, which decodes them as it goes (lib/core/results/aggregate.ts).
  * Missing pieces that make a cell incomplete (a process without manifest, a non-zero exit code, no summary,
  * no logs) are recorded as problems; unreadable or malformed objects are InputErrors naming the object.
@@ -97,19 +98,14 @@ export async function readCell(source: CellSource, prefix = ''): Promise<CellInp
 async function readProcess(
   source: CellSource,
   dir: string,
-  names: string[],
+  listed: string[],
   loader: number,
   proc: number,
 ): Promise<ProcessInput> {
   const label = `loader-${loader}/proc-${proc}`;
   const problems: string[] = [];
-  const logs = names
-    .filter((f) => f.endsWith('.hdr'))
-    .sort()
-    .map((f) => ({ name: f.slice(0, -4), key: dir + f, uri: source.uriOf(dir + f) }));
-
   let manifest: ProcessManifest | null = null;
-  if (names.includes('manifest.json')) {
+  if (listed.includes('manifest.json')) {
     const key = dir + 'manifest.json';
     manifest = parseManifest((await source.get(key)).toString('utf8'), source.uriOf(key), {
       loader,
@@ -119,6 +115,11 @@ async function readProcess(
   } else {
     problems.push(`${label}: no manifest.json (the agent did not finish this process)`);
   }
+  const names = processFiles(listed, manifest, label, problems);
+  const logs = names
+    .filter((f) => f.endsWith('.hdr'))
+    .sort()
+    .map((f) => ({ name: f.slice(0, -4), key: dir + f, uri: source.uriOf(dir + f) }));
 
   let summary: YcsbSummary | null = null;
   const summaryFile = names.includes('summary.json')
@@ -134,4 +135,23 @@ async function readProcess(
   }
   if (logs.length === 0) problems.push(`${label}: no .hdr interval logs`);
   return { loader, process: proc, label, manifest, summary, logs, problems };
+}
+
+/**
+ * The process's files to read: those its manifest lists (`files`: everything the agent uploaded for it), so objects
+ * an earlier execution left under the same prefix (a resumed run's cell writes where the failed execution's attempt
+ * did) are not read as this process's; a listed file that is not there is a problem. A manifest without the list (the
+ * fixture generator's, an older agent's) or no manifest: every object of the directory.
+ */
+function processFiles(
+  listed: string[],
+  manifest: ProcessManifest | null,
+  label: string,
+  problems: string[],
+): string[] {
+  if (!manifest?.files) return listed;
+  const present = new Set(listed);
+  for (const f of manifest.files)
+    if (!present.has(f)) problems.push(`${label}: manifest.json lists ${f}, which is not in the store`);
+  return manifest.files.filter((f) => present.has(f));
 }

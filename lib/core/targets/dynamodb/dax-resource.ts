@@ -7,6 +7,7 @@ import { sweepExpiredDax, removeRunDax } from './dax-lifecycle';
 import type { ResourceType } from '../../resources/resource-type';
 import { entriesOf } from '../../resources/run-resource';
 import { DAX_ENTRY } from './entries';
+import { daxResumeBlockers } from './dax-resume';
 
 export const DAX_CLUSTERS: ResourceType = {
   id: DAX_ENTRY.shape.type.value,
@@ -31,6 +32,7 @@ export const DAX_CLUSTERS: ResourceType = {
         : [],
     };
   },
+  resumeBlockers: (runId, run, { dax }) => daxResumeBlockers(runId, run, dax!),
   sweepExpired: async ({ dax }, expired) => ({ removed: await sweepExpiredDax(dax!, expired) }),
   async liveByRun({ dax }) {
     return (await dax!.listClusters({}))

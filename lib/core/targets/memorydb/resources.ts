@@ -17,6 +17,7 @@ import { MEMORYDB_CLUSTER_ENTRY, MEMORYDB_LOGIN_ENTRY } from './entries';
 import { memoryDbPort, type MemoryDbAdmin } from './port';
 import { memoryDbResourceName, memoryDbSecretName } from './names';
 import { TAG_TARGET, memoryDbTargets } from './lifecycle';
+import { memoryDbResumeBlockers } from './resume';
 
 /** The run's memorydb target ids from its stored spec; null when the spec is not there (the tags decide). */
 async function specTargetIds(runId: string, ports: Pick<LifecyclePorts, 'store'>): Promise<string[] | null> {
@@ -100,6 +101,7 @@ export const MEMORYDB_CLUSTERS: ResourceType = {
   mayExist: () => true,
   namedIn: (run) => entriesOf(run, MEMORYDB_CLUSTER_ENTRY).map((c) => c.name),
   removeForRun: (runId, run, ports, scope) => removeClusters(runId, run, ports, scope),
+  resumeBlockers: (runId, run, ports) => memoryDbResumeBlockers(runId, run, memoryDbPort(ports)!),
   async sweepExpired(ports, expired) {
     const memorydb = memoryDbPort(ports);
     const deletedMemoryDbClusters: string[] = [];

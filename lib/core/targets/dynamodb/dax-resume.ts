@@ -1,0 +1,33 @@
+/**
+ * A resume's check of the DAX clusters it makes again (lib/core/pipeline/resume.ts): DeleteCluster only begins
+ * deleting a cluster (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_dax_DeleteCluster.html), which
+ * stays `deleting` for minutes, so the failed execution's teardown may have left one `deleting`, with its subnet,
+ * parameter and security groups pending (./dax-lifecycle.ts). The resume reuses the names: it waits for the cluster to be gone, then deletes the
+ * groups teardown left (DaxAdmin.deleteSupporting, only those whose security group carries the run's tag).
+ */
+import type { DaxAdmin } from '../../common/ports';
+import type { RunContext } from '../../pipeline/run-context';
+import { entriesOf } from '../../resources/run-resource';
+import { clusterNotGone, piecesNotGone } from '../../resources/resource-type';
+import { DAX_ENTRY } from './entries';
+
+/** What keeps the run's DAX clusters (`run`: those to make again) from being created again; empty: nothing. */
+export async function daxResumeBlockers(runId: string, run: RunContext, dax: DaxAdmin): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of entriesOf(run, DAX_ENTRY)) {
+    const what = `DAX cluster ${c.name} of target ${c.targetId}`;
+    const s = await dax.describeCluster(c.name);
+    if (s.status !== 'MISSING') {
+      out.push(clusterNotGone(what, s.status, 'DAX'));
+      continue;
+    }
+    try {
+      // false: the cluster exists again (another execution made it meanwhile)
+      if (!(await dax.deleteSupporting(c.name, runId)))
+        out.push(clusterNotGone(what, 'created again', 'DAX'));
+    } catch (err) {
+      out.push(piecesNotGone(`the subnet, parameter and security groups of ${what}`, (err as Error).message));
+    }
+  }
+  return out;
+}
