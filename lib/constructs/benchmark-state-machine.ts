@@ -193,10 +193,9 @@ function targetsMap(scope: Construct, task: StepTask, failure: FailurePath): { m
   });
   const provisionTarget = task('ProvisionTarget', targetPayload, '$.provisioned');
   // a Lambda that ran out of its 2 minutes (Lambda.Unknown, Sandbox.Timedout) is tried once more: the step is
-  // idempotent (nodes found again by their tags, tables, keyspaces and DAX and MemoryDB clusters by their run tag;
-  // the pieces a first attempt that died part-way left in front of a DAX or MemoryDB cluster, and a MemoryDB login,
-  // are adopted only when provably the run's: lib/aws/loader-only-groups.ts, lib/aws/dax-admin.ts,
-  // lib/aws/memorydb-admin.ts, lib/core/targets/memorydb/lifecycle.ts)
+  // idempotent (each kind's resources found again by their run tag; the pieces a first attempt that died part-way
+  // left in front of a managed cluster, its security group, subnet and parameter groups, users and login, are
+  // adopted only when provably the run's: lib/aws/loader-only-groups.ts and each kind's adapter and lifecycle)
   provisionTarget.addRetry({
     errors: ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout'],
     maxAttempts: 1,

@@ -222,8 +222,8 @@ function grantRunLogins(stack: Stack, f: TargetFunctions): void {
   // (CreateSecret with tags needs TagResource too) and describes it to adopt it on a retry; StartLoad and
   // StartCell describe it (its ARN goes into the jobs); Teardown, the abort rule and the janitor's second pass
   // (which runs teardown again) describe it and delete it only when it carries a run tag (the code checks
-  // that the tag is its run's: lib/core/pipeline/ownership.ts). No step reads a CQL login's value (ProvisionTarget
-  // reads a MemoryDB login back on a retry, on that name pattern only: ./memorydb-access.ts).
+  // that the tag is its run's: lib/core/pipeline/ownership.ts). No step reads a CQL login's value (another kind's
+  // construct may grant reading its own logins back, on their own name pattern: docs/iam.md).
   const loginSecrets = [
     stack.formatArn({
       service: 'secretsmanager',
