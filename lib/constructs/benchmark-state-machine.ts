@@ -560,13 +560,15 @@ function grantLaunchLoaders(fleet: LoaderFleet, fn: BenchmarkFunction): void {
 }
 
 /**
- * CellFailed: the cell's records (runs/*, its `cells` row), the price book (runs/*), a failed cell's command
- * cancelled, the loaders' SSM status; launching replacements is grantLaunchLoaders'. WaitLoaders: the loaders' status.
+ * CellFailed: the cell's records (runs/*, its `cells` row; the `frontier` row of an SLO search that ends on a failed
+ * probe), the price book (runs/*), a failed cell's command cancelled, the loaders' SSM status; launching replacements
+ * is grantLaunchLoaders'. WaitLoaders: the loaders' status.
  */
 function grantCellFailure({ resultsBucket: bucket, f }: GrantContext): void {
   runsRead(bucket, f.cellFailed);
   runsWrite(bucket, f.cellFailed);
   bucket.grantPut(f.cellFailed, 'tables/cells/*');
+  bucket.grantPut(f.cellFailed, 'tables/frontier/*');
   // CancelCommand has no resource type (see grantLoaderCommands)
   grant(f.cellFailed, 'CancelFailedCell', ['ssm:CancelCommand'], ['*']);
   for (const fn of [f.cellFailed, f.waitLoaders]) {

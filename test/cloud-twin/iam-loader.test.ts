@@ -10,6 +10,8 @@ import { FleetbenchStack } from '../../stacks/fleetbench-stack';
 import { standInLoaderAssets } from '../support/loader-assets';
 import { evaluate, type IamCheck } from './iam';
 import { ACCOUNT, REGION, Resolver, rolePolicies, type Physical, type Template } from './template';
+import { tableObjectKey } from '../../lib/core/results/rows';
+import { tableDef } from '../../lib/core/results/schema';
 
 jest.setTimeout(120_000);
 
@@ -124,6 +126,22 @@ describe('IAM of the steps', () => {
       });
     expect(await pass('ec2.amazonaws.com')).toBe(true);
     expect(await pass('lambda.amazonaws.com')).toBe(false);
+  });
+
+  test("CellFailed writes a failed cell's row, and the frontier row of a search that ends on a failed probe", async () => {
+    const cellFailed = stack.pipeline.functions.cellFailed.role!;
+    const run = { runId: 'r1', specName: 'slo', startedAtMs: Date.UTC(2026, 10, 27) };
+    const cells = tableObjectKey(tableDef('cells'), run, 'r1.c1');
+    const frontier = tableObjectKey(tableDef('frontier'), run, 'r1.ext.zipfian.r50');
+    for (const key of [
+      cells,
+      frontier,
+      'runs/r1/cells/c1/result.json',
+      'runs/r1/searches/ext.zipfian.r50.json',
+    ])
+      expect([key, await allowed(cellFailed, s3('s3:PutObject', key))]).toEqual([key, true]);
+    for (const key of [tableObjectKey(tableDef('runs'), run, 'r1'), 'specs/s.json', 'bindings/b.jar'])
+      expect([key, await allowed(cellFailed, s3('s3:PutObject', key))]).toEqual([key, false]);
   });
 
   test('AggregateCell reads runs/* only; Plan reads binding jars (for their SHA-256)', async () => {
