@@ -370,6 +370,8 @@ async function execute(args: {
   });
   const onAbort = () => execution.abort();
   o.signal?.addEventListener('abort', onAbort);
+  // stopped while the local services started (before this listener): a listener added after abort() never fires
+  if (o.signal?.aborted) onAbort();
   try {
     await execution.result;
     return await finish('SUCCEEDED');

@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { validateSpec } from '../../lib/core/spec';
+import { runLocal } from '../../lib/local/runner';
 
 jest.setTimeout(5 * 60_000);
 
@@ -82,4 +84,22 @@ it('one Ctrl-C: the run is torn down (tables deleted), recorded ABORTED, and can
   expect(rout).not.toMatch(/has not been torn down/);
   expect(rcode).toBe(0);
   expect(rout).toMatch(/SUCCEEDED/);
+});
+
+it('a Ctrl-C while the local services start: the run stops there (ABORTED, torn down), no cell runs', async () => {
+  const stop = new AbortController();
+  stop.abort();
+  const results = path.join(root, 'early');
+  const lines: string[] = [];
+  const r = await runLocal({
+    spec: validateSpec(spec).spec,
+    resultsDir: results,
+    runName: 'ctrlc-early',
+    signal: stop.signal,
+    out: (l) => lines.push(l),
+  });
+  expect(r.status).toBe('ABORTED');
+  const run = path.join(results, 'runs', 'ctrlc-early');
+  expect(existsSync(path.join(run, 'teardown.json'))).toBe(true);
+  expect(existsSync(path.join(run, 'cells'))).toBe(false);
 });

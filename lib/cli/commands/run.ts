@@ -56,7 +56,8 @@ export async function runLocalWithSignals(o: Parameters<typeof runLocal>[0]): Pr
   let signals = 0;
   const onSig = (sig: NodeJS.Signals) => {
     if (++signals > 1) {
-      // the second: at once, without teardown (the local services' exit hooks stop them)
+      // the second: at once, without teardown (DynamoDB Local's exit hook kills it; a local agent whose output pipe
+      // closes ends at its next line, and its own exit hook kills its JVMs)
       process.stderr.write('stopping at once, without teardown\n');
       process.exit(sig === 'SIGINT' ? 130 : 143);
     }
