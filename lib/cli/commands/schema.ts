@@ -21,8 +21,11 @@ export function register(program: Command): void {
         writeFileSync(SCHEMA_FILE, text);
         process.stdout.write(`wrote ${SCHEMA_FILE}\n`);
       } else if (opts.check) {
-        if (readFileSync(SCHEMA_FILE, 'utf8') !== text)
-          throw new Error(`${SCHEMA_FILE} is stale: run npm run schema`);
+        if (readFileSync(SCHEMA_FILE, 'utf8') !== text) {
+          // a finding, not a bug: one line and exit 1, as the option says
+          process.stderr.write(`${SCHEMA_FILE} is stale: run npm run schema\n`);
+          process.exitCode = 1;
+        }
       } else process.stdout.write(text);
     });
 }

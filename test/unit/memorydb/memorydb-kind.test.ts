@@ -68,6 +68,15 @@ describe('the memorydb spec', () => {
     });
   });
 
+  it("an engine without a version gets that engine's newest MemoryDB version (Redis OSS 7.1: Valkey's 7.2 is not Redis OSS's)", () => {
+    expect(validateSpec(spec({ engine: { engine: 'redis' } })).spec.targets[0]).toMatchObject({
+      engine: { engine: 'redis', version: '7.1' },
+    });
+    expect(validateSpec(spec({ engine: { engine: 'valkey' } })).spec.targets[0]).toMatchObject({
+      engine: { engine: 'valkey', version: '7.2' },
+    });
+  });
+
   it('an engine version MemoryDB does not offer is refused, naming the field and the versions', () => {
     expect(issuesOf(() => validateSpec(spec({ engine: { engine: 'redis', version: '7.2' } })))).toEqual([
       {

@@ -34,17 +34,19 @@ export const MEMORYDB_DEFAULT_NODES_QUOTA = 90;
 const engineSchema = z
   .strictObject({
     engine: z.enum(['valkey', 'redis']).default(MEMORYDB_DEFAULT_ENGINE.engine),
-    version: z.string().default(MEMORYDB_DEFAULT_ENGINE.version),
+    /** default: the newest version MemoryDB offers of the engine */
+    version: z.string().optional(),
   })
   .superRefine((e, ctx) => {
     const offered: readonly string[] = MEMORYDB_ENGINES[e.engine];
-    if (!offered.includes(e.version))
+    if (e.version !== undefined && !offered.includes(e.version))
       ctx.addIssue({
         code: 'custom',
         path: ['version'],
         message: `expected a ${e.engine} version MemoryDB offers (${offered.join(', ')}), found "${e.version}"`,
       });
-  });
+  })
+  .transform((e) => ({ engine: e.engine, version: e.version ?? MEMORYDB_ENGINES[e.engine][0]! }));
 
 /** The memorydb target's schema. */
 export const MemoryDbTarget = z.strictObject({
