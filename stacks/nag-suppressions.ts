@@ -18,9 +18,9 @@ export const NAG_ACKNOWLEDGEMENTS: NagAcknowledgement[] = [
   },
   {
     pattern:
-      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|tables\/cells|tables\/runs|noise|bindings|prices)?\/?\*)\]$/,
+      /^AwsSolutions-IAM5\[(Action::s3:(List|GetObject|GetBucket|Abort|DeleteObject)\*|Resource::<ResultsBucket[0-9A-F]+\.Arn>\/(runs|specs|tables|tables\/changes|tables\/cells|tables\/frontier|tables\/runs|noise|bindings|prices)?\/?\*)\]$/,
     reason:
-      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ (CellFailed: tables/cells/ only, a failed cell's row; Teardown and OnAbort: tables/runs/ only, a failed or aborted run's row) and noise/ prefixes of the results bucket (listing needs the bucket), the loaders' and Plan's read of users' binding jars under bindings/ (Plan records each jar's SHA-256), and the price books under prices/ (the scheduled refresh writes them, Plan reads them).",
+      "CDK bucket grants: object actions under the runs/, specs/ (Plan reads a specKey start), tables/ (CellFailed: tables/cells/ and tables/frontier/ only, a failed cell's row and the frontier row of an SLO search that ends on a failed probe; Teardown and OnAbort: tables/runs/ only, a failed or aborted run's row) and noise/ prefixes of the results bucket (listing needs the bucket), the loaders' and Plan's read of users' binding jars under bindings/ (Plan records each jar's SHA-256), and the price books under prices/ (the scheduled refresh writes them, Plan reads them).",
   },
   {
     pattern:
