@@ -35,6 +35,7 @@ test('job from s3://, outputs to s3:// under the run layout', async () => {
   const bucket = new S3Store('s3://fb-results', { client });
   await bucket.putJson('runs/s3run/jobs/cell-a/loader-0.json', {
     runId: 's3run',
+    execution: 's3run-resume',
     cellId: 'cell-a',
     loaderIndex: 0,
     phase: 'run',
@@ -78,4 +79,6 @@ test('job from s3://, outputs to s3:// under the run layout', async () => {
   expect(manifest.operations).toBe(300);
   expect(manifest.counts).toEqual(returnCounts(summary));
   expect(manifest.files!.map((f) => `${dir}/${f}`).sort()).toEqual(keys);
+  // the job's execution, which AggregateCell reads the process for (lib/core/results/input.ts)
+  expect(manifest.execution).toBe('s3run-resume');
 });

@@ -58,6 +58,11 @@ export const ManifestSchema = z
     workloadStartMs: int.min(0).nullable().optional(),
     runId: z.string().optional(),
     cellId: z.string().optional(),
+    /**
+     * the execution whose job the process ran (a resumed run's own execution, else the run id: the job's
+     * `execution`); null or absent in manifests written before it existed
+     */
+    execution: z.string().nullable().optional(),
     pid: int.nullable().optional(),
     /** the JVM's command line */
     command: z.array(z.string()).optional(),

@@ -29,6 +29,7 @@ import { tableDef } from '../results/schema';
 import { cellBucketsOf } from '../results/buckets';
 import { cellKey, cellRawKey, checkRun, readPlan, readSpec, type RunContext } from './context';
 import { cellCostsFor } from './costing';
+import { executionOf } from './run-context';
 import { runPriceBook } from './prices';
 import { finishSearch, probeDecisionOf } from './probe';
 
@@ -88,7 +89,7 @@ export async function aggregateCellStep(
   // the series at the status interval's own length: one bucket per YCSB interval
   const seriesSeconds = spec.workload.statusIntervalSeconds;
   // the logs stream from the store into the decoder: nothing is written to disk (no loader output: InputError)
-  const merged = await mergeCell(await readCell(deps.store, rawPrefix), {
+  const merged = await mergeCell(await readCell(deps.store, rawPrefix, { execution: executionOf(run) }), {
     warmupSeconds: cell.warmupSeconds,
     cooldownSeconds: cell.cooldownSeconds,
     // the drain after each process's schedule is not the offered load (lib/core/results/aggregate.ts)

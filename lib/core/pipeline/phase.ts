@@ -29,6 +29,7 @@ import {
   type RunContext,
 } from './context';
 import { targetLoaders } from './provision';
+import { executionOf } from './run-context';
 import { kindOf } from '../targets/registry';
 import { failureExcerpt } from '../common/excerpt';
 import type { StepContext } from '../targets/kind';
@@ -68,7 +69,7 @@ export function buildJobs(args: {
     const credentials = args.credentials?.[targetId] ?? b.credentials;
     return {
       runId: run.runId,
-      execution: run.resume?.executionName ?? run.runId,
+      execution: executionOf(run),
       graceSeconds: GRACE_SECONDS,
       killAfterSeconds: KILL_AFTER_SECONDS,
       statusIntervalSeconds: spec.workload.statusIntervalSeconds,

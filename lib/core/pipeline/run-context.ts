@@ -175,3 +175,10 @@ export function readRunContext(run: unknown, field = 'run'): RunContext {
   );
   return { ...rest, resources } as unknown as RunContext;
 }
+
+/**
+ * The execution working on the run: a resuming execution's name, else the run id (the run's first execution). Jobs
+ * carry it (the agent's lock, its manifests), and AggregateCell reads only this execution's processes.
+ */
+export const executionOf = (run: Pick<RunContext, 'runId' | 'resume'>): string =>
+  run.resume?.executionName ?? run.runId;

@@ -54,8 +54,22 @@ export interface CellInput {
 const LOADER_DIR = /^loader-(\d+)$/;
 const PROC_DIR = /^proc-(\d+)$/;
 
+/** What the reader expects of the processes. */
+export interface ReadCellOptions {
+  /**
+   * The execution whose processes are read (the job's `execution`): a process whose manifest names another one is an
+   * earlier execution's, left under the same prefix (a resumed run's cell writes where the failed execution's did),
+   * and this execution's process of that slot left nothing: it is missing. Manifests without the field are read.
+   */
+  execution?: string;
+}
+
 /** Reads the manifests and summaries of every `loader-<i>/proc-<j>/` under `prefix` ('' = the source's root). */
-export async function readCell(source: CellSource, prefix = ''): Promise<CellInput> {
+export async function readCell(
+  source: CellSource,
+  prefix = '',
+  options: ReadCellOptions = {},
+): Promise<CellInput> {
   const base = prefix === '' ? '' : prefix.replace(/\/+$/, '') + '/';
   const uri = base === '' ? source.uri : source.uriOf(base.slice(0, -1));
   // loader index -> proc index -> object names
@@ -89,7 +103,7 @@ export async function readCell(source: CellSource, prefix = ''): Promise<CellInp
     }
     for (const [proc, names] of [...procs].sort((a, b) => a[0] - b[0])) {
       const dir = `${base}loader-${loader}/proc-${proc}/`;
-      processes.push(await readProcess(source, dir, names, loader, proc));
+      processes.push(await readProcess(source, { dir, listed: names, loader, proc }, options));
     }
   }
   return { uri, source, processes };
@@ -97,11 +111,10 @@ export async function readCell(source: CellSource, prefix = ''): Promise<CellInp
 
 async function readProcess(
   source: CellSource,
-  dir: string,
-  listed: string[],
-  loader: number,
-  proc: number,
+  at: { dir: string; listed: string[]; loader: number; proc: number },
+  options: ReadCellOptions,
 ): Promise<ProcessInput> {
+  const { dir, listed, loader, proc } = at;
   const label = `loader-${loader}/proc-${proc}`;
   const problems: string[] = [];
   let manifest: ProcessManifest | null = null;
@@ -111,6 +124,14 @@ async function readProcess(
       loader,
       process: proc,
     });
+    const other = manifest.execution;
+    if (options.execution !== undefined && other != null && other !== options.execution) {
+      problems.push(
+        `${label}: no output of execution ${options.execution} (the objects there are execution ${other}'s, ` +
+          'left under the same prefix)',
+      );
+      return { loader, process: proc, label, manifest: null, summary: null, logs: [], problems };
+    }
     if (manifest.exitCode !== 0) problems.push(`${label}: YCSB exited with code ${manifest.exitCode}`);
   } else {
     problems.push(`${label}: no manifest.json (the agent did not finish this process)`);

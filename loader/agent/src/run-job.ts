@@ -522,6 +522,7 @@ async function finishProcess(
   const manifest = {
     runId: job.runId,
     cellId: job.cellId,
+    execution: job.execution ?? null,
     loader: job.loaderIndex,
     process: p.index,
     phase: job.phase,

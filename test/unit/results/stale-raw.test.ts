@@ -84,3 +84,33 @@ it('a file the manifest lists that is not in the store makes the cell incomplete
     'loader-1/proc-0: manifest.json lists UPDATE.hdr, which is not in the store',
   ]);
 });
+
+it("a process slot holding only an earlier execution's output is missing for this execution, not read as its own", async () => {
+  // the resumed execution's loader-1 uploaded nothing (lost); loader-0's processes wrote again over their slots
+  for (const d of procDirs()) {
+    const file = path.join(d, 'manifest.json');
+    const m = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const execution = d.includes(`${path.sep}loader-1${path.sep}`) ? 'r1' : 'r1-resume';
+    writeFileSync(file, JSON.stringify({ ...m, execution }));
+  }
+  const store = new FsStore(dir);
+  const input = await readCell(store, 'raw', { execution: 'r1-resume' });
+  const missing = input.processes.filter((p) => p.problems.length);
+  expect(missing.map((p) => p.label).sort()).toEqual(
+    procDirs()
+      .filter((d) => d.includes(`${path.sep}loader-1${path.sep}`))
+      .map((d) => path.relative(path.join(dir, 'raw'), d).split(path.sep).join('/'))
+      .sort(),
+  );
+  expect(missing[0]!.problems[0]).toMatch(
+    /no output of execution r1-resume \(the objects there are execution r1's/,
+  );
+  expect(missing.every((p) => p.logs.length === 0 && p.manifest === null)).toBe(true);
+  // the cell is incomplete, naming the slot; the first execution itself reads all of them
+  expect((await aggregateCell(input, opts)).incomplete.join('\n')).toMatch(/loader-1\/proc-0/);
+  expect(
+    (await readCell(store, 'raw', { execution: 'r1' })).processes.filter((p) => p.problems.length),
+  ).toHaveLength(procDirs().length - missing.length);
+  // a reader that expects no execution (the aggregate CLI over a directory) reads every process
+  expect((await readCell(store, 'raw')).processes.flatMap((p) => p.problems)).toEqual([]);
+});
