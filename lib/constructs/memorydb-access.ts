@@ -28,6 +28,17 @@ export interface MemoryDbAccessProps {
 
 const runTagged = { Null: { [`aws:ResourceTag/${TAG_RUN_ID}`]: 'false' } };
 
+/** The clusters' security groups, deleted only when they carry a run tag (teardown, rollback, a resume's check). */
+function grantDeleteRunSecurityGroup(fn: lambda.Function, ec2: (type: string, id: string) => string): void {
+  grant(
+    fn,
+    'DeleteRunMemoryDbSecurityGroup',
+    ['ec2:DeleteSecurityGroup'],
+    [ec2('security-group', '*')],
+    runTagged,
+  );
+}
+
 /** ARNs of the run's MemoryDB resources and of EC2 resources, in the stack's account and region. */
 function arns(stack: Stack) {
   const arn = (resource: string, name: string) =>
@@ -114,13 +125,7 @@ export class MemoryDbAccess extends Construct {
       [acls, users, subnetGroups],
       runTagged,
     );
-    grant(
-      fn,
-      'DeleteRunMemoryDbSecurityGroup',
-      ['ec2:DeleteSecurityGroup'],
-      [ec2('security-group', '*')],
-      runTagged,
-    );
+    grantDeleteRunSecurityGroup(fn, ec2);
   }
 
   /** ProvisionTarget: the pieces, the cluster over them, and the security group in the loaders' VPC. */
@@ -269,13 +274,7 @@ export class MemoryDbAccess extends Construct {
         [clusters, acls, users, subnetGroups],
         runTagged,
       );
-      grant(
-        fn,
-        'DeleteRunMemoryDbSecurityGroup',
-        ['ec2:DeleteSecurityGroup'],
-        [ec2('security-group', '*')],
-        runTagged,
-      );
+      grantDeleteRunSecurityGroup(fn, ec2);
     }
   }
 }

@@ -34,9 +34,9 @@ import {
 import { failureExcerpt } from '../common/excerpt';
 import { replaceLostLoaders, type LoaderReplacement } from './loader-replacement';
 import { closeSearchAfter, type CellResult } from './aggregate';
-import { probeKey, type ProbeDecision } from './probe';
+import { readProbeDecision } from './probe';
 import { targetLoaders } from './provision';
-import { loaderGroupOf } from './run-context';
+import { executionOf, loaderGroupOf } from './run-context';
 
 export interface CellFailedInput {
   run: unknown;
@@ -92,7 +92,7 @@ interface RetryRecord {
  * by a create-only write: when the CellFailed steps of a parallel run's targets race for the last retry, one gets it
  * (a counter read and written by each could lose one; records of their own could both be written).
  */
-const retriesKey = (run: RunContext) => runKey(run.runId, 'retries', run.resume?.executionName ?? run.runId);
+const retriesKey = (run: RunContext) => runKey(run.runId, 'retries', executionOf(run));
 const retrySlotKey = (run: RunContext, k: number) => `${retriesKey(run)}/slot-${k}.json`;
 
 /**
@@ -251,9 +251,7 @@ async function recordIncomplete(
 ): Promise<void> {
   const meta = cellMetaOf(run, cell);
   // a probe ran at the rate its search decided (StartCell's probe.json), not at the plan's placeholder
-  const decided = cell.probe
-    ? ((await readOptional(store, probeKey(run.runId, cell.id))) as ProbeDecision | null)
-    : null;
+  const decided = cell.probe ? await readProbeDecision(store, run.runId, cell.id) : null;
   const targetOpsPerSec = decided?.rateOpsPerSec ?? cell.targetOpsPerSec;
   const row = unmeasuredCellRow(meta, { targetOpsPerSec, ...failure });
   const cells = tableDef('cells');

@@ -28,6 +28,14 @@ export interface ProbeDecision {
 
 export const probeKey = (runId: string, cellId: string): string => cellKey(runId, cellId, 'probe.json');
 
+/** A probe's decision as StartCell stored it; null when it was not decided (StartCell did not reach it). */
+export const readProbeDecision = async (
+  store: ObjectStore,
+  runId: string,
+  cellId: string,
+): Promise<ProbeDecision | null> =>
+  (await readOptional(store, probeKey(runId, cellId))) as ProbeDecision | null;
+
 function searchOf(plan: PlanIndex, spec: RunSpec, cell: CellSummary): { s: SloSearch; plan: SearchPlan } {
   const sp = plan.searches?.find((x) => x.id === cell.probe!.search);
   if (!sp || !spec.workload.search)
@@ -54,7 +62,7 @@ async function probesRun(
   for (const [i, index] of search.cells.entries()) {
     if (args.before !== undefined && i + 1 >= args.before) break;
     const cell = plan.cells[index]!;
-    const d = (await readOptional(store, probeKey(run.runId, cell.id))) as ProbeDecision | null;
+    const d = await readProbeDecision(store, run.runId, cell.id);
     if (!d || d.rateOpsPerSec === null) break;
     const result = (await readOptional(store, cellKey(run.runId, cell.id, 'result.json'))) as {
       row: Row;
@@ -112,7 +120,7 @@ export async function probeDecisionOf(
   cell: CellSummary,
 ): Promise<ProbeDecision | null> {
   if (!cell.probe) return null;
-  const d = (await readOptional(store, probeKey(runId, cell.id))) as ProbeDecision | null;
+  const d = await readProbeDecision(store, runId, cell.id);
   if (!d)
     throw new InputError([
       { path: 'cell.probe', message: `probe ${cell.id} was not started (no probe.json)` },
@@ -175,7 +183,7 @@ export async function cellsNotSkipped<C extends CellSummary>(
 ): Promise<C[]> {
   const out: C[] = [];
   for (const c of cells) {
-    const d = c.probe ? ((await readOptional(store, probeKey(runId, c.id))) as ProbeDecision | null) : null;
+    const d = c.probe ? await readProbeDecision(store, runId, c.id) : null;
     if (!d || d.rateOpsPerSec !== null) out.push(c);
   }
   return out;

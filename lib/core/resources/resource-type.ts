@@ -132,3 +132,35 @@ export function clusterNotGone(what: string, status: string, service: string): s
 export function piecesNotGone(what: string, reason: string): string {
   return `${what} could not be deleted yet (${reason}): wait a few minutes, then resume again`;
 }
+
+/**
+ * A resume's check of a kind's managed clusters that it makes again under the same names (a kind's resumeBlockers):
+ * a cluster still there (its deletion takes minutes) refuses the resume; for one that is gone, the pieces the failed
+ * execution's teardown left pending are deleted (`deletePieces`: only the run's; false when the cluster exists
+ * again). Returns the refusals; empty: nothing in the way.
+ */
+export async function clusterResumeBlockers(o: {
+  /** e.g. "DAX" */
+  service: string;
+  /** the pieces a cluster leaves, e.g. "the subnet, parameter and security groups" */
+  pieces: string;
+  clusters: readonly { name: string; targetId: string }[];
+  describe: (name: string) => Promise<{ status: string }>;
+  deletePieces: (name: string) => Promise<boolean>;
+}): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of o.clusters) {
+    const what = `${o.service} cluster ${c.name} of target ${c.targetId}`;
+    const s = await o.describe(c.name);
+    if (s.status !== 'MISSING') {
+      out.push(clusterNotGone(what, s.status, o.service));
+      continue;
+    }
+    try {
+      if (!(await o.deletePieces(c.name))) out.push(clusterNotGone(what, 'created again', o.service));
+    } catch (err) {
+      out.push(piecesNotGone(`${o.pieces} of ${what}`, (err as Error).message));
+    }
+  }
+  return out;
+}

@@ -8,26 +8,17 @@
 import type { DaxAdmin } from '../../common/ports';
 import type { RunContext } from '../../pipeline/run-context';
 import { entriesOf } from '../../resources/run-resource';
-import { clusterNotGone, piecesNotGone } from '../../resources/resource-type';
+import { clusterResumeBlockers } from '../../resources/resource-type';
 import { DAX_ENTRY } from './entries';
 
 /** What keeps the run's DAX clusters (`run`: those to make again) from being created again; empty: nothing. */
-export async function daxResumeBlockers(runId: string, run: RunContext, dax: DaxAdmin): Promise<string[]> {
-  const out: string[] = [];
-  for (const c of entriesOf(run, DAX_ENTRY)) {
-    const what = `DAX cluster ${c.name} of target ${c.targetId}`;
-    const s = await dax.describeCluster(c.name);
-    if (s.status !== 'MISSING') {
-      out.push(clusterNotGone(what, s.status, 'DAX'));
-      continue;
-    }
-    try {
-      // false: the cluster exists again (another execution made it meanwhile)
-      if (!(await dax.deleteSupporting(c.name, runId)))
-        out.push(clusterNotGone(what, 'created again', 'DAX'));
-    } catch (err) {
-      out.push(piecesNotGone(`the subnet, parameter and security groups of ${what}`, (err as Error).message));
-    }
-  }
-  return out;
+export function daxResumeBlockers(runId: string, run: RunContext, dax: DaxAdmin): Promise<string[]> {
+  return clusterResumeBlockers({
+    service: 'DAX',
+    pieces: 'the subnet, parameter and security groups',
+    clusters: entriesOf(run, DAX_ENTRY),
+    describe: (name) => dax.describeCluster(name),
+    // deletes only the groups whose security group carries the run's tag
+    deletePieces: (name) => dax.deleteSupporting(name, runId),
+  });
 }

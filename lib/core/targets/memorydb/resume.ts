@@ -9,36 +9,28 @@
 import type { RunContext } from '../../pipeline/run-context';
 import { ownedByRun } from '../../pipeline/ownership';
 import { entriesOf } from '../../resources/run-resource';
-import { clusterNotGone, piecesNotGone } from '../../resources/resource-type';
+import { clusterResumeBlockers } from '../../resources/resource-type';
 import { MEMORYDB_CLUSTER_ENTRY } from './entries';
 import type { MemoryDbAdmin } from './port';
 
 /** What keeps the run's MemoryDB clusters (`run`: those to make again) from being created again; empty: nothing. */
-export async function memoryDbResumeBlockers(
+export function memoryDbResumeBlockers(
   runId: string,
   run: RunContext,
   admin: MemoryDbAdmin,
 ): Promise<string[]> {
-  const out: string[] = [];
-  const gone: { name: string; what: string }[] = [];
-  for (const c of entriesOf(run, MEMORYDB_CLUSTER_ENTRY)) {
-    const what = `MemoryDB cluster ${c.name} of target ${c.targetId}`;
-    const s = await admin.describeCluster(c.name);
-    if (s.status === 'MISSING') gone.push({ name: c.name, what });
-    else out.push(clusterNotGone(what, s.status, 'MemoryDB'));
-  }
-  if (!gone.length) return out;
-  const pieces = new Set(
-    (await admin.listSupporting({ runId })).filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name),
-  );
-  for (const { name, what } of gone.filter((g) => pieces.has(g.name))) {
-    try {
-      if (!(await admin.deleteSupporting(name))) out.push(clusterNotGone(what, 'created again', 'MemoryDB'));
-    } catch (err) {
-      out.push(
-        piecesNotGone(`the ACL, user, subnet group and security group of ${what}`, (err as Error).message),
-      );
-    }
-  }
-  return out;
+  // the pieces carrying the run's tag, listed once (by their security group, as teardown finds them)
+  let owned: Promise<Set<string>> | undefined;
+  const ownedPieces = () =>
+    (owned ??= admin
+      .listSupporting({ runId })
+      .then((l) => new Set(l.filter((g) => ownedByRun(g.tags, runId)).map((g) => g.name))));
+  return clusterResumeBlockers({
+    service: 'MemoryDB',
+    pieces: 'the ACL, user, subnet group and security group',
+    clusters: entriesOf(run, MEMORYDB_CLUSTER_ENTRY),
+    describe: (name) => admin.describeCluster(name),
+    // none of the run's left: nothing to delete
+    deletePieces: async (name) => !(await ownedPieces()).has(name) || admin.deleteSupporting(name),
+  });
 }
